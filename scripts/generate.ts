@@ -1,0 +1,53 @@
+/**
+ * Regenerates `generated/` from the service's OpenAPI document at `{base_url}/docs/spec`.
+ *
+ *   tsx scripts/generate.ts                 fetch from the fake service, started in-process
+ *   tsx scripts/generate.ts <base_url>      fetch from any running service (e.g. the sandbox)
+ *   tsx scripts/generate.ts --check         fail when generated/ differs from what would be written
+ */
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { createFakeService } from '../src/testing/index.js';
+
+const HEADER = '/**\n * generated, do not edit: run `npm run generate`.\n * Source: the service OpenAPI document at {base_url}/docs/spec (snapshot: generated/openapi.json).\n */\n\n';
+
+const args = process.argv.slice(2);
+const check = args.includes('--check');
+const baseUrl = args.find((a) => !a.startsWith('--'));
+const outDir = fileURLToPath(new URL('../generated/', import.meta.url));
+
+async function fetchDocument(): Promise<unknown> {
+  if (baseUrl) {
+    const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/docs/spec`);
+    if (!response.ok) throw new Error(`GET ${baseUrl}/docs/spec answered ${response.status}`);
+    return response.json();
+  }
+  const service = await createFakeService();
+  const response = await service.fetch(new Request(`${service.baseUrl}/docs/spec`));
+  return response.json();
+}
+
+const document = await fetchDocument();
+const files: Record<string, string> = {
+  'openapi.json': `${JSON.stringify(document, null, 2)}\n`,
+  'schema.ts': HEADER + astToString(await openapiTS(document as never, { alphabetize: false })),
+};
+
+let drifted = false;
+for (const [name, content] of Object.entries(files)) {
+  const path = `${outDir}${name}`;
+  if (check) {
+    const current = await readFile(path, 'utf8').catch(() => '');
+    if (current !== content) {
+      drifted = true;
+      console.error(`generated/${name} has drifted from the OpenAPI document: run \`npm run generate\`.`);
+    }
+  } else {
+    await mkdir(outDir, { recursive: true });
+    await writeFile(path, content);
+    console.log(`wrote generated/${name}`);
+  }
+}
+if (drifted) process.exit(1);
+if (check) console.log('generated/ matches the OpenAPI document.');

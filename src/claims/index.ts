@@ -1,0 +1,85 @@
+/**
+ * Claim keys and the rules the service applies to a claims request, checked before anything is
+ * sent so the caller gets a typed error naming the key instead of the service's `invalid_request`.
+ *
+ * @see shared/service-spec.md, section "Claim keys"
+ * @module
+ */
+import type { InputIssue } from '../errors/index.js';
+
+/** Credentials the service can obtain during a journey: the only ones that may be marked essential. */
+export const OBTAINABLE_CREDENTIALS = ['acicncchc', 'vevortw', 'sanctionscheck', 'courtcheck', 'student', 'phonenumber'] as const;
+
+export type ObtainableCredential = (typeof OBTAINABLE_CREDENTIALS)[number];
+
+/** A claim key: `{credential}.{field}` or `document.{doc_type}.{field}`. New keys appear over time. */
+export type ClaimKey = string;
+
+/** The two forms the service accepts: a flat array of keys, or keys mapped to `null` / `{essential: true}`. */
+export type ClaimsRequest = readonly ClaimKey[] | Readonly<Record<ClaimKey, null | { readonly essential: true }>>;
+
+const KEY_SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/** Why `key` is not of the form `{credential}.{field}` or `document.{doc_type}.{field}`, if it is not. */
+function keyFormProblem(key: string): string | undefined {
+  const segments = key.split('.');
+  if (!segments.every((s) => KEY_SEGMENT.test(s))) return 'is not a claim key (letters, digits, "_" and "-" between dots)';
+  if (segments[0] === 'document' ? segments.length !== 3 : segments.length !== 2) {
+    return 'must be {credential}.{field} or document.{doc_type}.{field}';
+  }
+  return undefined;
+}
+
+/** Whether marking `key` essential is allowed: never for `document.*`, only for obtainable credentials. */
+export function canBeEssential(key: ClaimKey): boolean {
+  const credential = key.split('.')[0] ?? '';
+  return credential !== 'document' && (OBTAINABLE_CREDENTIALS as readonly string[]).includes(credential);
+}
+
+/**
+ * Checks a claims request in either form. `supported` is the live `acme_claims_supported` list
+ * from discovery; without it, keys are checked for form only (the service still rejects unknown ones).
+ * Returns every problem found, each naming the key, with `field` prefixed by `path`.
+ */
+export function claimsIssues(claims: unknown, supported?: ReadonlySet<string>, path = 'claims'): InputIssue[] {
+  const issues: InputIssue[] = [];
+  let entries: [string, unknown][];
+  if (Array.isArray(claims)) {
+    entries = [];
+    for (const [i, key] of claims.entries()) {
+      if (typeof key === 'string') entries.push([key, null]);
+      else issues.push({ field: `${path}[${i}]`, message: 'must be a claim key string' });
+    }
+  } else if (claims !== null && typeof claims === 'object') {
+    entries = Object.entries(claims);
+  } else {
+    return [{ field: path, message: 'must be an array of claim keys or an object mapping claim keys to null or {essential: true}' }];
+  }
+  if (entries.length === 0 && issues.length === 0) issues.push({ field: path, message: 'must request at least one claim' });
+  for (const [key, marker] of entries) {
+    const field = `${path}.${key}`;
+    const form = keyFormProblem(key);
+    if (form) {
+      issues.push({ field, message: form });
+      continue;
+    }
+    if (supported && !supported.has(key)) {
+      issues.push({ field, message: 'is not in acme_claims_supported; the service rejects unrecognised claim keys' });
+      continue;
+    }
+    if (marker === null) continue;
+    const isEssential =
+      typeof marker === 'object' && Object.keys(marker).length === 1 && (marker as { essential?: unknown }).essential === true;
+    if (!isEssential) {
+      issues.push({ field, message: 'must be null (optional) or {essential: true}' });
+    } else if (!canBeEssential(key)) {
+      issues.push({
+        field,
+        message: key.startsWith('document.')
+          ? 'document claims are never obtainable, so cannot be essential'
+          : `cannot be essential: only ${OBTAINABLE_CREDENTIALS.join(', ')} can be obtained during a journey`,
+      });
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,349 @@
+import createFetchClient from 'openapi-fetch';
+import * as z from 'zod/mini';
+import type { paths } from '../../generated/schema.js';
+import { InvalidResponseError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
+import { fromBase64 } from '../internal/encoding.js';
+import {
+  checkCode,
+  checkCredentialRef,
+  credentialBody,
+  identityRequestBody,
+  type CredentialSubmitInput,
+  type IdentityRequestInput,
+} from './input.js';
+import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedOptions } from './options.js';
+import * as S from './schemas.js';
+import { TokenManager, type TokenGrant } from './tokens.js';
+import { Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
+
+type Schemas = S.Schemas;
+
+/** A successful REST result: the envelope's `data`, and its correlation id to log. */
+export interface ApiResult<T> {
+  data: T;
+  correlationId: string;
+  meta?: Record<string, unknown>;
+}
+
+/** The two codes that name an identity request (both returned by `create`). */
+export interface IdentityRequestCodes {
+  accessRequestCode: string;
+  identitySessionCode: string;
+}
+
+export interface IdentityResponseRequest extends IdentityRequestCodes {
+  /** The webhook's `access_token` JWT, exactly as received: sent as `X-Access-Token`. */
+  accessToken: string;
+}
+
+export interface CreateIdentityRequestOptions extends RequestOptions {
+  /**
+   * The live `acme_claims_supported` list from discovery. When given, claim keys outside it are
+   * refused before sending; otherwise keys are checked for form only.
+   */
+  supportedClaims?: Iterable<string>;
+}
+
+type Fetch = (request: Request) => Promise<Response>;
+type Sent = { response: Response; data?: unknown; error?: unknown };
+
+/** Authenticated, safe to repeat: reads, deletes, and revoke (revoking twice leaves it revoked). */
+const AUTHED: SendPolicy = { auth: true, retry: 'safe' };
+/** Authenticated, creates something: repeated only after a 429. */
+const CREATE: SendPolicy = { auth: true, retry: 'rate-limit-only' };
+/** No token: token and status endpoints. */
+const PUBLIC: SendPolicy = { auth: false, retry: 'safe' };
+
+/** The service's error body, wherever it put it; `undefined` when there is none to read. */
+function errorBody(error: unknown): ServiceErrorBody | undefined {
+  const wrapped = z.safeParse(S.ErrorEnvelope, error);
+  if (wrapped.success) return wrapped.data.error;
+  const bare = z.safeParse(S.ErrorEnvelope.shape.error, error);
+  return bare.success && (bare.data.type !== undefined || bare.data.code !== undefined) ? bare.data : undefined;
+}
+
+/**
+ * The REST client. Every operation of the service is a typed method grouped by resource; tokens,
+ * identity headers, retries, deadlines and error typing are handled for you.
+ *
+ * @example
+ * ```ts
+ * const acme = new AcmeIdentityClient({ baseUrl, clientId, clientSecret, tenantId });
+ * const { data } = await acme.identityRequests.create({ ...person, claims: ['acmeidentity.given_name'] });
+ * ```
+ */
+export class AcmeIdentityClient {
+  readonly #options: ResolvedOptions;
+  readonly #transport: Transport;
+  readonly #tokens: TokenManager;
+  readonly #api: ReturnType<typeof createFetchClient<paths>>;
+
+  /** API tokens: usually managed for you; exposed for diagnostics and custom flows. */
+  readonly auth: {
+    /** POST /auth/api-token with the client's key pair. The result holds secrets: never log it. */
+    createToken(options?: RequestOptions): Promise<ApiResult<Schemas['TokenResponse']>>;
+    /** POST /auth/api-token/refresh. The result holds secrets: never log it. */
+    refreshToken(refreshToken: string, options?: RequestOptions): Promise<ApiResult<Schemas['TokenResponse']>>;
+    /** The access token the client is using, fetched or refreshed when due. */
+    accessToken(options?: RequestOptions): Promise<string>;
+  };
+
+  /** Identity requests: create, read, delete. */
+  readonly identityRequests: {
+    /**
+     * POST /identity/request. Validates the input first (`InvalidInputError` naming the field);
+     * fills the spec's defaults (`expiry_hours` 24). Repeated only after a 429: see the README, "Retries".
+     * @throws {ConflictError} an open request to this person exists: `existingCode` names it.
+     * @throws {EmailDeliveryError} the request exists but the email failed: `requestCode`, `redirectUrl`.
+     */
+    create(input: IdentityRequestInput, options?: CreateIdentityRequestOptions): Promise<ApiResult<Schemas['IdentityRequestCreated']>>;
+    /** GET /identity/request/{access_request_code}/{identity_session_code}. */
+    get(codes: IdentityRequestCodes, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityRequestDetails']>>;
+    /** DELETE /identity/request/{access_request_code}/{identity_session_code}: cancels and deletes. */
+    delete(codes: IdentityRequestCodes, options?: RequestOptions): Promise<ApiResult<Schemas['MessageData']>>;
+  };
+
+  /** Identity responses, after the approval webhook. */
+  readonly identityResponses: {
+    /**
+     * GET /identity/response/{access_request_code}/{identity_session_code} with `X-Access-Token`.
+     * Returns the response as sent: verify its disclosures and expiry before relying on it.
+     */
+    get(request: IdentityResponseRequest, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityResponseData']>>;
+  };
+
+  /** Credentials issued by this client. `credentialRef` is used verbatim, as returned by `submit`. */
+  readonly credentials: {
+    /**
+     * POST /credentials/submit. Takes the file as bytes and does the base64; refuses files over
+     * 5 MB, files that are not PNG, JPG or PDF, and a `file_name` whose extension does not match,
+     * before uploading. Repeated only after a 429.
+     * @throws {ConflictError} the credential was already submitted.
+     */
+    submit(input: CredentialSubmitInput, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialSubmitted']>>;
+    /** GET /credentials/verify/{credential_ref}: the decoded raw verifiable credential. */
+    verify(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['VerifiableCredential']>>;
+    /** GET /credentials/file-data/{credential_ref}: the source file, base64 in `file_data`. */
+    fileData(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialFileData']>>;
+    /** The source file as bytes (GET /credentials/file-data, decoded). */
+    download(credentialRef: string, options?: RequestOptions): Promise<Uint8Array>;
+    /** POST /credentials/revoke/{credential_ref}. A revoked credential answers 410 (`CredentialRevokedError`). */
+    revoke(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialRevoked']>>;
+  };
+
+  /** Service status. These endpoints answer unwrapped records, without the `{data}` envelope. */
+  readonly status: {
+    /** GET /status/current. */
+    current(options?: RequestOptions): Promise<Schemas['StatusCurrent']>;
+    /** GET /status/health. A 503 throws `ServiceUnavailableError`. */
+    health(options?: RequestOptions): Promise<Schemas['StatusHealth']>;
+  };
+
+  /** @throws {ConfigurationError} an option is missing or unusable. */
+  constructor(options: ClientOptions) {
+    this.#options = resolveOptions(options);
+    this.#transport = new Transport(this.#options);
+    this.#api = createFetchClient<paths>({ baseUrl: this.#options.baseUrl });
+    this.#tokens = new TokenManager({
+      endpoints: {
+        authenticate: async () => (await this.#tokenCall(undefined, undefined)).data,
+        refresh: async (refreshToken) => (await this.#tokenCall(refreshToken, undefined)).data,
+      },
+      store: this.#options.tokenStore,
+      key: `${this.#options.baseUrl}#${this.#options.clientId}`,
+      refreshMarginSeconds: this.#options.refreshMarginSeconds,
+      now: this.#options.now,
+    });
+    this.#transport.tokens = this.#tokens;
+
+    this.auth = {
+      createToken: (options) => this.#tokenCall(undefined, options),
+      refreshToken: (refreshToken, options) => this.#tokenCall(checkCode('refreshToken', refreshToken), options),
+      accessToken: (options) => this.#transport.call(options, (ctx) => this.#tokens.accessToken(ctx.signal)),
+    };
+
+    this.identityRequests = {
+      create: (input, options) => {
+        const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
+        const body = identityRequestBody(input, supported);
+        return this.#call(options, CREATE, S.IdentityRequestCreated, (fetch, ctx) =>
+          this.#api.POST('/identity/request', { body, params: { header: this.#identityHeaders(ctx) }, parseAs: 'text', fetch }),
+        );
+      },
+      get: (codes, options) => {
+        const path = this.#codes(codes);
+        return this.#call(options, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
+          this.#api.GET('/identity/request/{access_request_code}/{identity_session_code}', {
+            params: { path, header: this.#identityHeaders(ctx) },
+            parseAs: 'text',
+            fetch,
+          }),
+        );
+      },
+      delete: (codes, options) => {
+        const path = this.#codes(codes);
+        return this.#call(options, AUTHED, S.MessageData, (fetch, ctx) =>
+          this.#api.DELETE('/identity/request/{access_request_code}/{identity_session_code}', {
+            params: { path, header: this.#identityHeaders(ctx) },
+            parseAs: 'text',
+            fetch,
+          }),
+        );
+      },
+    };
+
+    this.identityResponses = {
+      get: (request, options) => {
+        const path = this.#codes(request);
+        const accessToken = checkCode('accessToken', request.accessToken);
+        return this.#call(options, AUTHED, S.IdentityResponseData, (fetch, ctx) =>
+          this.#api.GET('/identity/response/{access_request_code}/{identity_session_code}', {
+            params: { path, header: { ...this.#identityHeaders(ctx), 'X-Access-Token': accessToken } },
+            parseAs: 'text',
+            fetch,
+          }),
+        );
+      },
+    };
+
+    // credential_ref goes into the path verbatim (spec): openapi-fetch would percent-encode it.
+    const byRef =
+      <T>(
+        schema: S.ShapeOf<T>,
+        send: (init: { params: { path: { credential_ref: string } }; pathSerializer: (url: string) => string; parseAs: 'text'; fetch: Fetch }) => Promise<Sent>,
+      ) =>
+      (credentialRef: string, options?: RequestOptions) => {
+        const ref = checkCredentialRef(credentialRef);
+        return this.#call(options, AUTHED, schema, (fetch) =>
+          send({ params: { path: { credential_ref: ref } }, pathSerializer: (url) => url.replace('{credential_ref}', ref), parseAs: 'text', fetch }),
+        );
+      };
+    const fileData = byRef(S.CredentialFileData, (init) => this.#api.GET('/credentials/file-data/{credential_ref}', init));
+    this.credentials = {
+      submit: async (input, options) => {
+        const body = await credentialBody(input);
+        return this.#call(options, CREATE, S.CredentialSubmitted, (fetch) =>
+          this.#api.POST('/credentials/submit', { body, parseAs: 'text', fetch }),
+        );
+      },
+      verify: byRef(S.VerifiableCredential, (init) => this.#api.GET('/credentials/verify/{credential_ref}', init)),
+      fileData,
+      download: async (credentialRef, options) => {
+        const { data, correlationId } = await fileData(credentialRef, options);
+        const bytes = fromBase64(data.file_data);
+        if (!bytes) throw new InvalidResponseError(200, correlationId, 'file_data is not base64', ['data.file_data']);
+        return bytes;
+      },
+      revoke: byRef(S.CredentialRevoked, (init) => this.#api.POST('/credentials/revoke/{credential_ref}', init)),
+    };
+
+    this.status = {
+      current: (options) =>
+        this.#callBare(options, S.StatusCurrent, (fetch) => this.#api.GET('/status/current', { parseAs: 'text', fetch })),
+      health: (options) =>
+        this.#callBare(options, S.StatusHealth, (fetch) => this.#api.GET('/status/health', { parseAs: 'text', fetch })),
+    };
+  }
+
+  #identityHeaders(ctx: CallContext) {
+    return {
+      'X-Tenant-Id': this.#options.tenantId,
+      // Re-stamped by the transport on every attempt.
+      'X-Request-Timestamp': this.#transport.timestamp(),
+      'X-Correlation-Id': ctx.correlationId,
+    };
+  }
+
+  #codes(codes: IdentityRequestCodes) {
+    const given = (codes ?? {}) as Partial<IdentityRequestCodes>;
+    return {
+      access_request_code: checkCode('accessRequestCode', given.accessRequestCode),
+      identity_session_code: checkCode('identitySessionCode', given.identitySessionCode),
+    };
+  }
+
+  /** POST /auth/api-token (no refresh token) or /auth/api-token/refresh, accepting the token response wrapped or bare. */
+  #tokenCall(refreshToken: string | undefined, options: RequestOptions | undefined): Promise<ApiResult<TokenGrant>> {
+    return this.#transport.call(options, async (ctx) => {
+      const fetch = this.#transport.fetchFor(ctx, PUBLIC);
+      const sent =
+        refreshToken === undefined
+          ? await this.#api.POST('/auth/api-token', {
+              body: { client_id: this.#options.clientId, client_secret: this.#options.clientSecret },
+              parseAs: 'text',
+              fetch,
+            })
+          : await this.#api.POST('/auth/api-token/refresh', { body: { refresh_token: refreshToken }, parseAs: 'text', fetch });
+      const body = this.#readJson(sent, ctx);
+      const wrapped = z.safeParse(S.envelope(S.TokenResponse), body);
+      if (wrapped.success) return this.#result(wrapped.data);
+      return { data: this.#validate(S.TokenResponse, body, sent.response, ctx), correlationId: ctx.correlationId };
+    });
+  }
+
+  #call<T>(
+    options: RequestOptions | undefined,
+    policy: SendPolicy,
+    schema: S.ShapeOf<T>,
+    send: (fetch: Fetch, ctx: CallContext) => Promise<Sent>,
+  ): Promise<ApiResult<T>> {
+    return this.#transport.call(options, async (ctx) => {
+      const sent = await send(this.#transport.fetchFor(ctx, policy), ctx);
+      const body = this.#readJson(sent, ctx);
+      return this.#result(this.#validate(S.envelope(schema), body, sent.response, ctx));
+    });
+  }
+
+  #callBare<T>(options: RequestOptions | undefined, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {
+    return this.#transport.call(options, async (ctx) => {
+      const sent = await send(this.#transport.fetchFor(ctx, PUBLIC));
+      return this.#validate(schema, this.#readJson(sent, ctx), sent.response, ctx);
+    });
+  }
+
+  #result<T>(envelope: { data: T; correlation_id: string; meta?: Record<string, unknown> }): ApiResult<T> {
+    return {
+      data: envelope.data,
+      correlationId: envelope.correlation_id,
+      ...(envelope.meta !== undefined ? { meta: envelope.meta } : {}),
+    };
+  }
+
+  /** The parsed JSON of a successful answer; a typed error for an error status or an unreadable body. */
+  #readJson(sent: Sent, ctx: CallContext): unknown {
+    const { response } = sent;
+    const correlationId = response.headers.get('x-correlation-id') ?? ctx.correlationId;
+    if (!response.ok) {
+      throw apiErrorFrom(
+        { status: response.status, body: errorBody(sent.error), requestCorrelationId: correlationId, headers: response.headers },
+        retryAfterMs(response.headers, this.#transport.serviceNow()),
+      );
+    }
+    if (typeof sent.data !== 'string' || sent.data === '') {
+      throw new InvalidResponseError(response.status, correlationId, 'empty body');
+    }
+    try {
+      return JSON.parse(sent.data);
+    } catch {
+      throw new InvalidResponseError(response.status, correlationId, 'the body is not JSON');
+    }
+  }
+
+  #validate<T>(schema: S.ShapeOf<T>, body: unknown, response: Response, ctx: CallContext): T {
+    const parsed = z.safeParse(schema, body);
+    if (parsed.success) return parsed.data;
+    const correlationId =
+      (body as { correlation_id?: unknown } | null)?.correlation_id ?? response.headers.get('x-correlation-id') ?? ctx.correlationId;
+    throw new InvalidResponseError(
+      response.status,
+      typeof correlationId === 'string' ? correlationId : ctx.correlationId,
+      'the body is not of the documented shape',
+      S.issuePaths(parsed.error),
+    );
+  }
+}
+
+/** Same as `new AcmeIdentityClient(options)`. */
+export function createClient(options: ClientOptions): AcmeIdentityClient {
+  return new AcmeIdentityClient(options);
+}

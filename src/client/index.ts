@@ -1,0 +1,13 @@
+export { AcmeIdentityClient, createClient } from './client.js';
+export type {
+  ApiResult,
+  CreateIdentityRequestOptions,
+  IdentityRequestCodes,
+  IdentityResponseRequest,
+} from './client.js';
+export type { ClientOptions, RequestOptions, TimestampFormat } from './options.js';
+export type { CredentialSubmitInput, IdentityRequestInput } from './input.js';
+export { MAX_FILE_BYTES } from './input.js';
+export { MemoryTokenStore } from './tokens.js';
+export type { StoredToken, TokenStore } from './tokens.js';
+export type { Schemas } from './schemas.js';

@@ -1,0 +1,219 @@
+/**
+ * Checks of the caller's input, before anything is sent: each problem is an `InputIssue` naming the
+ * field, and never quoting the value (it may be personal data).
+ */
+import * as z from 'zod/mini';
+import { claimsIssues, type ClaimsRequest } from '../claims/index.js';
+import { InvalidInputError, type InputIssue } from '../errors/index.js';
+import { toBase64 } from '../internal/encoding.js';
+import type { Schemas } from './schemas.js';
+
+/** The body of POST /identity/request, as the SDK takes it. */
+export type IdentityRequestInput = Omit<
+  Schemas['IdentityRequestInput'],
+  'results_emails' | 'download_email' | 'expiry_hours' | 'claims'
+> & {
+  /** Emails notified of results: a comma-separated string or a list. @default none */
+  results_emails?: string | readonly string[];
+  /** Email that gets a download link for source files. @default none */
+  download_email?: string;
+  /** Hours the request stays valid; 0 disables expiry (not recommended). @default 24 */
+  expiry_hours?: number;
+  claims: ClaimsRequest;
+};
+
+/** What POST /credentials/submit takes, with the file as bytes (the SDK does the base64). */
+export interface CredentialSubmitInput {
+  /** Credential type, e.g. `acicncchc`; more types are added over time. */
+  type: string;
+  /** Person reference of the shape `<uid>/<uid>`. */
+  person_ref: string;
+  /** Display name; required unless `type` is `acicncchc`. */
+  name?: string;
+  /** Required unless `type` is `acicncchc`. */
+  description?: string;
+  metadata?: Record<string, unknown>;
+  /** The original document: PNG, JPG or PDF, at most 5 MB. `Buffer` is a `Uint8Array`. */
+  file: Uint8Array | ArrayBuffer | Blob;
+  /** Source file name, with the extension of its content (`.png`, `.jpg`/`.jpeg`, `.pdf`). */
+  file_name: string;
+  issuer_name: string;
+  issuer_url: string;
+  /** The issuer's public ID for this credential. */
+  issuer_ref: string;
+  /** Expiry as UNIX seconds or a `Date`; required unless `type` is `acicncchc`. */
+  time_expires?: number | Date;
+}
+
+/** Files above this size are refused before upload (the service answers 413). */
+export const MAX_FILE_BYTES = 5 * 1024 * 1024;
+
+const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
+
+const nonEmpty = z.string({ error: 'is required and must be a string' }).check(z.minLength(1, { error: 'must not be empty' }));
+const email = z.string({ error: 'must be a string' }).check(z.regex(EMAIL, { error: 'must be an email address' }));
+const httpUrl = z.string({ error: 'must be a string' }).check(
+  z.refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+    error: 'must be an absolute http(s) URL',
+  }),
+);
+const emailList = z.union([z.string(), z.array(z.string())], { error: 'must be a string or a list of strings' }).check(
+  z.refine((value) => (typeof value === 'string' ? (value === '' ? [] : value.split(',')) : value).every((e) => EMAIL.test(e.trim())), {
+    error: 'must be email addresses',
+  }),
+);
+
+const IdentityRequestSchema = z.looseObject({
+  first_name: nonEmpty,
+  last_name: nonEmpty,
+  email,
+  phone: z.string({ error: 'must be a string of digits' }).check(
+    z.refine((value) => !/^(\+|00)/.test(value), { error: 'must not include the country code: pass it as phone_country_code', abort: true }),
+    z.regex(/^[0-9]{4,14}$/, { error: 'must be 4 to 14 digits, without spaces or country code' }),
+  ),
+  phone_country_code: z.int({ error: 'must be an integer country code, such as 61' }).check(
+    z.minimum(1, { error: 'must be between 1 and 999' }),
+    z.maximum(999, { error: 'must be between 1 and 999' }),
+  ),
+  purpose: nonEmpty,
+  return_url: httpUrl,
+  off_ramp_url: httpUrl,
+  results_emails: z.exactOptional(emailList),
+  download_email: z.exactOptional(z.union([z.literal(''), email], { error: 'must be an email address' })),
+  expiry_hours: z.exactOptional(
+    z.int({ error: 'must be a whole number of hours' }).check(z.minimum(0, { error: 'must be 0 or more (0 disables expiry)' })),
+  ),
+  send_email: z.exactOptional(z.boolean({ error: 'must be a boolean' })),
+  payment_via: z.exactOptional(nonEmpty),
+  ruleset: z.exactOptional(nonEmpty),
+  claims: z.unknown(),
+});
+
+const CredentialSchema = z.looseObject({
+  type: nonEmpty,
+  person_ref: z.string({ error: 'is required and must be a string' }).check(
+    z.regex(/^[^/\s]+\/[^/\s]+$/, { error: 'must have the shape <uid>/<uid>' }),
+  ),
+  name: z.exactOptional(nonEmpty),
+  description: z.exactOptional(nonEmpty),
+  metadata: z.exactOptional(z.record(z.string(), z.unknown(), { error: 'must be an object' })),
+  file_name: nonEmpty,
+  issuer_name: nonEmpty,
+  issuer_url: httpUrl,
+  issuer_ref: nonEmpty,
+  time_expires: z.exactOptional(
+    z.union([z.int(), z.date()], { error: 'must be UNIX seconds (an integer) or a Date' }),
+  ),
+});
+
+function issuesOf(result: { success: boolean; error?: z.core.$ZodError }): InputIssue[] {
+  if (result.success || !result.error) return [];
+  return result.error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.map(String).join('.') : '(input)',
+    message: issue.message,
+  }));
+}
+
+function requireObject(input: unknown, what: string): Record<string, unknown> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new InvalidInputError([{ field: '(input)', message: `${what} must be an object` }]);
+  }
+  return input as Record<string, unknown>;
+}
+
+/** Checks an identity request and returns the body to send, with the spec's defaults filled in. */
+export function identityRequestBody(
+  input: IdentityRequestInput,
+  supportedClaims: ReadonlySet<string> | undefined,
+): Schemas['IdentityRequestInput'] {
+  requireObject(input, 'the identity request');
+  const issues = [...issuesOf(z.safeParse(IdentityRequestSchema, input)), ...claimsIssues(input.claims, supportedClaims)];
+  if (issues.length > 0) throw new InvalidInputError(issues);
+  const results = input.results_emails;
+  return {
+    ...input,
+    claims: input.claims as Schemas['Claims'],
+    // The schema requires these three; the spec describes them as optional. Unset: no results
+    // emails, no download email, and the documented 24-hour expiry, sent explicitly.
+    results_emails: typeof results === 'string' ? results : (results ?? []).join(','),
+    download_email: input.download_email ?? '',
+    expiry_hours: input.expiry_hours ?? 24,
+  };
+}
+
+const FILE_KINDS = [
+  { kind: 'PNG', extensions: ['png'], magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
+  { kind: 'JPG', extensions: ['jpg', 'jpeg'], magic: [0xff, 0xd8, 0xff] },
+  { kind: 'PDF', extensions: ['pdf'], magic: [0x25, 0x50, 0x44, 0x46, 0x2d] },
+];
+
+/** Types that need no name, description or time_expires. */
+const TYPES_WITHOUT_DISPLAY_FIELDS = new Set(['acicncchc']);
+
+async function bytesOf(file: unknown): Promise<Uint8Array | undefined> {
+  if (file instanceof Uint8Array) return file;
+  if (file instanceof ArrayBuffer) return new Uint8Array(file);
+  if (typeof Blob !== 'undefined' && file instanceof Blob) return new Uint8Array(await file.arrayBuffer());
+  return undefined;
+}
+
+/** Checks a credential submission, including the file's size and format, and builds the body. */
+export async function credentialBody(input: CredentialSubmitInput): Promise<Schemas['CredentialInput']> {
+  requireObject(input, 'the credential');
+  const issues = issuesOf(z.safeParse(CredentialSchema, input));
+  if (!TYPES_WITHOUT_DISPLAY_FIELDS.has(input.type)) {
+    for (const field of ['name', 'description', 'time_expires'] as const) {
+      if (input[field] === undefined) issues.push({ field, message: `is required for type ${JSON.stringify(input.type)}` });
+    }
+  }
+  const bytes = await bytesOf(input.file);
+  if (!bytes) {
+    issues.push({ field: 'file', message: 'must be a Uint8Array, Buffer, ArrayBuffer or Blob' });
+  } else if (bytes.length > MAX_FILE_BYTES) {
+    issues.push({ field: 'file', message: `is ${bytes.length} bytes; the service accepts at most 5 MB (${MAX_FILE_BYTES} bytes)` });
+  } else {
+    const kind = FILE_KINDS.find((k) => k.magic.every((byte, i) => bytes[i] === byte));
+    if (!kind) issues.push({ field: 'file', message: 'must be a PNG, JPG or PDF file' });
+    else if (typeof input.file_name === 'string') {
+      const extension = input.file_name.toLowerCase().split('.').pop() ?? '';
+      if (!input.file_name.includes('.') || !kind.extensions.includes(extension)) {
+        issues.push({ field: 'file_name', message: `must end in .${kind.extensions.join(' or .')} for ${kind.kind} content` });
+      }
+    }
+  }
+  if (issues.length > 0) throw new InvalidInputError(issues);
+  const { file: _file, time_expires, ...rest } = input;
+  return {
+    ...rest,
+    file_data: toBase64(bytes as Uint8Array),
+    ...(time_expires !== undefined
+      ? { time_expires: time_expires instanceof Date ? Math.floor(time_expires.getTime() / 1000) : time_expires }
+      : {}),
+  };
+}
+
+/**
+ * A `credential_ref` goes into the path exactly as the service returned it: never parsed, built
+ * or percent-encoded (spec, GET /credentials/verify). What would change the request target
+ * instead (a query or fragment marker, a dot segment, whitespace or control characters) is refused.
+ */
+export function checkCredentialRef(ref: unknown): string {
+  const problem =
+    typeof ref !== 'string' || ref === ''
+      ? 'must be the non-empty credential_ref string returned by submit'
+      : /[\s\x00-\x1f\x7f?#\\]/.test(ref)
+        ? 'contains a character that would change the request URL (whitespace, control, ?, # or \\)'
+        : ref.split('/').some((segment) => segment === '.' || segment === '..')
+          ? 'contains a "." or ".." path segment'
+          : undefined;
+  if (problem) throw new InvalidInputError([{ field: 'credentialRef', message: problem }]);
+  return ref as string;
+}
+
+/** An identity code for the path: non-empty (openapi-fetch percent-encodes it). */
+export function checkCode(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new InvalidInputError([{ field, message: 'is required and must be a non-empty string' }]);
+  }
+  return value;
+}

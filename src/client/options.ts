@@ -1,0 +1,142 @@
+import { ConfigurationError } from '../errors/index.js';
+import { MemoryTokenStore, type TokenStore } from './tokens.js';
+
+/** How `X-Request-Timestamp` is written. The spec does not show a format. */
+export type TimestampFormat = 'unix-seconds' | 'unix-ms' | 'iso8601' | ((date: Date) => string);
+
+export interface ClientOptions {
+  /** `{base_url}`: the REST root, including `/api/v1`, for example `https://api.example.com/api/v1`. */
+  baseUrl: string;
+  /** API key pair from the operator's user portal. */
+  clientId: string;
+  clientSecret: string;
+  /** Tenant ID issued by the operator; sent verbatim as `X-Tenant-Id` on every `/identity` call. */
+  tenantId: string;
+  /**
+   * Format of `X-Request-Timestamp`. The spec does not show one; UNIX seconds matches the
+   * service's other timestamps (`time_expires`, `exp`).
+   * @default 'unix-seconds'
+   */
+  timestampFormat?: TimestampFormat;
+  /**
+   * Correct `X-Request-Timestamp` by the offset between this machine's clock and the service's,
+   * learnt from the `Date` header of its answers.
+   * @default true
+   */
+  correctClockSkew?: boolean;
+  /** Overall deadline of one call, all attempts and waits included, in ms. @default 60000 */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for calls that are safe to repeat. @default 2 */
+  maxRetries?: number;
+  /**
+   * The longest `Retry-After` the client waits out by itself, in ms. A longer one is not shortened:
+   * the call fails with a `RateLimitError` carrying `retryAfterMs`.
+   * @default 60000
+   */
+  maxRetryAfterMs?: number;
+  /** Refresh the access token this many seconds before it expires (at most half its lifetime). @default 60 */
+  refreshMarginSeconds?: number;
+  /** Where tokens are kept; share one across processes to share tokens. @default an in-memory store */
+  tokenStore?: TokenStore;
+  /** The `fetch` used for every request. @default `globalThis.fetch`, looked up at each call */
+  fetch?: (request: Request) => Promise<Response>;
+  /** The clock, in ms. @default Date.now */
+  now?: () => number;
+}
+
+/** Options every call accepts. */
+export interface RequestOptions {
+  /** Aborts the call, all attempts included. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
+  /** Sent as `X-Correlation-Id` (identity endpoints) and carried on errors. @default a random UUID */
+  correlationId?: string;
+}
+
+export interface ResolvedOptions {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  tenantId: string;
+  timestampFormat: TimestampFormat;
+  correctClockSkew: boolean;
+  timeoutMs: number;
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  refreshMarginSeconds: number;
+  tokenStore: TokenStore;
+  fetch: (request: Request) => Promise<Response>;
+  now: () => number;
+}
+
+/** Printable ASCII without spaces: safe in a header, and what a tenant id or correlation id looks like. */
+const HEADER_TOKEN = /^[\x21-\x7e]+$/;
+
+function requireString(options: Record<string, unknown>, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value === '') throw new ConfigurationError(name, 'is required and must be a non-empty string');
+  return value;
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new ConfigurationError(name, 'must be a finite number, 0 or more');
+  return value;
+}
+
+export function checkHeaderToken(name: string, value: string): void {
+  if (!HEADER_TOKEN.test(value)) throw new ConfigurationError(name, 'must be printable ASCII without spaces');
+}
+
+export function resolveOptions(options: ClientOptions): ResolvedOptions {
+  if (options === null || typeof options !== 'object') throw new ConfigurationError('options', 'must be an object');
+  const record = options as unknown as Record<string, unknown>;
+  const baseUrl = requireString(record, 'baseUrl').replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigurationError('baseUrl', 'must be an absolute URL');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+    throw new ConfigurationError('baseUrl', 'must use https (plain http is allowed for localhost only)');
+  }
+  const tenantId = requireString(record, 'tenantId');
+  checkHeaderToken('tenantId', tenantId);
+  const format = options.timestampFormat ?? 'unix-seconds';
+  if (typeof format !== 'function' && !['unix-seconds', 'unix-ms', 'iso8601'].includes(format)) {
+    throw new ConfigurationError('timestampFormat', "must be 'unix-seconds', 'unix-ms', 'iso8601' or a function");
+  }
+  const maxRetries = nonNegative('maxRetries', options.maxRetries, 2);
+  if (!Number.isInteger(maxRetries)) throw new ConfigurationError('maxRetries', 'must be a whole number');
+  return {
+    baseUrl,
+    clientId: requireString(record, 'clientId'),
+    clientSecret: requireString(record, 'clientSecret'),
+    tenantId,
+    timestampFormat: format,
+    correctClockSkew: options.correctClockSkew ?? true,
+    timeoutMs: nonNegative('timeoutMs', options.timeoutMs, 60_000),
+    maxRetries,
+    maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs, 60_000),
+    refreshMarginSeconds: nonNegative('refreshMarginSeconds', options.refreshMarginSeconds, 60),
+    tokenStore: options.tokenStore ?? new MemoryTokenStore(),
+    // Looked up at each call, so a fetch patched after the client was made (msw, tests) is used.
+    fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+    now: options.now ?? Date.now,
+  };
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+export function formatTimestamp(format: TimestampFormat, ms: number): string {
+  if (typeof format === 'function') return format(new Date(ms));
+  if (format === 'unix-ms') return String(Math.floor(ms));
+  if (format === 'iso8601') return new Date(ms).toISOString();
+  return String(Math.floor(ms / 1000));
+}

@@ -1,0 +1,121 @@
+/**
+ * Run-time shapes of the service's answers, with zod/mini. Each is declared as a schema of the
+ * generated type, so TypeScript fails the build when the OpenAPI document and these drift apart.
+ * Objects are loose: fields the service adds later pass through.
+ */
+import * as z from 'zod/mini';
+import type { components } from '../../generated/schema.js';
+
+export type Schemas = components['schemas'];
+
+/** A zod/mini schema whose output is `T`. */
+export type ShapeOf<T> = z.ZodMiniType<T, unknown>;
+
+const str = z.exactOptional(z.string());
+const int = z.exactOptional(z.int());
+const bool = z.exactOptional(z.boolean());
+
+export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
+  access_token: str,
+  refresh_token: str,
+  expires_in: z.exactOptional(z.number()),
+  expires: str,
+});
+
+export const IdentityRequestCreated: ShapeOf<Schemas['IdentityRequestCreated']> = z.looseObject({
+  access_request_code: z.string(),
+  identity_session_code: z.string(),
+  redirect_url: z.string(),
+});
+
+export const IdentityRequestDetails: ShapeOf<Schemas['IdentityRequestDetails']> = z.looseObject({
+  first_name: str,
+  last_name: str,
+  email: str,
+  phone: str,
+  phone_country_code: int,
+  purpose: str,
+  time_expires: int,
+  opened_at: int,
+  completed_at: int,
+  request_code: str,
+  redirect_url: str,
+  send_email: bool,
+});
+
+export const MessageData: ShapeOf<Schemas['MessageData']> = z.looseObject({ message: str });
+
+const Disclosure: ShapeOf<Schemas['Disclosure']> = z.looseObject({
+  claim: z.string(),
+  salt: str,
+  value: z.exactOptional(
+    z.union([z.string(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+  ),
+});
+
+export const IdentityResponseData: ShapeOf<Schemas['IdentityResponseData']> = z.looseObject({
+  ref: str,
+  iss: str,
+  sub: str,
+  nbf: int,
+  exp: int,
+  iat: int,
+  jti: str,
+  _sd: z.exactOptional(z.array(z.string())),
+  _sd_alg: str,
+  disclosures: z.exactOptional(z.array(Disclosure)),
+  disclosures_missing: z.exactOptional(z.array(z.string())),
+  'acmeidentity.credential_jwt': str,
+  request_code: str,
+  partially_complete: bool,
+});
+
+export const CredentialSubmitted: ShapeOf<Schemas['CredentialSubmitted']> = z.looseObject({ credential_ref: z.string() });
+export const VerifiableCredential: ShapeOf<Schemas['VerifiableCredential']> = z.record(z.string(), z.unknown());
+export const CredentialFileData: ShapeOf<Schemas['CredentialFileData']> = z.looseObject({ file_data: z.string() });
+export const CredentialRevoked: ShapeOf<Schemas['CredentialRevoked']> = z.looseObject({ revoked: z.boolean() });
+
+export const StatusCurrent: ShapeOf<Schemas['StatusCurrent']> = z.looseObject({
+  status: z.exactOptional(z.enum(['operational', 'degraded'])),
+  timestamp: int,
+  environment: str,
+  components: z.exactOptional(
+    z.looseObject({
+      api: z.exactOptional(z.looseObject({ status: str, version: str })),
+      database: z.exactOptional(z.looseObject({ status: str, message: str })),
+    }),
+  ),
+  maintenance_mode: bool,
+});
+
+export const StatusHealth: ShapeOf<Schemas['StatusHealth']> = z.looseObject({
+  status: z.exactOptional(z.enum(['healthy', 'degraded'])),
+  timestamp: int,
+  database: z.exactOptional(z.enum(['connected', 'error'])),
+});
+
+/** `{data, correlation_id, meta?}` around a result. */
+export function envelope<T>(data: ShapeOf<T>) {
+  return z.looseObject({
+    data,
+    correlation_id: z.string(),
+    meta: z.exactOptional(z.record(z.string(), z.unknown())),
+  });
+}
+
+/** The service's error envelope; any field may be missing (401/403/429/500 may carry only type and code). */
+export const ErrorEnvelope = z.looseObject({
+  error: z.looseObject({
+    message: str,
+    type: str,
+    code: str,
+    timestamp: str,
+    correlation_id: str,
+    details: z.exactOptional(z.record(z.string(), z.unknown())),
+  }),
+});
+
+/** Where a value departs from a schema: issue paths only, never the values themselves. */
+export function issuePaths(error: z.core.$ZodError): string[] {
+  return error.issues.map((issue) => (issue.path.length > 0 ? issue.path.join('.') : '(root)'));
+}

@@ -1,0 +1,176 @@
+import type { components } from '../../generated/schema.js';
+import { ApiError, InvalidResponseError } from '../errors/index.js';
+
+/** Tokens as the client keeps them. Secret: never log a `StoredToken`. */
+export interface StoredToken {
+  accessToken: string | undefined;
+  refreshToken: string | undefined;
+  /** When the access token expires, in ms on the local clock. */
+  expiresAt: number;
+  /** When it was obtained, in ms on the local clock: with `expiresAt`, its lifetime. */
+  obtainedAt: number;
+}
+
+/**
+ * Where the client keeps its tokens. The default keeps them in memory; a shared store (Redis, a
+ * database) lets several processes use one token instead of each fetching its own.
+ */
+export interface TokenStore {
+  get(key: string): Promise<StoredToken | undefined> | StoredToken | undefined;
+  set(key: string, token: StoredToken): Promise<void> | void;
+}
+
+export class MemoryTokenStore implements TokenStore {
+  readonly #tokens = new Map<string, StoredToken>();
+  get(key: string): StoredToken | undefined {
+    return this.#tokens.get(key);
+  }
+  set(key: string, token: StoredToken): void {
+    this.#tokens.set(key, token);
+  }
+}
+
+/** A token response, as the token endpoints answer it. */
+export type TokenGrant = components['schemas']['TokenResponse'];
+
+export interface TokenEndpoints {
+  /** POST /auth/api-token with the key pair. */
+  authenticate(): Promise<TokenGrant>;
+  /** POST /auth/api-token/refresh. */
+  refresh(refreshToken: string): Promise<TokenGrant>;
+}
+
+/** Lifetime assumed when the service states none and the token carries no `exp`. */
+const FALLBACK_LIFETIME_MS = 5 * 60_000;
+
+/** The `exp` of a JWT, in ms, read without verifying it (only used to schedule a refresh). */
+function jwtExpiry(token: string): number | undefined {
+  try {
+    const part = token.split('.')[1];
+    if (!part) return undefined;
+    const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
+    const exp = (payload as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Gets, caches and refreshes the API access token:
+ * - one request in flight however many calls wait on it;
+ * - refreshed `refreshMarginSeconds` before expiry (at most half its lifetime), so calls rarely wait;
+ * - a refused refresh falls back to the key pair; a rotated refresh token is the one used next;
+ * - when an early refresh fails for a passing reason, the still-valid token keeps being used.
+ */
+export class TokenManager {
+  readonly #endpoints: TokenEndpoints;
+  readonly #store: TokenStore;
+  readonly #key: string;
+  readonly #marginMs: number;
+  readonly #now: () => number;
+  #inflight: Promise<StoredToken> | undefined;
+
+  constructor(options: {
+    endpoints: TokenEndpoints;
+    store: TokenStore;
+    key: string;
+    refreshMarginSeconds: number;
+    now: () => number;
+  }) {
+    this.#endpoints = options.endpoints;
+    this.#store = options.store;
+    this.#key = options.key;
+    this.#marginMs = options.refreshMarginSeconds * 1000;
+    this.#now = options.now;
+  }
+
+  /** A valid access token, fetching or refreshing one when needed. */
+  async accessToken(signal?: AbortSignal): Promise<string> {
+    const stored = await this.#store.get(this.#key);
+    if (stored?.accessToken && !this.#isDue(stored)) return stored.accessToken;
+    this.#inflight ??= this.#renew(stored).finally(() => {
+      this.#inflight = undefined;
+    });
+    const renewed = await abortable(this.#inflight, signal);
+    return renewed.accessToken as string;
+  }
+
+  /** Forgets `accessToken` after the service refused it; a newer token already stored is kept. */
+  async invalidate(accessToken: string): Promise<void> {
+    const stored = await this.#store.get(this.#key);
+    if (stored?.accessToken === accessToken) {
+      await this.#store.set(this.#key, { ...stored, accessToken: undefined, expiresAt: 0 });
+    }
+  }
+
+  #isDue(token: StoredToken): boolean {
+    const lifetime = token.expiresAt - token.obtainedAt;
+    const margin = Math.min(this.#marginMs, lifetime / 2);
+    return this.#now() >= token.expiresAt - margin;
+  }
+
+  async #renew(stored: StoredToken | undefined): Promise<StoredToken> {
+    // Another process sharing the store may have renewed meanwhile.
+    const latest = (await this.#store.get(this.#key)) ?? stored;
+    if (latest?.accessToken && !this.#isDue(latest)) return latest;
+    let grant: TokenGrant;
+    if (latest?.refreshToken) {
+      try {
+        grant = await this.#endpoints.refresh(latest.refreshToken);
+      } catch (error) {
+        const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+        const stillValid = latest.accessToken && this.#now() < latest.expiresAt;
+        if (!refused && stillValid) return latest;
+        if (!refused) throw error;
+        grant = await this.#endpoints.authenticate();
+      }
+    } else {
+      grant = await this.#endpoints.authenticate();
+    }
+    const token = this.#fromGrant(grant, latest?.refreshToken);
+    await this.#store.set(this.#key, token);
+    return token;
+  }
+
+  #fromGrant(grant: TokenGrant, previousRefresh: string | undefined): StoredToken {
+    if (!grant.access_token) {
+      throw new InvalidResponseError(200, undefined, 'the token response has no access_token', ['access_token']);
+    }
+    const now = this.#now();
+    let expiresAt: number | undefined;
+    if (typeof grant.expires_in === 'number' && grant.expires_in > 0) expiresAt = now + grant.expires_in * 1000;
+    else if (grant.expires) {
+      const parsed = Date.parse(grant.expires);
+      if (!Number.isNaN(parsed)) expiresAt = parsed;
+    }
+    expiresAt ??= jwtExpiry(grant.access_token) ?? now + FALLBACK_LIFETIME_MS;
+    return {
+      accessToken: grant.access_token,
+      // A rotated refresh token replaces the old one; without a new one, the old one is kept.
+      refreshToken: grant.refresh_token ?? previousRefresh,
+      expiresAt,
+      obtainedAt: now,
+    };
+  }
+}
+
+/** Waits for `promise`, or rejects with the signal's reason when it aborts first. */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

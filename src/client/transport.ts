@@ -1,0 +1,201 @@
+import { AbortError, ConnectionError, TimeoutError } from '../errors/index.js';
+import { formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
+import type { TokenManager } from './tokens.js';
+
+/**
+ * How a request may be repeated.
+ * - `safe`: repeating it changes nothing (reads, deletes, revoke, token requests): retried after
+ *   network errors, 408, 429 and 5xx.
+ * - `rate-limit-only`: it creates something, so it is repeated only after a 429, which the service
+ *   answers before doing anything. After a network error or a 5xx the outcome is unknown and the
+ *   error goes to the caller (see the README, "Retries").
+ */
+export type RetryMode = 'safe' | 'rate-limit-only';
+
+export interface SendPolicy {
+  /** Send `Authorization: Bearer <access token>`, and replay once after a 401. */
+  auth: boolean;
+  retry: RetryMode;
+}
+
+/** One logical call: its correlation id, deadline and signal, shared by all its attempts. */
+export interface CallContext {
+  readonly correlationId: string;
+  readonly signal: AbortSignal;
+  /** The deadline, on the local clock, in ms. */
+  readonly deadline: number;
+  readonly maxRetries: number;
+}
+
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+/** Offsets smaller than this are within the `Date` header's one-second resolution: ignored. */
+const MIN_SKEW_MS = 2_000;
+
+/** Backoff before retry number `attempt + 1`: capped exponential, with jitter over its upper half. */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const cap = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+  return cap / 2 + random() * (cap / 2);
+}
+
+/** The wait a response asks for (`Retry-After` in seconds or as an HTTP date, or `Retry-After-Ms`). */
+export function retryAfterMs(headers: Headers, nowMs: number): number | undefined {
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms);
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const DEADLINE = Symbol('deadline');
+
+export class Transport {
+  readonly #options: ResolvedOptions;
+  #tokens: TokenManager | undefined;
+  /** Service clock minus local clock, in ms, learnt from `Date` headers. */
+  #offsetMs = 0;
+
+  constructor(options: ResolvedOptions) {
+    this.#options = options;
+  }
+
+  set tokens(tokens: TokenManager) {
+    this.#tokens = tokens;
+  }
+
+  /** The service's time as this client best knows it, in ms. */
+  serviceNow(): number {
+    return this.#options.now() + this.#offsetMs;
+  }
+
+  timestamp(): string {
+    return formatTimestamp(this.#options.timestampFormat, this.serviceNow());
+  }
+
+  /**
+   * Runs one logical call under one deadline and the caller's signal. An abort becomes an
+   * `AbortError`, the deadline a `TimeoutError`, whatever attempt or wait was under way.
+   */
+  async call<T>(options: RequestOptions | undefined, run: (ctx: CallContext) => Promise<T>): Promise<T> {
+    const timeoutMs = options?.timeoutMs ?? this.#options.timeoutMs;
+    const correlationId = options?.correlationId ?? crypto.randomUUID();
+    const controller = new AbortController();
+    const caller = options?.signal;
+    const onAbort = () => controller.abort(caller?.reason);
+    if (caller?.aborted) throw new AbortError(correlationId, caller.reason);
+    caller?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(DEADLINE), timeoutMs);
+    try {
+      return await run({
+        correlationId,
+        signal: controller.signal,
+        deadline: this.#options.now() + timeoutMs,
+        maxRetries: options?.maxRetries ?? this.#options.maxRetries,
+      });
+    } catch (error) {
+      if (controller.signal.aborted) {
+        if (controller.signal.reason === DEADLINE) throw new TimeoutError(correlationId, timeoutMs);
+        throw new AbortError(correlationId, caller?.reason);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * A `fetch` for openapi-fetch that sends one request with every attempt it is allowed: a fresh
+   * token and `X-Request-Timestamp` on each, the same `X-Correlation-Id`, one replay after a 401
+   * on a token believed valid, and backoff (or `Retry-After`) between retries. Returns the last
+   * response; the caller turns an error status into a typed error.
+   */
+  fetchFor(ctx: CallContext, policy: SendPolicy): (request: Request) => Promise<Response> {
+    return async (request) => {
+      const body = request.body ? await request.arrayBuffer() : undefined;
+      let attempt = 0;
+      let replayed = false;
+      for (;;) {
+        const headers = new Headers(request.headers);
+        let token: string | undefined;
+        if (policy.auth) {
+          if (!this.#tokens) throw new Error('Transport used before its token manager was set');
+          token = await this.#tokens.accessToken(ctx.signal);
+          headers.set('authorization', `Bearer ${token}`);
+        }
+        if (headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
+        let response: Response;
+        try {
+          response = await this.#options.fetch(
+            new Request(request.url, { method: request.method, headers, body: body ?? null, signal: ctx.signal }),
+          );
+        } catch (error) {
+          if (ctx.signal.aborted) throw error;
+          if (policy.retry === 'safe' && attempt < ctx.maxRetries) {
+            await sleep(this.#waitWithin(ctx, backoffMs(attempt)), ctx.signal);
+            attempt += 1;
+            continue;
+          }
+          throw new ConnectionError(ctx.correlationId, error);
+        }
+        this.#learnClock(response);
+        if (response.status === 401 && token !== undefined && !replayed) {
+          replayed = true;
+          await response.body?.cancel();
+          await this.#tokens?.invalidate(token);
+          continue;
+        }
+        const retryable =
+          response.status === 429 || (policy.retry === 'safe' && isRetryableStatus(response.status));
+        if (retryable && attempt < ctx.maxRetries) {
+          const asked = retryAfterMs(response.headers, this.serviceNow());
+          const wait = asked ?? backoffMs(attempt);
+          // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
+          const allowed = wait <= this.#options.maxRetryAfterMs && this.#options.now() + wait < ctx.deadline;
+          if (allowed) {
+            await response.body?.cancel();
+            await sleep(wait, ctx.signal);
+            attempt += 1;
+            continue;
+          }
+        }
+        return response;
+      }
+    };
+  }
+
+  /** Waits no longer than the deadline allows (the deadline timer then ends the call). */
+  #waitWithin(ctx: CallContext, ms: number): number {
+    return Math.max(0, Math.min(ms, ctx.deadline - this.#options.now()));
+  }
+
+  #learnClock(response: Response): void {
+    if (!this.#options.correctClockSkew) return;
+    const date = response.headers.get('date');
+    const serverMs = date ? Date.parse(date) : Number.NaN;
+    if (Number.isNaN(serverMs)) return;
+    const offset = serverMs - this.#options.now();
+    this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS ? offset : 0;
+  }
+}

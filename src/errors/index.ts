@@ -1,0 +1,417 @@
+/**
+ * Every error the SDK throws is an {@link AcmeIdentityError} with a stable `code` from
+ * {@link ErrorCode}: match on `code` (or `instanceof`), never on `message`.
+ *
+ * Nothing secret or personal is put in a message or an enumerable property: the service's own
+ * `message`, `details` and the raw response headers are reachable as properties but are
+ * non-enumerable, so `JSON.stringify(error)`, `util.inspect(error)` and loggers that walk own
+ * enumerable keys never print them.
+ *
+ * @see shared/service-spec.md, section "Errors"
+ * @module
+ */
+
+export type ErrorCode =
+  | 'ERR_API'
+  | 'ERR_BAD_REQUEST'
+  | 'ERR_VALIDATION'
+  | 'ERR_AUTHENTICATION'
+  | 'ERR_PERMISSION_DENIED'
+  | 'ERR_NOT_FOUND'
+  | 'ERR_CONFLICT'
+  | 'ERR_PRECONDITION_FAILED'
+  | 'ERR_CREDENTIAL_EXPIRED'
+  | 'ERR_CREDENTIAL_REVOKED'
+  | 'ERR_CREDENTIAL_PENDING_ACCEPTANCE'
+  | 'ERR_CREDENTIAL_VERIFICATION_FAILED'
+  | 'ERR_PAYLOAD_TOO_LARGE'
+  | 'ERR_RATE_LIMITED'
+  | 'ERR_INTERNAL'
+  | 'ERR_EMAIL_DELIVERY'
+  | 'ERR_DATABASE'
+  | 'ERR_EXTERNAL_SERVICE'
+  | 'ERR_SERVICE_UNAVAILABLE'
+  | 'ERR_CONNECTION'
+  | 'ERR_TIMEOUT'
+  | 'ERR_ABORTED'
+  | 'ERR_INVALID_RESPONSE'
+  | 'ERR_INVALID_INPUT'
+  | 'ERR_INVALID_CONFIG';
+
+/** Defines a property that code can read but that serialisers and loggers do not walk. */
+function hide(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: false, writable: false, configurable: true });
+}
+
+/** The root of everything the SDK throws. */
+export class AcmeIdentityError extends Error {
+  /** Stable, machine-readable code. */
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message);
+    this.code = code;
+    hide(this, 'name', new.target.name);
+    if (options && 'cause' in options) hide(this, 'cause', options.cause);
+  }
+
+  /** A log-safe summary: the name, code, message and the enumerable, non-secret fields. */
+  toJSON(): Record<string, unknown> {
+    return { ...(this as object), name: this.name, message: this.message };
+  }
+}
+
+/** What the service said about an error, as parsed from its `error` envelope. */
+export interface ServiceErrorBody {
+  message?: string | undefined;
+  type?: string | undefined;
+  code?: string | undefined;
+  timestamp?: string | undefined;
+  correlation_id?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+export interface ApiErrorInit {
+  status: number;
+  body: ServiceErrorBody | undefined;
+  /** The correlation id sent with the request: used when the body does not carry one. */
+  requestCorrelationId: string | undefined;
+  headers: Headers;
+}
+
+/** An HTTP error answered by the service. Subclasses narrow it by the spec's error type. */
+export class ApiError extends AcmeIdentityError {
+  /** HTTP status. */
+  readonly status: number;
+  /** The service's error `type` (for example `VALIDATION_ERROR`), when it sent one. */
+  readonly type: string | undefined;
+  /** The service's error code (for example `E1001`), when it sent one. */
+  readonly serviceCode: string | undefined;
+  /** The service's correlation id, or the one the SDK sent when the body has none. */
+  readonly correlationId: string | undefined;
+  /** The service's human-readable message. Not part of `message`: the SDK cannot vouch it holds no personal data. */
+  declare readonly serviceMessage: string | undefined;
+  /** The service's `details` object, untouched. */
+  declare readonly details: Readonly<Record<string, unknown>> | undefined;
+  /** The response headers. */
+  declare readonly headers: Headers;
+
+  constructor(init: ApiErrorInit, code: ErrorCode = 'ERR_API', summary?: string) {
+    const body = init.body;
+    const label = [body?.type, body?.code].filter(Boolean).join(' ') || 'HTTP error';
+    super(code, `${label} (HTTP ${init.status})${summary ? `: ${summary}` : ''}`);
+    this.status = init.status;
+    this.type = body?.type;
+    this.serviceCode = body?.code;
+    this.correlationId = body?.correlation_id ?? init.requestCorrelationId;
+    hide(this, 'serviceMessage', body?.message);
+    hide(this, 'details', body?.details);
+    hide(this, 'headers', init.headers);
+  }
+}
+
+/** 400 `INVALID_REQUEST` (E1002), or a 400 with no recognised code. */
+export class BadRequestError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_BAD_REQUEST');
+  }
+}
+
+/** 400 `VALIDATION_ERROR` (E1001), or 422 from the credential endpoints. */
+export class ValidationError extends ApiError {
+  /** Field name to the service's message (non-enumerable: messages may quote the input). */
+  declare readonly validationErrors: Readonly<Record<string, string>>;
+  /** The names of the fields the service refused. */
+  readonly fields: readonly string[];
+
+  constructor(init: ApiErrorInit) {
+    const raw = init.body?.details?.['validation_errors'];
+    const validationErrors: Record<string, string> = {};
+    if (raw && typeof raw === 'object') {
+      for (const [field, message] of Object.entries(raw)) validationErrors[field] = String(message);
+    }
+    const fields = Object.keys(validationErrors);
+    super(init, 'ERR_VALIDATION', fields.length > 0 ? `invalid ${fields.join(', ')}` : undefined);
+    this.fields = fields;
+    hide(this, 'validationErrors', validationErrors);
+  }
+}
+
+/** 401 `AUTHENTICATION_FAILED` (E1003): missing or invalid authentication. */
+export class AuthenticationError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_AUTHENTICATION');
+  }
+}
+
+/** 403 `UNAUTHORIZED` (E1004): authenticated, but not allowed. */
+export class PermissionDeniedError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_PERMISSION_DENIED');
+  }
+}
+
+/** 404 `NOT_FOUND` (E1005). */
+export class NotFoundError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_NOT_FOUND');
+  }
+}
+
+/** 409 `CONFLICT` (E1006): an open identity request to the same person, or a duplicate credential. */
+export class ConflictError extends ApiError {
+  /** On identity requests: the code of the request that already exists. */
+  readonly existingCode: string | undefined;
+
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_CONFLICT');
+    const existing = init.body?.details?.['existing_code'];
+    this.existingCode = typeof existing === 'string' ? existing : undefined;
+  }
+}
+
+/** 412 `PRECONDITION_FAILED` (E1008), or a 412 with no recognised code. */
+export class PreconditionFailedError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_PRECONDITION_FAILED');
+  }
+}
+
+/** 412 `CREDENTIAL_EXPIRED` (E1009). */
+export class CredentialExpiredError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_CREDENTIAL_EXPIRED');
+  }
+}
+
+/** 410 from a credential endpoint, or 412 `CREDENTIAL_REVOKED` (E1010). */
+export class CredentialRevokedError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_CREDENTIAL_REVOKED');
+  }
+}
+
+/** 412 `CREDENTIAL_PENDING_ACCEPTANCE` (E1011). */
+export class CredentialPendingAcceptanceError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_CREDENTIAL_PENDING_ACCEPTANCE');
+  }
+}
+
+/** 412 `CREDENTIAL_VERIFICATION_FAILED` (E1012). */
+export class CredentialVerificationFailedError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_CREDENTIAL_VERIFICATION_FAILED');
+  }
+}
+
+/** 413: the credential file is larger than 5 MB. */
+export class PayloadTooLargeError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_PAYLOAD_TOO_LARGE');
+  }
+}
+
+/** 429 `RATE_LIMIT_EXCEEDED` (E1007). */
+export class RateLimitError extends ApiError {
+  /** How long the service asked the caller to wait (from `Retry-After`), in milliseconds. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: ApiErrorInit, retryAfterMs: number | undefined) {
+    super(init, 'ERR_RATE_LIMITED', retryAfterMs === undefined ? undefined : `retry after ${Math.ceil(retryAfterMs / 1000)}s`);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** 500 `INTERNAL_ERROR` (E2001), or a 5xx with no recognised code. */
+export class InternalServerError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_INTERNAL');
+  }
+}
+
+/**
+ * 500 `INTERNAL_ERROR_EMAIL` (E2002) on identity-request create: the request **was created**, only
+ * the email to the person failed. The person can still finish at `redirectUrl`.
+ */
+export class EmailDeliveryError extends ApiError {
+  /** `details.code`: the code of the request that was created. */
+  readonly requestCode: string | undefined;
+  /** `details.redirect_url`: where the person can still finish (non-enumerable: it is the person's link). */
+  declare readonly redirectUrl: string | undefined;
+
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_EMAIL_DELIVERY', 'the request was created, but the email to the person failed');
+    const code = init.body?.details?.['code'];
+    const url = init.body?.details?.['redirect_url'];
+    this.requestCode = typeof code === 'string' ? code : undefined;
+    hide(this, 'redirectUrl', typeof url === 'string' ? url : undefined);
+  }
+}
+
+/** 500 `DATABASE_ERROR` (E2003). */
+export class DatabaseError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_DATABASE');
+  }
+}
+
+/** 502 `EXTERNAL_SERVICE_ERROR` (E2004). */
+export class ExternalServiceError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_EXTERNAL_SERVICE');
+  }
+}
+
+/** 503 `SERVICE_UNAVAILABLE` (E2005). */
+export class ServiceUnavailableError extends ApiError {
+  constructor(init: ApiErrorInit) {
+    super(init, 'ERR_SERVICE_UNAVAILABLE');
+  }
+}
+
+/** The request never got an HTTP answer (DNS, refused connection, reset). Safe calls were retried first. */
+export class ConnectionError extends AcmeIdentityError {
+  readonly correlationId: string | undefined;
+  constructor(correlationId: string | undefined, cause: unknown) {
+    super('ERR_CONNECTION', 'could not reach the service', { cause });
+    this.correlationId = correlationId;
+  }
+}
+
+/** The call's overall deadline (all attempts together) elapsed. */
+export class TimeoutError extends AcmeIdentityError {
+  readonly correlationId: string | undefined;
+  readonly timeoutMs: number;
+  constructor(correlationId: string | undefined, timeoutMs: number) {
+    super('ERR_TIMEOUT', `the call did not finish within ${timeoutMs} ms`);
+    this.correlationId = correlationId;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The caller's `AbortSignal` fired. */
+export class AbortError extends AcmeIdentityError {
+  readonly correlationId: string | undefined;
+  constructor(correlationId: string | undefined, reason: unknown) {
+    super('ERR_ABORTED', 'the call was aborted', { cause: reason });
+    this.correlationId = correlationId;
+  }
+}
+
+/** The service answered something the SDK cannot read: not JSON, or not the documented shape. */
+export class InvalidResponseError extends AcmeIdentityError {
+  readonly status: number;
+  readonly correlationId: string | undefined;
+  /** Where the response departed from the documented shape (paths only, never values). */
+  readonly issues: readonly string[];
+  constructor(status: number, correlationId: string | undefined, reason: string, issues: readonly string[] = []) {
+    super('ERR_INVALID_RESPONSE', `unreadable response (HTTP ${status}): ${reason}`);
+    this.status = status;
+    this.correlationId = correlationId;
+    this.issues = issues;
+  }
+}
+
+/** One refused input field: where, and why (never the value). */
+export interface InputIssue {
+  /** Dotted path of the field, for example `claims.document.passport.passport_number` or `phone`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+/** The caller's input was refused before anything was sent. */
+export class InvalidInputError extends AcmeIdentityError {
+  /** The first refused field. */
+  readonly field: string;
+  readonly issues: readonly InputIssue[];
+  constructor(issues: readonly InputIssue[]) {
+    const first = issues[0] ?? { field: '(input)', message: 'invalid' };
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    super('ERR_INVALID_INPUT', `${first.field}: ${first.message}${more}`);
+    this.field = first.field;
+    this.issues = issues;
+  }
+}
+
+/** The client was configured with options it cannot work with. */
+export class ConfigurationError extends AcmeIdentityError {
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super('ERR_INVALID_CONFIG', `${option}: ${message}`);
+    this.option = option;
+  }
+}
+
+type ApiErrorClass = new (init: ApiErrorInit) => ApiError;
+
+/** The spec's error table: code and type both name the class. */
+const byServiceCode: Record<string, ApiErrorClass> = {
+  E1001: ValidationError,
+  E1002: BadRequestError,
+  E1003: AuthenticationError,
+  E1004: PermissionDeniedError,
+  E1005: NotFoundError,
+  E1006: ConflictError,
+  E1008: PreconditionFailedError,
+  E1009: CredentialExpiredError,
+  E1010: CredentialRevokedError,
+  E1011: CredentialPendingAcceptanceError,
+  E1012: CredentialVerificationFailedError,
+  E2001: InternalServerError,
+  E2002: EmailDeliveryError,
+  E2003: DatabaseError,
+  E2004: ExternalServiceError,
+  E2005: ServiceUnavailableError,
+};
+
+const byType: Record<string, ApiErrorClass> = {
+  VALIDATION_ERROR: ValidationError,
+  INVALID_REQUEST: BadRequestError,
+  AUTHENTICATION_FAILED: AuthenticationError,
+  UNAUTHORIZED: PermissionDeniedError,
+  NOT_FOUND: NotFoundError,
+  CONFLICT: ConflictError,
+  PRECONDITION_FAILED: PreconditionFailedError,
+  CREDENTIAL_EXPIRED: CredentialExpiredError,
+  CREDENTIAL_REVOKED: CredentialRevokedError,
+  CREDENTIAL_PENDING_ACCEPTANCE: CredentialPendingAcceptanceError,
+  CREDENTIAL_VERIFICATION_FAILED: CredentialVerificationFailedError,
+  INTERNAL_ERROR: InternalServerError,
+  INTERNAL_ERROR_EMAIL: EmailDeliveryError,
+  DATABASE_ERROR: DatabaseError,
+  EXTERNAL_SERVICE_ERROR: ExternalServiceError,
+  SERVICE_UNAVAILABLE: ServiceUnavailableError,
+};
+
+/** For answers whose body names neither a code nor a type the SDK knows. */
+const byStatus: Record<number, ApiErrorClass> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  410: CredentialRevokedError,
+  412: PreconditionFailedError,
+  413: PayloadTooLargeError,
+  422: ValidationError,
+  500: InternalServerError,
+  502: ExternalServiceError,
+  503: ServiceUnavailableError,
+};
+
+/**
+ * The typed error for an HTTP error answer: by the service's `code`, else its `type`, else the
+ * HTTP status. A 429 is always a {@link RateLimitError} carrying `retryAfterMs`.
+ */
+export function apiErrorFrom(init: ApiErrorInit, retryAfterMs?: number): ApiError {
+  if (init.status === 429 || init.body?.code === 'E1007' || init.body?.type === 'RATE_LIMIT_EXCEEDED') {
+    return new RateLimitError(init, retryAfterMs);
+  }
+  const Class =
+    (init.body?.code !== undefined ? byServiceCode[init.body.code] : undefined) ??
+    (init.body?.type !== undefined ? byType[init.body.type] : undefined) ??
+    byStatus[init.status] ??
+    (init.status >= 500 ? InternalServerError : undefined);
+  return Class ? new Class(init) : new ApiError(init);
+}

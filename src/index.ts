@@ -1,0 +1,58 @@
+/**
+ * `@acme/identity`: the REST client of the acme identity-verification and credential service,
+ * and the errors everything in the SDK throws.
+ *
+ * @example
+ * ```ts
+ * import { AcmeIdentityClient, ConflictError } from '@acme/identity';
+ *
+ * const acme = new AcmeIdentityClient({ baseUrl, clientId, clientSecret, tenantId });
+ * ```
+ * @module
+ */
+export { AcmeIdentityClient, createClient, MAX_FILE_BYTES, MemoryTokenStore } from './client/index.js';
+export type {
+  ApiResult,
+  ClientOptions,
+  CreateIdentityRequestOptions,
+  CredentialSubmitInput,
+  IdentityRequestCodes,
+  IdentityRequestInput,
+  IdentityResponseRequest,
+  RequestOptions,
+  Schemas,
+  StoredToken,
+  TimestampFormat,
+  TokenStore,
+} from './client/index.js';
+export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues } from './claims/index.js';
+export type { ClaimKey, ClaimsRequest, ObtainableCredential } from './claims/index.js';
+export {
+  AbortError,
+  AcmeIdentityError,
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  ConnectionError,
+  CredentialExpiredError,
+  CredentialPendingAcceptanceError,
+  CredentialRevokedError,
+  CredentialVerificationFailedError,
+  DatabaseError,
+  EmailDeliveryError,
+  ExternalServiceError,
+  InternalServerError,
+  InvalidInputError,
+  InvalidResponseError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  PreconditionFailedError,
+  RateLimitError,
+  ServiceUnavailableError,
+  TimeoutError,
+  ValidationError,
+} from './errors/index.js';
+export type { ErrorCode, InputIssue, ServiceErrorBody } from './errors/index.js';

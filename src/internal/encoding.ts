@@ -1,0 +1,37 @@
+/** Byte and text helpers on Web APIs only, so every entry runs in Node, browsers and edge runtimes. */
+
+const encoder = new TextEncoder();
+
+export function utf8(text: string): Uint8Array<ArrayBuffer> {
+  return encoder.encode(text);
+}
+
+/** Standard base64 (with padding) of bytes. Chunked so large files do not overflow the call stack. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  const chunk = 0x8000;
+  for (let i = 0; i < bytes.length; i += chunk) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
+  }
+  return btoa(binary);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Decodes standard base64; `undefined` when the text is not canonical base64. */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!BASE64.test(text)) return undefined;
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** A random identifier of `bytes` random bytes, base64url. */
+export function randomId(bytes = 16): string {
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
+}

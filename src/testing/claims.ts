@@ -1,0 +1,62 @@
+/**
+ * The fake service's claim registry: what its discovery document lists as `acme_claims_supported`
+ * and what its identity endpoints accept. Independent of the SDK's own rules on purpose: the fake
+ * answers as the spec says, whatever the client does.
+ */
+
+/** Credentials the service can obtain during a journey, so the only ones that may be essential. */
+export const OBTAINABLE_CREDENTIALS = ['acicncchc', 'vevortw', 'sanctionscheck', 'courtcheck', 'student', 'phonenumber'];
+
+/** Every claim key the spec names, and the `credential` claim of each obtainable credential. */
+export const SUPPORTED_CLAIMS: readonly string[] = [
+  'acmeidentity.valid',
+  'acmeidentity.credential',
+  'acmeidentity.credential_jwt',
+  'acmeidentity.name',
+  'acmeidentity.given_name',
+  'acmeidentity.family_name',
+  'acmeidentity.birth_date',
+  'acmeidentity.email',
+  'acmeidentity.phone',
+  'acmeidentity.email_verified',
+  'acmeidentity.phone_verified',
+  'acmeidentity.names_verified',
+  'sanctionscheck.is_sanctioned',
+  'sanctionscheck.is_pep',
+  'sanctionscheck.matches',
+  'document.passport.travel_document_number',
+  'document.passport_foreign.passport_number',
+  'document.driving_license.licence_number',
+  ...OBTAINABLE_CREDENTIALS.map((credential) => `${credential}.credential`),
+];
+
+/** Why a claims request is refused, or `undefined` when the service accepts it. */
+export function claimsProblem(claims: unknown, supported: ReadonlySet<string>): string | undefined {
+  let entries: [string, unknown][];
+  if (Array.isArray(claims)) {
+    entries = claims.map((key) => [key, null]);
+  } else if (claims !== null && typeof claims === 'object') {
+    entries = Object.entries(claims);
+  } else {
+    return 'must be an array of claim keys or an object of claim keys';
+  }
+  if (entries.length === 0) return 'must request at least one claim';
+  for (const [key, marker] of entries) {
+    if (typeof key !== 'string' || !supported.has(key)) return `unrecognised claim key ${JSON.stringify(key)}`;
+    if (marker === null) continue;
+    const essential =
+      typeof marker === 'object' && Object.keys(marker).length === 1 && (marker as { essential?: unknown }).essential === true;
+    if (!essential) return `${key}: the value must be null or {"essential": true}`;
+    const credential = key.split('.')[0] ?? '';
+    if (key.startsWith('document.') || !OBTAINABLE_CREDENTIALS.includes(credential)) {
+      return `${key}: cannot be essential; ${credential} is not obtainable during a journey`;
+    }
+  }
+  return undefined;
+}
+
+/** The claims a request asked for, as keys, and which of them were marked essential. */
+export function requestedClaimKeys(claims: unknown): string[] {
+  if (Array.isArray(claims)) return claims.filter((key): key is string => typeof key === 'string');
+  return claims !== null && typeof claims === 'object' ? Object.keys(claims) : [];
+}

@@ -1,0 +1,93 @@
+/** Response helpers of the fake service: the spec's success envelope and error bodies. */
+
+/** The spec's error table: type and HTTP status for each code. */
+export const ERROR_TABLE = {
+  E1001: { type: 'VALIDATION_ERROR', status: 400 },
+  E1002: { type: 'INVALID_REQUEST', status: 400 },
+  E1003: { type: 'AUTHENTICATION_FAILED', status: 401 },
+  E1004: { type: 'UNAUTHORIZED', status: 403 },
+  E1005: { type: 'NOT_FOUND', status: 404 },
+  E1006: { type: 'CONFLICT', status: 409 },
+  E1007: { type: 'RATE_LIMIT_EXCEEDED', status: 429 },
+  E1008: { type: 'PRECONDITION_FAILED', status: 412 },
+  E1009: { type: 'CREDENTIAL_EXPIRED', status: 412 },
+  E1010: { type: 'CREDENTIAL_REVOKED', status: 412 },
+  E1011: { type: 'CREDENTIAL_PENDING_ACCEPTANCE', status: 412 },
+  E1012: { type: 'CREDENTIAL_VERIFICATION_FAILED', status: 412 },
+  E2001: { type: 'INTERNAL_ERROR', status: 500 },
+  E2002: { type: 'INTERNAL_ERROR_EMAIL', status: 500 },
+  E2003: { type: 'DATABASE_ERROR', status: 500 },
+  E2004: { type: 'EXTERNAL_SERVICE_ERROR', status: 502 },
+  E2005: { type: 'SERVICE_UNAVAILABLE', status: 503 },
+} as const;
+
+export type ServiceErrorCode = keyof typeof ERROR_TABLE;
+
+/** Per-request facts every response needs. */
+export interface ResponseContext {
+  correlationId: string;
+  /** The service clock, in milliseconds. */
+  now: number;
+}
+
+function headersFor(ctx: ResponseContext, extra?: Record<string, string>): Headers {
+  const headers = new Headers(extra);
+  headers.set('content-type', 'application/json');
+  headers.set('x-correlation-id', ctx.correlationId);
+  headers.set('date', new Date(ctx.now).toUTCString());
+  return headers;
+}
+
+export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: headersFor(ctx, extra) });
+}
+
+/** `{data, correlation_id}`: the spec's wrapper around every successful REST result. */
+export function ok(ctx: ResponseContext, data: unknown): Response {
+  return json(ctx, { data, correlation_id: ctx.correlationId });
+}
+
+/** An error thrown by a route; the router turns it into the spec's error envelope. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+/**
+ * An error of the spec's table. `minimal` sends only `type` and `code`, as the spec allows for
+ * 401, 403, 429 and 500.
+ */
+export function serviceError(
+  code: ServiceErrorCode,
+  message: string,
+  options: { details?: Record<string, unknown>; minimal?: boolean; headers?: Record<string, string> } = {},
+): HttpError {
+  const { type, status } = ERROR_TABLE[code];
+  const body: Record<string, unknown> = options.minimal
+    ? { type, code }
+    : { message, type, code, ...(options.details ? { details: options.details } : {}) };
+  return new HttpError(status, body, options.headers);
+}
+
+/** An error whose code the spec does not show (410, 413, 422 of the credential endpoints). */
+export function uncodedError(status: number, message: string, details?: Record<string, unknown>): HttpError {
+  return new HttpError(status, { message, ...(details ? { details } : {}) });
+}
+
+export function errorResponse(ctx: ResponseContext, error: HttpError): Response {
+  const body = { ...error.body };
+  if (!('type' in body && Object.keys(body).length === 2)) {
+    body['timestamp'] = new Date(ctx.now).toISOString();
+    body['correlation_id'] = ctx.correlationId;
+  }
+  return json(ctx, { error: body }, error.status, error.headers);
+}
+
+export function validationError(errors: Record<string, string>): HttpError {
+  return serviceError('E1001', 'Validation failed', { details: { validation_errors: errors } });
+}

@@ -1,0 +1,269 @@
+/** Identity requests and responses of the fake service: validation, lifecycle, SD-JWT results. */
+import { claimsProblem, requestedClaimKeys } from './claims.js';
+import { serviceError, validationError } from './http.js';
+import { disclose, digestsWithDecoys, issueSdJwt, type IssuedDisclosure } from './sd-jwt.js';
+import { randomId } from '../internal/encoding.js';
+import type { SigningKeys } from './keys.js';
+
+export type IdentityStatus = 'pending' | 'opened' | 'approved' | 'cancelled' | 'deleted';
+
+export interface IdentityInput {
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string;
+  phone_country_code: number;
+  purpose: string;
+  return_url: string;
+  off_ramp_url: string;
+  results_emails?: string;
+  download_email?: string;
+  expiry_hours?: number;
+  send_email?: boolean;
+  payment_via?: string;
+  ruleset?: string;
+  claims: unknown;
+}
+
+export interface IdentityRecord {
+  readonly clientId: string;
+  readonly accessRequestCode: string;
+  readonly identitySessionCode: string;
+  readonly input: IdentityInput;
+  readonly redirectUrl: string;
+  readonly createdAt: number;
+  /** UNIX seconds, or undefined when expiry_hours was 0. */
+  readonly timeExpires: number | undefined;
+  status: IdentityStatus;
+  openedAt?: number;
+  completedAt?: number;
+  /** The opaque token inside the X-Access-Token JWT of the approval webhook. */
+  accessToken?: string;
+  response?: Record<string, unknown>;
+}
+
+/** What the person's journey produced, for {@link FakeService.approve}. */
+export interface ApprovalOptions {
+  /** Claim values that replace or add to the person's defaults (keys are claim keys). */
+  values?: Record<string, unknown>;
+  /** The person could not provide every document the ruleset needs. */
+  partiallyComplete?: boolean;
+}
+
+const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
+const PHONE = /^[0-9]{4,14}$/;
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** Validates POST /identity/request as the spec describes it; throws E1001 naming every bad field. */
+export function validateIdentityInput(
+  body: unknown,
+  rules: { supportedClaims: ReadonlySet<string>; purposes: readonly string[] | undefined },
+): IdentityInput {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw serviceError('E1002', 'The body must be a JSON object');
+  }
+  const input = body as Record<string, unknown>;
+  const errors: Record<string, string> = {};
+  const nonEmpty = (field: string) => {
+    if (typeof input[field] !== 'string' || (input[field] as string).trim() === '') errors[field] = 'is required';
+  };
+  for (const field of ['first_name', 'last_name', 'purpose']) nonEmpty(field);
+  if (typeof input['email'] !== 'string' || !EMAIL.test(input['email'])) errors['email'] = 'must be an email address';
+  if (typeof input['phone'] !== 'string' || !PHONE.test(input['phone'])) {
+    errors['phone'] = 'must be the digits of a mobile number, without country code';
+  }
+  const cc = input['phone_country_code'];
+  if (typeof cc !== 'number' || !Number.isInteger(cc) || cc < 1 || cc > 999) {
+    errors['phone_country_code'] = 'must be an integer country code';
+  }
+  if (rules.purposes && typeof input['purpose'] === 'string' && !rules.purposes.includes(input['purpose'])) {
+    errors['purpose'] = 'is not an allowed purpose';
+  }
+  for (const field of ['return_url', 'off_ramp_url']) {
+    if (!isHttpUrl(input[field])) errors[field] = 'must be an absolute http(s) URL';
+  }
+  const results = input['results_emails'];
+  if (results !== undefined && results !== '') {
+    if (typeof results !== 'string' || !results.split(',').every((e) => EMAIL.test(e.trim()))) {
+      errors['results_emails'] = 'must be a comma-separated list of email addresses';
+    }
+  }
+  const download = input['download_email'];
+  if (download !== undefined && download !== '' && (typeof download !== 'string' || !EMAIL.test(download))) {
+    errors['download_email'] = 'must be an email address';
+  }
+  const hours = input['expiry_hours'];
+  if (hours !== undefined && (typeof hours !== 'number' || !Number.isInteger(hours) || hours < 0)) {
+    errors['expiry_hours'] = 'must be a whole number of hours, 0 or more';
+  }
+  if (input['send_email'] !== undefined && typeof input['send_email'] !== 'boolean') {
+    errors['send_email'] = 'must be a boolean';
+  }
+  for (const field of ['payment_via', 'ruleset']) {
+    if (input[field] !== undefined && (typeof input[field] !== 'string' || input[field] === '')) {
+      errors[field] = 'must be a non-empty string';
+    }
+  }
+  if (input['claims'] === undefined) {
+    errors['claims'] = 'is required';
+  } else {
+    const problem = claimsProblem(input['claims'], rules.supportedClaims);
+    if (problem) errors['claims'] = problem;
+  }
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+  return input as unknown as IdentityInput;
+}
+
+export function newIdentityRecord(
+  clientId: string,
+  input: IdentityInput,
+  journeyOrigin: string,
+  nowMs: number,
+): IdentityRecord {
+  const accessRequestCode = `arc_${randomId(12)}`;
+  const identitySessionCode = `isc_${randomId(12)}`;
+  const hours = input.expiry_hours ?? 24;
+  return {
+    clientId,
+    accessRequestCode,
+    identitySessionCode,
+    input,
+    redirectUrl: `${journeyOrigin}/journey/${accessRequestCode}`,
+    createdAt: nowMs,
+    timeExpires: hours === 0 ? undefined : Math.floor(nowMs / 1000) + hours * 3600,
+    status: 'pending',
+  };
+}
+
+export function isExpired(record: IdentityRecord, nowMs: number): boolean {
+  return record.timeExpires !== undefined && Math.floor(nowMs / 1000) >= record.timeExpires;
+}
+
+/** Open: the person may still act on it, so a second request to the same person conflicts. */
+export function isOpen(record: IdentityRecord, nowMs: number): boolean {
+  return (record.status === 'pending' || record.status === 'opened') && !isExpired(record, nowMs);
+}
+
+export function samePerson(a: IdentityInput, b: IdentityInput): boolean {
+  return (
+    a.email.toLowerCase() === b.email.toLowerCase() ||
+    (a.phone === b.phone && a.phone_country_code === b.phone_country_code)
+  );
+}
+
+/** GET /identity/request/...: the spec's identity request details. */
+export function requestDetails(record: IdentityRecord): Record<string, unknown> {
+  const { input } = record;
+  return {
+    first_name: input.first_name,
+    last_name: input.last_name,
+    email: input.email,
+    phone: input.phone,
+    phone_country_code: input.phone_country_code,
+    purpose: input.purpose,
+    ...(record.timeExpires !== undefined ? { time_expires: record.timeExpires } : {}),
+    ...(record.openedAt !== undefined ? { opened_at: record.openedAt } : {}),
+    ...(record.completedAt !== undefined ? { completed_at: record.completedAt } : {}),
+    request_code: record.identitySessionCode,
+    redirect_url: record.redirectUrl,
+    send_email: record.input.send_email ?? false,
+  };
+}
+
+/** The claim values a verified person has by default; document numbers are unknown unless given. */
+function defaultValues(input: IdentityInput): Record<string, unknown> {
+  return {
+    'acmeidentity.valid': true,
+    'acmeidentity.name': JSON.stringify({ first_name: input.first_name, last_name: input.last_name }),
+    'acmeidentity.given_name': input.first_name,
+    'acmeidentity.family_name': input.last_name,
+    'acmeidentity.birth_date': '1990-01-01',
+    'acmeidentity.email': input.email,
+    'acmeidentity.phone': `+${input.phone_country_code}${input.phone}`,
+    'acmeidentity.email_verified': true,
+    'acmeidentity.phone_verified': true,
+    'acmeidentity.names_verified': true,
+    'sanctionscheck.is_sanctioned': 'No',
+    'sanctionscheck.is_pep': 'No',
+    'sanctionscheck.matches': JSON.stringify([]),
+  };
+}
+
+/**
+ * Builds the identity response of an approved request: each requested claim with a known value
+ * becomes a disclosure whose digest is in `_sd`; unknown ones go to `disclosures_missing`; each
+ * requested `{credential}.credential` becomes a signed SD-JWT in `{credential}.credential_jwt`.
+ */
+export async function buildIdentityResponse(
+  record: IdentityRecord,
+  options: ApprovalOptions,
+  context: { keys: SigningKeys; issuer: string; nowMs: number; ttlSeconds: number },
+): Promise<Record<string, unknown>> {
+  const values = { ...defaultValues(record.input), ...options.values };
+  const keys = requestedClaimKeys(record.input.claims);
+  const credentials = keys.filter((key) => key.endsWith('.credential'));
+  const disclosable = keys.filter((key) => !key.endsWith('.credential') && !key.endsWith('.credential_jwt'));
+  const disclosures: IssuedDisclosure[] = [];
+  const missing: string[] = [];
+  for (const key of disclosable) {
+    if (values[key] === undefined) missing.push(key);
+    else disclosures.push(await disclose(key, values[key]));
+  }
+  const iat = Math.floor(context.nowMs / 1000);
+  const common = {
+    iss: context.issuer,
+    sub: `person_${randomId(9)}`,
+    nbf: iat,
+    iat,
+    exp: iat + context.ttlSeconds,
+  };
+  const data: Record<string, unknown> = {
+    ref: `idc_${randomId(12)}`,
+    ...common,
+    jti: randomId(16),
+    _sd: await digestsWithDecoys(disclosures, 2),
+    _sd_alg: 'sha256',
+    disclosures: disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
+    disclosures_missing: missing,
+    request_code: record.identitySessionCode,
+    partially_complete: options.partiallyComplete ?? false,
+  };
+  for (const credential of credentials) {
+    const name = credential.slice(0, -'.credential'.length);
+    data[`${name}.credential_jwt`] = await issueSdJwt(
+      context.keys,
+      { ...common, jti: randomId(16), vct: `${context.issuer}/credentials/${name}` },
+      disclosures,
+      { nowMs: context.nowMs },
+    );
+  }
+  return data;
+}
+
+/** Identity endpoints refuse a request whose codes do not both name it. */
+export function findRecord(
+  records: ReadonlyMap<string, IdentityRecord>,
+  clientId: string,
+  accessRequestCode: string,
+  identitySessionCode: string,
+): IdentityRecord {
+  const record = records.get(accessRequestCode);
+  if (
+    !record ||
+    record.clientId !== clientId ||
+    record.identitySessionCode !== identitySessionCode ||
+    record.status === 'deleted'
+  ) {
+    throw serviceError('E1005', 'Identity request not found');
+  }
+  return record;
+}

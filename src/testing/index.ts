@@ -1,0 +1,22 @@
+/**
+ * `@acme/identity/testing`: a fake of the whole service for tests and local development.
+ * Pass `service.fetch` as the client's `fetch`, route it through msw with
+ * `@acme/identity/testing/msw`, or serve it on localhost with {@link serveFakeService}.
+ */
+export { createFakeService, DEFAULT_CLIENT } from './service.js';
+export type {
+  Fault,
+  FakeClientRegistration,
+  FakeService,
+  FakeServiceOptions,
+  FakeServiceSettings,
+  IdentityActionsEvent,
+  RecordedRequest,
+  TimestampFormat,
+} from './service.js';
+export type { ApprovalOptions, IdentityStatus } from './identity.js';
+export type { CredentialCondition } from './credentials.js';
+export { OBTAINABLE_CREDENTIALS, SUPPORTED_CLAIMS } from './claims.js';
+export { openApiDocument } from './openapi.js';
+export { freePort, serveFakeService, serveFetch } from './server.js';
+export type { RunningFakeService, ServeOptions } from './server.js';

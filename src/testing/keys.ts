@@ -1,0 +1,44 @@
+import { SignJWT, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
+import { randomId } from '../internal/encoding.js';
+
+/** The fake service's RSA signing key: access tokens, X-Access-Token JWTs, SD-JWTs and credentials. */
+export interface SigningKeys {
+  readonly kid: string;
+  readonly privateKey: CryptoKey;
+  readonly publicKey: CryptoKey;
+  /** The public key as a JWK, with `kid`, `alg` and `use`: what a JWKS endpoint serves. */
+  readonly publicJwk: JWK;
+}
+
+export async function createSigningKeys(): Promise<SigningKeys> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true, modulusLength: 2048 });
+  const kid = randomId(8);
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  return { kid, privateKey, publicKey, publicJwk };
+}
+
+export async function signJwt(
+  keys: SigningKeys,
+  payload: JWTPayload,
+  options: { typ?: string; nowMs: number; ttlSeconds?: number },
+): Promise<string> {
+  const iat = Math.floor(options.nowMs / 1000);
+  const jwt = new SignJWT(payload)
+    .setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: options.typ ?? 'JWT' })
+    .setIssuedAt(iat);
+  if (options.ttlSeconds !== undefined) jwt.setExpirationTime(iat + options.ttlSeconds);
+  return jwt.sign(keys.privateKey);
+}
+
+/** The payload of a JWT this service signed, or `undefined` when it is not one, or expired. */
+export async function verifyJwt(keys: SigningKeys, token: string, nowMs: number): Promise<JWTPayload | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, keys.publicKey, {
+      algorithms: ['RS256'],
+      currentDate: new Date(nowMs),
+    });
+    return payload;
+  } catch {
+    return undefined;
+  }
+}

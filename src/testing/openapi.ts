@@ -1,0 +1,589 @@
+/**
+ * The service's OpenAPI 3.1 document, written from `shared/service-spec.md`.
+ *
+ * The fake service serves it at `{base_url}/docs/spec`; `scripts/generate.ts` fetches it from there
+ * and regenerates `generated/`. It describes the service as the spec does (optional fields optional,
+ * every documented error status), not as the SDK happens to call it.
+ */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** `{data, correlation_id, meta?}`: the wrapper around every successful REST result. */
+const envelope = (data: object, description: string) => ({
+  description,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['data', 'correlation_id'],
+        properties: { data, correlation_id: { type: 'string' }, meta: { type: 'object', additionalProperties: true } },
+      },
+    },
+  },
+});
+
+const errorResponse = (description: string, extraHeaders: Record<string, object> = {}) => ({
+  description,
+  ...(Object.keys(extraHeaders).length > 0 ? { headers: extraHeaders } : {}),
+  content: { 'application/json': { schema: ref('ErrorResponse') } },
+});
+
+const retryAfter = {
+  'Retry-After': {
+    description: 'Seconds (or an HTTP date) to wait before trying again.',
+    schema: { type: 'string' },
+  },
+};
+
+/** The error statuses each operation documents, by HTTP status. */
+const errorDescriptions: Record<string, string> = {
+  '400': 'Invalid parameters (E1001 VALIDATION_ERROR with details.validation_errors, or E1002 INVALID_REQUEST).',
+  '401': 'Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code.',
+  '403': 'Insufficient permission (E1004 UNAUTHORIZED); may carry only type and code.',
+  '404': 'Not found (E1005 NOT_FOUND).',
+  '409': 'Conflict (E1006 CONFLICT).',
+  '410': 'Credential revoked; the error code is not part of the contract.',
+  '412': 'Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed.',
+  '413': 'File larger than 5 MB; the error code is not part of the contract.',
+  '422': 'Validation error; the error code is not part of the contract.',
+  '429': 'Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code.',
+  '500': 'Internal error (E2001, E2002 email delivery, E2003 database); may carry only type and code.',
+  '502': 'External service error (E2004).',
+  '503': 'Service unavailable (E2005).',
+};
+
+const errors = (...statuses: string[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      errorResponse(errorDescriptions[status] ?? status, status === '429' ? retryAfter : {}),
+    ]),
+  );
+
+const header = (name: string, required: boolean, description: string) => ({
+  name,
+  in: 'header',
+  required,
+  description,
+  schema: { type: 'string' },
+});
+
+const identityHeaders = [
+  header('X-Tenant-Id', true, 'Tenant ID issued by the operator. Format not shown by the spec.'),
+  header(
+    'X-Request-Timestamp',
+    true,
+    'Time the request was made. Format not shown by the spec; the SDK sends UNIX seconds by default.',
+  ),
+  header('X-Correlation-Id', false, 'Caller-chosen ID for tracking; should be logged.'),
+];
+
+const pathCode = (name: string, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string' },
+});
+
+const identityCodes = [
+  pathCode('access_request_code', 'Code returned at creation; appears in the webhook.'),
+  pathCode('identity_session_code', 'The original request code, returned at creation.'),
+];
+
+const credentialRef = {
+  name: 'credential_ref',
+  in: 'path',
+  required: true,
+  description:
+    'Opaque reference returned by submit, appended exactly as returned, without percent-encoding. Never parsed or constructed by the client.',
+  schema: { type: 'string' },
+};
+
+const bearer = [{ bearerAuth: [] }];
+const json = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
+
+/** Base64 of a 5 MB file: 4 * ceil(5 * 2^20 / 3) characters. */
+const MAX_FILE_DATA_LENGTH = 4 * Math.ceil((5 * 1024 * 1024) / 3);
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'acme Identity Verification and Credential Service',
+    version: '1.0.0',
+    description:
+      'REST API of the identity verification and credential service. `{base_url}` includes the version segment `/api/v1`.',
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+  },
+  servers: [{ url: '/api/v1', description: 'The REST root; {base_url}.' }],
+  security: [],
+  tags: [
+    { name: 'auth', description: 'API token issuance and refresh.' },
+    { name: 'identity', description: 'Identity requests and responses.' },
+    { name: 'credentials', description: 'Credential issuance, verification and revocation.' },
+    { name: 'status', description: 'Service health.' },
+  ],
+  paths: {
+    '/auth/api-token': {
+      post: {
+        operationId: 'createApiToken',
+        tags: ['auth'],
+        summary: 'Exchange an API key pair for an access token and a refresh token.',
+        requestBody: json(ref('ApiTokenRequest')),
+        responses: {
+          '200': envelope(ref('TokenResponse'), 'Token response.'),
+          ...errors('400', '401', '403', '429', '500'),
+        },
+      },
+    },
+    '/auth/api-token/refresh': {
+      post: {
+        operationId: 'refreshApiToken',
+        tags: ['auth'],
+        summary: 'Exchange a refresh token for a new token response.',
+        requestBody: json(ref('RefreshTokenRequest')),
+        responses: {
+          '200': envelope(ref('TokenResponse'), 'Token response.'),
+          ...errors('400', '401', '403', '429', '500'),
+        },
+      },
+    },
+    '/identity/request': {
+      post: {
+        operationId: 'createIdentityRequest',
+        tags: ['identity'],
+        summary: 'Create an identity request for a person.',
+        description:
+          'A webhook follows approval or cancellation (requires a configured webhook URL and the Identity Actions subscription). E2002 means the request was created but the email failed: details.code and details.redirect_url are supplied.',
+        security: bearer,
+        parameters: identityHeaders,
+        requestBody: json(ref('IdentityRequestInput')),
+        responses: {
+          '200': envelope(ref('IdentityRequestCreated'), 'Request created.'),
+          ...errors('400', '401', '403', '409', '429', '500'),
+        },
+      },
+    },
+    '/identity/request/{access_request_code}/{identity_session_code}': {
+      get: {
+        operationId: 'getIdentityRequest',
+        tags: ['identity'],
+        summary: 'Identity request details (status check and redirect URL retrieval).',
+        security: bearer,
+        parameters: [...identityHeaders, ...identityCodes],
+        responses: {
+          '200': envelope(ref('IdentityRequestDetails'), 'Identity request details.'),
+          ...errors('400', '401', '403', '404', '429', '500'),
+        },
+      },
+      delete: {
+        operationId: 'deleteIdentityRequest',
+        tags: ['identity'],
+        summary: 'Cancel and delete the request.',
+        security: bearer,
+        parameters: [...identityHeaders, ...identityCodes],
+        responses: {
+          '200': envelope(ref('MessageData'), 'Deleted.'),
+          ...errors('400', '401', '403', '404', '429', '500'),
+        },
+      },
+    },
+    '/identity/response/{access_request_code}/{identity_session_code}': {
+      get: {
+        operationId: 'getIdentityResponse',
+        tags: ['identity'],
+        summary: 'The identity response, after a successful webhook.',
+        description:
+          'Verify each disclosure: recompute the hash with `_sd_alg` and the disclosure salt; it must equal an entry of `_sd`. The client must not accept the response once `exp` has elapsed.',
+        security: bearer,
+        parameters: [
+          ...identityHeaders,
+          header(
+            'X-Access-Token',
+            true,
+            'JWT containing the claims access_token and access_request_code, exactly as sent by the webhook.',
+          ),
+          pathCode('access_request_code', 'Code from the approval webhook.'),
+          pathCode('identity_session_code', 'The original request code.'),
+        ],
+        responses: {
+          '200': envelope(ref('IdentityResponseData'), 'Identity response.'),
+          ...errors('400', '401', '403', '404', '429', '500'),
+        },
+      },
+    },
+    '/credentials/submit': {
+      post: {
+        operationId: 'submitCredential',
+        tags: ['credentials'],
+        summary: 'Submit a source document; the service issues a signed verifiable credential.',
+        security: bearer,
+        requestBody: json(ref('CredentialInput')),
+        responses: {
+          '200': envelope(ref('CredentialSubmitted'), 'Credential issued.'),
+          ...errors('400', '401', '409', '413', '422'),
+        },
+      },
+    },
+    '/credentials/verify/{credential_ref}': {
+      get: {
+        operationId: 'verifyCredential',
+        tags: ['credentials'],
+        summary: 'Verify a credential previously issued by the caller.',
+        security: bearer,
+        parameters: [credentialRef],
+        responses: {
+          '200': envelope(ref('VerifiableCredential'), 'The decoded raw verifiable credential JSON.'),
+          ...errors('400', '401', '404', '410', '412'),
+        },
+      },
+    },
+    '/credentials/file-data/{credential_ref}': {
+      get: {
+        operationId: 'getCredentialFileData',
+        tags: ['credentials'],
+        summary: 'The source file of a credential.',
+        security: bearer,
+        parameters: [credentialRef],
+        responses: {
+          '200': envelope(ref('CredentialFileData'), 'The source file, base64.'),
+          ...errors('400', '401', '404', '410', '412'),
+        },
+      },
+    },
+    '/credentials/revoke/{credential_ref}': {
+      post: {
+        operationId: 'revokeCredential',
+        tags: ['credentials'],
+        summary: 'Revoke a credential issued by the caller.',
+        security: bearer,
+        parameters: [credentialRef],
+        responses: {
+          '200': envelope(ref('CredentialRevoked'), 'Revoked.'),
+          ...errors('400', '401', '404', '410', '412'),
+        },
+      },
+    },
+    '/status/current': {
+      get: {
+        operationId: 'getCurrentStatus',
+        tags: ['status'],
+        summary: 'Current service status and version.',
+        responses: {
+          '200': {
+            description: 'Status record.',
+            content: { 'application/json': { schema: ref('StatusCurrent') } },
+          },
+        },
+      },
+    },
+    '/status/health': {
+      get: {
+        operationId: 'getHealth',
+        tags: ['status'],
+        summary: 'Health check.',
+        responses: {
+          '200': {
+            description: 'Health record.',
+            content: { 'application/json': { schema: ref('StatusHealth') } },
+          },
+          '503': { description: 'Service unavailable.' },
+        },
+      },
+    },
+  },
+  webhooks: {
+    identityActions: {
+      post: {
+        operationId: 'identityActionsWebhook',
+        summary: "'Identity Actions': sent when an identity request is approved or cancelled.",
+        description:
+          'The client verifies X-Webhook-Signature, answers 200 OK, then calls GET /identity/response/... with access_token in X-Access-Token. Kinds of event, the complete payload, the HMAC algorithm, the signed content and retries are not shown by the spec.',
+        parameters: [header('X-Webhook-Signature', true, 'HMAC of the request, verified before the payload is trusted.')],
+        requestBody: json(ref('IdentityActionsEvent')),
+        responses: { '200': { description: 'Received.' } },
+      },
+    },
+  },
+  components: {
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    },
+    schemas: {
+      ErrorObject: {
+        type: 'object',
+        description:
+          'Clients match on type or code, never on message. Some responses (401, 403, 429, 500) carry only type and code.',
+        properties: {
+          message: { type: 'string' },
+          type: { type: 'string' },
+          code: { type: 'string' },
+          timestamp: { type: 'string' },
+          correlation_id: { type: 'string' },
+          details: ref('ErrorDetails'),
+        },
+      },
+      ErrorDetails: {
+        type: 'object',
+        additionalProperties: true,
+        properties: {
+          validation_errors: {
+            type: 'object',
+            additionalProperties: { type: 'string' },
+            description: 'Field name to message.',
+          },
+          existing_code: { type: 'string', description: 'On 409 for an identity request.' },
+          code: { type: 'string', description: 'On E2002: the request exists.' },
+          redirect_url: { type: 'string', description: 'On E2002: the person can still finish here.' },
+        },
+      },
+      ErrorResponse: {
+        type: 'object',
+        required: ['error'],
+        properties: { error: ref('ErrorObject') },
+      },
+      ApiTokenRequest: {
+        type: 'object',
+        required: ['client_id', 'client_secret'],
+        properties: { client_id: { type: 'string' }, client_secret: { type: 'string' } },
+      },
+      RefreshTokenRequest: {
+        type: 'object',
+        required: ['refresh_token'],
+        properties: { refresh_token: { type: 'string' } },
+      },
+      TokenResponse: {
+        type: 'object',
+        properties: {
+          access_token: { type: 'string', description: 'JWT for API authentication.' },
+          refresh_token: { type: 'string' },
+          expires_in: { type: 'integer', description: 'Seconds until the token expires.' },
+          expires: { type: 'string', description: 'RFC 2822 date of expiry.' },
+        },
+      },
+      Claims: {
+        description:
+          'A flat array of claim keys (all optional), or an object whose keys are claim keys and whose values are null (optional) or {essential: true} (mandatory credential). Unrecognised keys are rejected.',
+        oneOf: [
+          { type: 'array', items: { type: 'string' } },
+          {
+            type: 'object',
+            additionalProperties: {
+              oneOf: [
+                { type: 'null' },
+                {
+                  type: 'object',
+                  required: ['essential'],
+                  properties: { essential: { type: 'boolean', const: true } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+      IdentityRequestInput: {
+        type: 'object',
+        required: [
+          'first_name',
+          'last_name',
+          'email',
+          'phone',
+          'phone_country_code',
+          'purpose',
+          'return_url',
+          'off_ramp_url',
+          'results_emails',
+          'download_email',
+          'expiry_hours',
+          'claims',
+        ],
+        properties: {
+          first_name: { type: 'string' },
+          last_name: { type: 'string' },
+          email: { type: 'string', description: "The person's personal email address." },
+          phone: {
+            type: 'string',
+            description: 'Personal mobile number, without country code.',
+          },
+          phone_country_code: { type: 'integer', description: 'Country code of the phone number.' },
+          purpose: { type: 'string', description: 'Enumerated; allowed values not shown by the spec.' },
+          return_url: { type: 'string' },
+          off_ramp_url: { type: 'string' },
+          results_emails: {
+            type: 'string',
+            description: 'Comma-separated emails notified of results; described as optional.',
+          },
+          download_email: {
+            type: 'string',
+            description: 'Email that gets a download link for source files; described as optional.',
+          },
+          expiry_hours: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Hours the request stays valid; described as optional; unset means 24; 0 disables expiry.',
+          },
+          send_email: { type: 'boolean' },
+          payment_via: { type: 'string', description: 'Enumerated; needs prior enablement.' },
+          ruleset: { type: 'string', description: 'Enumerated; omission selects a default.' },
+          claims: ref('Claims'),
+        },
+      },
+      IdentityRequestCreated: {
+        type: 'object',
+        required: ['access_request_code', 'identity_session_code', 'redirect_url'],
+        properties: {
+          access_request_code: { type: 'string', description: 'Appears in the webhook.' },
+          identity_session_code: { type: 'string', description: 'Needed to retrieve results.' },
+          redirect_url: { type: 'string', description: 'Where to send the person.' },
+        },
+      },
+      IdentityRequestDetails: {
+        type: 'object',
+        description: 'All fields are optional.',
+        properties: {
+          first_name: { type: 'string' },
+          last_name: { type: 'string' },
+          email: { type: 'string' },
+          phone: { type: 'string' },
+          phone_country_code: { type: 'integer' },
+          purpose: { type: 'string' },
+          time_expires: { type: 'integer' },
+          opened_at: { type: 'integer' },
+          completed_at: { type: 'integer' },
+          request_code: { type: 'string' },
+          redirect_url: { type: 'string' },
+          send_email: { type: 'boolean' },
+        },
+      },
+      Disclosure: {
+        type: 'object',
+        required: ['claim'],
+        properties: {
+          claim: { type: 'string' },
+          salt: { type: 'string' },
+          value: {
+            description: 'string, object or array; boolean claims such as acmeidentity.valid disclose a boolean.',
+            oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'array' }, { type: 'boolean' }],
+          },
+        },
+      },
+      IdentityResponseData: {
+        type: 'object',
+        description:
+          'Further `{credential}.credential_jwt` fields are returned the same way as acmeidentity.credential_jwt.',
+        additionalProperties: true,
+        properties: {
+          ref: { type: 'string' },
+          iss: { type: 'string' },
+          sub: { type: 'string' },
+          nbf: { type: 'integer' },
+          exp: { type: 'integer' },
+          iat: { type: 'integer' },
+          jti: { type: 'string' },
+          _sd: { type: 'array', items: { type: 'string' } },
+          _sd_alg: { type: 'string' },
+          disclosures: { type: 'array', items: ref('Disclosure') },
+          disclosures_missing: { type: 'array', items: { type: 'string' } },
+          'acmeidentity.credential_jwt': { type: 'string' },
+          request_code: { type: 'string' },
+          partially_complete: { type: 'boolean' },
+        },
+      },
+      CredentialInput: {
+        type: 'object',
+        required: ['type', 'person_ref', 'file_data', 'file_name', 'issuer_name', 'issuer_url', 'issuer_ref'],
+        description: 'name, description and time_expires are required except for type acicncchc.',
+        properties: {
+          type: { type: 'string', description: 'Credential type; only acicncchc is named, more will be added.' },
+          person_ref: { type: 'string', pattern: '^[^/]+/[^/]+$', description: 'Shape <uid>/<uid>.' },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          metadata: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'Raw credential data specific to the type; its structure for acicncchc follows an external result specification.',
+          },
+          file_data: {
+            type: 'string',
+            contentEncoding: 'base64',
+            maxLength: MAX_FILE_DATA_LENGTH,
+            description: 'Base64 of a PNG, JPG or PDF of at most 5 MB.',
+          },
+          file_name: { type: 'string' },
+          issuer_name: { type: 'string' },
+          issuer_url: { type: 'string' },
+          issuer_ref: { type: 'string' },
+          time_expires: { type: 'integer' },
+        },
+        if: { properties: { type: { not: { const: 'acicncchc' } } } },
+        then: { required: ['name', 'description', 'time_expires'] },
+      },
+      CredentialSubmitted: {
+        type: 'object',
+        required: ['credential_ref'],
+        properties: { credential_ref: { type: 'string', description: 'Opaque; never parsed or built.' } },
+      },
+      VerifiableCredential: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The decoded raw verifiable credential JSON.',
+      },
+      CredentialFileData: {
+        type: 'object',
+        required: ['file_data'],
+        properties: { file_data: { type: 'string', contentEncoding: 'base64' } },
+      },
+      CredentialRevoked: {
+        type: 'object',
+        required: ['revoked'],
+        properties: { revoked: { type: 'boolean' } },
+      },
+      MessageData: {
+        type: 'object',
+        properties: { message: { type: 'string' } },
+      },
+      StatusCurrent: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['operational', 'degraded'] },
+          timestamp: { type: 'integer' },
+          environment: { type: 'string' },
+          components: {
+            type: 'object',
+            properties: {
+              api: {
+                type: 'object',
+                properties: { status: { type: 'string' }, version: { type: 'string' } },
+              },
+              database: {
+                type: 'object',
+                properties: { status: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+          },
+          maintenance_mode: { type: 'boolean' },
+        },
+      },
+      StatusHealth: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['healthy', 'degraded'] },
+          timestamp: { type: 'integer' },
+          database: { type: 'string', enum: ['connected', 'error'] },
+        },
+      },
+      IdentityActionsEvent: {
+        type: 'object',
+        additionalProperties: true,
+        required: ['access_request_code', 'access_token'],
+        properties: {
+          access_request_code: { type: 'string', description: 'Equals the code returned at creation.' },
+          access_token: {
+            type: 'string',
+            description: 'JWT with the claims access_token and access_request_code; sent as X-Access-Token.',
+          },
+        },
+      },
+    },
+  },
+} as const;

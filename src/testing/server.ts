@@ -1,0 +1,99 @@
+/** Serves the fake service's app on localhost with node:http (loaded only when called). */
+import type { FakeService } from './service.js';
+
+export interface ServeOptions {
+  /** @default 0 (a free port) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  hostname?: string;
+}
+
+export interface RunningFakeService {
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP server whose every request is answered by `handler`, typically a fake service's
+ * `fetch`. The service must have been created with `baseUrl`/`authUrl` on the origin it is served
+ * at; {@link freePort} finds a free port first.
+ */
+export async function serveFetch(
+  handler: (request: Request) => Promise<Response>,
+  options: ServeOptions = {},
+): Promise<RunningFakeService> {
+  const { createServer } = await import('node:http');
+  const hostname = options.hostname ?? '127.0.0.1';
+  const server = createServer(async (req, res) => {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers.set(name, value);
+        else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      }
+      const request = new Request(`http://${req.headers.host ?? hostname}${req.url ?? '/'}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(body && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
+      });
+      const response = await handler(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(Buffer.from(await response.arrayBuffer()));
+    } catch {
+      // An injected network fault: drop the connection, as a dead server would.
+      res.destroy();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, hostname, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    origin: `http://${hostname}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** A free TCP port on the loopback interface. */
+export async function freePort(hostname = '127.0.0.1'): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, hostname, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Creates nothing: serves an existing fake on the port its `baseUrl` names.
+ *
+ * @example
+ * ```ts
+ * const port = await freePort();
+ * const service = await createFakeService({ baseUrl: `http://127.0.0.1:${port}/api/v1`, authUrl: `http://127.0.0.1:${port}` });
+ * const running = await serveFakeService(service);
+ * ```
+ */
+export async function serveFakeService(service: FakeService): Promise<RunningFakeService> {
+  const url = new URL(service.baseUrl);
+  return serveFetch((request) => service.fetch(request), {
+    hostname: url.hostname,
+    port: Number(url.port),
+  });
+}

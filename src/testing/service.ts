@@ -1,0 +1,541 @@
+/**
+ * The fake acme identity service: one Web-standard `(Request) => Promise<Response>` app with
+ * in-memory state. The same app backs the msw handlers (`@acme/identity/testing/msw`) and the
+ * localhost server ({@link serveFakeService}).
+ */
+import { SUPPORTED_CLAIMS } from './claims.js';
+import {
+  MAX_FILE_BYTES,
+  decryptFile,
+  isDuplicate,
+  issueCredential,
+  usableCredential,
+  validateCredentialInput,
+  verifiedCredential,
+  type CredentialCondition,
+  type CredentialRecord,
+} from './credentials.js';
+import { HttpError, errorResponse, json, ok, serviceError, validationError, type ResponseContext } from './http.js';
+import {
+  buildIdentityResponse,
+  findRecord,
+  isExpired,
+  isOpen,
+  newIdentityRecord,
+  requestDetails,
+  samePerson,
+  validateIdentityInput,
+  type ApprovalOptions,
+  type IdentityRecord,
+} from './identity.js';
+import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
+import { openApiDocument } from './openapi.js';
+import { randomId } from '../internal/encoding.js';
+
+/** A client registration: an API key pair and the tenant it belongs to. */
+export interface FakeClientRegistration {
+  clientId: string;
+  clientSecret: string;
+  tenantId: string;
+}
+
+/** The registration every fake service has unless told otherwise. Test-only values, not secrets. */
+export const DEFAULT_CLIENT: Readonly<FakeClientRegistration> = Object.freeze({
+  clientId: 'sandbox-client',
+  clientSecret: 'sandbox-secret-0123456789abcdef',
+  tenantId: 'tenant-sandbox',
+});
+
+/** Formats the fake accepts for `X-Request-Timestamp`; the spec does not show one. */
+export type TimestampFormat = 'unix-seconds' | 'unix-ms' | 'iso8601';
+
+export interface FakeServiceOptions {
+  /** @default 'https://api.acme.test/api/v1' */
+  baseUrl?: string;
+  /** @default 'https://auth.acme.test' */
+  authUrl?: string;
+  /** @default [DEFAULT_CLIENT] */
+  clients?: FakeClientRegistration[];
+  /** The service clock in milliseconds. @default Date.now */
+  now?: () => number;
+  /** @default 900 */
+  accessTokenTtlSeconds?: number;
+  /** @default 86400 */
+  refreshTokenTtlSeconds?: number;
+  /** Validity of the X-Access-Token JWT sent by the approval webhook. @default 3600 */
+  webhookTokenTtlSeconds?: number;
+  /** Seconds between an identity response's `iat` and its `exp`. @default 3600 */
+  identityResponseTtlSeconds?: number;
+  /** The `X-Request-Timestamp` format accepted. @default 'unix-seconds' */
+  timestampFormat?: TimestampFormat;
+  /** How far `X-Request-Timestamp` may be from the service clock, either way. @default 300 */
+  timestampToleranceSeconds?: number;
+  /** Allowed `purpose` values; any non-empty string when unset (the spec does not list them). */
+  purposes?: readonly string[];
+  /** Credential types the service issues. @default ['acicncchc'] */
+  credentialTypes?: readonly string[];
+}
+
+/** A fault the next matching requests meet, before the service handles them. */
+export type Fault = (
+  | { kind: 'network' }
+  | { kind: 'status'; status: number; retryAfter?: string }
+  | { kind: 'malformed' }
+  | { kind: 'delay'; ms: number }
+) & {
+  /** How many requests it applies to. @default 1 */
+  times?: number;
+  method?: string;
+  /** Matched against the path below the base URL (for example `/identity/request`). */
+  path?: string | RegExp;
+};
+
+/** A request as it arrived, for tests that check what went over the wire. */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  /** The path below the base URL, exactly as sent (not decoded). */
+  path: string;
+  headers: Record<string, string>;
+}
+
+/** Switches tests flip on the running service. */
+export interface FakeServiceSettings {
+  /** `fail` makes identity requests with send_email answer E2002 (the request is still created). */
+  emailDelivery: 'ok' | 'fail';
+  /** Fixed-window rate limit over the REST API; none when undefined. */
+  rateLimit: { limit: number; windowSeconds: number } | undefined;
+  status: 'operational' | 'degraded';
+  database: 'connected' | 'error';
+  maintenanceMode: boolean;
+}
+
+/** The payload of an 'Identity Actions' webhook. */
+export interface IdentityActionsEvent {
+  event: 'approved' | 'cancelled';
+  access_request_code: string;
+  access_token: string;
+}
+
+export interface FakeService {
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly clients: readonly FakeClientRegistration[];
+  readonly keys: SigningKeys;
+  readonly settings: FakeServiceSettings;
+  /** Requests received, oldest first (the last 1,000). */
+  readonly requests: RecordedRequest[];
+  /** Webhook payloads produced by approvals and cancellations, oldest first. */
+  readonly events: IdentityActionsEvent[];
+  /** Handles one request: the whole service as a Web `fetch`. May reject with a `TypeError` for an injected network fault. */
+  fetch(request: Request): Promise<Response>;
+  /** Queues a fault for the next matching requests. */
+  injectFault(fault: Fault): void;
+  clearFaults(): void;
+  /** The person opened the request (sets `opened_at`). */
+  open(accessRequestCode: string): void;
+  /** The person completed the journey: the identity response becomes available. */
+  approve(accessRequestCode: string, options?: ApprovalOptions): Promise<IdentityActionsEvent>;
+  cancel(accessRequestCode: string): Promise<IdentityActionsEvent>;
+  setCredentialCondition(credentialRef: string, condition: CredentialCondition): void;
+  identityRequest(accessRequestCode: string): Readonly<IdentityRecord> | undefined;
+}
+
+function clientFor(clients: readonly FakeClientRegistration[], clientId: unknown) {
+  return clients.find((c) => c.clientId === clientId);
+}
+
+const TIMESTAMP_PATTERN: Record<TimestampFormat, RegExp> = {
+  'unix-seconds': /^[0-9]{1,12}$/,
+  'unix-ms': /^[0-9]{1,15}$/,
+  iso8601: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/,
+};
+
+function parseTimestamp(value: string, format: TimestampFormat): number | undefined {
+  if (!TIMESTAMP_PATTERN[format].test(value)) return undefined;
+  if (format === 'iso8601') return Date.parse(value);
+  return format === 'unix-seconds' ? Number(value) * 1000 : Number(value);
+}
+
+/** Creates a fake service with fresh keys and empty state. */
+export async function createFakeService(options: FakeServiceOptions = {}): Promise<FakeService> {
+  const baseUrl = (options.baseUrl ?? 'https://api.acme.test/api/v1').replace(/\/+$/, '');
+  const authUrl = (options.authUrl ?? 'https://auth.acme.test').replace(/\/+$/, '');
+  const basePath = new URL(baseUrl).pathname;
+  const clients = options.clients ?? [{ ...DEFAULT_CLIENT }];
+  const now = options.now ?? Date.now;
+  const accessTtl = options.accessTokenTtlSeconds ?? 900;
+  const refreshTtl = options.refreshTokenTtlSeconds ?? 86_400;
+  const timestampFormat = options.timestampFormat ?? 'unix-seconds';
+  const tolerance = options.timestampToleranceSeconds ?? 300;
+  const credentialTypes = options.credentialTypes ?? ['acicncchc'];
+  const supportedClaims = new Set(SUPPORTED_CLAIMS);
+  const keys = await createSigningKeys();
+  const fileKey = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+
+  const refreshTokens = new Map<string, { clientId: string; expiresAt: number }>();
+  const identity = new Map<string, IdentityRecord>();
+  const credentials = new Map<string, CredentialRecord>();
+  const faults: (Fault & { remaining: number })[] = [];
+  const requests: RecordedRequest[] = [];
+  const events: IdentityActionsEvent[] = [];
+  const settings: FakeServiceSettings = {
+    emailDelivery: 'ok',
+    rateLimit: undefined,
+    status: 'operational',
+    database: 'connected',
+    maintenanceMode: false,
+  };
+  let window = { start: 0, count: 0 };
+
+  async function issueTokens(clientId: string, ctx: ResponseContext): Promise<Response> {
+    const client = clientFor(clients, clientId);
+    const accessToken = await signJwt(
+      keys,
+      { sub: clientId, tenant: client?.tenantId, jti: randomId(12), token_use: 'api' },
+      { nowMs: ctx.now, ttlSeconds: accessTtl },
+    );
+    const refreshToken = `rt_${randomId(24)}`;
+    refreshTokens.set(refreshToken, { clientId, expiresAt: ctx.now + refreshTtl * 1000 });
+    return ok(ctx, {
+      access_token: accessToken,
+      refresh_token: refreshToken,
+      expires_in: accessTtl,
+      expires: new Date(ctx.now + accessTtl * 1000).toUTCString(),
+    });
+  }
+
+  async function readJson(request: Request): Promise<unknown> {
+    const text = await request.text();
+    if (text.length > MAX_FILE_BYTES * 2) throw new HttpError(413, { message: 'Request body too large' });
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw serviceError('E1002', 'The body must be valid JSON');
+    }
+  }
+
+  /** The client behind a valid, unexpired access token; 401 (type and code only) otherwise. */
+  async function authenticate(request: Request, nowMs: number): Promise<FakeClientRegistration> {
+    const match = /^Bearer ([^\s]+)$/.exec(request.headers.get('authorization') ?? '');
+    const payload = match?.[1] ? await verifyJwt(keys, match[1], nowMs) : undefined;
+    const client = payload?.['token_use'] === 'api' ? clientFor(clients, payload.sub) : undefined;
+    if (!client) throw serviceError('E1003', 'Missing or invalid authentication', { minimal: true });
+    return client;
+  }
+
+  /** Identity endpoints also need the tenant and a fresh request timestamp. */
+  async function authenticateIdentity(request: Request, nowMs: number): Promise<FakeClientRegistration> {
+    const client = await authenticate(request, nowMs);
+    const tenant = request.headers.get('x-tenant-id');
+    const stamp = request.headers.get('x-request-timestamp');
+    if (!tenant || !stamp) throw serviceError('E1003', 'X-Tenant-Id and X-Request-Timestamp are required', { minimal: true });
+    const at = parseTimestamp(stamp, timestampFormat);
+    if (at === undefined || Math.abs(at - nowMs) > tolerance * 1000) {
+      throw serviceError('E1003', 'X-Request-Timestamp is malformed or outside the allowed window', { minimal: true });
+    }
+    if (tenant !== client.tenantId) throw serviceError('E1004', 'Not allowed for this tenant', { minimal: true });
+    return client;
+  }
+
+  function rateLimit(ctx: ResponseContext): void {
+    const limit = settings.rateLimit;
+    if (!limit) return;
+    const windowMs = limit.windowSeconds * 1000;
+    if (ctx.now - window.start >= windowMs) window = { start: ctx.now, count: 0 };
+    window.count += 1;
+    if (window.count > limit.limit) {
+      const retryAfter = Math.max(1, Math.ceil((window.start + windowMs - ctx.now) / 1000));
+      throw serviceError('E1007', 'Too many requests', { minimal: true, headers: { 'retry-after': String(retryAfter) } });
+    }
+  }
+
+  type Route = (request: Request, ctx: ResponseContext, params: string[]) => Promise<Response>;
+
+  const createRequest: Route = async (request, ctx) => {
+    const client = await authenticateIdentity(request, ctx.now);
+    const input = validateIdentityInput(await readJson(request), { supportedClaims, purposes: options.purposes });
+    for (const existing of identity.values()) {
+      if (existing.clientId === client.clientId && isOpen(existing, ctx.now) && samePerson(existing.input, input)) {
+        throw serviceError('E1006', 'An open identity request to this person exists', {
+          details: { existing_code: existing.accessRequestCode },
+        });
+      }
+    }
+    const record = newIdentityRecord(client.clientId, input, new URL(authUrl).origin, ctx.now);
+    identity.set(record.accessRequestCode, record);
+    if (input.send_email && settings.emailDelivery === 'fail') {
+      throw serviceError('E2002', 'The request was created but the email could not be sent', {
+        details: { code: record.accessRequestCode, redirect_url: record.redirectUrl },
+      });
+    }
+    return ok(ctx, {
+      access_request_code: record.accessRequestCode,
+      identity_session_code: record.identitySessionCode,
+      redirect_url: record.redirectUrl,
+    });
+  };
+
+  const getRequest: Route = async (request, ctx, [arc, isc]) => {
+    const client = await authenticateIdentity(request, ctx.now);
+    return ok(ctx, requestDetails(findRecord(identity, client.clientId, arc!, isc!)));
+  };
+
+  const deleteRequest: Route = async (request, ctx, [arc, isc]) => {
+    const client = await authenticateIdentity(request, ctx.now);
+    const record = findRecord(identity, client.clientId, arc!, isc!);
+    record.status = 'deleted';
+    return ok(ctx, { message: 'Identity request cancelled and deleted' });
+  };
+
+  const getResponse: Route = async (request, ctx, [arc, isc]) => {
+    const client = await authenticateIdentity(request, ctx.now);
+    const header = request.headers.get('x-access-token');
+    if (!header) throw serviceError('E1003', 'X-Access-Token is required', { minimal: true });
+    const token = await verifyJwt(keys, header, ctx.now);
+    if (!token) throw serviceError('E1003', 'X-Access-Token is invalid or expired', { minimal: true });
+    const record = findRecord(identity, client.clientId, arc!, isc!);
+    if (token['access_request_code'] !== arc || token['access_token'] !== record.accessToken) {
+      throw serviceError('E1004', 'X-Access-Token was not issued for this request', { minimal: true });
+    }
+    if (record.status !== 'approved' || !record.response) throw serviceError('E1005', 'No identity response for this request');
+    return ok(ctx, record.response);
+  };
+
+  const submitCredential: Route = async (request, ctx) => {
+    const client = await authenticate(request, ctx.now);
+    const input = validateCredentialInput(await readJson(request), credentialTypes);
+    if (isDuplicate(credentials.values(), client.clientId, input)) {
+      throw serviceError('E1006', 'Duplicate credential');
+    }
+    const record = await issueCredential(client.clientId, input, { keys, fileKey, issuer: authUrl, nowMs: ctx.now });
+    credentials.set(record.ref, record);
+    return ok(ctx, { credential_ref: record.ref });
+  };
+
+  const verifyCredentialRoute: Route = async (request, ctx, [ref]) => {
+    const client = await authenticate(request, ctx.now);
+    const record = usableCredential(credentials.get(ref!), client.clientId, ctx.now);
+    return ok(ctx, await verifiedCredential(record, keys, ctx.now));
+  };
+
+  const fileData: Route = async (request, ctx, [ref]) => {
+    const client = await authenticate(request, ctx.now);
+    const record = usableCredential(credentials.get(ref!), client.clientId, ctx.now);
+    return ok(ctx, { file_data: await decryptFile(record, fileKey) });
+  };
+
+  const revoke: Route = async (request, ctx, [ref]) => {
+    const client = await authenticate(request, ctx.now);
+    const record = usableCredential(credentials.get(ref!), client.clientId, ctx.now);
+    record.revoked = true;
+    return ok(ctx, { revoked: true });
+  };
+
+  const apiToken: Route = async (request, ctx) => {
+    const body = (await readJson(request)) as Record<string, unknown> | null;
+    const errors: Record<string, string> = {};
+    for (const field of ['client_id', 'client_secret']) {
+      if (typeof body?.[field] !== 'string' || body[field] === '') errors[field] = 'is required';
+    }
+    if (Object.keys(errors).length > 0) throw validationError(errors);
+    const client = clientFor(clients, body!['client_id']);
+    if (!client || client.clientSecret !== body!['client_secret']) {
+      throw serviceError('E1003', 'Invalid client credentials', { minimal: true });
+    }
+    return issueTokens(client.clientId, ctx);
+  };
+
+  const refresh: Route = async (request, ctx) => {
+    const body = (await readJson(request)) as Record<string, unknown> | null;
+    const token = body?.['refresh_token'];
+    if (typeof token !== 'string' || token === '') throw validationError({ refresh_token: 'is required' });
+    const stored = refreshTokens.get(token);
+    // Refresh tokens rotate: each is good for one use.
+    refreshTokens.delete(token);
+    if (!stored || stored.expiresAt <= ctx.now) {
+      throw serviceError('E1003', 'Invalid or expired refresh token', { minimal: true });
+    }
+    return issueTokens(stored.clientId, ctx);
+  };
+
+  const statusCurrent: Route = async (_request, ctx) =>
+    json(ctx, {
+      status: settings.status,
+      timestamp: Math.floor(ctx.now / 1000),
+      environment: 'sandbox',
+      components: {
+        api: { status: settings.status, version: openApiDocument.info.version },
+        database: { status: settings.database, message: settings.database === 'connected' ? 'ok' : 'unreachable' },
+      },
+      maintenance_mode: settings.maintenanceMode,
+    });
+
+  const statusHealth: Route = async (_request, ctx) =>
+    json(ctx, {
+      status: settings.status === 'operational' && settings.database === 'connected' ? 'healthy' : 'degraded',
+      timestamp: Math.floor(ctx.now / 1000),
+      database: settings.database,
+    });
+
+  const docs: Route = async (_request, ctx) => json(ctx, openApiDocument);
+
+  const CODE = '([^/]+)';
+  const REST = '(.+)';
+  const routes: [method: string, pattern: RegExp, route: Route, limited: boolean][] = [
+    ['POST', /^\/auth\/api-token$/, apiToken, true],
+    ['POST', /^\/auth\/api-token\/refresh$/, refresh, true],
+    ['POST', /^\/identity\/request$/, createRequest, true],
+    ['GET', new RegExp(`^/identity/request/${CODE}/${CODE}$`), getRequest, true],
+    ['DELETE', new RegExp(`^/identity/request/${CODE}/${CODE}$`), deleteRequest, true],
+    ['GET', new RegExp(`^/identity/response/${CODE}/${CODE}$`), getResponse, true],
+    ['POST', /^\/credentials\/submit$/, submitCredential, true],
+    // credential_ref is opaque and arrives verbatim: it may itself contain slashes.
+    ['GET', new RegExp(`^/credentials/verify/${REST}$`), verifyCredentialRoute, true],
+    ['GET', new RegExp(`^/credentials/file-data/${REST}$`), fileData, true],
+    ['POST', new RegExp(`^/credentials/revoke/${REST}$`), revoke, true],
+    ['GET', /^\/status\/current$/, statusCurrent, false],
+    ['GET', /^\/status\/health$/, statusHealth, false],
+    ['GET', /^\/docs\/spec$/, docs, false],
+  ];
+
+  function takeFault(method: string, path: string): Fault | undefined {
+    const index = faults.findIndex(
+      (f) =>
+        (!f.method || f.method.toUpperCase() === method) &&
+        (!f.path || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
+    );
+    if (index < 0) return undefined;
+    const fault = faults[index]!;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) faults.splice(index, 1);
+    return fault;
+  }
+
+  async function faultResponse(fault: Fault, ctx: ResponseContext): Promise<Response | undefined> {
+    switch (fault.kind) {
+      case 'network':
+        throw new TypeError('fetch failed (injected network fault)');
+      case 'delay':
+        await new Promise((resolve) => setTimeout(resolve, fault.ms));
+        return undefined;
+      case 'malformed':
+        return new Response('{"data": {"truncated', {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-correlation-id': ctx.correlationId },
+        });
+      case 'status': {
+        const byStatus: Record<number, Parameters<typeof serviceError>[0]> = {
+          429: 'E1007',
+          502: 'E2004',
+          503: 'E2005',
+        };
+        const code = byStatus[fault.status] ?? 'E2001';
+        const headers: Record<string, string> = fault.retryAfter ? { 'retry-after': fault.retryAfter } : {};
+        return errorResponse(ctx, serviceError(code, 'Injected fault', { minimal: fault.status !== 502 && fault.status !== 503, headers }));
+      }
+    }
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const method = request.method.toUpperCase();
+    const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
+    const ctx: ResponseContext = { correlationId: request.headers.get('x-correlation-id') ?? `cor_${randomId(12)}`, now: now() };
+    requests.push({ method, url: request.url, path, headers: Object.fromEntries(request.headers) });
+    if (requests.length > 1000) requests.shift();
+
+    const fault = takeFault(method, path);
+    if (fault) {
+      const response = await faultResponse(fault, ctx);
+      if (response) return response;
+      ctx.now = now();
+    }
+    try {
+      for (const [routeMethod, pattern, route, limited] of routes) {
+        const match = pattern.exec(path);
+        if (!match) continue;
+        if (routeMethod !== method) continue;
+        if (limited) rateLimit(ctx);
+        return await route(request, ctx, match.slice(1));
+      }
+      throw serviceError('E1005', 'No such endpoint');
+    } catch (error) {
+      if (error instanceof HttpError) return errorResponse(ctx, error);
+      return errorResponse(ctx, serviceError('E2001', 'Internal error'));
+    }
+  }
+
+  function record(accessRequestCode: string): IdentityRecord {
+    const found = identity.get(accessRequestCode);
+    if (!found) throw new Error(`fake service: no identity request ${accessRequestCode}`);
+    return found;
+  }
+
+  async function finish(found: IdentityRecord, event: IdentityActionsEvent['event']): Promise<IdentityActionsEvent> {
+    const nowMs = now();
+    found.accessToken = `at_${randomId(24)}`;
+    found.completedAt = Math.floor(nowMs / 1000);
+    const payload: IdentityActionsEvent = {
+      event,
+      access_request_code: found.accessRequestCode,
+      access_token: await signJwt(
+        keys,
+        { access_token: found.accessToken, access_request_code: found.accessRequestCode },
+        { nowMs, ttlSeconds: options.webhookTokenTtlSeconds ?? 3600 },
+      ),
+    };
+    events.push(payload);
+    return payload;
+  }
+
+  return {
+    baseUrl,
+    authUrl,
+    clients,
+    keys,
+    settings,
+    requests,
+    events,
+    fetch: handle,
+    injectFault(fault) {
+      faults.push({ ...fault, remaining: fault.times ?? 1 });
+    },
+    clearFaults() {
+      faults.length = 0;
+    },
+    open(accessRequestCode) {
+      const found = record(accessRequestCode);
+      found.openedAt ??= Math.floor(now() / 1000);
+      if (found.status === 'pending') found.status = 'opened';
+    },
+    async approve(accessRequestCode, approval = {}) {
+      const found = record(accessRequestCode);
+      if (!isOpen(found, now())) {
+        throw new Error(`fake service: request ${accessRequestCode} is ${isExpired(found, now()) ? 'expired' : found.status}`);
+      }
+      found.openedAt ??= Math.floor(now() / 1000);
+      found.response = await buildIdentityResponse(found, approval, {
+        keys,
+        issuer: authUrl,
+        nowMs: now(),
+        ttlSeconds: options.identityResponseTtlSeconds ?? 3600,
+      });
+      found.status = 'approved';
+      return finish(found, 'approved');
+    },
+    async cancel(accessRequestCode) {
+      const found = record(accessRequestCode);
+      found.status = 'cancelled';
+      return finish(found, 'cancelled');
+    },
+    setCredentialCondition(credentialRef, condition) {
+      const found = credentials.get(credentialRef);
+      if (!found) throw new Error('fake service: no such credential');
+      found.condition = condition;
+    },
+    identityRequest(accessRequestCode) {
+      return identity.get(accessRequestCode);
+    },
+  };
+}
