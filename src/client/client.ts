@@ -158,19 +158,19 @@ export class AcmeIdentityClient {
 
     this.auth = {
       createToken: (options) => this.#tokenCall(undefined, options),
-      refreshToken: (refreshToken, options) => this.#tokenCall(checkCode('refreshToken', refreshToken), options),
+      refreshToken: async (refreshToken, options) => this.#tokenCall(checkCode('refreshToken', refreshToken), options),
       accessToken: (options) => this.#transport.call(options, (ctx) => this.#tokens.accessToken(ctx.signal)),
     };
 
     this.identityRequests = {
-      create: (input, options) => {
+      create: async (input, options) => {
         const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
         const body = identityRequestBody(input, supported);
         return this.#call(options, CREATE, S.IdentityRequestCreated, (fetch, ctx) =>
           this.#api.POST('/identity/request', { body, params: { header: this.#identityHeaders(ctx) }, parseAs: 'text', fetch }),
         );
       },
-      get: (codes, options) => {
+      get: async (codes, options) => {
         const path = this.#codes(codes);
         return this.#call(options, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
           this.#api.GET('/identity/request/{access_request_code}/{identity_session_code}', {
@@ -180,7 +180,7 @@ export class AcmeIdentityClient {
           }),
         );
       },
-      delete: (codes, options) => {
+      delete: async (codes, options) => {
         const path = this.#codes(codes);
         return this.#call(options, AUTHED, S.MessageData, (fetch, ctx) =>
           this.#api.DELETE('/identity/request/{access_request_code}/{identity_session_code}', {
@@ -193,7 +193,7 @@ export class AcmeIdentityClient {
     };
 
     this.identityResponses = {
-      get: (request, options) => {
+      get: async (request, options) => {
         const path = this.#codes(request);
         const accessToken = checkCode('accessToken', request.accessToken);
         return this.#call(options, AUTHED, S.IdentityResponseData, (fetch, ctx) =>
@@ -212,7 +212,7 @@ export class AcmeIdentityClient {
         schema: S.ShapeOf<T>,
         send: (init: { params: { path: { credential_ref: string } }; pathSerializer: (url: string) => string; parseAs: 'text'; fetch: Fetch }) => Promise<Sent>,
       ) =>
-      (credentialRef: string, options?: RequestOptions) => {
+      async (credentialRef: string, options?: RequestOptions) => {
         const ref = checkCredentialRef(credentialRef);
         return this.#call(options, AUTHED, schema, (fetch) =>
           send({ params: { path: { credential_ref: ref } }, pathSerializer: (url) => url.replace('{credential_ref}', ref), parseAs: 'text', fetch }),

@@ -53,6 +53,14 @@ function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);
 }
 
+/**
+ * Lets go of a body the client will not read. Not awaited: with some fetch implementations (msw's
+ * interceptor among them) the cancel never settles, and a retry must not wait on it.
+ */
+function discard(response: Response): void {
+  response.body?.cancel().catch(() => undefined);
+}
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -162,7 +170,7 @@ export class Transport {
         this.#learnClock(response);
         if (response.status === 401 && token !== undefined && !replayed) {
           replayed = true;
-          await response.body?.cancel();
+          discard(response);
           await this.#tokens?.invalidate(token);
           continue;
         }
@@ -174,7 +182,7 @@ export class Transport {
           // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
           const allowed = wait <= this.#options.maxRetryAfterMs && this.#options.now() + wait < ctx.deadline;
           if (allowed) {
-            await response.body?.cancel();
+            discard(response);
             await sleep(wait, ctx.signal);
             attempt += 1;
             continue;

@@ -15,7 +15,17 @@ import {
   type CredentialCondition,
   type CredentialRecord,
 } from './credentials.js';
-import { HttpError, errorResponse, json, ok, serviceError, validationError, type ResponseContext } from './http.js';
+import {
+  ERROR_TABLE,
+  HttpError,
+  errorResponse,
+  json,
+  ok,
+  serviceError,
+  validationError,
+  type ResponseContext,
+  type ServiceErrorCode,
+} from './http.js';
 import {
   buildIdentityResponse,
   findRecord,
@@ -123,7 +133,7 @@ export interface FakeService {
   readonly clients: readonly FakeClientRegistration[];
   readonly keys: SigningKeys;
   readonly settings: FakeServiceSettings;
-  /** Requests received, oldest first (the last 1,000). */
+  /** Requests received, oldest first (the last 10,000). */
   readonly requests: RecordedRequest[];
   /** Webhook payloads produced by approvals and cancellations, oldest first. */
   readonly events: IdentityActionsEvent[];
@@ -138,6 +148,8 @@ export interface FakeService {
   approve(accessRequestCode: string, options?: ApprovalOptions): Promise<IdentityActionsEvent>;
   cancel(accessRequestCode: string): Promise<IdentityActionsEvent>;
   setCredentialCondition(credentialRef: string, condition: CredentialCondition): void;
+  /** Makes every access token issued so far invalid (as a key rotation or a server-side revocation would). */
+  revokeAccessTokens(): void;
   identityRequest(accessRequestCode: string): Readonly<IdentityRecord> | undefined;
 }
 
@@ -187,12 +199,14 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     maintenanceMode: false,
   };
   let window = { start: 0, count: 0 };
+  /** Access tokens carry the generation they were issued in; older generations are refused. */
+  let tokenGeneration = 0;
 
   async function issueTokens(clientId: string, ctx: ResponseContext): Promise<Response> {
     const client = clientFor(clients, clientId);
     const accessToken = await signJwt(
       keys,
-      { sub: clientId, tenant: client?.tenantId, jti: randomId(12), token_use: 'api' },
+      { sub: clientId, tenant: client?.tenantId, jti: randomId(12), token_use: 'api', gen: tokenGeneration },
       { nowMs: ctx.now, ttlSeconds: accessTtl },
     );
     const refreshToken = `rt_${randomId(24)}`;
@@ -219,7 +233,8 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   async function authenticate(request: Request, nowMs: number): Promise<FakeClientRegistration> {
     const match = /^Bearer ([^\s]+)$/.exec(request.headers.get('authorization') ?? '');
     const payload = match?.[1] ? await verifyJwt(keys, match[1], nowMs) : undefined;
-    const client = payload?.['token_use'] === 'api' ? clientFor(clients, payload.sub) : undefined;
+    const current = payload?.['token_use'] === 'api' && payload['gen'] === tokenGeneration;
+    const client = current ? clientFor(clients, payload?.sub) : undefined;
     if (!client) throw serviceError('E1003', 'Missing or invalid authentication', { minimal: true });
     return client;
   }
@@ -425,14 +440,12 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
           headers: { 'content-type': 'application/json', 'x-correlation-id': ctx.correlationId },
         });
       case 'status': {
-        const byStatus: Record<number, Parameters<typeof serviceError>[0]> = {
-          429: 'E1007',
-          502: 'E2004',
-          503: 'E2005',
-        };
-        const code = byStatus[fault.status] ?? 'E2001';
+        // The first code the spec's table pairs with this status; E2001 for any other.
+        const code = (Object.keys(ERROR_TABLE) as ServiceErrorCode[]).find((c) => ERROR_TABLE[c].status === fault.status) ?? 'E2001';
         const headers: Record<string, string> = fault.retryAfter ? { 'retry-after': fault.retryAfter } : {};
-        return errorResponse(ctx, serviceError(code, 'Injected fault', { minimal: fault.status !== 502 && fault.status !== 503, headers }));
+        const minimal = [401, 403, 429, 500].includes(fault.status);
+        const error = serviceError(code, 'Injected fault', { minimal, headers });
+        return errorResponse(ctx, new HttpError(fault.status, error.body, error.headers));
       }
     }
   }
@@ -443,7 +456,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
     const ctx: ResponseContext = { correlationId: request.headers.get('x-correlation-id') ?? `cor_${randomId(12)}`, now: now() };
     requests.push({ method, url: request.url, path, headers: Object.fromEntries(request.headers) });
-    if (requests.length > 1000) requests.shift();
+    if (requests.length > 10_000) requests.shift();
 
     const fault = takeFault(method, path);
     if (fault) {
@@ -533,6 +546,9 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
       const found = credentials.get(credentialRef);
       if (!found) throw new Error('fake service: no such credential');
       found.condition = condition;
+    },
+    revokeAccessTokens() {
+      tokenGeneration += 1;
     },
     identityRequest(accessRequestCode) {
       return identity.get(accessRequestCode);

@@ -1,0 +1,171 @@
+import { describe, expect, test } from 'vitest';
+import {
+  ConflictError,
+  EmailDeliveryError,
+  InvalidInputError,
+  NotFoundError,
+  ValidationError,
+} from '../../src/index.js';
+import { harness, person, received, rejection } from '../helpers.js';
+
+const codesOf = (data: { access_request_code: string; identity_session_code: string }) => ({
+  accessRequestCode: data.access_request_code,
+  identitySessionCode: data.identity_session_code,
+});
+
+describe('identityRequests', () => {
+  test('create returns the two codes and the redirect URL', async () => {
+    const { client } = await harness();
+    const { data, correlationId } = await client.identityRequests.create(person());
+    expect(data.access_request_code).toMatch(/\S/);
+    expect(data.identity_session_code).toMatch(/\S/);
+    expect(new URL(data.redirect_url).protocol).toBe('https:');
+    expect(correlationId).toMatch(/\S/);
+  });
+
+  test('get returns the details of the request as submitted', async () => {
+    const { client } = await harness();
+    const created = await client.identityRequests.create(person({ send_email: true }));
+    const { data } = await client.identityRequests.get(codesOf(created.data));
+    expect(data).toMatchObject({
+      first_name: 'Jane',
+      last_name: 'Citizen',
+      phone: '412345678',
+      phone_country_code: 61,
+      request_code: created.data.identity_session_code,
+      redirect_url: created.data.redirect_url,
+      send_email: true,
+    });
+  });
+
+  test('delete cancels the request, which is then not found, and the person can be asked again', async () => {
+    const { client } = await harness();
+    const created = await client.identityRequests.create(person());
+    await client.identityRequests.delete(codesOf(created.data));
+    expect(await rejection(client.identityRequests.get(codesOf(created.data)))).toBeInstanceOf(NotFoundError);
+    await expect(client.identityRequests.create(person())).resolves.toBeDefined();
+  });
+
+  test('expiry_hours defaults to 24 hours and is sent explicitly', async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    const { client, service } = await harness({ fake: { now: () => now }, client: { now: () => now } });
+    const created = await client.identityRequests.create(person());
+    const { data } = await client.identityRequests.get(codesOf(created.data));
+    expect(data.time_expires).toBe(now / 1000 + 24 * 3600);
+    const sent = service.identityRequest(created.data.access_request_code)?.input;
+    expect(sent).toMatchObject({ expiry_hours: 24, results_emails: '', download_email: '' });
+  });
+
+  test('expiry_hours 0 disables expiry', async () => {
+    const { client } = await harness();
+    const created = await client.identityRequests.create(person({ expiry_hours: 0 }));
+    const { data } = await client.identityRequests.get(codesOf(created.data));
+    expect(data.time_expires).toBeUndefined();
+  });
+
+  test('results_emails may be given as a list and is sent comma-separated', async () => {
+    const { client, service } = await harness();
+    const created = await client.identityRequests.create(person({ results_emails: ['a@rp.example', 'b@rp.example'] }));
+    expect(service.identityRequest(created.data.access_request_code)?.input.results_emails).toBe('a@rp.example,b@rp.example');
+  });
+
+  test('both claims forms are accepted: array, and object of null or {essential: true}', async () => {
+    const { client } = await harness();
+    await client.identityRequests.create(person({ claims: ['acmeidentity.given_name'] }));
+    await client.identityRequests.create(
+      person({
+        email: 'other@example.com',
+        phone: '499999999',
+        claims: { 'acmeidentity.given_name': null, 'sanctionscheck.is_pep': { essential: true } },
+      }),
+    );
+  });
+
+  test('a second open request to the same person is a ConflictError carrying existing_code', async () => {
+    const { client } = await harness();
+    const first = await client.identityRequests.create(person());
+    const error = await rejection(client.identityRequests.create(person({ first_name: 'Janet' })));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: 'ERR_CONFLICT', status: 409, serviceCode: 'E1006', existingCode: first.data.access_request_code });
+  });
+
+  test('E2002 is an EmailDeliveryError carrying the code and redirect URL of the request that exists', async () => {
+    const { client, service } = await harness();
+    service.settings.emailDelivery = 'fail';
+    const error = await rejection(client.identityRequests.create(person({ send_email: true })));
+    expect(error).toBeInstanceOf(EmailDeliveryError);
+    const e = error as EmailDeliveryError;
+    expect(e.code).toBe('ERR_EMAIL_DELIVERY');
+    expect(service.identityRequest(e.requestCode!)).toBeDefined();
+    expect(e.redirectUrl).toBe(service.identityRequest(e.requestCode!)?.redirectUrl);
+  });
+
+  test('a value the service refuses is a ValidationError naming the field', async () => {
+    const { client } = await harness({ fake: { purposes: ['kyc'] } });
+    const error = await rejection(client.identityRequests.create(person({ purpose: 'marketing' })));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ code: 'ERR_VALIDATION', serviceCode: 'E1001', fields: ['purpose'] });
+    expect((error as ValidationError).validationErrors['purpose']).toMatch(/purpose/);
+  });
+
+  test('get with codes of another request is not found', async () => {
+    const { client } = await harness();
+    const a = await client.identityRequests.create(person());
+    const b = await client.identityRequests.create(person({ email: 'b@example.com', phone: '400000000' }));
+    const mixed = { accessRequestCode: a.data.access_request_code, identitySessionCode: b.data.identity_session_code };
+    expect(await rejection(client.identityRequests.get(mixed))).toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('identityRequests.create input checks (nothing is sent)', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['missing first_name', { first_name: undefined }, 'first_name'],
+    ['empty last_name', { last_name: '' }, 'last_name'],
+    ['email that is not one', { email: 'jane' }, 'email'],
+    ['phone with +country code', { phone: '+61412345678' }, 'phone'],
+    ['phone with 00 country code', { phone: '0061412345678' }, 'phone'],
+    ['phone with spaces', { phone: '412 345 678' }, 'phone'],
+    ['country code as a string', { phone_country_code: '61' }, 'phone_country_code'],
+    ['country code not an integer', { phone_country_code: 6.1 }, 'phone_country_code'],
+    ['relative return_url', { return_url: '/return' }, 'return_url'],
+    ['off_ramp_url of another scheme', { off_ramp_url: 'javascript:alert(1)' }, 'off_ramp_url'],
+    ['negative expiry_hours', { expiry_hours: -1 }, 'expiry_hours'],
+    ['fractional expiry_hours', { expiry_hours: 1.5 }, 'expiry_hours'],
+    ['results_emails with a non-email', { results_emails: 'a@rp.example,nope' }, 'results_emails'],
+    ['claims of neither form', { claims: 'acmeidentity.given_name' }, 'claims'],
+    ['empty claims', { claims: [] }, 'claims'],
+    ['a malformed claim key', { claims: ['given_name'] }, 'claims.given_name'],
+    ['essential on a document claim', { claims: { 'document.passport.travel_document_number': { essential: true } } }, 'claims.document.passport.travel_document_number'],
+    ['essential on a credential that cannot be obtained', { claims: { 'acmeidentity.given_name': { essential: true } } }, 'claims.acmeidentity.given_name'],
+    ['essential: false', { claims: { 'sanctionscheck.is_pep': { essential: false } } }, 'claims.sanctionscheck.is_pep'],
+  ];
+  test.each(cases)('refuses %s, naming %s', async (_name, change, field) => {
+    const { client, service } = await harness();
+    const error = await rejection(client.identityRequests.create({ ...person(), ...change } as never));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).issues.map((i) => i.field)).toContain(field);
+    expect(received(service, /^\/identity\/request$/)).toHaveLength(0);
+  });
+
+  test('refuses a claim key outside supportedClaims when that list is given', async () => {
+    const { client } = await harness();
+    const error = await rejection(
+      client.identityRequests.create(person({ claims: ['student.credential'] }), { supportedClaims: ['acmeidentity.given_name'] }),
+    );
+    expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'claims.student.credential' });
+  });
+
+  test('an unrecognised but well-formed claim key is refused by the service, never ignored', async () => {
+    const { client } = await harness();
+    const error = await rejection(client.identityRequests.create(person({ claims: ['acmeidentity.shoe_size'] })));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).fields).toEqual(['claims']);
+  });
+
+  test('the error message names the field but never quotes the value', async () => {
+    const { client } = await harness();
+    const error = (await rejection(client.identityRequests.create(person({ email: 'secret-person@@example' })))) as Error;
+    expect(error.message).toMatch(/^email:/);
+    expect(JSON.stringify(error)).not.toContain('secret-person');
+  });
+});

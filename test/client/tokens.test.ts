@@ -1,0 +1,137 @@
+import { describe, expect, test } from 'vitest';
+import { AuthenticationError, MemoryTokenStore } from '../../src/index.js';
+import { harness, person, received, rejection, type Harness } from '../helpers.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12);
+
+/** A fake and client sharing a clock the test moves by hand. */
+async function clocked(fake: Parameters<typeof harness>[0]['fake'] = {}) {
+  const clock = { now: T0 };
+  const now = () => clock.now;
+  const h = await harness({ fake: { now, accessTokenTtlSeconds: 900, ...fake }, client: { now, refreshMarginSeconds: 60 } });
+  return { ...h, clock };
+}
+
+async function openRequest(h: Harness) {
+  const { data } = await h.client.identityRequests.create(person());
+  return { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+}
+
+const tokenRequests = (h: Harness) => received(h.service, /^\/auth\/api-token$/);
+const refreshRequests = (h: Harness) => received(h.service, /^\/auth\/api-token\/refresh$/);
+
+describe('token lifecycle', () => {
+  test('gets a token on first need, not when the client is made', async () => {
+    const h = await clocked();
+    expect(tokenRequests(h)).toHaveLength(0);
+    await openRequest(h);
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('reuses the token while it is valid', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.clock.now += 800_000;
+    await h.client.identityRequests.get(codes);
+    expect(tokenRequests(h)).toHaveLength(1);
+    expect(refreshRequests(h)).toHaveLength(0);
+  });
+
+  test('refreshes early, within the margin before expiry', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.clock.now += (900 - 59) * 1000;
+    await h.client.identityRequests.get(codes);
+    expect(refreshRequests(h)).toHaveLength(1);
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('1,000 concurrent calls on an expired token make exactly one refresh', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.clock.now += 901_000;
+    const results = await Promise.all(Array.from({ length: 1000 }, () => h.client.identityRequests.get(codes)));
+    expect(results).toHaveLength(1000);
+    expect(refreshRequests(h)).toHaveLength(1);
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('a refused refresh re-authenticates with the key pair', async () => {
+    const h = await clocked({ refreshTokenTtlSeconds: 600 });
+    const codes = await openRequest(h);
+    h.clock.now += 901_000;
+    await h.client.identityRequests.get(codes);
+    expect(refreshRequests(h)).toHaveLength(1);
+    expect(tokenRequests(h)).toHaveLength(2);
+  });
+
+  test('a rotated refresh token is the one used next', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    for (let i = 0; i < 3; i++) {
+      h.clock.now += 901_000;
+      await h.client.identityRequests.get(codes);
+    }
+    // The fake accepts each refresh token once: reusing an old one would have forced a re-authentication.
+    expect(refreshRequests(h)).toHaveLength(3);
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('a 401 on a token believed valid invalidates it and replays the call once', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.service.revokeAccessTokens();
+    const { data } = await h.client.identityRequests.get(codes);
+    expect(data.first_name).toBe('Jane');
+    const gets = received(h.service, /^\/identity\/request\//, 'GET');
+    expect(gets).toHaveLength(2);
+    expect(gets[0]!.headers['authorization']).not.toBe(gets[1]!.headers['authorization']);
+  });
+
+  test('a second 401 is an AuthenticationError after exactly one replay', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.service.injectFault({ kind: 'status', status: 401, path: /^\/identity\/request\//, times: 5 });
+    const error = await rejection(h.client.identityRequests.get(codes));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ status: 401, type: 'AUTHENTICATION_FAILED', serviceCode: 'E1003' });
+    expect(received(h.service, /^\/identity\/request\//, 'GET')).toHaveLength(2);
+  });
+
+  test('wrong client credentials are an AuthenticationError, without a replay loop', async () => {
+    const h = await clocked();
+    const client = h.makeClient({ clientSecret: 'not-the-secret' });
+    expect(await rejection(client.status.current().then(() => client.identityRequests.create(person())))).toBeInstanceOf(
+      AuthenticationError,
+    );
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('when an early refresh fails for a passing reason, the still-valid token is used', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.clock.now += (900 - 30) * 1000;
+    h.service.injectFault({ kind: 'network', path: '/auth/api-token/refresh', times: 3 });
+    await expect(h.client.identityRequests.get(codes)).resolves.toBeDefined();
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('clients sharing a token store share one token', async () => {
+    const h = await clocked();
+    const tokenStore = new MemoryTokenStore();
+    const a = h.makeClient({ tokenStore });
+    const b = h.makeClient({ tokenStore });
+    await a.auth.accessToken();
+    await b.auth.accessToken();
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('token requests carry no bearer token and no identity headers', async () => {
+    const h = await clocked();
+    await h.client.auth.accessToken();
+    const [sent] = tokenRequests(h);
+    expect(sent!.headers['authorization']).toBeUndefined();
+    expect(sent!.headers['x-tenant-id']).toBeUndefined();
+    expect(sent!.headers['content-type']).toBe('application/json');
+  });
+});
