@@ -126,7 +126,8 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     tokenStore: options.tokenStore ?? new MemoryTokenStore(),
     // Looked up at each call, so a fetch patched after the client was made (msw, tests) is used.
     fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
-    now: options.now ?? Date.now,
+    // Looked up at each call, like fetch, so a clock installed later (fake timers) is the one used.
+    now: options.now ?? (() => Date.now()),
   };
 }
 

@@ -160,8 +160,9 @@ export class Transport {
           );
         } catch (error) {
           if (ctx.signal.aborted) throw error;
-          if (policy.retry === 'safe' && attempt < ctx.maxRetries) {
-            await sleep(this.#waitWithin(ctx, backoffMs(attempt)), ctx.signal);
+          const wait = backoffMs(attempt);
+          if (policy.retry === 'safe' && attempt < ctx.maxRetries && this.#fits(ctx, wait)) {
+            await sleep(wait, ctx.signal);
             attempt += 1;
             continue;
           }
@@ -180,8 +181,7 @@ export class Transport {
           const asked = retryAfterMs(response.headers, this.serviceNow());
           const wait = asked ?? backoffMs(attempt);
           // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
-          const allowed = wait <= this.#options.maxRetryAfterMs && this.#options.now() + wait < ctx.deadline;
-          if (allowed) {
+          if (wait <= this.#options.maxRetryAfterMs && this.#fits(ctx, wait)) {
             discard(response);
             await sleep(wait, ctx.signal);
             attempt += 1;
@@ -193,9 +193,9 @@ export class Transport {
     };
   }
 
-  /** Waits no longer than the deadline allows (the deadline timer then ends the call). */
-  #waitWithin(ctx: CallContext, ms: number): number {
-    return Math.max(0, Math.min(ms, ctx.deadline - this.#options.now()));
+  /** Whether waiting `ms` still leaves the deadline ahead; if not, the last error is more useful than a timeout. */
+  #fits(ctx: CallContext, ms: number): boolean {
+    return this.#options.now() + ms < ctx.deadline;
   }
 
   #learnClock(response: Response): void {

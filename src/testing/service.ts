@@ -175,7 +175,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const authUrl = (options.authUrl ?? 'https://auth.acme.test').replace(/\/+$/, '');
   const basePath = new URL(baseUrl).pathname;
   const clients = options.clients ?? [{ ...DEFAULT_CLIENT }];
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => Date.now());
   const accessTtl = options.accessTokenTtlSeconds ?? 900;
   const refreshTtl = options.refreshTokenTtlSeconds ?? 86_400;
   const timestampFormat = options.timestampFormat ?? 'unix-seconds';

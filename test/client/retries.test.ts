@@ -1,0 +1,201 @@
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import {
+  AbortError,
+  ConnectionError,
+  InternalServerError,
+  RateLimitError,
+  ServiceUnavailableError,
+  TimeoutError,
+} from '../../src/index.js';
+import { backoffMs, retryAfterMs } from '../../src/client/transport.js';
+import { PDF, harness, person, received, rejection, type Harness } from '../helpers.js';
+
+async function withRequest(): Promise<Harness & { codes: { accessRequestCode: string; identitySessionCode: string } }> {
+  const h = await harness();
+  const { data } = await h.client.identityRequests.create(person());
+  return { ...h, codes: { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code } };
+}
+
+const GET_REQUEST = /^\/identity\/request\/[^/]+\/[^/]+$/;
+
+const realSetTimeout = globalThis.setTimeout;
+/** A short real pause, so work that is not timer-driven (Web Crypto, msw) can progress. */
+const realPause = () => new Promise((resolve) => realSetTimeout(resolve, 10));
+
+/**
+ * Settles `promise` while the fake clock runs, one timer at a time, for at most `budgetMs` of fake
+ * time; returns its outcome without throwing.
+ */
+async function run<T>(promise: Promise<T>, budgetMs = 120_000): Promise<{ value?: T; error?: unknown }> {
+  let settled = false;
+  const outcome = promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  void outcome.then(() => (settled = true));
+  const start = Date.now();
+  for (let step = 0; step < 1_000 && !settled; step++) {
+    await realPause();
+    if (settled || Date.now() - start >= budgetMs) break;
+    await vi.advanceTimersToNextTimerAsync();
+  }
+  return outcome;
+}
+
+describe('retries', () => {
+  let h: Awaited<ReturnType<typeof withRequest>>;
+  beforeEach(async () => {
+    h = await withRequest();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test('a 503 on a read is retried, with the same correlation id and a fresh timestamp', async () => {
+    h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST });
+    const { value } = await run(h.client.identityRequests.get(h.codes));
+    expect(value?.data.first_name).toBe('Jane');
+    const [first, second] = received(h.service, GET_REQUEST);
+    expect(first!.headers['x-correlation-id']).toBe(second!.headers['x-correlation-id']);
+    expect(Number(second!.headers['x-request-timestamp'])).toBeGreaterThanOrEqual(Number(first!.headers['x-request-timestamp']));
+  });
+
+  test('a network error on a read is retried', async () => {
+    h.service.injectFault({ kind: 'network', path: GET_REQUEST });
+    const { value } = await run(h.client.identityRequests.get(h.codes));
+    expect(value?.data).toBeDefined();
+    expect(received(h.service, GET_REQUEST)).toHaveLength(2);
+  });
+
+  test('retries stop after maxRetries and the last error is thrown', async () => {
+    h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST, times: 10 });
+    const { error } = await run(h.client.identityRequests.get(h.codes, { maxRetries: 2 }));
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(received(h.service, GET_REQUEST)).toHaveLength(3);
+  });
+
+  test('Retry-After is waited out, not shortened', async () => {
+    h.service.injectFault({ kind: 'status', status: 429, retryAfter: '3', path: GET_REQUEST });
+    const pending = h.client.identityRequests.get(h.codes);
+    await vi.advanceTimersByTimeAsync(2_900);
+    expect(received(h.service, GET_REQUEST)).toHaveLength(1);
+    const { value } = await run(pending, 200);
+    expect(value?.data).toBeDefined();
+    expect(received(h.service, GET_REQUEST)).toHaveLength(2);
+  });
+
+  test('a Retry-After longer than allowed is surfaced on the RateLimitError at once', async () => {
+    h.service.injectFault({ kind: 'status', status: 429, retryAfter: '120', path: GET_REQUEST });
+    const { error } = await run(h.client.identityRequests.get(h.codes), 10);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', status: 429, retryAfterMs: 120_000, serviceCode: 'E1007' });
+    expect(received(h.service, GET_REQUEST)).toHaveLength(1);
+  });
+
+  test('create is not repeated after a 500: the outcome is unknown', async () => {
+    h.service.injectFault({ kind: 'status', status: 500, path: '/identity/request' });
+    const { error } = await run(h.client.identityRequests.create(person({ email: 'x@example.com', phone: '411111111' })));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(received(h.service, /^\/identity\/request$/)).toHaveLength(2); // the harness's create, and this one
+  });
+
+  test('create is not repeated after a network error', async () => {
+    h.service.injectFault({ kind: 'network', path: '/identity/request' });
+    const { error } = await run(h.client.identityRequests.create(person({ email: 'x@example.com', phone: '411111111' })));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ code: 'ERR_CONNECTION' });
+  });
+
+  test('create is repeated after a 429, which the service answers before doing anything', async () => {
+    h.service.injectFault({ kind: 'status', status: 429, retryAfter: '1', path: '/identity/request' });
+    const { value } = await run(h.client.identityRequests.create(person({ email: 'x@example.com', phone: '411111111' })));
+    expect(value?.data.access_request_code).toBeDefined();
+  });
+
+  test('credential submit is not repeated after a 503', async () => {
+    h.service.injectFault({ kind: 'status', status: 503, path: '/credentials/submit' });
+    const submit = h.client.credentials.submit({
+      type: 'acicncchc',
+      person_ref: 'u1/u2',
+      file: PDF,
+      file_name: 'check.pdf',
+      issuer_name: 'RP',
+      issuer_url: 'https://rp.example',
+      issuer_ref: 'rp-1',
+    });
+    const { error } = await run(submit);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(received(h.service, /^\/credentials\/submit$/)).toHaveLength(1);
+  });
+});
+
+describe('deadlines and abort', () => {
+  let h: Awaited<ReturnType<typeof withRequest>>;
+  beforeEach(async () => {
+    h = await withRequest();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test('a slow answer past the deadline is a TimeoutError carrying the correlation id', async () => {
+    h.service.injectFault({ kind: 'delay', ms: 10_000, path: GET_REQUEST });
+    const { error } = await run(h.client.identityRequests.get(h.codes, { timeoutMs: 1_000, correlationId: 'corr-42' }), 2_000);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'ERR_TIMEOUT', timeoutMs: 1_000, correlationId: 'corr-42' });
+  });
+
+  test('one deadline covers all attempts: a wait that would pass it ends the call with the last error', async () => {
+    h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST, times: 100 });
+    const started = Date.now();
+    const { error } = await run(h.client.identityRequests.get(h.codes, { timeoutMs: 2_000, maxRetries: 50 }));
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const attempts = received(h.service, GET_REQUEST).length;
+    expect(attempts).toBeGreaterThan(1);
+    expect(attempts).toBeLessThan(6);
+  });
+
+  test('aborting the signal ends the call with an AbortError', async () => {
+    h.service.injectFault({ kind: 'delay', ms: 10_000, path: GET_REQUEST });
+    const controller = new AbortController();
+    const pending = run(h.client.identityRequests.get(h.codes, { signal: controller.signal }), 100);
+    controller.abort();
+    const { error } = await pending;
+    expect(error).toBeInstanceOf(AbortError);
+  });
+
+  test('an already aborted signal sends nothing', async () => {
+    const error = await rejection(h.client.identityRequests.get(h.codes, { signal: AbortSignal.abort() }));
+    expect(error).toMatchObject({ code: 'ERR_ABORTED' });
+    expect(received(h.service, GET_REQUEST)).toHaveLength(0);
+  });
+
+  test('the caller correlation id is sent and carried on errors', async () => {
+    h.service.injectFault({ kind: 'status', status: 404, path: GET_REQUEST });
+    const { error } = await run(h.client.identityRequests.get(h.codes, { correlationId: 'trace-7' }));
+    expect(received(h.service, GET_REQUEST)[0]!.headers['x-correlation-id']).toBe('trace-7');
+    expect(error).toMatchObject({ correlationId: 'trace-7', code: 'ERR_NOT_FOUND' });
+  });
+});
+
+describe('backoff and Retry-After parsing', () => {
+  test('backoff grows exponentially, is capped at 8 s, and keeps jitter within its upper half', () => {
+    expect(backoffMs(0, () => 0)).toBe(250);
+    expect(backoffMs(0, () => 1)).toBe(500);
+    expect(backoffMs(3, () => 1)).toBe(4_000);
+    expect(backoffMs(30, () => 1)).toBe(8_000);
+    expect(backoffMs(30, () => 0)).toBe(4_000);
+  });
+
+  test('Retry-After is read as seconds, as an HTTP date, or from Retry-After-Ms', () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    expect(retryAfterMs(new Headers({ 'retry-after': '7' }), now)).toBe(7_000);
+    expect(retryAfterMs(new Headers({ 'retry-after': new Date(now + 5_000).toUTCString() }), now)).toBe(5_000);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '1500' }), now)).toBe(1_500);
+    expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined();
+    expect(retryAfterMs(new Headers(), now)).toBeUndefined();
+  });
+});
