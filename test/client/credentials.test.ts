@@ -1,0 +1,151 @@
+import { describe, expect, test } from 'vitest';
+import {
+  ConflictError,
+  CredentialExpiredError,
+  CredentialPendingAcceptanceError,
+  CredentialRevokedError,
+  CredentialVerificationFailedError,
+  InvalidInputError,
+  MAX_FILE_BYTES,
+  NotFoundError,
+  type CredentialSubmitInput,
+} from '../../src/index.js';
+import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { JPG, PDF, PNG, harness, received, rejection } from '../helpers.js';
+
+const check = (overrides: Partial<CredentialSubmitInput> = {}): CredentialSubmitInput => ({
+  type: 'acicncchc',
+  person_ref: 'user-1/person-1',
+  file: PDF,
+  file_name: 'certificate.pdf',
+  issuer_name: 'Relying Party Pty Ltd',
+  issuer_url: 'https://rp.example',
+  issuer_ref: `check-${Math.random().toString(36).slice(2)}`,
+  ...overrides,
+});
+
+describe('credentials', () => {
+  test('submit, verify, download and revoke; a revoked credential answers 410', async () => {
+    const { client } = await harness();
+    const { data } = await client.credentials.submit(check());
+    const ref = data.credential_ref;
+    const verified = await client.credentials.verify(ref);
+    expect(verified.data).toMatchObject({ sub: 'user-1/person-1' });
+    expect(await client.credentials.download(ref)).toEqual(PDF);
+    expect((await client.credentials.revoke(ref)).data.revoked).toBe(true);
+    for (const call of [client.credentials.verify, client.credentials.fileData, client.credentials.revoke]) {
+      const error = await rejection(call(ref));
+      expect(error).toBeInstanceOf(CredentialRevokedError);
+      expect(error).toMatchObject({ status: 410, code: 'ERR_CREDENTIAL_REVOKED' });
+    }
+  });
+
+  test('the file may be a Uint8Array, a Buffer, an ArrayBuffer or a Blob', async () => {
+    const { client } = await harness();
+    const files = [PNG, Buffer.from(PNG), PNG.slice().buffer, new Blob([PNG])];
+    for (const file of files) {
+      const { data } = await client.credentials.submit(check({ file, file_name: 'scan.png' }));
+      expect(await client.credentials.download(data.credential_ref)).toEqual(PNG);
+    }
+  });
+
+  test('the file goes as base64 in file_data, and a Date expiry as UNIX seconds', async () => {
+    const { client, service } = await harness();
+    const expires = new Date(Date.now() + 86_400_000);
+    const { data } = await client.credentials.submit(
+      check({ type: 'acicncchc', file: JPG, file_name: 'scan.jpeg', time_expires: expires }),
+    );
+    const verified = await client.credentials.verify(data.credential_ref);
+    expect(verified.data['exp']).toBe(Math.floor(expires.getTime() / 1000));
+    expect(received(service, /^\/credentials\/submit$/)).toHaveLength(1);
+  });
+
+  test('credential_ref goes into the path verbatim, never percent-encoded', async () => {
+    const { client, service } = await harness();
+    const { data } = await client.credentials.submit(check());
+    expect(data.credential_ref).toMatch(/[:/]/); // the fake's refs hold characters encodeURIComponent would change
+    await client.credentials.verify(data.credential_ref);
+    const [sent] = received(service, /^\/credentials\/verify\//);
+    expect(sent!.path).toBe(`/credentials/verify/${data.credential_ref}`);
+  });
+
+  test('a second submission of the same credential is a ConflictError', async () => {
+    const { client } = await harness();
+    const input = check();
+    await client.credentials.submit(input);
+    const error = await rejection(client.credentials.submit(input));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ status: 409, serviceCode: 'E1006' });
+  });
+
+  test('the 412 family is told apart: pending acceptance, verification failed, expired', async () => {
+    const now = { ms: Date.now() };
+    const { client, service } = await harness({ fake: { now: () => now.ms } });
+    const pending = (await client.credentials.submit(check())).data.credential_ref;
+    const failed = (await client.credentials.submit(check())).data.credential_ref;
+    const expiring = (await client.credentials.submit(check({ time_expires: Math.floor(now.ms / 1000) + 60 }))).data.credential_ref;
+    service.setCredentialCondition(pending, 'pending_acceptance');
+    service.setCredentialCondition(failed, 'verification_failed');
+    now.ms += 61_000;
+    expect(await rejection(client.credentials.verify(pending))).toBeInstanceOf(CredentialPendingAcceptanceError);
+    expect(await rejection(client.credentials.verify(failed))).toBeInstanceOf(CredentialVerificationFailedError);
+    const expired = await rejection(client.credentials.verify(expiring));
+    expect(expired).toBeInstanceOf(CredentialExpiredError);
+    expect(expired).toMatchObject({ status: 412, serviceCode: 'E1009', code: 'ERR_CREDENTIAL_EXPIRED' });
+  });
+
+  test("another client's credential is not found, without revealing that it exists", async () => {
+    const other = { clientId: 'other-client', clientSecret: 'other-secret-0123456789', tenantId: 'tenant-other' };
+    const { client, makeClient } = await harness({ fake: { clients: [{ ...DEFAULT_CLIENT }, other] } });
+    const { data } = await client.credentials.submit(check());
+    const stranger = makeClient(other);
+    expect(await rejection(stranger.credentials.verify(data.credential_ref))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(stranger.credentials.revoke(data.credential_ref))).toBeInstanceOf(NotFoundError);
+  });
+
+  test('the issued credential is an RSA-signed JWT naming the issuer', async () => {
+    const { client, service } = await harness();
+    const { data } = await client.credentials.submit(check({ metadata: { result: 'no disclosable outcomes' } }));
+    const vc = (await client.credentials.verify(data.credential_ref)).data as { vc?: { issuer?: unknown; credentialSubject?: unknown } };
+    expect(vc.vc?.issuer).toMatchObject({ name: 'Relying Party Pty Ltd', url: 'https://rp.example' });
+    expect(vc.vc?.credentialSubject).toMatchObject({ metadata: { result: 'no disclosable outcomes' } });
+    expect(vc).toMatchObject({ iss: service.authUrl, jti: expect.any(String) });
+  });
+});
+
+describe('credentials.submit input checks (nothing is uploaded)', () => {
+  const cases: [string, Partial<CredentialSubmitInput>, string][] = [
+    ['a file over 5 MB', { file: new Uint8Array(MAX_FILE_BYTES + 1).fill(0x25) }, 'file'],
+    ['a file that is not PNG, JPG or PDF', { file: new TextEncoder().encode('GIF89a....'), file_name: 'x.gif' }, 'file'],
+    ['a PDF named .png', { file: PDF, file_name: 'certificate.png' }, 'file_name'],
+    ['a file name without extension', { file: PDF, file_name: 'certificate' }, 'file_name'],
+    ['a file that is not bytes', { file: 'JVBERi0=' as never }, 'file'],
+    ['a person_ref of the wrong shape', { person_ref: 'person-1' }, 'person_ref'],
+    ['a relative issuer_url', { issuer_url: 'rp.example' }, 'issuer_url'],
+    ['a missing issuer_ref', { issuer_ref: undefined as never }, 'issuer_ref'],
+    ['another type without a name', { type: 'vevortw', description: 'd', time_expires: 2_000_000_000 }, 'name'],
+    ['another type without time_expires', { type: 'vevortw', name: 'n', description: 'd' }, 'time_expires'],
+    ['a fractional time_expires', { time_expires: 1.5 }, 'time_expires'],
+  ];
+  test.each(cases)('refuses %s, naming %s', async (_name, change, field) => {
+    const { client, service } = await harness();
+    const error = await rejection(client.credentials.submit({ ...check(), ...change }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).issues.map((i) => i.field)).toContain(field);
+    expect(received(service, /^\/credentials\/submit$/)).toHaveLength(0);
+  });
+
+  test('acicncchc needs no name, description or time_expires', async () => {
+    const { client } = await harness();
+    await expect(client.credentials.submit(check())).resolves.toBeDefined();
+  });
+
+  test.each([['../x'], ['a/../b'], ['ref?x=1'], ['ref#frag'], ['has space'], ['']])(
+    'refuses a credential_ref that would change the request target: %j',
+    async (ref) => {
+      const { client, service } = await harness();
+      expect(await rejection(client.credentials.verify(ref))).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'credentialRef' });
+      expect(received(service, /^\/credentials\//)).toHaveLength(0);
+    },
+  );
+});

@@ -1,0 +1,189 @@
+import { inspect } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import {
+  AcmeIdentityClient,
+  AuthenticationError,
+  ConfigurationError,
+  ExternalServiceError,
+  InvalidResponseError,
+  ServiceUnavailableError,
+  type ClientOptions,
+} from '../../src/index.js';
+import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { harness, person, received, rejection } from '../helpers.js';
+
+const base: ClientOptions = {
+  baseUrl: 'https://api.acme.test/api/v1',
+  clientId: DEFAULT_CLIENT.clientId,
+  clientSecret: DEFAULT_CLIENT.clientSecret,
+  tenantId: DEFAULT_CLIENT.tenantId,
+  maxRetries: 0,
+};
+
+/** A client whose every request is answered by `answer` (token requests get a valid token first). */
+function clientAnswering(answer: (request: Request) => Response): AcmeIdentityClient {
+  return new AcmeIdentityClient({
+    ...base,
+    fetch: async (request) =>
+      new URL(request.url).pathname.endsWith('/auth/api-token')
+        ? Response.json({ data: { access_token: 'a.b.c', expires_in: 900 }, correlation_id: 'c' })
+        : answer(request),
+  });
+}
+
+describe('reading answers', () => {
+  test('a body that is not JSON is an InvalidResponseError, not a crash', async () => {
+    const { client, service } = await harness();
+    service.injectFault({ kind: 'malformed', path: '/status/current' });
+    const error = await rejection(client.status.current());
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ code: 'ERR_INVALID_RESPONSE', status: 200 });
+  });
+
+  test('a body of the wrong shape is an InvalidResponseError naming where, never the values', async () => {
+    const client = clientAnswering(() => Response.json({ data: { access_request_code: 42, redirect_url: 'https://x' }, correlation_id: 'c9' }));
+    const error = await rejection(client.identityRequests.create(person()));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).issues).toEqual(['data.access_request_code', 'data.identity_session_code']);
+    expect(error).toMatchObject({ correlationId: 'c9' });
+  });
+
+  test('an empty 200 is an InvalidResponseError', async () => {
+    const client = clientAnswering(() => new Response(null, { status: 200 }));
+    expect(await rejection(client.identityRequests.create(person()))).toBeInstanceOf(InvalidResponseError);
+  });
+
+  test('an HTML error page from a proxy still maps by status', async () => {
+    const client = clientAnswering(() => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }));
+    const error = await rejection(client.identityRequests.create(person()));
+    expect(error).toBeInstanceOf(ExternalServiceError);
+    expect(error).toMatchObject({ status: 502, type: undefined, serviceCode: undefined });
+  });
+
+  test('fields the service adds later pass through', async () => {
+    const client = clientAnswering(() =>
+      Response.json({
+        data: { access_request_code: 'a', identity_session_code: 'i', redirect_url: 'https://x', new_field: { nested: true } },
+        correlation_id: 'c',
+        meta: { page: 1 },
+      }),
+    );
+    const result = await client.identityRequests.create(person());
+    expect(result.data).toMatchObject({ new_field: { nested: true } });
+    expect(result.meta).toEqual({ page: 1 });
+  });
+
+  test('a token response is accepted wrapped in {data} or bare', async () => {
+    const client = new AcmeIdentityClient({
+      ...base,
+      fetch: async () => Response.json({ access_token: 'bare.token.jwt', expires_in: 60 }),
+    });
+    expect(await client.auth.accessToken()).toBe('bare.token.jwt');
+  });
+});
+
+describe('status', () => {
+  test('current and health answer the unwrapped records', async () => {
+    const { client, service } = await harness();
+    expect(await client.status.current()).toMatchObject({ status: 'operational', components: { api: { version: '1.0.0' } }, maintenance_mode: false });
+    service.settings.database = 'error';
+    expect(await client.status.health()).toMatchObject({ status: 'degraded', database: 'error' });
+  });
+
+  test('status endpoints take no headers: no token is fetched', async () => {
+    const { client, service } = await harness();
+    await client.status.current();
+    expect(received(service, /^\/auth\//)).toHaveLength(0);
+    expect(received(service, /^\/status\/current$/)[0]!.headers['authorization']).toBeUndefined();
+  });
+
+  test('health answering 503 is a ServiceUnavailableError', async () => {
+    const { client, service } = await harness();
+    service.injectFault({ kind: 'status', status: 503, path: '/status/health', times: 5 });
+    expect(await rejection(client.status.health({ maxRetries: 0 }))).toBeInstanceOf(ServiceUnavailableError);
+  });
+});
+
+describe('identity headers', () => {
+  test('X-Request-Timestamp is UNIX seconds by default, and other formats are options', async () => {
+    const { client, service } = await harness({ fake: { timestampFormat: 'unix-seconds' } });
+    await client.identityRequests.create(person());
+    const stamp = received(service, /^\/identity\/request$/)[0]!.headers['x-request-timestamp']!;
+    expect(stamp).toMatch(/^\d{10}$/);
+    expect(Math.abs(Number(stamp) - Date.now() / 1000)).toBeLessThan(5);
+
+    const iso = await harness({ fake: { timestampFormat: 'iso8601' } });
+    await iso.makeClient({ timestampFormat: 'iso8601' }).identityRequests.create(person());
+    expect(received(iso.service, /^\/identity\/request$/)[0]!.headers['x-request-timestamp']).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  test('the timestamp is corrected for the service clock, learnt from its Date header', async () => {
+    const skew = 3_600_000;
+    const { client, service } = await harness({ fake: { now: () => Date.now() + skew } });
+    await client.status.current(); // learns the offset
+    await client.identityRequests.create(person());
+    const stamp = Number(received(service, /^\/identity\/request$/)[0]!.headers['x-request-timestamp']);
+    expect(Math.abs(stamp * 1000 - (Date.now() + skew))).toBeLessThan(5_000);
+  });
+
+  test('without the correction, a skewed clock is refused by the service', async () => {
+    const { makeClient } = await harness({ fake: { now: () => Date.now() + 3_600_000 } });
+    const client = makeClient({ correctClockSkew: false });
+    await client.status.current();
+    expect(await rejection(client.identityRequests.create(person()))).toBeInstanceOf(AuthenticationError);
+  });
+
+  test('a tenant the token does not belong to is refused with 403', async () => {
+    const { makeClient } = await harness();
+    const error = await rejection(makeClient({ tenantId: 'tenant-other' }).identityRequests.create(person()));
+    expect(error).toMatchObject({ code: 'ERR_PERMISSION_DENIED', status: 403, type: 'UNAUTHORIZED', serviceCode: 'E1004' });
+  });
+});
+
+describe('configuration', () => {
+  test.each([
+    ['baseUrl', { baseUrl: '' }],
+    ['baseUrl', { baseUrl: 'not a url' }],
+    ['baseUrl', { baseUrl: 'http://api.example.com/api/v1' }],
+    ['clientId', { clientId: undefined }],
+    ['clientSecret', { clientSecret: '' }],
+    ['tenantId', { tenantId: 'has space' }],
+    ['timeoutMs', { timeoutMs: -1 }],
+    ['maxRetries', { maxRetries: 1.5 }],
+    ['timestampFormat', { timestampFormat: 'rfc2822' }],
+  ] as const)('refuses a bad %s with a ConfigurationError', (option, change) => {
+    expect(() => new AcmeIdentityClient({ ...base, ...change } as ClientOptions)).toThrow(ConfigurationError);
+    try {
+      new AcmeIdentityClient({ ...base, ...change } as ClientOptions);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'ERR_INVALID_CONFIG', option });
+    }
+  });
+
+  test('plain http is allowed for localhost', () => {
+    expect(() => new AcmeIdentityClient({ ...base, baseUrl: 'http://127.0.0.1:8080/api/v1' })).not.toThrow();
+  });
+
+  test('a ConfigurationError does not echo the secret', () => {
+    const error = (() => {
+      try {
+        new AcmeIdentityClient({ ...base, tenantId: 'bad tenant sk_live_1234' });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(inspect(error)).not.toContain(base.clientSecret);
+    expect(inspect(error)).not.toContain('sk_live_1234');
+  });
+});
+
+test('a refused key pair never shows the client secret or a token in the error', async () => {
+  const { makeClient } = await harness();
+  const secret = 'sk_wrong_secret_never_printed';
+  const error = await rejection(makeClient({ clientSecret: secret }).identityRequests.create(person()));
+  expect(error).toBeInstanceOf(AuthenticationError);
+  for (const text of [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 10 })]) {
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('jane.citizen@example.com');
+  }
+});

@@ -1,0 +1,118 @@
+import { inspect } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import * as sdk from '../../src/index.js';
+import { apiErrorFrom, type ApiErrorInit } from '../../src/errors/index.js';
+
+const init = (status: number, body: ApiErrorInit['body'], headers: Record<string, string> = {}): ApiErrorInit => ({
+  status,
+  body,
+  requestCorrelationId: 'sent-corr',
+  headers: new Headers(headers),
+});
+
+describe('apiErrorFrom maps the spec error table to classes', () => {
+  const table: [code: string, type: string, status: number, cls: new (...args: never[]) => sdk.ApiError, sdkCode: sdk.ErrorCode][] = [
+    ['E1001', 'VALIDATION_ERROR', 400, sdk.ValidationError, 'ERR_VALIDATION'],
+    ['E1002', 'INVALID_REQUEST', 400, sdk.BadRequestError, 'ERR_BAD_REQUEST'],
+    ['E1003', 'AUTHENTICATION_FAILED', 401, sdk.AuthenticationError, 'ERR_AUTHENTICATION'],
+    ['E1004', 'UNAUTHORIZED', 403, sdk.PermissionDeniedError, 'ERR_PERMISSION_DENIED'],
+    ['E1005', 'NOT_FOUND', 404, sdk.NotFoundError, 'ERR_NOT_FOUND'],
+    ['E1006', 'CONFLICT', 409, sdk.ConflictError, 'ERR_CONFLICT'],
+    ['E1007', 'RATE_LIMIT_EXCEEDED', 429, sdk.RateLimitError, 'ERR_RATE_LIMITED'],
+    ['E1008', 'PRECONDITION_FAILED', 412, sdk.PreconditionFailedError, 'ERR_PRECONDITION_FAILED'],
+    ['E1009', 'CREDENTIAL_EXPIRED', 412, sdk.CredentialExpiredError, 'ERR_CREDENTIAL_EXPIRED'],
+    ['E1010', 'CREDENTIAL_REVOKED', 412, sdk.CredentialRevokedError, 'ERR_CREDENTIAL_REVOKED'],
+    ['E1011', 'CREDENTIAL_PENDING_ACCEPTANCE', 412, sdk.CredentialPendingAcceptanceError, 'ERR_CREDENTIAL_PENDING_ACCEPTANCE'],
+    ['E1012', 'CREDENTIAL_VERIFICATION_FAILED', 412, sdk.CredentialVerificationFailedError, 'ERR_CREDENTIAL_VERIFICATION_FAILED'],
+    ['E2001', 'INTERNAL_ERROR', 500, sdk.InternalServerError, 'ERR_INTERNAL'],
+    ['E2002', 'INTERNAL_ERROR_EMAIL', 500, sdk.EmailDeliveryError, 'ERR_EMAIL_DELIVERY'],
+    ['E2003', 'DATABASE_ERROR', 500, sdk.DatabaseError, 'ERR_DATABASE'],
+    ['E2004', 'EXTERNAL_SERVICE_ERROR', 502, sdk.ExternalServiceError, 'ERR_EXTERNAL_SERVICE'],
+    ['E2005', 'SERVICE_UNAVAILABLE', 503, sdk.ServiceUnavailableError, 'ERR_SERVICE_UNAVAILABLE'],
+  ];
+
+  test.each(table)('%s %s (HTTP %i) by code', (code, type, status, cls, sdkCode) => {
+    const error = apiErrorFrom(init(status, { code, type, correlation_id: 'svc-corr' }));
+    expect(error).toBeInstanceOf(cls);
+    expect(error).toBeInstanceOf(sdk.AcmeIdentityError);
+    expect(error).toMatchObject({ code: sdkCode, status, type, serviceCode: code, correlationId: 'svc-corr' });
+  });
+
+  test.each(table)('%s %s (HTTP %i) by type alone', (_code, type, status, cls) => {
+    expect(apiErrorFrom(init(status, { type }))).toBeInstanceOf(cls);
+  });
+
+  test.each([
+    [410, sdk.CredentialRevokedError],
+    [413, sdk.PayloadTooLargeError],
+    [422, sdk.ValidationError],
+    [401, sdk.AuthenticationError],
+    [403, sdk.PermissionDeniedError],
+    [429, sdk.RateLimitError],
+    [500, sdk.InternalServerError],
+    [504, sdk.InternalServerError],
+    [418, sdk.ApiError],
+  ] as const)('HTTP %i with no body code maps by status', (status, cls) => {
+    const error = apiErrorFrom(init(status, undefined));
+    expect(error).toBeInstanceOf(cls);
+    expect(error.correlationId).toBe('sent-corr');
+  });
+
+  test('a 422 exposes its validation_errors like a 400', () => {
+    const error = apiErrorFrom(init(422, { details: { validation_errors: { file_name: 'bad extension' } } })) as sdk.ValidationError;
+    expect(error.fields).toEqual(['file_name']);
+    expect(error.validationErrors).toEqual({ file_name: 'bad extension' });
+  });
+
+  test('a RateLimitError carries the wait it was given', () => {
+    expect(apiErrorFrom(init(429, { type: 'RATE_LIMIT_EXCEEDED', code: 'E1007' }), 3000)).toMatchObject({ retryAfterMs: 3000 });
+  });
+});
+
+describe('no secret or personal data leaks from errors', () => {
+  const SECRET = 'sk_live_do_not_print_me';
+  const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ0b2tlbiJ9.c2lnbmF0dXJl';
+  const PERSONAL = 'jane.secret@example.com';
+  const body = {
+    message: `Email ${PERSONAL} with token ${TOKEN} is invalid (secret ${SECRET})`,
+    type: 'VALIDATION_ERROR',
+    code: 'E1001',
+    details: { validation_errors: { email: `${PERSONAL} is not allowed` }, redirect_url: `https://x/${TOKEN}`, code: 'arc' },
+  };
+  const headers = { 'set-cookie': `session=${TOKEN}`, authorization: `Bearer ${TOKEN}` };
+
+  const errors: [string, Error][] = [
+    ...[400, 401, 403, 404, 409, 410, 412, 413, 422, 429, 500, 502, 503].map(
+      (status) => [`HTTP ${status}`, apiErrorFrom(init(status, body, headers), 1000)] as [string, Error],
+    ),
+    ['E2002', apiErrorFrom(init(500, { ...body, type: 'INTERNAL_ERROR_EMAIL', code: 'E2002' }, headers))],
+    ['ConnectionError', new sdk.ConnectionError('c', new TypeError(`fetch failed`))],
+    ['TimeoutError', new sdk.TimeoutError('c', 1000)],
+    ['AbortError', new sdk.AbortError('c', 'user cancelled')],
+    ['InvalidResponseError', new sdk.InvalidResponseError(200, 'c', 'not JSON', ['data.access_token'])],
+    ['InvalidInputError', new sdk.InvalidInputError([{ field: 'email', message: 'must be an email address' }])],
+    ['ConfigurationError', new sdk.ConfigurationError('clientSecret', 'is required')],
+  ];
+
+  test.each(errors)('%s: not in message, JSON.stringify, util.inspect or enumerable keys', (_name, error) => {
+    const renderings = [error.message, JSON.stringify(error), inspect(error, { depth: 10 }), String(error), Object.values(error).join(' ')];
+    for (const text of renderings) {
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain(PERSONAL);
+    }
+  });
+
+  test('the service message and details stay reachable in code', () => {
+    const error = apiErrorFrom(init(400, body, headers)) as sdk.ValidationError;
+    expect(error.serviceMessage).toBe(body.message);
+    expect(error.details).toEqual(body.details);
+    expect(error.validationErrors['email']).toContain(PERSONAL);
+    expect(error.headers.get('set-cookie')).toContain(TOKEN);
+  });
+
+  test('JSON.stringify gives a useful, safe summary', () => {
+    const json = JSON.parse(JSON.stringify(apiErrorFrom(init(409, { type: 'CONFLICT', code: 'E1006', details: { existing_code: 'arc_1' } }))));
+    expect(json).toMatchObject({ name: 'ConflictError', code: 'ERR_CONFLICT', status: 409, serviceCode: 'E1006', existingCode: 'arc_1' });
+  });
+});
