@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { compactVerify, decodeJwt, importJWK } from 'jose';
-import { NotFoundError, PermissionDeniedError, AuthenticationError } from '../../src/index.js';
+import { AuthenticationError, NotFoundError, PermissionDeniedError, type IdentityRequestInput } from '../../src/index.js';
 import { harness, person, received, rejection } from '../helpers.js';
 
-async function approved(claims: Parameters<typeof person>[0]['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number']) {
+async function approved(claims: IdentityRequestInput['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number']) {
   const h = await harness();
   const { data } = await h.client.identityRequests.create(person({ claims }));
   const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };

@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { AuthenticationError, MemoryTokenStore } from '../../src/index.js';
+import type { FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, received, rejection, type Harness } from '../helpers.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
 /** A fake and client sharing a clock the test moves by hand. */
-async function clocked(fake: Parameters<typeof harness>[0]['fake'] = {}) {
+async function clocked(fake: FakeServiceOptions = {}) {
   const clock = { now: T0 };
   const now = () => clock.now;
   const h = await harness({ fake: { now, accessTokenTtlSeconds: 900, ...fake }, client: { now, refreshMarginSeconds: 60 } });
