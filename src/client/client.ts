@@ -14,7 +14,7 @@ import {
 import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedOptions } from './options.js';
 import * as S from './schemas.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
-import { Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
+import { PreparedRequest, Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
 
 type Schemas = S.Schemas;
 
@@ -143,7 +143,10 @@ export class AcmeIdentityClient {
   constructor(options: ClientOptions) {
     this.#options = resolveOptions(options);
     this.#transport = new Transport(this.#options);
-    this.#api = createFetchClient<paths>({ baseUrl: this.#options.baseUrl });
+    this.#api = createFetchClient<paths>({
+      baseUrl: this.#options.baseUrl,
+      Request: PreparedRequest as unknown as typeof Request,
+    });
     this.#tokens = new TokenManager({
       endpoints: {
         authenticate: async () => (await this.#tokenCall(undefined, undefined)).data,

@@ -68,7 +68,8 @@ export interface ResolvedOptions {
   maxRetryAfterMs: number;
   refreshMarginSeconds: number;
   tokenStore: TokenStore;
-  fetch: (request: Request) => Promise<Response>;
+  /** Sends one attempt: the caller's `fetch` with a `Request`, or `globalThis.fetch(url, init)`. */
+  send: (url: string, init: RequestInit) => Promise<Response>;
   now: () => number;
 }
 
@@ -124,11 +125,18 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs, 60_000),
     refreshMarginSeconds: nonNegative('refreshMarginSeconds', options.refreshMarginSeconds, 60),
     tokenStore: options.tokenStore ?? new MemoryTokenStore(),
-    // Looked up at each call, so a fetch patched after the client was made (msw, tests) is used.
-    fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+    send: sender(options.fetch),
     // Looked up at each call, like fetch, so a clock installed later (fake timers) is the one used.
     now: options.now ?? (() => Date.now()),
   };
+}
+
+function sender(fetch: ClientOptions['fetch']): ResolvedOptions['send'] {
+  if (fetch !== undefined && typeof fetch !== 'function') throw new ConfigurationError('fetch', 'must be a function');
+  if (fetch) return (url, init) => fetch(new Request(url, init));
+  // Looked up at each call, so a fetch patched after the client was made (msw, tests) is used.
+  // (url, init) rather than a Request: undici copies a Request it is given, so this saves one.
+  return (url, init) => globalThis.fetch(url, init);
 }
 
 function isLoopback(hostname: string): boolean {

@@ -94,13 +94,20 @@ export const StatusHealth: ShapeOf<Schemas['StatusHealth']> = z.looseObject({
   database: z.exactOptional(z.enum(['connected', 'error'])),
 });
 
-/** `{data, correlation_id, meta?}` around a result. */
-export function envelope<T>(data: ShapeOf<T>) {
-  return z.looseObject({
-    data,
-    correlation_id: z.string(),
-    meta: z.exactOptional(z.record(z.string(), z.unknown())),
-  });
+const envelopes = new WeakMap<object, z.ZodMiniType>();
+
+/** `{data, correlation_id, meta?}` around a result; built once per data schema (building one costs more than parsing). */
+export function envelope<T>(data: ShapeOf<T>): ShapeOf<{ data: T; correlation_id: string; meta?: Record<string, unknown> }> {
+  let schema = envelopes.get(data);
+  if (!schema) {
+    schema = z.looseObject({
+      data,
+      correlation_id: z.string(),
+      meta: z.exactOptional(z.record(z.string(), z.unknown())),
+    });
+    envelopes.set(data, schema);
+  }
+  return schema as ShapeOf<{ data: T; correlation_id: string; meta?: Record<string, unknown> }>;
 }
 
 /** The service's error envelope; any field may be missing (401/403/429/500 may carry only type and code). */

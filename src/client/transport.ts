@@ -78,6 +78,27 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 const DEADLINE = Symbol('deadline');
 
+/**
+ * What openapi-fetch builds instead of a `Request` (its `Request` option): the URL and init only.
+ * A real `Request` costs an `AbortController` in undici; the transport builds exactly one per
+ * attempt, with the signal and fresh headers, and re-sends the serialized body on a retry.
+ */
+export class PreparedRequest {
+  readonly url: string;
+  readonly init: RequestInit;
+  constructor(url: string, init: RequestInit = {}) {
+    this.url = url;
+    this.init = init;
+  }
+  get method(): string {
+    return this.init.method ?? 'GET';
+  }
+  static from(request: Request): PreparedRequest {
+    if (request instanceof PreparedRequest) return request;
+    throw new TypeError('the transport expects the PreparedRequest openapi-fetch was configured with');
+  }
+}
+
 export class Transport {
   readonly #options: ResolvedOptions;
   #tokens: TokenManager | undefined;
@@ -141,11 +162,11 @@ export class Transport {
    */
   fetchFor(ctx: CallContext, policy: SendPolicy): (request: Request) => Promise<Response> {
     return async (request) => {
-      const body = request.body ? await request.arrayBuffer() : undefined;
+      const { url, init } = PreparedRequest.from(request);
       let attempt = 0;
       let replayed = false;
       for (;;) {
-        const headers = new Headers(request.headers);
+        const headers = new Headers(init.headers);
         let token: string | undefined;
         if (policy.auth) {
           if (!this.#tokens) throw new Error('Transport used before its token manager was set');
@@ -155,9 +176,7 @@ export class Transport {
         if (headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
         let response: Response;
         try {
-          response = await this.#options.fetch(
-            new Request(request.url, { method: request.method, headers, body: body ?? null, signal: ctx.signal }),
-          );
+          response = await this.#options.send(url, { ...init, headers, signal: ctx.signal });
         } catch (error) {
           if (ctx.signal.aborted) throw error;
           const wait = backoffMs(attempt);
