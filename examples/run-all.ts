@@ -1,0 +1,46 @@
+/**
+ * The demo: serves the fake service on localhost and runs every example against it, each in its
+ * own process with the configuration a real deployment would set. Exits non-zero if any fails.
+ *
+ *   npm run demo
+ */
+import { spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { createFakeService, DEFAULT_CLIENT, freePort, serveFakeService } from '@acme/identity/testing';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const only = process.argv.slice(2);
+const examples = (await readdir(here))
+  .filter((name) => name.endsWith('.ts') && name !== 'run-all.ts')
+  .filter((name) => only.length === 0 || only.some((o) => name.includes(o)))
+  .sort();
+
+const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
+const service = await createFakeService({ baseUrl: `${origin}/api/v1`, authUrl: origin });
+const running = await serveFakeService(service);
+console.log(`fake service on ${origin} (base URL ${service.baseUrl})\n`);
+
+const env = {
+  ...process.env,
+  ACME_BASE_URL: service.baseUrl,
+  ACME_AUTH_URL: service.authUrl,
+  ACME_CLIENT_ID: DEFAULT_CLIENT.clientId,
+  ACME_CLIENT_SECRET: DEFAULT_CLIENT.clientSecret,
+  ACME_TENANT_ID: DEFAULT_CLIENT.tenantId,
+};
+
+let failed = 0;
+for (const name of examples) {
+  console.log(`▶ examples/${name}`);
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `${here}${name}`], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('exit', (status) => resolve(status ?? 1));
+  });
+  console.log(code === 0 ? `✔ ${name}\n` : `✘ ${name} exited with ${code}\n`);
+  if (code !== 0) failed += 1;
+}
+await running.close();
+console.log(`${examples.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
