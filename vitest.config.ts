@@ -5,7 +5,5 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
-    // No test may reach beyond localhost: msw errors on any request it does not handle.
-    setupFiles: [],
   },
 });

@@ -4,26 +4,14 @@ import { serviceError, validationError } from './http.js';
 import { disclose, digestsWithDecoys, issueSdJwt, type IssuedDisclosure } from './sd-jwt.js';
 import { randomId } from '../internal/encoding.js';
 import type { SigningKeys } from './keys.js';
+import type { components } from '../../generated/schema.js';
 
 export type IdentityStatus = 'pending' | 'opened' | 'approved' | 'cancelled' | 'deleted';
 
-export interface IdentityInput {
-  first_name: string;
-  last_name: string;
-  email: string;
-  phone: string;
-  phone_country_code: number;
-  purpose: string;
-  return_url: string;
-  off_ramp_url: string;
-  results_emails?: string;
-  download_email?: string;
-  expiry_hours?: number;
-  send_email?: boolean;
-  payment_via?: string;
-  ruleset?: string;
-  claims: unknown;
-}
+/** A valid POST /identity/request body: the three fields described as optional may be absent. */
+export type IdentityInput = Omit<InputSchema, OptionalInSpec> & Partial<Pick<InputSchema, OptionalInSpec>>;
+type InputSchema = components['schemas']['IdentityRequestInput'];
+type OptionalInSpec = 'results_emails' | 'download_email' | 'expiry_hours';
 
 export interface IdentityRecord {
   readonly clientId: string;

@@ -42,16 +42,16 @@ async function run<T>(promise: Promise<T>, budgetMs = 120_000): Promise<{ value?
   return outcome;
 }
 
-describe('retries', () => {
-  let h: Awaited<ReturnType<typeof withRequest>>;
-  beforeEach(async () => {
-    h = await withRequest();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+let h: Awaited<ReturnType<typeof withRequest>>;
+beforeEach(async () => {
+  h = await withRequest();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
+describe('retries', () => {
   test('a 503 on a read is retried, with the same correlation id and a fresh timestamp', async () => {
     h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST });
     const { value } = await run(h.client.identityRequests.get(h.codes));
@@ -131,15 +131,6 @@ describe('retries', () => {
 });
 
 describe('deadlines and abort', () => {
-  let h: Awaited<ReturnType<typeof withRequest>>;
-  beforeEach(async () => {
-    h = await withRequest();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   test('a slow answer past the deadline is a TimeoutError carrying the correlation id', async () => {
     h.service.injectFault({ kind: 'delay', ms: 10_000, path: GET_REQUEST });
     const { error } = await run(h.client.identityRequests.get(h.codes, { timeoutMs: 1_000, correlationId: 'corr-42' }), 2_000);

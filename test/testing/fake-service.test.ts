@@ -1,6 +1,6 @@
 /** The fake answers as the spec says, whatever the client does: these tests speak raw HTTP to it. */
 import { describe, expect, test } from 'vitest';
-import { createFakeService, DEFAULT_CLIENT, openApiDocument, type FakeService, type FakeServiceOptions } from '../../src/testing/index.js';
+import { createFakeService, DEFAULT_CLIENT, openApiDocument, type FakeServiceOptions } from '../../src/testing/index.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -239,4 +239,3 @@ describe('fake service: limits and faults', () => {
   });
 });
 
-export type { FakeService };
