@@ -70,15 +70,20 @@ describe('identityRequests', () => {
   });
 
   test('both claims forms are accepted: array, and object of null or {essential: true}', async () => {
-    const { client } = await harness();
-    await client.identityRequests.create(person({ claims: ['acmeidentity.given_name'] }));
-    await client.identityRequests.create(
+    const { client, service } = await harness();
+    const array = await client.identityRequests.create(person({ claims: ['acmeidentity.given_name'] }));
+    const object = await client.identityRequests.create(
       person({
         email: 'other@example.com',
         phone: '499999999',
         claims: { 'acmeidentity.given_name': null, 'sanctionscheck.is_pep': { essential: true } },
       }),
     );
+    expect(service.identityRequest(array.data.access_request_code)?.input.claims).toEqual(['acmeidentity.given_name']);
+    expect(service.identityRequest(object.data.access_request_code)?.input.claims).toEqual({
+      'acmeidentity.given_name': null,
+      'sanctionscheck.is_pep': { essential: true },
+    });
   });
 
   test('a second open request to the same person is a ConflictError carrying existing_code', async () => {

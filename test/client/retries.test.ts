@@ -53,12 +53,13 @@ afterEach(() => {
 
 describe('retries', () => {
   test('a 503 on a read is retried, with the same correlation id and a fresh timestamp', async () => {
-    h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST });
+    // Retry-After 2 s, so a re-stamped X-Request-Timestamp must be at least 2 s later.
+    h.service.injectFault({ kind: 'status', status: 503, retryAfter: '2', path: GET_REQUEST });
     const { value } = await run(h.client.identityRequests.get(h.codes));
     expect(value?.data.first_name).toBe('Jane');
     const [first, second] = received(h.service, GET_REQUEST);
     expect(first!.headers['x-correlation-id']).toBe(second!.headers['x-correlation-id']);
-    expect(Number(second!.headers['x-request-timestamp'])).toBeGreaterThanOrEqual(Number(first!.headers['x-request-timestamp']));
+    expect(Number(second!.headers['x-request-timestamp']) - Number(first!.headers['x-request-timestamp'])).toBeGreaterThanOrEqual(2);
   });
 
   test('a network error on a read is retried', async () => {
@@ -105,6 +106,7 @@ describe('retries', () => {
     const { error } = await run(h.client.identityRequests.create(person({ email: 'x@example.com', phone: '411111111' })));
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ code: 'ERR_CONNECTION' });
+    expect(received(h.service, /^\/identity\/request$/)).toHaveLength(2); // the harness's create, and this one
   });
 
   test('create is repeated after a 429, which the service answers before doing anything', async () => {
