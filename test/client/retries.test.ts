@@ -113,6 +113,7 @@ describe('retries', () => {
     h.service.injectFault({ kind: 'status', status: 429, retryAfter: '1', path: '/identity/request' });
     const { value } = await run(h.client.identityRequests.create(person({ email: 'x@example.com', phone: '411111111' })));
     expect(value?.data.access_request_code).toBeDefined();
+    expect(received(h.service, /^\/identity\/request$/)).toHaveLength(3); // the harness's create, the 429, the retry
   });
 
   test('credential submit is not repeated after a 503', async () => {

@@ -114,6 +114,7 @@ describe('token lifecycle', () => {
     h.clock.now += (900 - 30) * 1000;
     h.service.injectFault({ kind: 'network', path: '/auth/api-token/refresh', times: 3 });
     await expect(h.client.identityRequests.get(codes)).resolves.toBeDefined();
+    expect(refreshRequests(h)).toHaveLength(3); // the refresh was tried, with its two retries
     expect(tokenRequests(h)).toHaveLength(1);
   });
 
