@@ -25,14 +25,15 @@ export type {
   TimestampFormat,
   TokenStore,
 } from './client/index.js';
-export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues } from './claims/index.js';
-export type { ClaimKey, ClaimsRequest, ObtainableCredential } from './claims/index.js';
+export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from './claims/index.js';
+export type { ClaimKey, ClaimsRequest, ClaimValue, KnownClaimTypes, ObtainableCredential, PersonName } from './claims/index.js';
 export {
   AbortError,
   AcmeIdentityError,
   ApiError,
   AuthenticationError,
   BadRequestError,
+  ClaimDecodeError,
   ConfigurationError,
   ConflictError,
   ConnectionError,
@@ -46,13 +47,15 @@ export {
   InternalServerError,
   InvalidInputError,
   InvalidResponseError,
+  JwksError,
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
   PreconditionFailedError,
   RateLimitError,
+  SdJwtVerificationError,
   ServiceUnavailableError,
   TimeoutError,
   ValidationError,
 } from './errors/index.js';
-export type { ErrorCode, InputIssue, ServiceErrorBody } from './errors/index.js';
+export type { ErrorCode, InputIssue, SdJwtErrorCode, ServiceErrorBody } from './errors/index.js';

@@ -83,3 +83,6 @@ export function claimsIssues(claims: unknown, supported?: ReadonlySet<string>, p
   }
   return issues;
 }
+
+export { readClaim } from './decoders.js';
+export type { ClaimValue, KnownClaimTypes, PersonName } from './decoders.js';

@@ -36,7 +36,57 @@ export type ErrorCode =
   | 'ERR_ABORTED'
   | 'ERR_INVALID_RESPONSE'
   | 'ERR_INVALID_INPUT'
-  | 'ERR_INVALID_CONFIG';
+  | 'ERR_INVALID_CONFIG'
+  | SdJwtErrorCode
+  | 'ERR_JWKS'
+  | 'ERR_CLAIM_DECODE';
+
+/**
+ * Why an SD-JWT, a credential JWT or an identity response was refused: one code per rule, so a
+ * caller (and a test) can tell a tampered digest from an expired response.
+ * @see RFC 9901, section 7
+ */
+export type SdJwtErrorCode =
+  /** Not a compact SD-JWT or JWT; a disclosure or the payload is not base64url JSON; a field has the wrong type. */
+  | 'ERR_SD_JWT_MALFORMED'
+  /** The JWS algorithm is `none`, symmetric (HMAC) or not in the allowed list. */
+  | 'ERR_SD_JWT_ALG_NOT_ALLOWED'
+  /** No key of the issuer's JWKS matches the header (`kid`, `alg`), even after one refetch. */
+  | 'ERR_SD_JWT_KEY_NOT_FOUND'
+  /** The signature does not verify. */
+  | 'ERR_SD_JWT_SIGNATURE'
+  /** `iss` is not the expected issuer. */
+  | 'ERR_SD_JWT_ISSUER'
+  /** `_sd_alg` is not sha-256, sha-384 or sha-512. */
+  | 'ERR_SD_JWT_HASH_ALG'
+  /** A disclosure names `_sd` or `...`. */
+  | 'ERR_SD_JWT_RESERVED_NAME'
+  /** A three-element disclosure referenced from an array, or a two-element one from `_sd`. */
+  | 'ERR_SD_JWT_DISCLOSURE_FORM'
+  /** A digest appears more than once in the payload (directly or through disclosures). */
+  | 'ERR_SD_JWT_DUPLICATE_DIGEST'
+  /** The same disclosure (or the same claim, in a response envelope) was sent twice. */
+  | 'ERR_SD_JWT_DUPLICATE_DISCLOSURE'
+  /** A disclosure that no digest in the payload references. */
+  | 'ERR_SD_JWT_UNREFERENCED_DISCLOSURE'
+  /** A disclosed claim name that already exists as a plaintext claim at the same level. */
+  | 'ERR_SD_JWT_CLAIM_COLLISION'
+  /** A disclosure in a response envelope whose digest is not in `_sd`. */
+  | 'ERR_SD_JWT_DIGEST_MISMATCH'
+  /** The envelope's decoded `disclosures` disagree with the compact ones of a `credential_jwt`. */
+  | 'ERR_SD_JWT_ENVELOPE_MISMATCH'
+  /** A claim the verifier requires (for example `exp`) is absent. */
+  | 'ERR_SD_JWT_MISSING_CLAIM'
+  /** `exp` has elapsed. */
+  | 'ERR_SD_JWT_EXPIRED'
+  /** `nbf` is in the future. */
+  | 'ERR_SD_JWT_NOT_YET_VALID'
+  /** The response's `request_code` is not the code of the request the caller created. */
+  | 'ERR_SD_JWT_REQUEST_CODE'
+  /** A key-binding JWT is missing, or its `typ`, signature, `sd_hash`, `aud`, `nonce` or `iat` is wrong. */
+  | 'ERR_SD_JWT_KEY_BINDING'
+  /** A signature was required, but the claims are only consistent with the unsigned envelope. */
+  | 'ERR_SD_JWT_SIGNATURE_REQUIRED';
 
 /** Defines a property that code can read but that serialisers and loggers do not walk. */
 function hide(target: object, key: string, value: unknown): void {
@@ -340,6 +390,37 @@ export class ConfigurationError extends AcmeIdentityError {
   constructor(option: string, message: string) {
     super('ERR_INVALID_CONFIG', `${option}: ${message}`);
     this.option = option;
+  }
+}
+
+/**
+ * An SD-JWT, credential JWT or identity response was refused. `code` says which rule failed;
+ * the message names claims and positions, never values (they are personal data).
+ */
+export class SdJwtVerificationError extends AcmeIdentityError {
+  declare readonly code: SdJwtErrorCode;
+  constructor(code: SdJwtErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** The issuer's discovery document or JWKS could not be fetched or read. */
+export class JwksError extends AcmeIdentityError {
+  /** The URL that failed (public metadata, never a secret). */
+  readonly url: string;
+  constructor(url: string, message: string, options?: { cause?: unknown }) {
+    super('ERR_JWKS', `${url}: ${message}`, options);
+    this.url = url;
+  }
+}
+
+/** A claim value is not of the form the spec gives it (for example `acmeidentity.name` is not JSON). */
+export class ClaimDecodeError extends AcmeIdentityError {
+  /** The claim key whose value could not be decoded. */
+  readonly claim: string;
+  constructor(claim: string, message: string) {
+    super('ERR_CLAIM_DECODE', `${claim}: ${message}`);
+    this.claim = claim;
   }
 }
 

@@ -150,7 +150,7 @@ export function usableCredential(record: CredentialRecord | undefined, clientId:
 }
 
 /** GET /credentials/verify/...: the decoded raw verifiable credential, after checking its signature. */
-export async function verifiedCredential(record: CredentialRecord, keys: SigningKeys, nowMs: number) {
+export async function verifiedCredential(record: CredentialRecord, keys: readonly SigningKeys[], nowMs: number) {
   const payload = await verifyJwt(keys, record.jwt, nowMs);
   if (!payload) throw serviceError('E1012', 'Credential verification failed');
   return payload;

@@ -1,7 +1,7 @@
 /** Identity requests and responses of the fake service: validation, lifecycle, SD-JWT results. */
 import { claimsProblem, requestedClaimKeys } from './claims.js';
 import { serviceError, validationError } from './http.js';
-import { disclose, digestsWithDecoys, issueSdJwt, type IssuedDisclosure } from './sd-jwt.js';
+import { disclose, digestsWithDecoys, issueSdJwt, type DisclosureEncoding, type IssuedDisclosure } from './sd-jwt.js';
 import { randomId } from '../internal/encoding.js';
 import type { SigningKeys } from './keys.js';
 import type { components } from '../../generated/schema.js';
@@ -194,7 +194,7 @@ function defaultValues(input: IdentityInput): Record<string, unknown> {
 export async function buildIdentityResponse(
   record: IdentityRecord,
   options: ApprovalOptions,
-  context: { keys: SigningKeys; issuer: string; nowMs: number; ttlSeconds: number },
+  context: { keys: SigningKeys; issuer: string; nowMs: number; ttlSeconds: number; encoding: DisclosureEncoding },
 ): Promise<Record<string, unknown>> {
   const values = { ...defaultValues(record.input), ...options.values };
   const keys = requestedClaimKeys(record.input.claims);
@@ -204,7 +204,7 @@ export async function buildIdentityResponse(
   const missing: string[] = [];
   for (const key of disclosable) {
     if (values[key] === undefined) missing.push(key);
-    else disclosures.push(await disclose(key, values[key]));
+    else disclosures.push(await disclose(key, values[key], context.encoding));
   }
   const iat = Math.floor(context.nowMs / 1000);
   const common = {

@@ -1,4 +1,4 @@
-import { SignJWT, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
+import { SignJWT, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { randomId } from '../internal/encoding.js';
 
 /** The fake service's RSA signing key: access tokens, X-Access-Token JWTs, SD-JWTs and credentials. */
@@ -30,10 +30,13 @@ export async function signJwt(
   return jwt.sign(keys.privateKey);
 }
 
-/** The payload of a JWT this service signed, or `undefined` when it is not one, or expired. */
-export async function verifyJwt(keys: SigningKeys, token: string, nowMs: number): Promise<JWTPayload | undefined> {
+/** The payload of a JWT signed by one of `keys` (chosen by `kid`), or `undefined` when it is not one, or expired. */
+export async function verifyJwt(keys: readonly SigningKeys[], token: string, nowMs: number): Promise<JWTPayload | undefined> {
   try {
-    const { payload } = await jwtVerify(token, keys.publicKey, {
+    const { kid } = decodeProtectedHeader(token);
+    const key = keys.find((k) => k.kid === kid);
+    if (!key) return undefined;
+    const { payload } = await jwtVerify(token, key.publicKey, {
       algorithms: ['RS256'],
       currentDate: new Date(nowMs),
     });

@@ -15,10 +15,27 @@ async function sha256(text: string): Promise<string> {
   return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(text))));
 }
 
+/**
+ * How the disclosure JSON is written before it is base64url-encoded and hashed: `compact`
+ * (`JSON.stringify`) or `spaced` (`", "` and `": "` separators and non-ASCII escaped, as Python's
+ * `json.dumps` and RFC 9901's examples write it). The spec does not show which the service uses.
+ */
+export type DisclosureEncoding = 'compact' | 'spaced';
+
+function spacedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).map(([k, v]) => `${spacedJson(k)}: ${spacedJson(v)}`);
+    return `{${entries.join(', ')}}`;
+  }
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Makes the disclosure of one claim and its SHA-256 digest (RFC 9901 §4.2.1, §4.2.3). */
-export async function disclose(claim: string, value: unknown): Promise<IssuedDisclosure> {
+export async function disclose(claim: string, value: unknown, encoding: DisclosureEncoding = 'compact'): Promise<IssuedDisclosure> {
   const salt = randomId(16);
-  const encoded = toBase64Url(utf8(JSON.stringify([salt, claim, value])));
+  const json = encoding === 'compact' ? JSON.stringify([salt, claim, value]) : spacedJson([salt, claim, value]);
+  const encoded = toBase64Url(utf8(json));
   return { claim, salt, value, encoded, digest: await sha256(encoded) };
 }
 

@@ -39,6 +39,7 @@ import {
   type IdentityRecord,
 } from './identity.js';
 import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
+import type { DisclosureEncoding } from './sd-jwt.js';
 import { openApiDocument } from './openapi.js';
 import { randomId } from '../internal/encoding.js';
 
@@ -84,6 +85,12 @@ export interface FakeServiceOptions {
   purposes?: readonly string[];
   /** Credential types the service issues. @default ['acicncchc'] */
   credentialTypes?: readonly string[];
+  /**
+   * How disclosure JSON is written before it is hashed (the spec does not show it): `compact`
+   * (`JSON.stringify`) or `spaced` (Python's `json.dumps` default, as in RFC 9901's examples).
+   * @default 'compact'
+   */
+  disclosureEncoding?: DisclosureEncoding;
 }
 
 /** A fault the next matching requests meet, before the service handles them. */
@@ -131,7 +138,10 @@ export interface FakeService {
   readonly baseUrl: string;
   readonly authUrl: string;
   readonly clients: readonly FakeClientRegistration[];
+  /** The key everything is signed with now. */
   readonly keys: SigningKeys;
+  /** Every signing key, newest first: what the JWKS endpoint serves. */
+  readonly allKeys: readonly SigningKeys[];
   readonly settings: FakeServiceSettings;
   /** Requests received, oldest first (the last 10,000). */
   readonly requests: RecordedRequest[];
@@ -150,7 +160,14 @@ export interface FakeService {
   setCredentialCondition(credentialRef: string, condition: CredentialCondition): void;
   /** Makes every access token issued so far invalid (as a key rotation or a server-side revocation would). */
   revokeAccessTokens(): void;
+  /**
+   * Signs from now on with a new key, published in the JWKS beside the old ones (`keep: false`
+   * drops the old ones, as an emergency rotation would). Returns the new key.
+   */
+  rotateSigningKey(options?: { keep?: boolean }): Promise<SigningKeys>;
   identityRequest(accessRequestCode: string): Readonly<IdentityRecord> | undefined;
+  /** The signed JWT behind a credential (the REST API returns it decoded), for tests of credential verification. */
+  credentialJwt(credentialRef: string): string | undefined;
 }
 
 function clientFor(clients: readonly FakeClientRegistration[], clientId: unknown) {
@@ -182,7 +199,8 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const tolerance = options.timestampToleranceSeconds ?? 300;
   const credentialTypes = options.credentialTypes ?? ['acicncchc'];
   const supportedClaims = new Set(SUPPORTED_CLAIMS);
-  const keys = await createSigningKeys();
+  let keys = await createSigningKeys();
+  let allKeys = [keys];
   const fileKey = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
 
   const refreshTokens = new Map<string, { clientId: string; expiresAt: number }>();
@@ -232,7 +250,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   /** The client behind a valid, unexpired access token; 401 (type and code only) otherwise. */
   async function authenticate(request: Request, nowMs: number): Promise<FakeClientRegistration> {
     const match = /^Bearer ([^\s]+)$/.exec(request.headers.get('authorization') ?? '');
-    const payload = match?.[1] ? await verifyJwt(keys, match[1], nowMs) : undefined;
+    const payload = match?.[1] ? await verifyJwt(allKeys, match[1], nowMs) : undefined;
     const current = payload?.['token_use'] === 'api' && payload['gen'] === tokenGeneration;
     const client = current ? clientFor(clients, payload?.sub) : undefined;
     if (!client) throw serviceError('E1003', 'Missing or invalid authentication', { minimal: true });
@@ -307,7 +325,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     const client = await authenticateIdentity(request, ctx.now);
     const header = request.headers.get('x-access-token');
     if (!header) throw serviceError('E1003', 'X-Access-Token is required', { minimal: true });
-    const token = await verifyJwt(keys, header, ctx.now);
+    const token = await verifyJwt(allKeys, header, ctx.now);
     if (!token) throw serviceError('E1003', 'X-Access-Token is invalid or expired', { minimal: true });
     const record = findRecord(identity, client.clientId, arc!, isc!);
     if (token['access_request_code'] !== arc || token['access_token'] !== record.accessToken) {
@@ -331,7 +349,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const verifyCredentialRoute: Route = async (request, ctx, [ref]) => {
     const client = await authenticate(request, ctx.now);
     const record = usableCredential(credentials.get(ref!), client.clientId, ctx.now);
-    return ok(ctx, await verifiedCredential(record, keys, ctx.now));
+    return ok(ctx, await verifiedCredential(record, allKeys, ctx.now));
   };
 
   const fileData: Route = async (request, ctx, [ref]) => {
@@ -394,6 +412,23 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     });
 
   const docs: Route = async (_request, ctx) => json(ctx, openApiDocument);
+
+  const JWKS_PATH = '/oauth/oidc/jwks';
+  const discovery: Route = async (_request, ctx) =>
+    json(ctx, {
+      issuer: authUrl,
+      jwks_uri: `${authUrl}${JWKS_PATH}`,
+      acme_claims_supported: [...supportedClaims],
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
+
+  const jwks: Route = async (_request, ctx) => json(ctx, { keys: allKeys.map((k) => k.publicJwk) });
+
+  /** Routes of the authorization server, matched on the path below `authUrl`. */
+  const authRoutes: [method: string, pattern: RegExp, route: Route][] = [
+    ['GET', /^\/\.well-known\/openid-configuration$/, discovery],
+    ['GET', new RegExp(`^${JWKS_PATH}$`), jwks],
+  ];
 
   const CODE = '([^/]+)';
   const REST = '(.+)';
@@ -465,6 +500,11 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
       ctx.now = now();
     }
     try {
+      const authPath = request.url.startsWith(`${authUrl}/`) ? url.pathname.slice(new URL(authUrl).pathname.replace(/\/$/, '').length) : undefined;
+      for (const [routeMethod, pattern, route] of authPath === undefined ? [] : authRoutes) {
+        const match = pattern.exec(authPath!);
+        if (match && routeMethod === method) return await route(request, ctx, match.slice(1));
+      }
       for (const [routeMethod, pattern, route, limited] of routes) {
         const match = pattern.exec(path);
         if (!match) continue;
@@ -506,7 +546,12 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     baseUrl,
     authUrl,
     clients,
-    keys,
+    get keys() {
+      return keys;
+    },
+    get allKeys() {
+      return allKeys;
+    },
     settings,
     requests,
     events,
@@ -533,6 +578,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
         issuer: authUrl,
         nowMs: now(),
         ttlSeconds: options.identityResponseTtlSeconds ?? 3600,
+        encoding: options.disclosureEncoding ?? 'compact',
       });
       found.status = 'approved';
       return finish(found, 'approved');
@@ -550,8 +596,16 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     revokeAccessTokens() {
       tokenGeneration += 1;
     },
+    async rotateSigningKey(rotation = {}) {
+      keys = await createSigningKeys();
+      allKeys = rotation.keep === false ? [keys] : [keys, ...allKeys];
+      return keys;
+    },
     identityRequest(accessRequestCode) {
       return identity.get(accessRequestCode);
+    },
+    credentialJwt(credentialRef) {
+      return credentials.get(credentialRef)?.jwt;
     },
   };
 }

@@ -1,0 +1,111 @@
+/**
+ * Decoders for claim values whose form the spec calls out. Claim value types are not uniform:
+ * some are JSON inside a string, `sanctionscheck.is_pep` is the string `Yes`, not a boolean.
+ *
+ * @see shared/service-spec.md, section "Claim keys"
+ */
+import { ClaimDecodeError } from '../errors/index.js';
+
+/** `acmeidentity.name`, decoded from its JSON string. */
+export interface PersonName {
+  first_name: string;
+  last_name: string;
+}
+
+/** The decoded type of each claim the SDK knows; any other claim reads as `unknown`. */
+export interface KnownClaimTypes {
+  'acmeidentity.valid': boolean;
+  'acmeidentity.name': PersonName;
+  'acmeidentity.given_name': string;
+  'acmeidentity.family_name': string;
+  'acmeidentity.birth_date': string;
+  'acmeidentity.email': string;
+  'acmeidentity.phone': string;
+  'acmeidentity.email_verified': boolean;
+  'acmeidentity.phone_verified': boolean;
+  'acmeidentity.names_verified': boolean;
+  /** `Yes` / `No` as the service writes it (a boolean is accepted too): its type is not shown. */
+  'sanctionscheck.is_sanctioned': boolean;
+  /** The string `Yes` (true) or `No` (false). */
+  'sanctionscheck.is_pep': boolean;
+  /** Decoded from its JSON string; the structure of a match is not shown. */
+  'sanctionscheck.matches': unknown;
+  'document.passport.travel_document_number': string;
+  'document.passport_foreign.passport_number': string;
+  'document.driving_license.licence_number': string;
+}
+
+/** The decoded type of claim `K`. */
+export type ClaimValue<K extends string> = K extends keyof KnownClaimTypes ? KnownClaimTypes[K] : unknown;
+
+type Decoder = (value: unknown, claim: string) => unknown;
+
+const string: Decoder = (value, claim) => {
+  if (typeof value !== 'string') throw new ClaimDecodeError(claim, 'is not a string');
+  return value;
+};
+
+const boolean: Decoder = (value, claim) => {
+  if (typeof value !== 'boolean') throw new ClaimDecodeError(claim, 'is not a boolean');
+  return value;
+};
+
+const yesNo: Decoder = (value, claim) => {
+  if (value === 'Yes' || value === true) return true;
+  if (value === 'No' || value === false) return false;
+  throw new ClaimDecodeError(claim, 'is not "Yes" or "No"');
+};
+
+const jsonString: Decoder = (value, claim) => {
+  if (typeof value !== 'string') throw new ClaimDecodeError(claim, 'is not a JSON-encoded string');
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new ClaimDecodeError(claim, 'is not valid JSON');
+  }
+};
+
+const name: Decoder = (value, claim) => {
+  const decoded = jsonString(value, claim) as Partial<PersonName> | null;
+  if (typeof decoded?.first_name !== 'string' || typeof decoded.last_name !== 'string') {
+    throw new ClaimDecodeError(claim, 'is not a JSON object with first_name and last_name strings');
+  }
+  return { first_name: decoded.first_name, last_name: decoded.last_name };
+};
+
+const DECODERS: Readonly<Record<keyof KnownClaimTypes, Decoder>> = {
+  'acmeidentity.valid': boolean,
+  'acmeidentity.name': name,
+  'acmeidentity.given_name': string,
+  'acmeidentity.family_name': string,
+  'acmeidentity.birth_date': string,
+  'acmeidentity.email': string,
+  'acmeidentity.phone': string,
+  'acmeidentity.email_verified': boolean,
+  'acmeidentity.phone_verified': boolean,
+  'acmeidentity.names_verified': boolean,
+  'sanctionscheck.is_sanctioned': yesNo,
+  'sanctionscheck.is_pep': yesNo,
+  'sanctionscheck.matches': jsonString,
+  'document.passport.travel_document_number': string,
+  'document.passport_foreign.passport_number': string,
+  'document.driving_license.licence_number': string,
+};
+
+/**
+ * Reads claim `key` from verified claims, decoded to its documented type: `undefined` when it was
+ * not disclosed, the raw value for a claim the SDK does not know yet (new claims appear over
+ * time). The raw value always stays in `claims[key]`.
+ *
+ * @throws {ClaimDecodeError} `ERR_CLAIM_DECODE` when the value is not of its documented form.
+ * @example
+ * ```ts
+ * const name = readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name } | undefined
+ * const pep = readClaim(verified.claims, 'sanctionscheck.is_pep'); // boolean | undefined
+ * ```
+ */
+export function readClaim<K extends string>(claims: Readonly<Record<string, unknown>>, key: K): ClaimValue<K> | undefined {
+  if (!Object.hasOwn(claims, key) || claims[key] === undefined) return undefined;
+  const decode = Object.hasOwn(DECODERS, key) ? DECODERS[key as keyof KnownClaimTypes] : undefined;
+  return (decode ? decode(claims[key], key) : claims[key]) as ClaimValue<K>;
+}

@@ -1,0 +1,59 @@
+/** Digest algorithms of `_sd_alg` and the digests of disclosures (RFC 9901 §4.2.3). */
+import { SdJwtVerificationError } from '../errors/index.js';
+import { toBase64Url, utf8 } from '../internal/encoding.js';
+
+/** The IANA hash names the verifier accepts. */
+export type HashAlgorithm = 'sha-256' | 'sha-384' | 'sha-512';
+
+/**
+ * `_sd_alg` values accepted, mapped to their IANA names. The service writes `sha256` (its own
+ * example); RFC 9901 uses the IANA names. Truncated hashes (`sha-256/128`, ...) are refused.
+ */
+const NAMES: Readonly<Record<string, HashAlgorithm>> = {
+  sha256: 'sha-256',
+  'sha-256': 'sha-256',
+  sha384: 'sha-384',
+  'sha-384': 'sha-384',
+  sha512: 'sha-512',
+  'sha-512': 'sha-512',
+};
+
+/** The hash named by `_sd_alg`: sha-256 when absent (RFC 9901 §4.1.1); anything unknown is refused. */
+export function hashAlgorithm(sdAlg: unknown): HashAlgorithm {
+  if (sdAlg === undefined) return 'sha-256';
+  const name = typeof sdAlg === 'string' && Object.hasOwn(NAMES, sdAlg) ? NAMES[sdAlg] : undefined;
+  if (!name) throw new SdJwtVerificationError('ERR_SD_JWT_HASH_ALG', '_sd_alg must be sha-256, sha-384 or sha-512');
+  return name;
+}
+
+interface NodeHash {
+  createHash(name: string): { update(data: string): { digest(encoding: 'base64url'): string } };
+}
+
+let nodeCrypto: NodeHash | null | undefined;
+
+/**
+ * Node's synchronous hash when the runtime offers it without an import (`process.getBuiltinModule`,
+ * Node >= 20.16, Bun, Deno): about 60 times faster than one `crypto.subtle.digest` per disclosure.
+ * Browsers and edge runtimes use Web Crypto. Nothing is imported, so bundles stay free of `node:`.
+ */
+function nodeHash(): NodeHash | null {
+  if (nodeCrypto === undefined) {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    nodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeHash | undefined) ?? null;
+  }
+  return nodeCrypto;
+}
+
+/** base64url(hash(ascii(input))) for each input, in order. */
+export async function digests(algorithm: HashAlgorithm, inputs: readonly string[]): Promise<string[]> {
+  const node = nodeHash();
+  if (node) {
+    const name = algorithm.replace('-', '');
+    return inputs.map((input) => node.createHash(name).update(input).digest('base64url'));
+  }
+  const name = algorithm.toUpperCase();
+  return Promise.all(
+    inputs.map(async (input) => toBase64Url(new Uint8Array(await crypto.subtle.digest(name, utf8(input))))),
+  );
+}

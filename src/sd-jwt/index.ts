@@ -1,0 +1,28 @@
+/**
+ * `@acme/identity/sd-jwt`: turns an identity response, a `credential_jwt` or a credential JWT into
+ * claims a relying party can rely on, and refuses expired or tampered ones. Web Crypto and jose
+ * only, so it runs in Node, browsers, Deno, Bun and edge runtimes.
+ *
+ * @example
+ * ```ts
+ * import { remoteJwks, verifyIdentityResponse, readClaim } from '@acme/identity/sd-jwt';
+ *
+ * const keys = remoteJwks('https://auth.acme.example'); // discovery, cached
+ * const verified = await verifyIdentityResponse(response, { requestCode, keys });
+ * verified.proof; // 'signature' or 'digests'
+ * readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name }
+ * ```
+ * @see RFC 9901; shared/service-spec.md, "Identity response"
+ * @module
+ */
+export { verifySdJwt } from './sd-jwt.js';
+export type { KeyBindingOptions, TimeOptions, VerifiedDisclosure, VerifiedSdJwt, VerifySdJwtOptions } from './sd-jwt.js';
+export { verifyIdentityResponse } from './response.js';
+export type { ClaimsProof, VerifiedIdentityResponse, VerifyIdentityResponseOptions } from './response.js';
+export { ASYMMETRIC_ALGORITHMS, localJwks, remoteJwks } from './jwks.js';
+export type { KeyHeader, KeySource, RemoteJwksOptions, RemoteKeySource } from './jwks.js';
+export type { HashAlgorithm } from './hash.js';
+export { readClaim } from '../claims/decoders.js';
+export type { ClaimValue, KnownClaimTypes, PersonName } from '../claims/decoders.js';
+export { ClaimDecodeError, JwksError, SdJwtVerificationError } from '../errors/index.js';
+export type { SdJwtErrorCode } from '../errors/index.js';

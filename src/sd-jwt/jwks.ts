@@ -1,0 +1,193 @@
+/** The issuer's signing keys: a JWKS given inline, or fetched through discovery and cached. */
+import { importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
+import { JwksError, SdJwtVerificationError } from '../errors/index.js';
+
+/** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
+export const ASYMMETRIC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+
+/** The protected-header fields a key is chosen by. */
+export interface KeyHeader {
+  alg: string;
+  kid?: string | undefined;
+}
+
+/** Where the verifier gets the issuer's public keys. {@link remoteJwks} is the usual one. */
+export interface KeySource {
+  /** The key for this header; throws `ERR_SD_JWT_KEY_NOT_FOUND` when there is none. */
+  keyFor(header: KeyHeader): Promise<CryptoKey>;
+  /** The issuer these keys belong to, when known (from discovery). */
+  readonly issuer?: string | undefined;
+}
+
+function ktyFor(alg: string): string {
+  if (alg.startsWith('RS') || alg.startsWith('PS')) return 'RSA';
+  if (alg.startsWith('ES')) return 'EC';
+  return 'OKP';
+}
+
+/** The JWK matching `header`: same `kid` when the header names one, a key type and `alg` that fit. */
+function selectJwk(keys: readonly JWK[], header: KeyHeader): JWK | undefined {
+  return keys.find(
+    (jwk) =>
+      (header.kid === undefined || jwk.kid === header.kid) &&
+      jwk.kty === ktyFor(header.alg) &&
+      (jwk.alg === undefined || jwk.alg === header.alg) &&
+      (jwk.use === undefined || jwk.use === 'sig'),
+  );
+}
+
+function keysOf(jwks: unknown, url: string): JWK[] {
+  const keys = (jwks as JSONWebKeySet | null)?.keys;
+  if (!Array.isArray(keys)) throw new JwksError(url, 'not a JSON Web Key Set (no "keys" array)');
+  return keys.filter((key): key is JWK => key !== null && typeof key === 'object' && key.kty !== 'oct');
+}
+
+/** Imports and caches keys of a key set; one `CryptoKey` per JWK and algorithm. */
+class KeyCache {
+  #keys: JWK[] = [];
+  #imported = new Map<JWK, Map<string, Promise<CryptoKey>>>();
+
+  set(keys: JWK[]): void {
+    this.#keys = keys;
+    this.#imported = new Map();
+  }
+
+  find(header: KeyHeader): Promise<CryptoKey> | undefined {
+    const jwk = selectJwk(this.#keys, header);
+    if (!jwk) return undefined;
+    let byAlg = this.#imported.get(jwk);
+    if (!byAlg) this.#imported.set(jwk, (byAlg = new Map()));
+    let key = byAlg.get(header.alg);
+    if (!key) {
+      key = importJWK(jwk, header.alg) as Promise<CryptoKey>;
+      byAlg.set(header.alg, key);
+    }
+    return key;
+  }
+}
+
+function keyNotFound(header: KeyHeader): SdJwtVerificationError {
+  const kid = header.kid === undefined ? 'without a kid' : `with kid "${header.kid}"`;
+  return new SdJwtVerificationError('ERR_SD_JWT_KEY_NOT_FOUND', `no ${header.alg} key ${kid} in the issuer's JWKS`);
+}
+
+/**
+ * A key source over a JWKS you already have (for example from your own cache or configuration).
+ *
+ * @example
+ * ```ts
+ * const keys = localJwks({ keys: [publicJwk] }, 'https://auth.acme.example');
+ * ```
+ */
+export function localJwks(jwks: JSONWebKeySet, issuer?: string): KeySource {
+  const cache = new KeyCache();
+  cache.set(keysOf(jwks, '(local JWKS)'));
+  return {
+    issuer,
+    async keyFor(header) {
+      const key = cache.find(header);
+      if (!key) throw keyNotFound(header);
+      return key;
+    },
+  };
+}
+
+export interface RemoteJwksOptions {
+  /** The `fetch` to use; looked up on `globalThis` at call time when absent. */
+  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+  /** How long a fetched key set is used before it is fetched again, in ms. @default 600000 (10 minutes) */
+  maxAgeMs?: number;
+  /** The least time between two fetches caused by an unknown `kid`, in ms. @default 30000 */
+  cooldownMs?: number;
+  /** The clock, in ms. @default Date.now */
+  now?: () => number;
+}
+
+/** A {@link KeySource} that also says where its keys come from and can be refreshed. */
+export interface RemoteKeySource extends KeySource {
+  readonly issuer: string;
+  /** Fetches discovery and the JWKS again now. */
+  refresh(): Promise<void>;
+}
+
+/**
+ * The issuer's keys through discovery: `{authUrl}/.well-known/openid-configuration` (whose `issuer`
+ * must equal `authUrl`), then its `jwks_uri`. The key set is cached for `maxAgeMs`, fetched once
+ * more when a token names an unknown `kid` (key rotation), and fetched by one request however many
+ * verifications wait on it.
+ *
+ * @throws {JwksError} `ERR_JWKS` when discovery or the JWKS cannot be fetched or read.
+ * @example
+ * ```ts
+ * const keys = remoteJwks('https://auth.acme.example');
+ * const verified = await verifySdJwt(credentialJwt, { keys });
+ * ```
+ * @see shared/service-spec.md, "What the service does" (discovery)
+ */
+export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): RemoteKeySource {
+  const issuer = authUrl.replace(/\/+$/, '');
+  const maxAge = options.maxAgeMs ?? 600_000;
+  const cooldown = options.cooldownMs ?? 30_000;
+  const now = () => (options.now ?? Date.now)();
+  const cache = new KeyCache();
+  let fetchedAt = -Infinity;
+  let inFlight: Promise<void> | undefined;
+
+  async function getJson(url: string): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await (options.fetch ?? globalThis.fetch)(url, { headers: { accept: 'application/json' } });
+    } catch (cause) {
+      throw new JwksError(url, 'could not be fetched', { cause });
+    }
+    if (!response.ok) throw new JwksError(url, `answered HTTP ${response.status}`);
+    try {
+      return await response.json();
+    } catch (cause) {
+      throw new JwksError(url, 'is not JSON', { cause });
+    }
+  }
+
+  async function load(): Promise<void> {
+    const discoveryUrl = `${issuer}/.well-known/openid-configuration`;
+    const metadata = (await getJson(discoveryUrl)) as { issuer?: unknown; jwks_uri?: unknown } | null;
+    if (metadata?.issuer !== issuer) throw new JwksError(discoveryUrl, `issuer is not "${issuer}"`);
+    if (typeof metadata.jwks_uri !== 'string') throw new JwksError(discoveryUrl, 'has no jwks_uri');
+    cache.set(keysOf(await getJson(metadata.jwks_uri), metadata.jwks_uri));
+    fetchedAt = now();
+  }
+
+  function refresh(): Promise<void> {
+    inFlight ??= load().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  }
+
+  return {
+    issuer,
+    refresh,
+    async keyFor(header) {
+      if (now() - fetchedAt > maxAge) await refresh();
+      let key = cache.find(header);
+      if (!key && now() - fetchedAt >= cooldown) {
+        await refresh();
+        key = cache.find(header);
+      }
+      if (!key) throw keyNotFound(header);
+      return key;
+    },
+  };
+}

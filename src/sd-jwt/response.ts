@@ -1,0 +1,233 @@
+/** Verification of an identity response: the REST envelope's digests, expiry and request code, and its credential JWTs. */
+import { SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
+import { toBase64Url, utf8 } from '../internal/encoding.js';
+import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
+import type { KeySource } from './jwks.js';
+import { checkTimes, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
+
+export interface VerifyIdentityResponseOptions extends TimeOptions {
+  /**
+   * The code of the request you created (`identity_session_code` from `identityRequests.create`).
+   * The response's `request_code` must equal it.
+   */
+  requestCode: string;
+  /** The service's keys, to verify each `*.credential_jwt`. Without keys, the claims can only be consistent, never proven. */
+  keys?: KeySource;
+  /** The `iss` required of credential JWTs; defaults to the key source's issuer. */
+  issuer?: string;
+  /** JWS algorithms accepted for credential JWTs. @default all asymmetric JWS algorithms */
+  algorithms?: readonly string[];
+  /**
+   * Refuse the response unless every disclosed claim is proven by the issuer's signature on a
+   * `credential_jwt` (so fail when none is present). @default false
+   */
+  requireSignature?: boolean;
+}
+
+/**
+ * How the claims were established:
+ * - `signature`: every disclosed claim is in a `credential_jwt` whose issuer signature verified;
+ * - `digests`: the claims match the envelope's `_sd` digests, but the envelope is not signed, so
+ *   they are only as trustworthy as the TLS connection they came over.
+ */
+export type ClaimsProof = 'signature' | 'digests';
+
+export interface VerifiedIdentityResponse {
+  /** Claim key to disclosed value, as sent (decode with {@link readClaim}). */
+  readonly claims: Readonly<Record<string, unknown>>;
+  readonly proof: ClaimsProof;
+  /** The claim keys proven by a verified `credential_jwt` signature. */
+  readonly signedClaims: readonly string[];
+  /** Requested claims the service could not disclose because it has no data for them. */
+  readonly disclosuresMissing: readonly string[];
+  /** True when the person could not provide every document the ruleset needs. */
+  readonly partiallyComplete: boolean;
+  /** Each verified `{credential}.credential_jwt`, by its key. */
+  readonly credentials: Readonly<Record<string, VerifiedSdJwt>>;
+  /** The response's `exp`, UNIX seconds. */
+  readonly expiresAt: number;
+  /** The response `data` as received, unknown fields included. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+const fail = (code: SdJwtErrorCode, message: string): SdJwtVerificationError => new SdJwtVerificationError(code, message);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
+
+/** JSON with non-ASCII characters escaped as `\uXXXX`, as Python's `json.dumps` writes by default. */
+function asciiOnly(json: string): string {
+  return json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** JSON with `", "` and `": "` separators (Python's `json.dumps` default, and RFC 9901's examples). */
+function spaced(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(spaced).join(', ')}]`;
+  if (isObject(value)) return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}: ${spaced(value[k])}`).join(', ')}}`;
+  return JSON.stringify(value);
+}
+
+/**
+ * The disclosure strings an issuer may have hashed for `[salt, claim, value]`, most likely first.
+ * The spec does not show the hash input; RFC 9901 hashes the base64url of the issuer's exact JSON
+ * bytes, which decoding loses. So the compact form from a `credential_jwt` is used when there is
+ * one, else the two common serialisations (compact, and Python's spaced form), each with
+ * non-ASCII characters kept and escaped. A value whose numbers were written differently (`1.0`)
+ * cannot be recovered and is refused.
+ */
+function candidates(salt: string, claim: string, value: unknown): string[] {
+  const forms = [JSON.stringify([salt, claim, value]), spaced([salt, claim, value])];
+  for (const form of [...forms]) {
+    const ascii = asciiOnly(form);
+    if (ascii !== form) forms.push(ascii);
+  }
+  return forms.map((form) => toBase64Url(utf8(form)));
+}
+
+interface EnvelopeDisclosure {
+  claim: string;
+  salt: string;
+  value: unknown;
+}
+
+function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[] {
+  const list = data['disclosures'] ?? [];
+  if (!Array.isArray(list)) throw fail('ERR_SD_JWT_MALFORMED', 'disclosures is not an array');
+  const seen = new Set<string>();
+  return list.map((item, i) => {
+    if (!isObject(item) || typeof item['claim'] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] has no claim key`);
+    const claim = item['claim'];
+    if (typeof item['salt'] !== 'string') {
+      throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] (${claim}) has no salt, so its digest cannot be checked`);
+    }
+    if (seen.has(claim)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `claim ${claim} is disclosed twice`);
+    seen.add(claim);
+    return { claim, salt: item['salt'], value: item['value'] };
+  });
+}
+
+function stringList(value: unknown, field: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
+  return value;
+}
+
+/** The disclosures of verified credential JWTs, by salt: the issuer's exact bytes for a claim. */
+function compactBySalt(credentials: Record<string, VerifiedSdJwt>): Map<string, { encoded: string; name?: string; value: unknown }> {
+  const bySalt = new Map<string, { encoded: string; name?: string; value: unknown }>();
+  for (const verified of Object.values(credentials)) {
+    for (const d of verified.disclosures) bySalt.set(d.salt, d);
+  }
+  return bySalt;
+}
+
+async function verifyCredentials(data: Record<string, unknown>, options: VerifyIdentityResponseOptions) {
+  const credentials: Record<string, VerifiedSdJwt> = {};
+  const keys = options.keys;
+  for (const [field, value] of Object.entries(data)) {
+    if (!field.endsWith('.credential_jwt') || !keys) continue;
+    if (typeof value !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `${field} is not a string`);
+    credentials[field] = await verifySdJwt(value, {
+      keys,
+      ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
+      ...(options.algorithms !== undefined ? { algorithms: options.algorithms } : {}),
+      ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}),
+      ...(options.now !== undefined ? { now: options.now } : {}),
+    });
+  }
+  return credentials;
+}
+
+/**
+ * Verifies an identity response (GET /identity/response/...) before its claims are used:
+ * 1. `exp` has not elapsed and `nbf` has come (tolerance `clockToleranceSeconds`, default none);
+ * 2. `request_code` is the code of the request you created;
+ * 3. `_sd_alg` is sha-256 (`sha256` as the service writes it), sha-384 or sha-512;
+ * 4. each `*.credential_jwt` is a valid SD-JWT signed by the issuer (when `keys` is given);
+ * 5. each disclosure's digest is in `_sd`, no digest or claim twice; a disclosure that a credential
+ *    JWT also carries must agree with it, and its exact compact bytes are what is hashed.
+ *
+ * `proof` says whether the claims were proven by the issuer's signature or are only consistent
+ * with the (unsigned) envelope; `requireSignature` makes the second a failure.
+ *
+ * @param response The `ApiResult` from `identityResponses.get`, the raw envelope `{data, ...}`, or `data` itself.
+ * @throws {SdJwtVerificationError} with a code naming the rule that failed.
+ * @throws {JwksError} when the issuer's keys could not be fetched.
+ * @example
+ * ```ts
+ * const response = await acme.identityResponses.get({ accessRequestCode, identitySessionCode, accessToken });
+ * const verified = await verifyIdentityResponse(response, { requestCode: identitySessionCode, keys: remoteJwks(authUrl) });
+ * const name = readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name }
+ * ```
+ * @see shared/service-spec.md, "Identity response" and "GET /identity/response/..."
+ */
+export async function verifyIdentityResponse(
+  response: unknown,
+  options: VerifyIdentityResponseOptions,
+): Promise<VerifiedIdentityResponse> {
+  const data = isObject(response) && isObject(response['data']) ? response['data'] : response;
+  if (!isObject(data)) throw fail('ERR_SD_JWT_MALFORMED', 'the identity response is not an object');
+  if (typeof options.requestCode !== 'string' || options.requestCode === '') {
+    throw fail('ERR_SD_JWT_REQUEST_CODE', 'options.requestCode (the code of the request you created) is required');
+  }
+  checkTimes(data, options, ['exp']);
+  if (data['request_code'] !== options.requestCode) {
+    throw fail('ERR_SD_JWT_REQUEST_CODE', 'request_code is not the code of the request you created');
+  }
+  const algorithm: HashAlgorithm = hashAlgorithm(data['_sd_alg']);
+  const committed = stringList(data['_sd'], '_sd');
+  const digestSet = new Set(committed);
+  if (digestSet.size !== committed.length) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', 'a digest appears more than once in _sd');
+  const disclosures = envelopeDisclosures(data);
+  const disclosuresMissing = stringList(data['disclosures_missing'], 'disclosures_missing');
+  if (data['partially_complete'] !== undefined && typeof data['partially_complete'] !== 'boolean') {
+    throw fail('ERR_SD_JWT_MALFORMED', 'partially_complete is not a boolean');
+  }
+
+  const credentials = await verifyCredentials(data, options);
+  const signed = compactBySalt(credentials);
+  const claims: Record<string, unknown> = {};
+  const signedClaims: string[] = [];
+  const used = new Set<string>();
+  for (const { claim, salt, value } of disclosures) {
+    const compact = signed.get(salt);
+    if (compact && (compact.name !== claim || !sameJson(compact.value, value))) {
+      throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${claim} differs from the one in the signed credential`);
+    }
+    const inputs = compact ? [compact.encoded] : candidates(salt, claim, value);
+    const digest = (await digests(algorithm, inputs)).find((d) => digestSet.has(d));
+    if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${claim} is not in _sd`);
+    if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${claim} matches a digest already used`);
+    used.add(digest);
+    Object.defineProperty(claims, claim, { value, enumerable: true, writable: false, configurable: false });
+    if (compact) signedClaims.push(claim);
+  }
+  const proven = Object.keys(credentials).length > 0 && signedClaims.length === disclosures.length;
+  if (options.requireSignature && !proven) {
+    throw fail(
+      'ERR_SD_JWT_SIGNATURE_REQUIRED',
+      Object.keys(credentials).length === 0
+        ? 'a signature is required, but the response has no verifiable credential_jwt'
+        : 'a signature is required, but some claims are not in a signed credential_jwt',
+    );
+  }
+  return {
+    claims,
+    proof: proven ? 'signature' : 'digests',
+    signedClaims,
+    disclosuresMissing,
+    partiallyComplete: data['partially_complete'] === true,
+    credentials,
+    expiresAt: data['exp'] as number,
+    data,
+  };
+}

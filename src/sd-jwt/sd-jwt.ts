@@ -1,0 +1,319 @@
+/** Verification of a compact SD-JWT (or plain JWT) per RFC 9901 §7.1 and §7.3. */
+import { base64url, compactVerify, errors as joseErrors, importJWK, type CryptoKey, type JWK } from 'jose';
+import { SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
+import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
+import { ASYMMETRIC_ALGORITHMS, type KeySource } from './jwks.js';
+
+/** Options shared by every verification. */
+export interface TimeOptions {
+  /** Seconds of leeway on `exp`, `nbf` and `iat`, both ways. @default 0 */
+  clockToleranceSeconds?: number;
+  /** The clock, in ms; read at each verification. @default Date.now */
+  now?: () => number;
+}
+
+export interface KeyBindingOptions {
+  /** The `aud` the key-binding JWT must carry (your client id or URL). */
+  audience: string;
+  /** The `nonce` the key-binding JWT must carry, when you sent one. */
+  nonce?: string;
+  /** How old its `iat` may be, in seconds. @default 300 */
+  maxAgeSeconds?: number;
+}
+
+export interface VerifySdJwtOptions extends TimeOptions {
+  /** The issuer's keys. */
+  keys: KeySource;
+  /** The `iss` required; defaults to the key source's issuer (from discovery) when it has one. */
+  issuer?: string;
+  /** JWS algorithms accepted; only asymmetric ones are ever accepted. @default all asymmetric JWS algorithms */
+  algorithms?: readonly string[];
+  /** Claims that must be present after processing. @default ['exp'] */
+  requiredClaims?: readonly string[];
+  /** Require and check a key-binding JWT with these expectations. Without it, one that is present is still checked for `typ`, signature and `sd_hash`. */
+  keyBinding?: KeyBindingOptions;
+  /** Accept a plain JWT (no `~`), as the credential API issues them. @default true */
+  allowPlainJwt?: boolean;
+}
+
+/** One disclosure as sent and as decoded. */
+export interface VerifiedDisclosure {
+  /** The base64url string exactly as it appeared in the SD-JWT. */
+  readonly encoded: string;
+  readonly digest: string;
+  readonly salt: string;
+  /** The claim name; absent for an array element. */
+  readonly name?: string;
+  readonly value: unknown;
+}
+
+/** A verified SD-JWT: the processed claims and how they were proven. */
+export interface VerifiedSdJwt {
+  /** The issuer-signed payload with every disclosed claim in place and `_sd`, `_sd_alg` and undisclosed digests removed. */
+  readonly claims: Record<string, unknown>;
+  readonly header: Readonly<Record<string, unknown>>;
+  readonly disclosures: readonly VerifiedDisclosure[];
+  readonly hashAlgorithm: HashAlgorithm;
+  /** The key-binding JWT's payload, when one was present. */
+  readonly keyBinding?: Readonly<Record<string, unknown>>;
+}
+
+const fail = (code: SdJwtErrorCode, message: string, cause?: unknown): SdJwtVerificationError =>
+  new SdJwtVerificationError(code, message, cause === undefined ? undefined : { cause });
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** JSON of a base64url segment; `what` names the segment in the error. */
+function decodeJson(segment: string, what: string): unknown {
+  try {
+    if (!BASE64URL.test(segment)) throw new TypeError('not base64url');
+    return JSON.parse(decoder.decode(base64url.decode(segment)));
+  } catch (cause) {
+    throw fail('ERR_SD_JWT_MALFORMED', `${what} is not base64url-encoded JSON`, cause);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Sets an own property, even one named `__proto__`, without touching the prototype. */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+interface Decoded {
+  encoded: string;
+  index: number;
+  salt: string;
+  name?: string;
+  value: unknown;
+  used: boolean;
+}
+
+function decodeDisclosure(encoded: string, index: number): Decoded {
+  const array = decodeJson(encoded, `disclosure ${index + 1}`);
+  if (!Array.isArray(array) || (array.length !== 2 && array.length !== 3) || typeof array[0] !== 'string') {
+    throw fail('ERR_SD_JWT_MALFORMED', `disclosure ${index + 1} is not [salt, name, value] or [salt, value]`);
+  }
+  if (array.length === 2) return { encoded, index, salt: array[0], value: array[1], used: false };
+  if (typeof array[1] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosure ${index + 1} has a claim name that is not a string`);
+  return { encoded, index, salt: array[0], name: array[1], value: array[2], used: false };
+}
+
+const MAX_DEPTH = 64;
+
+/**
+ * Puts each referenced disclosure in place of its digest (RFC 9901 §7.1 step 3), refusing a
+ * digest seen twice, a disclosure of the wrong form for where it is referenced, a reserved name
+ * and a name that collides with a plaintext claim.
+ */
+function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Set<string>, depth: number): unknown {
+  if (depth > MAX_DEPTH) throw fail('ERR_SD_JWT_MALFORMED', `payload nested deeper than ${MAX_DEPTH} levels`);
+  const claim = (digest: unknown): Decoded | undefined => {
+    if (typeof digest !== 'string') throw fail('ERR_SD_JWT_MALFORMED', 'a digest is not a string');
+    if (seen.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', 'a digest appears more than once in the payload');
+    seen.add(digest);
+    const disclosure = byDigest.get(digest);
+    if (disclosure) disclosure.used = true;
+    return disclosure;
+  };
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const element of value) {
+      if (isObject(element) && Object.hasOwn(element, '...')) {
+        if (Object.keys(element).length !== 1) throw fail('ERR_SD_JWT_MALFORMED', 'an array digest object has keys besides "..."');
+        const disclosure = claim(element['...']);
+        if (!disclosure) continue; // undisclosed element or decoy: removed
+        if (disclosure.name !== undefined) {
+          throw fail('ERR_SD_JWT_DISCLOSURE_FORM', `disclosure ${disclosure.index + 1} has three elements but is referenced from an array`);
+        }
+        out.push(reveal(disclosure.value, byDigest, seen, depth + 1));
+      } else {
+        out.push(reveal(element, byDigest, seen, depth + 1));
+      }
+    }
+    return out;
+  }
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (key !== '_sd') put(out, key, reveal(value[key], byDigest, seen, depth + 1));
+  }
+  const sd = value['_sd'];
+  if (sd === undefined) return out;
+  if (!Array.isArray(sd)) throw fail('ERR_SD_JWT_MALFORMED', '_sd is not an array');
+  for (const digest of sd) {
+    const disclosure = claim(digest);
+    if (!disclosure) continue;
+    const { name } = disclosure;
+    if (name === undefined) {
+      throw fail('ERR_SD_JWT_DISCLOSURE_FORM', `disclosure ${disclosure.index + 1} has two elements but is referenced from _sd`);
+    }
+    if (name === '_sd' || name === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosure ${disclosure.index + 1} names the reserved claim "${name}"`);
+    if (Object.hasOwn(out, name)) throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosed claim "${name}" already exists at its level`);
+    put(out, name, reveal(disclosure.value, byDigest, seen, depth + 1));
+  }
+  return out;
+}
+
+/** Refuses a payload whose `exp` has elapsed or whose `nbf` has not come, within the tolerance. */
+export function checkTimes(claims: Record<string, unknown>, options: TimeOptions, required: readonly string[]): void {
+  const now = Math.floor((options.now ?? Date.now)() / 1000);
+  const tolerance = options.clockToleranceSeconds ?? 0;
+  for (const name of required) {
+    if (claims[name] === undefined) throw fail('ERR_SD_JWT_MISSING_CLAIM', `required claim "${name}" is absent`);
+  }
+  for (const name of ['exp', 'nbf', 'iat']) {
+    const value = claims[name];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+      throw fail('ERR_SD_JWT_MALFORMED', `"${name}" is not a number`);
+    }
+  }
+  if (typeof claims['exp'] === 'number' && now - tolerance >= claims['exp']) {
+    throw fail('ERR_SD_JWT_EXPIRED', '"exp" has elapsed');
+  }
+  if (typeof claims['nbf'] === 'number' && now + tolerance < claims['nbf']) {
+    throw fail('ERR_SD_JWT_NOT_YET_VALID', '"nbf" is in the future');
+  }
+}
+
+function signatureError(error: unknown): SdJwtVerificationError {
+  if (error instanceof SdJwtVerificationError) return error;
+  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) {
+    return fail('ERR_SD_JWT_ALG_NOT_ALLOWED', 'the JWS algorithm is not allowed', error);
+  }
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return fail('ERR_SD_JWT_SIGNATURE', 'signature verification failed');
+  return fail('ERR_SD_JWT_MALFORMED', 'the issuer-signed JWT is not a valid JWS', error);
+}
+
+/** The JWS algorithms allowed: the caller's list, with anything symmetric or `none` taken out. */
+function allowedAlgorithms(requested: readonly string[] | undefined): string[] {
+  const asymmetric: readonly string[] = ASYMMETRIC_ALGORITHMS;
+  return (requested ?? asymmetric).filter((alg) => asymmetric.includes(alg));
+}
+
+async function verifyJws(jwt: string, key: (header: { alg?: string; kid?: string }) => Promise<CryptoKey>, algorithms: string[]) {
+  try {
+    return await compactVerify(jwt, (header) => key(header), { algorithms });
+  } catch (error) {
+    throw signatureError(error);
+  }
+}
+
+async function checkKeyBinding(
+  kbJwt: string,
+  presented: string,
+  claims: Record<string, unknown>,
+  algorithm: HashAlgorithm,
+  options: VerifySdJwtOptions,
+): Promise<Record<string, unknown>> {
+  const bad = (message: string, cause?: unknown) => fail('ERR_SD_JWT_KEY_BINDING', `key-binding JWT: ${message}`, cause);
+  const cnf = claims['cnf'];
+  const jwk = isObject(cnf) && isObject(cnf['jwk']) ? (cnf['jwk'] as JWK) : undefined;
+  if (!jwk) throw bad('the SD-JWT has no cnf.jwk to check it with');
+  const algorithms = allowedAlgorithms(options.algorithms);
+  let verified;
+  try {
+    verified = await compactVerify(kbJwt, async (header) => (await importJWK(jwk, header.alg)) as CryptoKey, { algorithms });
+  } catch (error) {
+    throw bad('signature or algorithm refused', error);
+  }
+  if (verified.protectedHeader.typ !== 'kb+jwt') throw bad('typ is not kb+jwt');
+  const payload = decodeJson(kbJwt.split('.')[1] ?? '', 'key-binding JWT payload');
+  if (!isObject(payload)) throw bad('payload is not an object');
+  const [expected] = await digests(algorithm, [presented]);
+  if (payload['sd_hash'] !== expected) throw bad('sd_hash does not match the presented SD-JWT');
+  const kb = options.keyBinding;
+  if (kb && payload['aud'] !== kb.audience) throw bad('aud is not the expected audience');
+  if (kb?.nonce !== undefined && payload['nonce'] !== kb.nonce) throw bad('nonce is not the expected nonce');
+  const iat = payload['iat'];
+  if (typeof iat !== 'number') throw bad('iat is missing');
+  const now = Math.floor((options.now ?? Date.now)() / 1000);
+  const tolerance = options.clockToleranceSeconds ?? 0;
+  if (iat > now + tolerance) throw bad('iat is in the future');
+  if (now - tolerance - iat > (kb?.maxAgeSeconds ?? 300)) throw bad('iat is too old');
+  return payload;
+}
+
+/**
+ * Verifies a compact SD-JWT `<jwt>~<disclosure>~...~[<kb-jwt>]` (or a plain JWT) as RFC 9901 §7.1
+ * and §7.3 require: an asymmetric signature against the issuer's keys, the issuer, `_sd_alg`,
+ * every disclosure's digest and form, no digest or disclosure twice, no unreferenced disclosure,
+ * no collision with a plaintext claim, and then `exp`/`nbf` of the **processed** payload (so a
+ * disclosed `exp` counts). A key-binding JWT, when present or required, is checked too.
+ *
+ * The signature is checked while the disclosures are hashed, so the digests cost little more than
+ * the signature itself.
+ *
+ * @throws {SdJwtVerificationError} with a code naming the rule that failed.
+ * @throws {JwksError} when the issuer's keys could not be fetched.
+ * @example
+ * ```ts
+ * const { claims } = await verifySdJwt(data['acmeidentity.credential_jwt'], { keys: remoteJwks(authUrl) });
+ * ```
+ * @see RFC 9901, section 7
+ */
+export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): Promise<VerifiedSdJwt> {
+  if (typeof sdJwt !== 'string') throw fail('ERR_SD_JWT_MALFORMED', 'the SD-JWT must be a string');
+  const parts = sdJwt.split('~');
+  const jwt = parts[0] ?? '';
+  const plain = parts.length === 1;
+  if (plain && options.allowPlainJwt === false) throw fail('ERR_SD_JWT_MALFORMED', 'a plain JWT where an SD-JWT was expected');
+  // Everything between the JWT and the last "~" is a disclosure; after it, an optional KB-JWT.
+  const kbJwt = plain ? '' : parts[parts.length - 1]!;
+  const encoded = plain ? [] : parts.slice(1, -1);
+  if (kbJwt !== '' && kbJwt.split('.').length !== 3) {
+    throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT without key binding must end with "~"');
+  }
+  if (options.keyBinding && kbJwt === '') throw fail('ERR_SD_JWT_KEY_BINDING', 'a key-binding JWT is required but absent');
+  const segments = jwt.split('.');
+  if (segments.length !== 3) throw fail('ERR_SD_JWT_MALFORMED', 'the issuer-signed part is not a compact JWS');
+
+  const algorithms = allowedAlgorithms(options.algorithms);
+  const header = decodeJson(segments[0]!, 'the JWS header');
+  if (!isObject(header) || typeof header['alg'] !== 'string' || !algorithms.includes(header['alg'])) {
+    throw fail('ERR_SD_JWT_ALG_NOT_ALLOWED', 'the JWS algorithm is not allowed');
+  }
+  // The signature is checked on a worker thread (Web Crypto) while this thread hashes disclosures.
+  const signature = verifyJws(jwt, (h) => options.keys.keyFor({ alg: h.alg!, kid: h.kid }), algorithms);
+  let processed: { claims: Record<string, unknown>; disclosures: VerifiedDisclosure[]; algorithm: HashAlgorithm };
+  try {
+    processed = await process(segments[1]!, encoded);
+  } catch (error) {
+    await signature; // a bad signature is the first thing to report
+    throw error;
+  }
+  await signature;
+
+  const { claims, disclosures, algorithm } = processed;
+  const issuer = options.issuer ?? options.keys.issuer;
+  if (issuer !== undefined && claims['iss'] !== issuer) throw fail('ERR_SD_JWT_ISSUER', `"iss" is not "${issuer}"`);
+  checkTimes(claims, options, options.requiredClaims ?? ['exp']);
+  const result: VerifiedSdJwt = { claims, header, disclosures, hashAlgorithm: algorithm };
+  if (kbJwt === '') return result;
+  const presented = sdJwt.slice(0, sdJwt.length - kbJwt.length);
+  return { ...result, keyBinding: await checkKeyBinding(kbJwt, presented, claims, algorithm, options) };
+}
+
+async function process(payloadSegment: string, encoded: readonly string[]) {
+  const payload = decodeJson(payloadSegment, 'the JWT payload');
+  if (!isObject(payload)) throw fail('ERR_SD_JWT_MALFORMED', 'the JWT payload is not an object');
+  const algorithm = hashAlgorithm(payload['_sd_alg']);
+  const decoded = encoded.map(decodeDisclosure);
+  const hashes = await digests(algorithm, encoded);
+  const byDigest = new Map<string, Decoded>();
+  hashes.forEach((digest, i) => {
+    if (byDigest.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `disclosure ${i + 1} was sent twice`);
+    byDigest.set(digest, decoded[i]!);
+  });
+  const { _sd_alg: _, ...rest } = payload;
+  const claims = reveal(rest, byDigest, new Set(), 0) as Record<string, unknown>;
+  const unused = decoded.find((d) => !d.used);
+  if (unused) throw fail('ERR_SD_JWT_UNREFERENCED_DISCLOSURE', `disclosure ${unused.index + 1} is not referenced by any digest`);
+  const disclosures = decoded.map(({ encoded: e, salt, name, value }, i): VerifiedDisclosure =>
+    name === undefined ? { encoded: e, digest: hashes[i]!, salt, value } : { encoded: e, digest: hashes[i]!, salt, name, value },
+  );
+  return { claims, disclosures, algorithm };
+}

@@ -1,0 +1,250 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
+import { SdJwtVerificationError, localJwks, verifySdJwt, type SdJwtErrorCode } from '../../src/sd-jwt/index.js';
+import { rejection } from '../helpers.js';
+import { ISSUER, NOW, NOW_MS, at, digest, disclosure, testIssuer, type TestIssuer } from './issuer.js';
+
+let issuer: TestIssuer;
+beforeAll(async () => {
+  issuer = await testIssuer();
+});
+
+async function refusal(sdJwt: string, options: Partial<Parameters<typeof verifySdJwt>[1]> = {}): Promise<SdJwtErrorCode> {
+  const error = await rejection(verifySdJwt(sdJwt, { ...at(issuer.keys), ...options }));
+  expect(error).toBeInstanceOf(SdJwtVerificationError);
+  return (error as SdJwtVerificationError).code;
+}
+
+describe('verifySdJwt: what it accepts', () => {
+  test('flat disclosures are put in place; decoys and undisclosed digests are dropped', async () => {
+    const given = disclosure('salt-1', 'given_name', 'Jane');
+    const family = disclosure('salt-2', 'family_name', 'Citizen');
+    const hidden = disclosure('salt-3', 'birth_date', '1990-01-01');
+    const sdJwt = await issuer.sdJwt({ sub: 'p1', _sd: [digest(given), digest(family), digest(hidden), digest('decoy')] }, [given, family]);
+    const verified = await verifySdJwt(sdJwt, at(issuer.keys));
+    expect(verified.claims).toEqual({ iss: ISSUER, iat: NOW, exp: NOW + 3600, sub: 'p1', given_name: 'Jane', family_name: 'Citizen' });
+    expect(verified.disclosures.map((d) => d.name)).toEqual(['given_name', 'family_name']);
+    expect(verified.hashAlgorithm).toBe('sha-256');
+  });
+
+  test('nested objects, array elements and recursive disclosures', async () => {
+    const street = disclosure('s1', 'street', '1 Main St');
+    const address = disclosure('s2', 'address', { _sd: [digest(street)], country: 'AU' });
+    const fr = disclosure('s3', 'FR');
+    const de = disclosure('s4', 'DE');
+    const sdJwt = await issuer.sdJwt(
+      { _sd: [digest(address)], nationalities: [{ '...': digest(fr) }, { '...': digest(de) }, 'AU', { '...': digest('decoy') }] },
+      [street, address, fr],
+    );
+    const { claims } = await verifySdJwt(sdJwt, at(issuer.keys));
+    expect(claims['address']).toEqual({ street: '1 Main St', country: 'AU' });
+    expect(claims['nationalities']).toEqual(['FR', 'AU']);
+  });
+
+  test('a plain JWT (as the credential API issues) verifies with no disclosures', async () => {
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60, vc: { type: ['VerifiableCredential'] } });
+    const { claims } = await verifySdJwt(jwt, at(issuer.keys));
+    expect(claims['vc']).toEqual({ type: ['VerifiableCredential'] });
+    expect(await refusal(jwt, { allowPlainJwt: false })).toBe('ERR_SD_JWT_MALFORMED');
+  });
+
+  test('_sd_alg sha-384 and sha-512 are accepted', async () => {
+    for (const [alg, node] of [['sha-384', 'sha384'], ['sha-512', 'sha512']] as const) {
+      const d = disclosure('s', 'name', 'x');
+      const sdJwt = await issuer.sdJwt({ _sd_alg: alg, _sd: [digest(d, node)] }, [d]);
+      expect((await verifySdJwt(sdJwt, at(issuer.keys))).claims['name']).toBe('x');
+    }
+  });
+
+  test('a claim named __proto__ is an own property, not a prototype', async () => {
+    const d = disclosure('s', '__proto__', { polluted: true });
+    const { claims } = await verifySdJwt(await issuer.sdJwt({ _sd: [digest(d)] }, [d]), at(issuer.keys));
+    expect(Object.getPrototypeOf(claims)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(claims, '__proto__')?.value).toEqual({ polluted: true });
+  });
+});
+
+describe('verifySdJwt: signature and algorithm', () => {
+  test('rejects alg none', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ iss: ISSUER, exp: NOW + 60 })).toString('base64url');
+    expect(await refusal(`${header}.${payload}.~`)).toBe('ERR_SD_JWT_ALG_NOT_ALLOWED');
+  });
+
+  test('rejects an HMAC-signed SD-JWT, even when asked to allow HS256', async () => {
+    const secret = new TextEncoder().encode('a-shared-secret-of-thirty-two-bytes!');
+    const jwt = await new SignJWT({ iss: ISSUER, exp: NOW + 60 }).setProtectedHeader({ alg: 'HS256' }).sign(secret);
+    expect(await refusal(`${jwt}~`, { algorithms: ['HS256', 'RS256'] })).toBe('ERR_SD_JWT_ALG_NOT_ALLOWED');
+  });
+
+  test('rejects a signature by another key with the same kid', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60 }, {}, privateKey);
+    expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+
+  test('rejects a tampered payload even when its disclosures also fail', async () => {
+    const d = disclosure('s', 'name', 'x');
+    const [h, , s] = (await issuer.sdJwt({ _sd: [digest(d)] }, [d])).split('~')[0]!.split('.');
+    const forged = Buffer.from(JSON.stringify({ iss: ISSUER, exp: NOW + 60, _sd: ['other'] })).toString('base64url');
+    expect(await refusal(`${h}.${forged}.${s}~${d}~`)).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+
+  test('rejects a kid the JWKS does not have', async () => {
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60 }, { kid: 'unknown' });
+    expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_KEY_NOT_FOUND');
+  });
+
+  test('rejects an issuer other than the expected one', async () => {
+    const jwt = await issuer.sign({ iss: 'https://evil.example', exp: NOW + 60 });
+    expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_ISSUER');
+  });
+
+  test('verifies ES256 keys too (asymmetric algorithms other than RSA)', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const keys = localJwks({ keys: [{ ...(await exportJWK(publicKey)), kid: 'ec' }] }, ISSUER);
+    const jwt = await new SignJWT({ iss: ISSUER, exp: NOW + 60 }).setProtectedHeader({ alg: 'ES256', kid: 'ec' }).sign(privateKey);
+    expect((await verifySdJwt(`${jwt}~`, at(keys))).claims['iss']).toBe(ISSUER);
+  });
+});
+
+describe('verifySdJwt: the MUSTs of RFC 9901 §7.1', () => {
+  test('rejects a disclosure named _sd', async () => {
+    const d = disclosure('s', '_sd', ['x']);
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)] }, [d]))).toBe('ERR_SD_JWT_RESERVED_NAME');
+  });
+
+  test('rejects a disclosure named ...', async () => {
+    const d = disclosure('s', '...', 'x');
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)] }, [d]))).toBe('ERR_SD_JWT_RESERVED_NAME');
+  });
+
+  test('rejects a two-element disclosure referenced from _sd', async () => {
+    const d = disclosure('s', 'value');
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)] }, [d]))).toBe('ERR_SD_JWT_DISCLOSURE_FORM');
+  });
+
+  test('rejects a three-element disclosure referenced from an array', async () => {
+    const d = disclosure('s', 'name', 'value');
+    expect(await refusal(await issuer.sdJwt({ list: [{ '...': digest(d) }] }, [d]))).toBe('ERR_SD_JWT_DISCLOSURE_FORM');
+  });
+
+  test('rejects a digest that appears twice in the payload', async () => {
+    const d = disclosure('s', 'name', 'value');
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)], nested: { _sd: [digest(d)] } }, [d]))).toBe(
+      'ERR_SD_JWT_DUPLICATE_DIGEST',
+    );
+  });
+
+  test('rejects a digest that appears twice through a recursive disclosure', async () => {
+    const inner = disclosure('s1', 'inner', 'x');
+    const outer = disclosure('s2', 'outer', { _sd: [digest(inner)] });
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(outer), digest(inner)] }, [inner, outer]))).toBe(
+      'ERR_SD_JWT_DUPLICATE_DIGEST',
+    );
+  });
+
+  test('rejects a disclosure sent twice', async () => {
+    const d = disclosure('s', 'name', 'value');
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)] }, [d, d]))).toBe('ERR_SD_JWT_DUPLICATE_DISCLOSURE');
+  });
+
+  test('rejects a disclosure no digest references', async () => {
+    const d = disclosure('s', 'name', 'value');
+    const stray = disclosure('t', 'other', 'value');
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)] }, [d, stray]))).toBe('ERR_SD_JWT_UNREFERENCED_DISCLOSURE');
+  });
+
+  test('rejects a disclosed name that collides with a plaintext claim', async () => {
+    const d = disclosure('s', 'sub', 'someone-else');
+    expect(await refusal(await issuer.sdJwt({ sub: 'p1', _sd: [digest(d)] }, [d]))).toBe('ERR_SD_JWT_CLAIM_COLLISION');
+  });
+
+  test('rejects a missing trailing ~ (the last disclosure read as a key-binding JWT)', async () => {
+    const d = disclosure('s', 'name', 'value');
+    const sdJwt = await issuer.sdJwt({ _sd: [digest(d)] }, [d]);
+    expect(await refusal(sdJwt.slice(0, -1))).toBe('ERR_SD_JWT_MALFORMED');
+  });
+
+  test('rejects an unsupported or truncated _sd_alg', async () => {
+    for (const alg of ['sha-256/128', 'md5', 'SHA-256', 7]) {
+      expect(await refusal(await issuer.sdJwt({ _sd_alg: alg as string, _sd: [] }, []))).toBe('ERR_SD_JWT_HASH_ALG');
+    }
+  });
+
+  test('rejects a disclosure that is not base64url JSON, or not an array of 2 or 3', async () => {
+    const good = await issuer.sdJwt({ _sd: [] }, []);
+    for (const bad of ['%%%', Buffer.from('not json').toString('base64url'), disclosure('only-salt'), disclosure(1, 'n', 'v')]) {
+      expect(await refusal(`${good}${bad}~`)).toBe('ERR_SD_JWT_MALFORMED');
+    }
+  });
+});
+
+describe('verifySdJwt: time, after processing', () => {
+  const plain = (payload: JWTPayload) => issuer.sdJwt(payload, []);
+
+  test('one second past exp is refused; at exp - 1 it is accepted', async () => {
+    const sdJwt = await plain({ exp: NOW });
+    expect(await refusal(sdJwt)).toBe('ERR_SD_JWT_EXPIRED');
+    await expect(verifySdJwt(sdJwt, at(issuer.keys, NOW_MS - 1000))).resolves.toBeDefined();
+    expect(await refusal(sdJwt, { now: () => NOW_MS + 1000 })).toBe('ERR_SD_JWT_EXPIRED');
+  });
+
+  test('clock tolerance works both ways', async () => {
+    const expired = await plain({ exp: NOW - 5 });
+    await expect(verifySdJwt(expired, { ...at(issuer.keys), clockToleranceSeconds: 10 })).resolves.toBeDefined();
+    expect(await refusal(expired, { clockToleranceSeconds: 4 })).toBe('ERR_SD_JWT_EXPIRED');
+    const early = await plain({ nbf: NOW + 5 });
+    expect(await refusal(early)).toBe('ERR_SD_JWT_NOT_YET_VALID');
+    await expect(verifySdJwt(early, { ...at(issuer.keys), clockToleranceSeconds: 10 })).resolves.toBeDefined();
+  });
+
+  test('a disclosed exp counts', async () => {
+    const d = disclosure('s', 'exp', NOW - 1);
+    const jwt = await issuer.sign({ iss: ISSUER, _sd_alg: 'sha-256', _sd: [digest(d)] });
+    expect(await refusal(`${jwt}~${d}~`)).toBe('ERR_SD_JWT_EXPIRED');
+  });
+
+  test('a missing exp is refused unless the caller does not require it', async () => {
+    const jwt = await issuer.sign({ iss: ISSUER });
+    expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_MISSING_CLAIM');
+    await expect(verifySdJwt(`${jwt}~`, { ...at(issuer.keys), requiredClaims: [] })).resolves.toBeDefined();
+  });
+});
+
+describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
+  async function withHolder() {
+    const holder = await generateKeyPair('ES256');
+    const cnf = { jwk: await exportJWK(holder.publicKey) };
+    const d = disclosure('s', 'name', 'value');
+    const presented = await issuer.sdJwt({ cnf, _sd: [digest(d)] }, [d]);
+    const kb = (payload: JWTPayload, typ = 'kb+jwt', key = holder.privateKey) =>
+      new SignJWT({ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: digest(presented), ...payload })
+        .setProtectedHeader({ alg: 'ES256', typ })
+        .sign(key);
+    return { presented, kb };
+  }
+  const expectations = { keyBinding: { audience: 'https://rp.example', nonce: 'n-1' } };
+
+  test('a correct key-binding JWT is accepted and returned', async () => {
+    const { presented, kb } = await withHolder();
+    const verified = await verifySdJwt(presented + (await kb({})), { ...at(issuer.keys), ...expectations });
+    expect(verified.keyBinding?.['nonce']).toBe('n-1');
+  });
+
+  test('each wrong field is refused: typ, sd_hash, aud, nonce, iat, signer; and absence when required', async () => {
+    const { presented, kb } = await withHolder();
+    const other = await generateKeyPair('ES256');
+    const cases = [
+      await kb({}, 'JWT'),
+      await kb({ sd_hash: digest('something else') }),
+      await kb({ aud: 'https://other.example' }),
+      await kb({ nonce: 'n-2' }),
+      await kb({ iat: NOW + 60 }),
+      await kb({ iat: NOW - 3600 }),
+      await kb({}, 'kb+jwt', other.privateKey),
+    ];
+    for (const kbJwt of cases) expect(await refusal(presented + kbJwt, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
+    expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
+  });
+});
