@@ -3,6 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    'sd-jwt/index': 'src/sd-jwt/index.ts',
     'testing/index': 'src/testing/index.ts',
     'testing/msw': 'src/testing/msw.ts',
   },

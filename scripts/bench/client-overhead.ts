@@ -7,6 +7,7 @@
  */
 import { AcmeIdentityClient } from '../../src/index.js';
 import { createFakeService, DEFAULT_CLIENT, freePort, serveFakeService } from '../../src/testing/index.js';
+import { compare, micros } from './stats.js';
 
 const ITERATIONS = Number(process.env['ITERATIONS'] ?? 1500);
 const WARMUP = 200;
@@ -53,34 +54,11 @@ async function raw(): Promise<unknown> {
 
 const sdk = () => client.identityRequests.get(codes);
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
-for (let i = 0; i < WARMUP; i++) {
-  await raw();
-  await sdk();
-}
-const rawSamples: number[] = [];
-const sdkSamples: number[] = [];
-// Interleaved, so drift in the machine's load affects both alike.
-for (let i = 0; i < ITERATIONS; i++) {
-  rawSamples.push(await time(raw));
-  sdkSamples.push(await time(sdk));
-}
+const { raw: rawMedian, sdk: sdkMedian } = await compare({ raw, sdk }, ITERATIONS, WARMUP);
 await running.close();
 
-const rawMedian = median(rawSamples);
-const sdkMedian = median(sdkSamples);
 const ratio = sdkMedian / rawMedian;
 console.log(`client overhead: GET /identity/request/{codes} on localhost, ${ITERATIONS} calls each`);
-console.log(`  raw fetch   median ${(rawMedian * 1000).toFixed(0)} µs`);
-console.log(`  SDK client  median ${(sdkMedian * 1000).toFixed(0)} µs  (+${((sdkMedian - rawMedian) * 1000).toFixed(0)} µs a call)`);
+console.log(`  raw fetch   median ${micros(rawMedian)}`);
+console.log(`  SDK client  median ${micros(sdkMedian)}  (+${micros(sdkMedian - rawMedian)} a call)`);
 console.log(`  ratio ${ratio.toFixed(3)}x  goal <= 1.10x: ${ratio <= 1.1 ? 'met' : 'NOT met'}`);

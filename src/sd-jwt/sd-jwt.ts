@@ -1,6 +1,6 @@
 /** Verification of a compact SD-JWT (or plain JWT) per RFC 9901 §7.1 and §7.3. */
-import { base64url, compactVerify, errors as joseErrors, importJWK, type CryptoKey, type JWK } from 'jose';
-import { SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
+import { base64url, compactVerify, importJWK, type CryptoKey, type JWK } from 'jose';
+import { AcmeIdentityError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import { ASYMMETRIC_ALGORITHMS, type KeySource } from './jwks.js';
 
@@ -80,7 +80,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Sets an own property, even one named `__proto__`, without touching the prototype. */
 function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * A few microtask turns: enough for jose to hand the signature to Web Crypto (which verifies on
+ * worker threads) before this thread starts decoding and hashing disclosures, so the two overlap.
+ * Should jose ever need more turns, only the overlap is lost, never a check.
+ */
+async function letSignatureStart(): Promise<void> {
+  for (let i = 0; i < 10; i++) await undefined;
 }
 
 interface Decoded {
@@ -179,12 +189,14 @@ export function checkTimes(claims: Record<string, unknown>, options: TimeOptions
   }
 }
 
-function signatureError(error: unknown): SdJwtVerificationError {
-  if (error instanceof SdJwtVerificationError) return error;
-  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) {
+function signatureError(error: unknown): AcmeIdentityError {
+  if (error instanceof AcmeIdentityError) return error; // from the key source: KEY_NOT_FOUND, ERR_JWKS
+  // jose's stable error codes; matching on them keeps jose's error classes out of browser bundles.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_JOSE_ALG_NOT_ALLOWED' || code === 'ERR_JOSE_NOT_SUPPORTED') {
     return fail('ERR_SD_JWT_ALG_NOT_ALLOWED', 'the JWS algorithm is not allowed', error);
   }
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return fail('ERR_SD_JWT_SIGNATURE', 'signature verification failed');
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return fail('ERR_SD_JWT_SIGNATURE', 'signature verification failed');
   return fail('ERR_SD_JWT_MALFORMED', 'the issuer-signed JWT is not a valid JWS', error);
 }
 
@@ -194,9 +206,9 @@ function allowedAlgorithms(requested: readonly string[] | undefined): string[] {
   return (requested ?? asymmetric).filter((alg) => asymmetric.includes(alg));
 }
 
-async function verifyJws(jwt: string, key: (header: { alg?: string; kid?: string }) => Promise<CryptoKey>, algorithms: string[]) {
+async function verifyJws(jwt: string, key: CryptoKey, algorithms: string[]) {
   try {
-    return await compactVerify(jwt, (header) => key(header), { algorithms });
+    return await compactVerify(jwt, key, { algorithms });
   } catch (error) {
     throw signatureError(error);
   }
@@ -276,8 +288,11 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   if (!isObject(header) || typeof header['alg'] !== 'string' || !algorithms.includes(header['alg'])) {
     throw fail('ERR_SD_JWT_ALG_NOT_ALLOWED', 'the JWS algorithm is not allowed');
   }
+  const kid = header['kid'];
+  const key = await options.keys.keyFor({ alg: header['alg'], kid: typeof kid === 'string' ? kid : undefined });
   // The signature is checked on a worker thread (Web Crypto) while this thread hashes disclosures.
-  const signature = verifyJws(jwt, (h) => options.keys.keyFor({ alg: h.alg!, kid: h.kid }), algorithms);
+  const signature = verifyJws(jwt, key, algorithms);
+  await letSignatureStart();
   let processed: { claims: Record<string, unknown>; disclosures: VerifiedDisclosure[]; algorithm: HashAlgorithm };
   try {
     processed = await process(segments[1]!, encoded);

@@ -1,0 +1,73 @@
+/**
+ * Verifying one RSA-2048 SD-JWT with 20 disclosures: this SDK, @sd-jwt/core 0.19.0, and jose's
+ * `compactVerify` alone (the signature, the unavoidable cost), in one run. Goals (issue #4): at
+ * least 4x faster than @sd-jwt/core, at most 1.3x the signature alone. Prints, never fails.
+ *
+ * @sd-jwt/core runs in its two usual set-ups: with @sd-jwt/crypto-nodejs's synchronous hasher
+ * (Node), and with a Web Crypto hasher (what browsers and edge runtimes have). Both share one
+ * imported verification key, as its own `getVerifier` does.
+ *
+ *   npm run bench            (ITERATIONS=3000 for more samples)
+ */
+import { SDJwtInstance } from '@sd-jwt/core';
+import { digest as sdDigest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { compactVerify, exportJWK, generateKeyPair } from 'jose';
+import { localJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
+import { compare, micros } from './stats.js';
+
+const ITERATIONS = Number(process.env['ITERATIONS'] ?? 1500);
+const text = new TextEncoder();
+
+const { privateKey, publicKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+const rsa = { name: 'RSASSA-PKCS1-v1_5' };
+const coreWith = (hasher: (data: string, alg: string) => Uint8Array | Promise<Uint8Array>) =>
+  new SDJwtInstance({
+    hasher,
+    hashAlg: 'sha-256',
+    saltGenerator: generateSalt,
+    signer: async (data: string) => Buffer.from(await crypto.subtle.sign(rsa, privateKey, text.encode(data))).toString('base64url'),
+    signAlg: 'RS256',
+    verifier: async (data: string, signature: string) => crypto.subtle.verify(rsa, publicKey, Buffer.from(signature, 'base64url'), text.encode(data)),
+  });
+const core = coreWith(sdDigest);
+const coreWebCrypto = coreWith(async (data) => new Uint8Array(await crypto.subtle.digest('SHA-256', text.encode(data))));
+
+const now = Math.floor(Date.now() / 1000);
+const claims: Record<string, unknown> = { iss: 'https://auth.acme.test', iat: now, exp: now + 3600, sub: 'person-1' };
+const disclosed: string[] = [];
+for (let i = 0; i < 20; i++) {
+  claims[`claim_${i}`] = `value number ${i} of the bench credential`;
+  disclosed.push(`claim_${i}`);
+}
+const sdJwt = await core.issue(claims, { _sd: disclosed } as never, { header: { kid: 'bench' } });
+const jwt = sdJwt.split('~')[0]!;
+const keys = localJwks({ keys: [{ ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256' }] });
+
+// Each must really verify: check once before timing.
+const ours = await verifySdJwt(sdJwt, { keys });
+const theirs = (await core.verify(sdJwt)).payload as Record<string, unknown>;
+if (ours.disclosures.length !== 20 || theirs['claim_19'] !== ours.claims['claim_19']) throw new Error('the verifiers disagree');
+
+const medians = await compare(
+  {
+    signature: () => compactVerify(jwt, publicKey),
+    sdk: () => verifySdJwt(sdJwt, { keys }),
+    sdJwtCore: () => core.verify(sdJwt),
+    sdJwtCoreWebCrypto: () => coreWebCrypto.verify(sdJwt),
+  },
+  ITERATIONS,
+);
+
+const vsCore = medians.sdJwtCore / medians.sdk;
+const vsCoreWebCrypto = medians.sdJwtCoreWebCrypto / medians.sdk;
+const vsSignature = medians.sdk / medians.signature;
+console.log(`SD-JWT verification: RSA-2048, 20 disclosures, ${ITERATIONS} verifications each`);
+console.log(`  jose compactVerify (signature only)  median ${micros(medians.signature)}`);
+console.log(`  @acme/identity verifySdJwt           median ${micros(medians.sdk)}`);
+console.log(`  @sd-jwt/core 0.19.0, Node hasher     median ${micros(medians.sdJwtCore)}`);
+console.log(`  @sd-jwt/core 0.19.0, Web Crypto      median ${micros(medians.sdJwtCoreWebCrypto)}`);
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+console.log(`  ${vsCore.toFixed(2)}x faster than @sd-jwt/core (Node hasher)        goal >= 4x: ${verdict(vsCore >= 4)}`);
+console.log(`  ${vsCoreWebCrypto.toFixed(2)}x faster than @sd-jwt/core (Web Crypto hasher)  goal >= 4x: ${verdict(vsCoreWebCrypto >= 4)}`);
+console.log(`  ${vsSignature.toFixed(2)}x the signature alone                          goal <= 1.3x: ${verdict(vsSignature <= 1.3)}`);
+console.log(`  (the signature alone is ${(medians.sdJwtCore / medians.signature).toFixed(2)}x faster than @sd-jwt/core with the Node hasher)`);

@@ -1,0 +1,60 @@
+/**
+ * Size budgets of the browser-facing entries: each is bundled for the browser with what a page
+ * would import, minified, gzipped, and compared with its budget. Exits 1 when one is over, or
+ * when a browser bundle would pull in a `node:` module (esbuild cannot bundle one for the browser).
+ *
+ * `budget` is enforced: it guards against growth. `goal` is the issue's target, printed beside
+ * it; where the two differ, the README ("Figures") says why.
+ *
+ *   npm run size
+ */
+import { build } from 'esbuild';
+import { gzipSync } from 'node:zlib';
+
+interface Budget {
+  name: string;
+  /** What a browser page imports from the entry. */
+  code: string;
+  /** Enforced: the build fails above it. */
+  budgetBytes: number;
+  /** The issue's target, reported. */
+  goalBytes: number;
+}
+
+const KB = 1024;
+const budgets: Budget[] = [
+  {
+    name: 'sd-jwt: verifySdJwt + remoteJwks',
+    code: `export { verifySdJwt, remoteJwks } from './src/sd-jwt/index.ts';`,
+    budgetBytes: 8.75 * KB,
+    goalBytes: 6.5 * KB,
+  },
+  {
+    name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
+    code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
+    budgetBytes: 10.5 * KB,
+    goalBytes: 6.5 * KB,
+  },
+];
+
+let failed = false;
+for (const budget of budgets) {
+  const result = await build({
+    stdin: { contents: budget.code, resolveDir: process.cwd(), loader: 'ts' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  const bytes = result.outputFiles[0]!.contents;
+  const gzip = gzipSync(bytes, { level: 9 }).length;
+  const within = gzip <= budget.budgetBytes;
+  failed ||= !within;
+  const kb = (n: number) => `${(n / KB).toFixed(2)} KB`;
+  const goal = `goal ${kb(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
+  console.log(`${within ? 'ok  ' : 'OVER'} ${budget.name}: ${kb(gzip)} gzip (${kb(bytes.length)} minified); budget ${kb(budget.budgetBytes)}; ${goal}`);
+}
+if (failed) process.exit(1);

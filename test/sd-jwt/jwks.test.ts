@@ -1,0 +1,86 @@
+import { describe, expect, test } from 'vitest';
+import { JwksError, SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
+import { signJwt } from '../../src/testing/keys.js';
+import { PDF, harness, received, rejection } from '../helpers.js';
+
+const DISCOVERY = /^\/\.well-known\/openid-configuration$/;
+const JWKS = /^\/oauth\/oidc\/jwks$/;
+
+/** A credential JWT signed by the fake's current key, as the credential API issues them. */
+async function credentialJwt(h: Awaited<ReturnType<typeof harness>>) {
+  const { data } = await h.client.credentials.submit({
+    type: 'acicncchc',
+    person_ref: 'user-1/person-1',
+    file: PDF,
+    file_name: 'certificate.pdf',
+    issuer_name: 'Relying Party Pty Ltd',
+    issuer_url: 'https://rp.example',
+    issuer_ref: `check-${Math.random().toString(36).slice(2)}`,
+  });
+  return h.service.credentialJwt(data.credential_ref)!;
+}
+
+describe('remoteJwks', () => {
+  test('a credential JWT from the credential API verifies against the JWKS found by discovery', async () => {
+    const h = await harness();
+    const verified = await verifySdJwt(await credentialJwt(h), { keys: remoteJwks(h.service.authUrl), requiredClaims: [] });
+    expect(verified.claims['iss']).toBe(h.service.authUrl);
+    expect(verified.claims['vc']).toMatchObject({ type: ['VerifiableCredential', 'acicncchc'] });
+  });
+
+  test('fetches discovery and the JWKS once for many concurrent verifications, then uses the cache', async () => {
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const keys = remoteJwks(h.service.authUrl);
+    await Promise.all(Array.from({ length: 20 }, () => verifySdJwt(jwt, { keys, requiredClaims: [] })));
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    expect(received(h.service, DISCOVERY)).toHaveLength(1);
+    expect(received(h.service, JWKS)).toHaveLength(1);
+  });
+
+  test('refetches once when a token names an unknown kid (key rotation)', async () => {
+    let clock = Date.now();
+    const h = await harness();
+    const keys = remoteJwks(h.service.authUrl, { now: () => clock });
+    await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
+    await h.service.rotateSigningKey();
+    clock += 31_000; // past the cooldown
+    const rotated = await credentialJwt(h);
+    await expect(verifySdJwt(rotated, { keys, requiredClaims: [] })).resolves.toBeDefined();
+    expect(received(h.service, JWKS)).toHaveLength(2);
+  });
+
+  test('an unknown kid within the cooldown is refused without hammering the JWKS endpoint', async () => {
+    const h = await harness();
+    const keys = remoteJwks(h.service.authUrl);
+    await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
+    const stranger = await signJwt([...h.service.allKeys].map((k) => ({ ...k, kid: 'not-published' }))[0]!, { iss: h.service.authUrl }, { nowMs: Date.now() });
+    for (let i = 0; i < 5; i++) {
+      const error = await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
+      expect((error as SdJwtVerificationError).code).toBe('ERR_SD_JWT_KEY_NOT_FOUND');
+    }
+    expect(received(h.service, JWKS)).toHaveLength(1);
+  });
+
+  test('refuses discovery whose issuer is not the auth URL', async () => {
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const keys = remoteJwks(`${h.service.authUrl}/`);
+    await expect(verifySdJwt(jwt, { keys, requiredClaims: [] })).resolves.toBeDefined(); // a trailing slash is the same issuer
+    const wrong = remoteJwks(h.service.authUrl, { fetch: async () => Response.json({ issuer: 'https://evil.example', jwks_uri: 'x' }) });
+    const error = await rejection(verifySdJwt(jwt, { keys: wrong, requiredClaims: [] }));
+    expect(error).toBeInstanceOf(JwksError);
+    expect((error as JwksError).code).toBe('ERR_JWKS');
+  });
+
+  test('an unreachable JWKS is a JwksError, not a crash', async () => {
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const keys = remoteJwks(h.service.authUrl, {
+      fetch: async () => {
+        throw new TypeError('fetch failed');
+      },
+    });
+    expect(await rejection(verifySdJwt(jwt, { keys, requiredClaims: [] }))).toBeInstanceOf(JwksError);
+  });
+});

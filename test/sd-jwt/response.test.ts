@@ -1,0 +1,246 @@
+import { describe, expect, test } from 'vitest';
+import type { IdentityRequestInput } from '../../src/index.js';
+import {
+  ClaimDecodeError,
+  SdJwtVerificationError,
+  readClaim,
+  remoteJwks,
+  verifyIdentityResponse,
+  type SdJwtErrorCode,
+} from '../../src/sd-jwt/index.js';
+import type { FakeServiceOptions } from '../../src/testing/index.js';
+import { harness, person, rejection } from '../helpers.js';
+import { digest } from './issuer.js';
+
+const CLAIMS: IdentityRequestInput['claims'] = [
+  'acmeidentity.name',
+  'acmeidentity.given_name',
+  'acmeidentity.valid',
+  'sanctionscheck.is_pep',
+  'sanctionscheck.matches',
+  'document.passport.travel_document_number',
+];
+
+/** An approved request's response, fetched with the client, and what verifying it needs. */
+async function fetched(claims: IdentityRequestInput['claims'] = CLAIMS, fake: FakeServiceOptions = {}, values?: Record<string, unknown>) {
+  let clock = Date.now();
+  const h = await harness({ fake: { now: () => clock, ...fake }, client: { now: () => clock } });
+  const { data } = await h.client.identityRequests.create(person({ claims }));
+  const event = await h.service.approve(data.access_request_code, values ? { values } : {});
+  const response = await h.client.identityResponses.get({
+    accessRequestCode: data.access_request_code,
+    identitySessionCode: data.identity_session_code,
+    accessToken: event.access_token,
+  });
+  const options = { requestCode: data.identity_session_code, keys: remoteJwks(h.service.authUrl), now: () => clock };
+  return { ...h, response, options, advance: (seconds: number) => (clock += seconds * 1000) };
+}
+
+async function refusal(response: unknown, options: Parameters<typeof verifyIdentityResponse>[1]): Promise<SdJwtErrorCode> {
+  const error = await rejection(verifyIdentityResponse(response, options));
+  expect(error).toBeInstanceOf(SdJwtVerificationError);
+  return (error as SdJwtVerificationError).code;
+}
+
+/** A copy of the response data with `change` applied. */
+function tampered(response: { data: Record<string, unknown> }, change: (data: Record<string, unknown>) => void) {
+  const data = structuredClone(response.data);
+  change(data);
+  return { data };
+}
+
+describe('verifyIdentityResponse against the fake', () => {
+  test('verifies the digests and returns the claims, the missing ones and the proof', async () => {
+    const { response, options } = await fetched();
+    const verified = await verifyIdentityResponse(response, options);
+    expect(verified.claims['acmeidentity.given_name']).toBe('Jane');
+    expect(verified.disclosuresMissing).toEqual(['document.passport.travel_document_number']);
+    expect(verified.partiallyComplete).toBe(false);
+    expect(verified.proof).toBe('digests');
+    expect(verified.signedClaims).toEqual([]);
+  });
+
+  test('with acmeidentity.credential requested, the claims are proven by the signed credential_jwt', async () => {
+    const { response, options } = await fetched([...(CLAIMS as string[]), 'acmeidentity.credential']);
+    const verified = await verifyIdentityResponse(response, { ...options, requireSignature: true });
+    expect(verified.proof).toBe('signature');
+    expect(verified.signedClaims).toContain('acmeidentity.given_name');
+    expect(verified.credentials['acmeidentity.credential_jwt']?.claims['acmeidentity.given_name']).toBe('Jane');
+  });
+
+  test('requireSignature refuses a response with no credential_jwt', async () => {
+    const { response, options } = await fetched();
+    expect(await refusal(response, { ...options, requireSignature: true })).toBe('ERR_SD_JWT_SIGNATURE_REQUIRED');
+  });
+
+  test('accepts digests over the spaced (Python) JSON form, non-ASCII escaped', async () => {
+    const { response, options } = await fetched(CLAIMS, { disclosureEncoding: 'spaced' }, { 'acmeidentity.given_name': 'Zoë' });
+    const verified = await verifyIdentityResponse(response, options);
+    expect(verified.claims['acmeidentity.given_name']).toBe('Zoë');
+  });
+
+  test('partially_complete is reported plainly', async () => {
+    const h = await harness();
+    const { data } = await h.client.identityRequests.create(person());
+    const event = await h.service.approve(data.access_request_code, { partiallyComplete: true });
+    const response = await h.client.identityResponses.get({
+      accessRequestCode: data.access_request_code,
+      identitySessionCode: data.identity_session_code,
+      accessToken: event.access_token,
+    });
+    const verified = await verifyIdentityResponse(response, { requestCode: data.identity_session_code });
+    expect(verified.partiallyComplete).toBe(true);
+  });
+});
+
+describe('verifyIdentityResponse refuses', () => {
+  test('a response one second past exp, and accepts it within the tolerance', async () => {
+    const { response, options } = await fetched();
+    const exp = response.data.exp!;
+    expect(await refusal(response, { ...options, now: () => exp * 1000 })).toBe('ERR_SD_JWT_EXPIRED');
+    expect(await refusal(response, { ...options, now: () => (exp + 1) * 1000 })).toBe('ERR_SD_JWT_EXPIRED');
+    await expect(verifyIdentityResponse(response, { ...options, now: () => (exp + 1) * 1000, clockToleranceSeconds: 5 })).resolves.toBeDefined();
+  });
+
+  test('a response whose nbf is in the future', async () => {
+    const { response, options } = await fetched();
+    const early = () => (response.data.nbf! - 2) * 1000;
+    expect(await refusal(response, { ...options, now: early })).toBe('ERR_SD_JWT_NOT_YET_VALID');
+    await expect(verifyIdentityResponse(response, { ...options, now: early, clockToleranceSeconds: 2 })).resolves.toBeDefined();
+  });
+
+  test('a response without exp', async () => {
+    const { response, options } = await fetched();
+    expect(await refusal(tampered(response, (d) => delete d['exp']), options)).toBe('ERR_SD_JWT_MISSING_CLAIM');
+  });
+
+  test('a response for another request', async () => {
+    const { response, options } = await fetched();
+    expect(await refusal(response, { ...options, requestCode: 'isc_someone_else' })).toBe('ERR_SD_JWT_REQUEST_CODE');
+  });
+
+  test('a tampered disclosed value', async () => {
+    const { response, options } = await fetched();
+    const forged = tampered(response, (d) => {
+      (d['disclosures'] as { value: unknown }[])[0]!.value = 'Mallory';
+    });
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_DIGEST_MISMATCH');
+  });
+
+  test('a disclosure moved to another claim key', async () => {
+    const { response, options } = await fetched();
+    const forged = tampered(response, (d) => {
+      (d['disclosures'] as { claim: string }[])[0]!.claim = 'acmeidentity.family_name';
+    });
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_DIGEST_MISMATCH');
+  });
+
+  test('the same claim disclosed twice', async () => {
+    const { response, options } = await fetched();
+    const forged = tampered(response, (d) => {
+      const list = d['disclosures'] as unknown[];
+      list.push(list[0]);
+    });
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_DUPLICATE_DISCLOSURE');
+  });
+
+  test('a digest listed twice in _sd', async () => {
+    const { response, options } = await fetched();
+    const forged = tampered(response, (d) => (d['_sd'] as string[]).push((d['_sd'] as string[])[0]!));
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_DUPLICATE_DIGEST');
+  });
+
+  test('an _sd_alg it does not support, truncated hashes included', async () => {
+    const { response, options } = await fetched();
+    for (const alg of ['md5', 'sha-256/128', 'sha1']) {
+      expect(await refusal(tampered(response, (d) => (d['_sd_alg'] = alg)), options)).toBe('ERR_SD_JWT_HASH_ALG');
+    }
+  });
+
+  test('decoded disclosures that disagree with the signed credential_jwt', async () => {
+    const { response, options } = await fetched([...(CLAIMS as string[]), 'acmeidentity.credential']);
+    const forged = tampered(response, (d) => {
+      (d['disclosures'] as { value: unknown }[])[0]!.value = 'Mallory';
+    });
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+  });
+
+  test('a tampered credential_jwt', async () => {
+    const { response, options } = await fetched([...(CLAIMS as string[]), 'acmeidentity.credential']);
+    const forged = tampered(response, (d) => {
+      const [jwt, ...rest] = (d['acmeidentity.credential_jwt'] as string).split('~');
+      const [h, p, s] = jwt!.split('.');
+      const payload = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
+      payload['sub'] = 'someone-else';
+      d['acmeidentity.credential_jwt'] = [`${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}`, ...rest].join('~');
+    });
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+
+  test('a disclosure without a salt, whose digest cannot be checked', async () => {
+    const { response, options } = await fetched();
+    const forged = tampered(response, (d) => delete (d['disclosures'] as Record<string, unknown>[])[0]!['salt']);
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_MALFORMED');
+  });
+});
+
+describe('verifyIdentityResponse: known answers from RFC 9901', () => {
+  const base = { exp: 4_102_444_800, request_code: 'isc_1', _sd_alg: 'sha256' };
+
+  test('§4.2.3: the Möbius disclosure (spaced JSON, UTF-8) matches its published digest', async () => {
+    const data = {
+      ...base,
+      _sd: ['X9yH0Ajrdm1Oij4tWso9UzzKJvPoDxwmuEcO3XAdRC0'],
+      disclosures: [{ salt: '_26bc4LT-ac6q2KI6cBW5es', claim: 'family_name', value: 'Möbius' }],
+    };
+    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc_1' });
+    expect(verified.claims['family_name']).toBe('Möbius');
+  });
+
+  test('§4.2.2 and §4.2.3: digests of the published disclosure strings', () => {
+    expect(digest('WyJfMjZiYzRMVC1hYzZxMktJNmNCVzVlcyIsICJmYW1pbHlfbmFtZSIsICJNw7ZiaXVzIl0')).toBe(
+      'X9yH0Ajrdm1Oij4tWso9UzzKJvPoDxwmuEcO3XAdRC0',
+    );
+    expect(digest('WyJsa2x4RjVqTVlsR1RQVW92TU5JdkNBIiwgIkZSIl0')).toBe('w0I8EKcdCtUPkGCNUrfwVp2xEgNjtoIDlOxc9-PlOhs');
+  });
+});
+
+describe('readClaim', () => {
+  test('decodes the values the spec calls out, and keeps the raw value reachable', async () => {
+    const { response, options } = await fetched(CLAIMS, {}, { 'sanctionscheck.is_pep': 'Yes', 'sanctionscheck.matches': '[{"list":"x"}]' });
+    const { claims } = await verifyIdentityResponse(response, options);
+    expect(readClaim(claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
+    expect(readClaim(claims, 'sanctionscheck.is_pep')).toBe(true);
+    expect(readClaim(claims, 'sanctionscheck.matches')).toEqual([{ list: 'x' }]);
+    expect(readClaim(claims, 'acmeidentity.valid')).toBe(true);
+    expect(readClaim(claims, 'document.passport.travel_document_number')).toBeUndefined();
+    expect(claims['acmeidentity.name']).toBe('{"first_name":"Jane","last_name":"Citizen"}');
+  });
+
+  test('a claim the SDK does not know passes through as it is', () => {
+    expect(readClaim({ 'newcred.level': { tier: 3 } }, 'newcred.level')).toEqual({ tier: 3 });
+  });
+
+  test('a malformed value is a ClaimDecodeError naming the claim, never a crash', () => {
+    const cases: [string, unknown][] = [
+      ['acmeidentity.name', '{not json'],
+      ['acmeidentity.name', '{"first_name":"Jane"}'],
+      ['sanctionscheck.matches', 42],
+      ['sanctionscheck.is_pep', 'maybe'],
+      ['acmeidentity.valid', 'true'],
+    ];
+    for (const [key, value] of cases) {
+      const error = (() => {
+        try {
+          readClaim({ [key]: value }, key);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(ClaimDecodeError);
+      expect((error as ClaimDecodeError).claim).toBe(key);
+      expect((error as ClaimDecodeError).message).not.toContain(String(value));
+    }
+  });
+});
