@@ -10,6 +10,7 @@
  *   npm run bench            (ITERATIONS=3000 for more samples)
  */
 import { SDJwtInstance } from '@sd-jwt/core';
+import type { Hasher } from '@sd-jwt/types';
 import { digest as sdDigest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { compactVerify, exportJWK, generateKeyPair } from 'jose';
 import { localJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
@@ -20,7 +21,7 @@ const text = new TextEncoder();
 
 const { privateKey, publicKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
 const rsa = { name: 'RSASSA-PKCS1-v1_5' };
-const coreWith = (hasher: (data: string, alg: string) => Uint8Array | Promise<Uint8Array>) =>
+const coreWith = (hasher: Hasher) =>
   new SDJwtInstance({
     hasher,
     hashAlg: 'sha-256',
@@ -30,7 +31,9 @@ const coreWith = (hasher: (data: string, alg: string) => Uint8Array | Promise<Ui
     verifier: async (data: string, signature: string) => crypto.subtle.verify(rsa, publicKey, Buffer.from(signature, 'base64url'), text.encode(data)),
   });
 const core = coreWith(sdDigest);
-const coreWebCrypto = coreWith(async (data) => new Uint8Array(await crypto.subtle.digest('SHA-256', text.encode(data))));
+const coreWebCrypto = coreWith(async (data) =>
+  new Uint8Array(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? text.encode(data) : data)),
+);
 
 const now = Math.floor(Date.now() / 1000);
 const claims: Record<string, unknown> = { iss: 'https://auth.acme.test', iat: now, exp: now + 3600, sub: 'person-1' };
