@@ -24,6 +24,8 @@ export type {
   StoredToken,
   TimestampFormat,
   TokenStore,
+  VerifiedIdentityOptions,
+  WebhookEventLike,
 } from './client/index.js';
 export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from './claims/index.js';
 export type { ClaimKey, ClaimsRequest, ClaimValue, KnownClaimTypes, ObtainableCredential, PersonName } from './claims/index.js';
@@ -44,6 +46,7 @@ export {
   DatabaseError,
   EmailDeliveryError,
   ExternalServiceError,
+  IdentityFlowError,
   InternalServerError,
   InvalidInputError,
   InvalidResponseError,
@@ -57,5 +60,6 @@ export {
   ServiceUnavailableError,
   TimeoutError,
   ValidationError,
+  WebhookVerificationError,
 } from './errors/index.js';
-export type { ErrorCode, InputIssue, SdJwtErrorCode, ServiceErrorBody } from './errors/index.js';
+export type { ErrorCode, InputIssue, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';

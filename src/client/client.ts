@@ -11,6 +11,8 @@ import {
   type CredentialSubmitInput,
   type IdentityRequestInput,
 } from './input.js';
+import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
+import { verifiedIdentity, type VerifiedIdentityOptions, type WebhookEventLike } from './identity-flow.js';
 import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedOptions } from './options.js';
 import * as S from './schemas.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
@@ -110,6 +112,18 @@ export class AcmeIdentityClient {
      * Returns the response as sent: verify its disclosures and expiry before relying on it.
      */
     get(request: IdentityResponseRequest, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityResponseData']>>;
+    /**
+     * The whole last leg after a verified webhook: checks that the event's `access_token` names its
+     * `access_request_code`, fetches the response with that token, and verifies it (expiry,
+     * digests, `request_code`, and the credential signature when `keys` is given).
+     * @throws {IdentityFlowError} `step` is `token`, `fetch` or `verify`; `cause` is the step's error.
+     * @example
+     * ```ts
+     * const event = await webhooks.verify(rawBody, headers);
+     * const identity = await acme.identityResponses.getVerified(event, { identitySessionCode, keys: remoteJwks(authUrl) });
+     * ```
+     */
+    getVerified(event: WebhookEventLike, options: VerifiedIdentityOptions): Promise<VerifiedIdentityResponse>;
   };
 
   /** Credentials issued by this client. `credentialRef` is used verbatim, as returned by `submit`. */
@@ -196,6 +210,7 @@ export class AcmeIdentityClient {
     };
 
     this.identityResponses = {
+      getVerified: (event, options) => verifiedIdentity(this.identityResponses.get, event, options, this.#options.now),
       get: async (request, options) => {
         const path = this.#codes(request);
         const accessToken = checkCode('accessToken', request.accessToken);

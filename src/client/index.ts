@@ -11,3 +11,4 @@ export { MAX_FILE_BYTES } from './input.js';
 export { MemoryTokenStore } from './tokens.js';
 export type { StoredToken, TokenStore } from './tokens.js';
 export type { Schemas } from './schemas.js';
+export type { VerifiedIdentityOptions, WebhookEventLike } from './identity-flow.js';

@@ -39,7 +39,30 @@ export type ErrorCode =
   | 'ERR_INVALID_CONFIG'
   | SdJwtErrorCode
   | 'ERR_JWKS'
-  | 'ERR_CLAIM_DECODE';
+  | 'ERR_CLAIM_DECODE'
+  | WebhookErrorCode
+  | 'ERR_IDENTITY_FLOW';
+
+/** Why a webhook delivery was refused; each is its own code so a handler can answer accordingly. */
+export type WebhookErrorCode =
+  /** The body was already parsed into an object: the HMAC needs the exact raw bytes. */
+  | 'ERR_WEBHOOK_PARSED_BODY'
+  | 'ERR_WEBHOOK_EMPTY_BODY'
+  | 'ERR_WEBHOOK_BODY_TOO_LARGE'
+  | 'ERR_WEBHOOK_MISSING_SIGNATURE'
+  /** The signature header is not hex or base64 of a MAC of the configured algorithm's length (truncated, say). */
+  | 'ERR_WEBHOOK_MALFORMED_SIGNATURE'
+  /** The signature is in an encoding other than the one configured. */
+  | 'ERR_WEBHOOK_SIGNATURE_ENCODING'
+  /** The signature does not match the body with any configured secret. */
+  | 'ERR_WEBHOOK_SIGNATURE'
+  | 'ERR_WEBHOOK_MISSING_TIMESTAMP'
+  /** The timestamp is outside the tolerance, in either direction. */
+  | 'ERR_WEBHOOK_TIMESTAMP'
+  /** The verified body is not the documented payload. */
+  | 'ERR_WEBHOOK_PAYLOAD'
+  /** This delivery was seen before (a redelivery): it must not be processed twice. */
+  | 'ERR_WEBHOOK_DUPLICATE';
 
 /**
  * Why an SD-JWT, a credential JWT or an identity response was refused: one code per rule, so a
@@ -421,6 +444,24 @@ export class ClaimDecodeError extends AcmeIdentityError {
   constructor(claim: string, message: string) {
     super('ERR_CLAIM_DECODE', `${claim}: ${message}`);
     this.claim = claim;
+  }
+}
+
+/** A webhook delivery was refused. The message never says which byte differed, nor echoes a secret. */
+export class WebhookVerificationError extends AcmeIdentityError {
+  declare readonly code: WebhookErrorCode;
+  constructor(code: WebhookErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** A step of the asynchronous identity flow (webhook to verified identity) failed; `cause` holds the step's own error. */
+export class IdentityFlowError extends AcmeIdentityError {
+  /** `token`: the webhook's X-Access-Token does not name the event's request; `fetch`: GET /identity/response failed; `verify`: the response was refused. */
+  readonly step: 'token' | 'fetch' | 'verify';
+  constructor(step: 'token' | 'fetch' | 'verify', message: string, cause: unknown) {
+    super('ERR_IDENTITY_FLOW', `${step}: ${message}`, { cause });
+    this.step = step;
   }
 }
 

@@ -10,11 +10,12 @@ export type {
   FakeService,
   FakeServiceOptions,
   FakeServiceSettings,
-  IdentityActionsEvent,
   RecordedRequest,
   TimestampFormat,
 } from './service.js';
 export type { ApprovalOptions, IdentityStatus } from './identity.js';
+export { IDENTITY_ACTIONS, signWebhook } from './webhooks.js';
+export type { WebhookDelivery, WebhookPayload, WebhookRetryOptions } from './webhooks.js';
 export type { CredentialCondition } from './credentials.js';
 export { OBTAINABLE_CREDENTIALS, SUPPORTED_CLAIMS } from './claims.js';
 export { openApiDocument } from './openapi.js';

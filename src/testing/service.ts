@@ -40,21 +40,30 @@ import {
 } from './identity.js';
 import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
+import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 import { openApiDocument } from './openapi.js';
 import { randomId } from '../internal/encoding.js';
 
-/** A client registration: an API key pair and the tenant it belongs to. */
+/** A client registration: an API key pair, its tenant, and where its webhooks go. */
 export interface FakeClientRegistration {
   clientId: string;
   clientSecret: string;
   tenantId: string;
+  /** Where 'Identity Actions' webhooks are posted; none are sent without one (set it later with {@link FakeService.setWebhookUrl}). */
+  webhookUrl?: string | undefined;
+  /** The HMAC secret webhooks are signed with. */
+  webhookSecret?: string;
+  /** Webhook subscriptions; webhooks need `'Identity Actions'`. */
+  subscriptions?: readonly string[];
 }
 
 /** The registration every fake service has unless told otherwise. Test-only values, not secrets. */
-export const DEFAULT_CLIENT: Readonly<FakeClientRegistration> = Object.freeze({
+export const DEFAULT_CLIENT: Readonly<FakeClientRegistration> & { webhookSecret: string } = Object.freeze({
   clientId: 'sandbox-client',
   clientSecret: 'sandbox-secret-0123456789abcdef',
   tenantId: 'tenant-sandbox',
+  webhookSecret: 'whsec_sandbox_0123456789abcdef0123456789abcdef',
+  subscriptions: [IDENTITY_ACTIONS],
 });
 
 /** Formats the fake accepts for `X-Request-Timestamp`; the spec does not show one. */
@@ -91,6 +100,8 @@ export interface FakeServiceOptions {
    * @default 'compact'
    */
   disclosureEncoding?: DisclosureEncoding;
+  /** How a webhook the receiver does not answer with 200 is retried. @default { attempts: 5, baseDelayMs: 500 } */
+  webhookRetry?: WebhookRetryOptions;
 }
 
 /** A fault the next matching requests meet, before the service handles them. */
@@ -127,13 +138,6 @@ export interface FakeServiceSettings {
   maintenanceMode: boolean;
 }
 
-/** The payload of an 'Identity Actions' webhook. */
-export interface IdentityActionsEvent {
-  event: 'approved' | 'cancelled';
-  access_request_code: string;
-  access_token: string;
-}
-
 export interface FakeService {
   readonly baseUrl: string;
   readonly authUrl: string;
@@ -146,7 +150,13 @@ export interface FakeService {
   /** Requests received, oldest first (the last 10,000). */
   readonly requests: RecordedRequest[];
   /** Webhook payloads produced by approvals and cancellations, oldest first. */
-  readonly events: IdentityActionsEvent[];
+  readonly events: WebhookPayload[];
+  /** Every webhook delivery attempt, oldest first. */
+  readonly deliveries: WebhookDelivery[];
+  /** Sets (or, with undefined, removes) where a client's webhooks go. @param clientId @default the first client */
+  setWebhookUrl(url: string | undefined, clientId?: string): void;
+  /** Resolves when every webhook sent so far has been delivered or has run out of attempts. */
+  webhooksSettled(): Promise<void>;
   /** Handles one request: the whole service as a Web `fetch`. May reject with a `TypeError` for an injected network fault. */
   fetch(request: Request): Promise<Response>;
   /** Queues a fault for the next matching requests. */
@@ -154,9 +164,13 @@ export interface FakeService {
   clearFaults(): void;
   /** The person opened the request (sets `opened_at`). */
   open(accessRequestCode: string): void;
-  /** The person completed the journey: the identity response becomes available. */
-  approve(accessRequestCode: string, options?: ApprovalOptions): Promise<IdentityActionsEvent>;
-  cancel(accessRequestCode: string): Promise<IdentityActionsEvent>;
+  /**
+   * The person completed the journey: the identity response becomes available and the client's
+   * webhook is sent (not awaited: see {@link FakeService.webhooksSettled}). Returns its payload.
+   */
+  approve(accessRequestCode: string, options?: ApprovalOptions): Promise<WebhookPayload>;
+  /** The request was cancelled: the webhook is sent as for {@link FakeService.approve}. */
+  cancel(accessRequestCode: string): Promise<WebhookPayload>;
   setCredentialCondition(credentialRef: string, condition: CredentialCondition): void;
   /** Makes every access token issued so far invalid (as a key rotation or a server-side revocation would). */
   revokeAccessTokens(): void;
@@ -191,7 +205,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const baseUrl = (options.baseUrl ?? 'https://api.acme.test/api/v1').replace(/\/+$/, '');
   const authUrl = (options.authUrl ?? 'https://auth.acme.test').replace(/\/+$/, '');
   const basePath = new URL(baseUrl).pathname;
-  const clients = options.clients ?? [{ ...DEFAULT_CLIENT }];
+  const clients = (options.clients ?? [DEFAULT_CLIENT]).map((client) => ({ ...client }));
   const now = options.now ?? (() => Date.now());
   const accessTtl = options.accessTokenTtlSeconds ?? 900;
   const refreshTtl = options.refreshTokenTtlSeconds ?? 86_400;
@@ -208,7 +222,9 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const credentials = new Map<string, CredentialRecord>();
   const faults: (Fault & { remaining: number })[] = [];
   const requests: RecordedRequest[] = [];
-  const events: IdentityActionsEvent[] = [];
+  const events: WebhookPayload[] = [];
+  const deliveries: WebhookDelivery[] = [];
+  const pendingDeliveries = new Set<Promise<boolean>>();
   const settings: FakeServiceSettings = {
     emailDelivery: 'ok',
     rateLimit: undefined,
@@ -525,11 +541,11 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     return found;
   }
 
-  async function finish(found: IdentityRecord, event: IdentityActionsEvent['event']): Promise<IdentityActionsEvent> {
+  async function finish(found: IdentityRecord, event: WebhookPayload['event']): Promise<WebhookPayload> {
     const nowMs = now();
     found.accessToken = `at_${randomId(24)}`;
     found.completedAt = Math.floor(nowMs / 1000);
-    const payload: IdentityActionsEvent = {
+    const payload: WebhookPayload = {
       event,
       access_request_code: found.accessRequestCode,
       access_token: await signJwt(
@@ -539,6 +555,14 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
       ),
     };
     events.push(payload);
+    const client = clientFor(clients, found.clientId);
+    if (client?.webhookUrl && client.webhookSecret && client.subscriptions?.includes(IDENTITY_ACTIONS)) {
+      const sending = deliverWebhook({ url: client.webhookUrl, secret: client.webhookSecret }, payload, options.webhookRetry ?? {}, (d) =>
+        deliveries.push(d),
+      );
+      pendingDeliveries.add(sending);
+      void sending.finally(() => pendingDeliveries.delete(sending));
+    }
     return payload;
   }
 
@@ -555,6 +579,15 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     settings,
     requests,
     events,
+    deliveries,
+    setWebhookUrl(url, clientId = clients[0]?.clientId) {
+      const client = clientFor(clients, clientId);
+      if (!client) throw new Error(`fake service: no client ${clientId}`);
+      client.webhookUrl = url;
+    },
+    async webhooksSettled() {
+      while (pendingDeliveries.size > 0) await Promise.all(pendingDeliveries);
+    },
     fetch: handle,
     injectFault(fault) {
       faults.push({ ...fault, remaining: fault.times ?? 1 });

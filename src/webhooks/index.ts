@@ -1,0 +1,36 @@
+/**
+ * `@acme/identity/webhooks`: verifies the service's 'Identity Actions' webhooks (HMAC of
+ * `X-Webhook-Signature` over the raw body, Web Crypto, constant time), parses the event, and
+ * refuses redeliveries. Web APIs only: Node, Deno, Bun, workers and edge runtimes.
+ *
+ * @example
+ * ```ts
+ * import { createWebhookVerifier } from '@acme/identity/webhooks';
+ *
+ * const webhooks = createWebhookVerifier({ secret: env.ACME_WEBHOOK_SECRET });
+ * export default {
+ *   async fetch(request: Request) {
+ *     const event = await webhooks.verifyRequest(request);
+ *     // queue event.accessRequestCode and event.accessToken, then:
+ *     return new Response(null, { status: 200 });
+ *   },
+ * };
+ * ```
+ * @see shared/service-spec.md, "Events"
+ * @module
+ */
+export { createWebhookVerifier } from './verify.js';
+export type {
+  HeaderSource,
+  IdentityActionsEvent,
+  RawBody,
+  WebhookSecret,
+  WebhookVerifier,
+  WebhookVerifierOptions,
+} from './verify.js';
+export { createWebhookReceiver } from './receiver.js';
+export type { WebhookOutcome, WebhookReceiver } from './receiver.js';
+export { MemoryReplayStore } from './replay.js';
+export type { ReplayStore } from './replay.js';
+export { ConfigurationError, WebhookVerificationError } from '../errors/index.js';
+export type { WebhookErrorCode } from '../errors/index.js';

@@ -1,0 +1,61 @@
+/** A receiver: verification, the event handler and the answer, for any framework. */
+import { AcmeIdentityError } from '../errors/index.js';
+import type { HeaderSource, IdentityActionsEvent, RawBody, WebhookVerifier } from './verify.js';
+
+/** What the receiver answered, and why. */
+export interface WebhookOutcome {
+  /** 200: processed, or a duplicate of a processed delivery; 400: refused; 500: the handler failed (the service retries). */
+  status: 200 | 400 | 500;
+  event?: IdentityActionsEvent;
+  /** The refusal or the handler's failure. */
+  error?: unknown;
+}
+
+export interface WebhookReceiver {
+  /** For frameworks that hand over the raw body and headers (Express with `express.raw`, Fastify). */
+  handle(body: RawBody, headers: HeaderSource): Promise<WebhookOutcome>;
+  /** A Web-standard handler (Workers, Next.js route handlers, Hono, Deno, Bun). The answer body is the error code, never details. */
+  fetch(request: Request): Promise<Response>;
+}
+
+/**
+ * Wraps a verifier and your handler into the answers the service expects: 200 once `onEvent` has
+ * resolved (keep it short: record or queue the event, fetch the identity afterwards, since the
+ * spec has the client answer 200 first), 200 for a redelivery, 400 for a refused delivery, and
+ * 500 when `onEvent` throws, after forgetting the delivery so the service's retry is accepted.
+ *
+ * @example
+ * ```ts
+ * const receiver = createWebhookReceiver(createWebhookVerifier({ secret }), async (event) => queue.push(event));
+ * export const POST = receiver.fetch; // Next.js route handler
+ * ```
+ */
+export function createWebhookReceiver(
+  verifier: WebhookVerifier,
+  onEvent: (event: IdentityActionsEvent) => void | Promise<void>,
+): WebhookReceiver {
+  async function settle(verify: () => Promise<IdentityActionsEvent>): Promise<WebhookOutcome> {
+    let event: IdentityActionsEvent;
+    try {
+      event = await verify();
+    } catch (error) {
+      const duplicate = error instanceof AcmeIdentityError && error.code === 'ERR_WEBHOOK_DUPLICATE';
+      return { status: duplicate ? 200 : 400, error };
+    }
+    try {
+      await onEvent(event);
+      return { status: 200, event };
+    } catch (error) {
+      await verifier.release(event);
+      return { status: 500, event, error };
+    }
+  }
+  return {
+    handle: (body, headers) => settle(() => verifier.verify(body, headers)),
+    async fetch(request) {
+      const outcome = await settle(() => verifier.verifyRequest(request));
+      const code = outcome.error instanceof AcmeIdentityError ? outcome.error.code : outcome.error ? 'ERR_HANDLER' : undefined;
+      return Response.json(code ? { error: code } : { received: true }, { status: outcome.status });
+    },
+  };
+}

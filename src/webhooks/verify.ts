@@ -1,0 +1,240 @@
+/** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
+import * as z from 'zod/mini';
+import { ConfigurationError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
+import { fromBase64, toBase64Url, utf8 } from '../internal/encoding.js';
+import type { components } from '../../generated/schema.js';
+import { MemoryReplayStore, type ReplayStore } from './replay.js';
+
+/** The body exactly as it arrived: the HMAC covers these bytes, so a parsed object cannot be checked. */
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
+/** Request headers: a Web `Headers`, or a plain object as Node, Express and Fastify give them. */
+export type HeaderSource = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** A signing secret: text (its UTF-8 bytes are the key) or the key bytes. */
+export type WebhookSecret = string | Uint8Array;
+
+export interface WebhookVerifierOptions {
+  /** The signing secret, or several during a rotation (any of them verifies). */
+  secret: WebhookSecret | readonly WebhookSecret[];
+  /** HMAC hash. The spec does not show it. @default 'SHA-256' */
+  algorithm?: 'SHA-256' | 'SHA-384' | 'SHA-512';
+  /**
+   * How the signature is written. `auto` accepts hex (with or without a `sha256=` prefix, any
+   * case) and base64 (or base64url). The spec does not show it. @default 'auto'
+   */
+  encoding?: 'auto' | 'hex' | 'base64';
+  /** @default 'X-Webhook-Signature' */
+  signatureHeader?: string;
+  /**
+   * Also require a timestamp header and sign `${timestamp}.${body}` (UNIX seconds), refusing one
+   * more than `toleranceSeconds` away from the clock in either direction. Off by default: the spec
+   * shows no timestamp.
+   */
+  timestamp?: { header: string; toleranceSeconds?: number };
+  /** Secrets shorter than this many bytes are refused when the verifier is created. @default 16 */
+  minSecretBytes?: number;
+  /** Larger bodies are refused before any HMAC is computed. @default 1048576 (1 MiB) */
+  maxBodyBytes?: number;
+  /** Where seen deliveries are kept, so a redelivery is refused as a duplicate; `false` turns this off. @default a {@link MemoryReplayStore} */
+  replayStore?: ReplayStore | false;
+  /** How long a delivery is remembered, in seconds. @default 86400 */
+  replayTtlSeconds?: number;
+  /** The clock, in ms. @default Date.now */
+  now?: () => number;
+}
+
+/** What an 'Identity Actions' webhook says. `accessToken` is a secret: it is not enumerable, so logging the event does not print it. */
+export interface IdentityActionsEvent {
+  /** `approved` or `cancelled` when the payload says (its `event` or `type` field; the spec does not show one). */
+  readonly kind: 'approved' | 'cancelled' | (string & {}) | undefined;
+  /** Equals the `access_request_code` returned when the request was created. */
+  readonly accessRequestCode: string;
+  /** The JWT to send as `X-Access-Token`, exactly as received. Not enumerable. */
+  readonly accessToken: string;
+  /** Identifies this delivery: base64url SHA-256 of the raw body. A redelivery has the same id. */
+  readonly deliveryId: string;
+  /** Every payload field except `access_token`, unknown ones included. */
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+export interface WebhookVerifier {
+  /**
+   * Verifies one delivery and returns its event.
+   * @throws {WebhookVerificationError} with a code per failure; `ERR_WEBHOOK_DUPLICATE` for a redelivery.
+   */
+  verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent>;
+  /** {@link WebhookVerifier.verify} for a Web `Request` (Workers, Next.js route handlers, Hono, Deno, Bun). Reads the body. */
+  verifyRequest(request: Request): Promise<IdentityActionsEvent>;
+  /** Forgets a delivery, so its redelivery is accepted: call it when processing the event failed. */
+  release(event: IdentityActionsEvent): Promise<void>;
+}
+
+const Payload: z.ZodMiniType<components['schemas']['IdentityActionsEvent'], unknown> = z.looseObject({
+  access_request_code: z.string().check(z.minLength(1)),
+  access_token: z.string().check(z.regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/)),
+});
+
+const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
+const HEX = /^[0-9a-fA-F]+$/;
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+const fail = (code: WebhookErrorCode, message: string, cause?: unknown) =>
+  new WebhookVerificationError(code, message, cause === undefined ? undefined : { cause });
+
+function header(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === wanted) return typeof value === 'string' ? value : value?.[0];
+  }
+  return undefined;
+}
+
+function bodyBytes(body: unknown, maxBytes: number): Uint8Array<ArrayBuffer> {
+  let bytes: Uint8Array<ArrayBuffer>;
+  if (typeof body === 'string') bytes = utf8(body);
+  else if (body instanceof Uint8Array) bytes = new Uint8Array(body);
+  else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body);
+  else if (body !== null && typeof body === 'object') {
+    throw fail(
+      'ERR_WEBHOOK_PARSED_BODY',
+      'the body was already parsed into an object; the signature covers the raw bytes. Pass the raw body: ' +
+        "express.raw({ type: 'application/json' }) in Express, a raw content-type parser in Fastify, " +
+        'or `await request.text()` (or `verifyRequest(request)`) with Web requests',
+    );
+  } else throw fail('ERR_WEBHOOK_EMPTY_BODY', 'no body; pass the raw request body');
+  if (bytes.length === 0) throw fail('ERR_WEBHOOK_EMPTY_BODY', 'the body is empty');
+  if (bytes.length > maxBytes) throw fail('ERR_WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
+  return bytes;
+}
+
+function hexBytes(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+function base64Bytes(text: string): Uint8Array<ArrayBuffer> | undefined {
+  const standard = text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+  return fromBase64(standard.padEnd(Math.ceil(standard.length / 4) * 4, '='));
+}
+
+/** The MACs a signature header carries: one or more entries separated by commas or spaces. */
+function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 'auto' | 'hex' | 'base64'): Uint8Array<ArrayBuffer>[] {
+  const length = MAC_BYTES[algorithm];
+  const prefix = `${algorithm.replace('-', '').toLowerCase()}=`;
+  const entries = value.split(/[\s,]+/).filter(Boolean);
+  if (entries.length === 0) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', 'the signature header is empty');
+  return entries.map((entry) => {
+    const text = entry.toLowerCase().startsWith(prefix) ? entry.slice(prefix.length) : entry;
+    const isHex = HEX.test(text) && text.length === length * 2;
+    const b64 = !isHex && BASE64.test(text) ? base64Bytes(text) : undefined;
+    const isBase64 = b64?.length === length;
+    if (encoding === 'hex' ? isHex : encoding === 'base64' ? isBase64 : isHex || isBase64) return isHex ? hexBytes(text) : b64!;
+    if (isHex || isBase64) {
+      throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${isHex ? 'hex' : 'base64'}, but ${encoding} is configured`);
+    }
+    throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)`);
+  });
+}
+
+/**
+ * Creates a webhook verifier. It checks `X-Webhook-Signature` as an HMAC (SHA-256 by default) of
+ * the **exact raw body** with Web Crypto, whose `verify` compares in constant time; then parses
+ * the payload; then refuses a delivery it has seen before. Runs in Node, browsers' workers, Deno,
+ * Bun and edge runtimes.
+ *
+ * @throws {ConfigurationError} when a secret is missing or shorter than `minSecretBytes`.
+ * @example
+ * ```ts
+ * const webhooks = createWebhookVerifier({ secret: process.env.ACME_WEBHOOK_SECRET! });
+ * app.post('/webhooks/acme', express.raw({ type: 'application/json' }), async (req, res) => {
+ *   const event = await webhooks.verify(req.body, req.headers);
+ *   res.sendStatus(200);
+ * });
+ * ```
+ * @see shared/service-spec.md, "Events" and "Authentication"
+ */
+export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookVerifier {
+  const algorithm = options.algorithm ?? 'SHA-256';
+  if (!Object.hasOwn(MAC_BYTES, algorithm)) throw new ConfigurationError('algorithm', 'must be SHA-256, SHA-384 or SHA-512');
+  const encoding = options.encoding ?? 'auto';
+  const signatureHeader = options.signatureHeader ?? 'X-Webhook-Signature';
+  const minSecretBytes = options.minSecretBytes ?? 16;
+  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const ttl = options.replayTtlSeconds ?? 86_400;
+  const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
+  const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
+  if (secrets.length === 0) throw new ConfigurationError('secret', 'at least one secret is required');
+  const secretBytes = secrets.map((secret, i) => {
+    const bytes = typeof secret === 'string' ? utf8(secret) : secret instanceof Uint8Array ? new Uint8Array(secret) : undefined;
+    if (!bytes) throw new ConfigurationError('secret', `secret ${i + 1} must be a string or a Uint8Array`);
+    if (bytes.length < minSecretBytes) {
+      throw new ConfigurationError('secret', `secret ${i + 1} is shorter than ${minSecretBytes} bytes, too short to be safe`);
+    }
+    return bytes;
+  });
+  let keys: Promise<CryptoKey[]> | undefined;
+  const hmacKeys = () =>
+    (keys ??= Promise.all(
+      secretBytes.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: algorithm }, false, ['verify'])),
+    ));
+
+  async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {
+    const bytes = bodyBytes(body, maxBodyBytes);
+    const signatureValue = header(headers, signatureHeader);
+    if (!signatureValue) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', `the ${signatureHeader} header is missing`);
+    const macs = signatures(signatureValue, algorithm, encoding);
+    let signed = bytes;
+    if (options.timestamp) {
+      const stamp = header(headers, options.timestamp.header);
+      if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${options.timestamp.header} header is missing`);
+      if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', 'the timestamp is not UNIX seconds');
+      const skew = Math.abs(Math.floor((options.now ?? Date.now)() / 1000) - Number(stamp));
+      if (skew > (options.timestamp.toleranceSeconds ?? 300)) throw fail('ERR_WEBHOOK_TIMESTAMP', 'the timestamp is outside the tolerance');
+      signed = new Uint8Array([...utf8(`${stamp}.`), ...bytes]);
+    }
+    const results = await Promise.all(
+      (await hmacKeys()).flatMap((key) => macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))),
+    );
+    if (!results.includes(true)) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
+
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch (cause) {
+      throw fail('ERR_WEBHOOK_PAYLOAD', 'the body is not UTF-8 JSON', cause);
+    }
+    const parsed = Payload.safeParse(json);
+    if (!parsed.success) {
+      const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(body)'))];
+      throw fail('ERR_WEBHOOK_PAYLOAD', `the payload is not an Identity Actions event (${fields.join(', ')})`);
+    }
+    const { access_token: accessToken, ...payload } = parsed.data;
+    const kindField = payload['event'] ?? payload['type'];
+    const deliveryId = toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
+    if (store && !(await store.claim(deliveryId, ttl))) {
+      throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already received; answer 200 and do not process it again');
+    }
+    const event: Partial<IdentityActionsEvent> = {
+      kind: typeof kindField === 'string' ? kindField : undefined,
+      accessRequestCode: payload.access_request_code,
+      deliveryId,
+      payload,
+    };
+    return Object.defineProperty(event, 'accessToken', { value: accessToken, enumerable: false }) as IdentityActionsEvent;
+  }
+
+  return {
+    verify,
+    async verifyRequest(request) {
+      const length = Number(request.headers.get('content-length') ?? 0);
+      if (length > maxBodyBytes) throw fail('ERR_WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${maxBodyBytes} bytes`);
+      return verify(new Uint8Array(await request.arrayBuffer()), request.headers);
+    },
+    async release(event) {
+      await store?.release(event.deliveryId);
+    },
+  };
+}

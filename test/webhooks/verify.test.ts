@@ -1,0 +1,225 @@
+import { inspect } from 'node:util';
+import { createHmac } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import { ConfigurationError } from '../../src/index.js';
+import { signWebhook } from '../../src/testing/index.js';
+import {
+  MemoryReplayStore,
+  WebhookVerificationError,
+  createWebhookVerifier,
+  type WebhookErrorCode,
+  type WebhookVerifierOptions,
+} from '../../src/webhooks/index.js';
+import { rejection } from '../helpers.js';
+
+const SECRET = 'whsec_test_0123456789abcdef0123456789';
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfdG9rZW4iOiJhdF8xIiwiYWNjZXNzX3JlcXVlc3RfY29kZSI6ImFyY18xIn0.c2lnbmF0dXJl';
+const payload = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: TOKEN, ...extra });
+
+const hmac = (body: string | Buffer, secret = SECRET, algorithm = 'sha256') => createHmac(algorithm, secret).update(body);
+
+function verifier(options: Partial<WebhookVerifierOptions> = {}) {
+  return createWebhookVerifier({ secret: SECRET, ...options });
+}
+
+async function refusal(promise: Promise<unknown>): Promise<WebhookErrorCode> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(WebhookVerificationError);
+  return (error as WebhookVerificationError).code;
+}
+
+describe('createWebhookVerifier: accepts', () => {
+  test("the fake service's signature (sha256=<hex>), as string, Uint8Array, ArrayBuffer and Request", async () => {
+    const body = payload();
+    const signature = await signWebhook(SECRET, body);
+    const bytes = new TextEncoder().encode(body);
+    const inputs = [body, bytes, Buffer.from(body), bytes.slice().buffer];
+    for (const raw of inputs) {
+      const event = await verifier({ replayStore: false }).verify(raw, { 'x-webhook-signature': signature });
+      expect(event).toMatchObject({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: TOKEN });
+    }
+    const request = new Request('https://rp.example/webhooks', { method: 'POST', body, headers: { 'X-Webhook-Signature': signature } });
+    expect((await verifier().verifyRequest(request)).accessRequestCode).toBe('arc_1');
+  });
+
+  test('hex in any case with or without the prefix, and base64; headers as Headers or a plain object', async () => {
+    const body = payload();
+    const hex = hmac(body).digest('hex');
+    const forms = [hex, hex.toUpperCase(), `SHA256=${hex}`, `sha256=${hex.toUpperCase()}`, hmac(body).digest('base64')];
+    for (const signature of forms) {
+      await expect(verifier({ replayStore: false }).verify(body, new Headers({ 'X-Webhook-Signature': signature }))).resolves.toBeDefined();
+      await expect(verifier({ replayStore: false }).verify(body, { 'X-WEBHOOK-SIGNATURE': signature })).resolves.toBeDefined();
+    }
+  });
+
+  test('unknown payload fields are kept; the access token is not enumerable', async () => {
+    const body = payload({ request_status: 'done', nested: { a: 1 } });
+    const event = await verifier().verify(body, { 'x-webhook-signature': hmac(body).digest('hex') });
+    expect(event.payload).toEqual({ event: 'approved', access_request_code: 'arc_1', request_status: 'done', nested: { a: 1 } });
+    expect(JSON.stringify(event)).not.toContain(TOKEN);
+    expect(inspect(event)).not.toContain(TOKEN);
+  });
+
+  test('SHA-512 and a timestamp header, when configured', async () => {
+    const body = payload();
+    const now = 1_800_000_000;
+    const options = { algorithm: 'SHA-512' as const, timestamp: { header: 'X-Webhook-Timestamp' }, now: () => now * 1000 };
+    const signature = hmac(`${now}.${body}`, SECRET, 'sha512').digest('hex');
+    const event = await verifier(options).verify(body, { 'x-webhook-signature': `sha512=${signature}`, 'x-webhook-timestamp': String(now) });
+    expect(event.accessRequestCode).toBe('arc_1');
+  });
+
+  test('rotation: the old and the new secret both verify during the overlap', async () => {
+    const next = 'whsec_next_abcdefghijklmnopqrstuvwxyz';
+    const both = verifier({ secret: [SECRET, next], replayStore: false });
+    const body = payload();
+    await expect(both.verify(body, { 'x-webhook-signature': hmac(body, SECRET).digest('hex') })).resolves.toBeDefined();
+    await expect(both.verify(body, { 'x-webhook-signature': hmac(body, next).digest('hex') })).resolves.toBeDefined();
+    expect(await refusal(verifier({ secret: next }).verify(body, { 'x-webhook-signature': hmac(body, SECRET).digest('hex') }))).toBe(
+      'ERR_WEBHOOK_SIGNATURE',
+    );
+  });
+});
+
+describe("GitHub's published HMAC-SHA256 example (a vector we did not make)", () => {
+  // docs.github.com, "Validating webhook deliveries": secret, payload and expected signature.
+  const secret = "It's a Secret to Everybody";
+  const body = 'Hello, World!';
+  const expected = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
+
+  test('the signature verifies (the body, not being an event, then fails as a payload)', async () => {
+    expect(await refusal(verifier({ secret }).verify(body, { 'x-webhook-signature': expected }))).toBe('ERR_WEBHOOK_PAYLOAD');
+    expect(await refusal(verifier({ secret }).verify(body, { 'x-webhook-signature': expected.replace('757', '758') }))).toBe(
+      'ERR_WEBHOOK_SIGNATURE',
+    );
+  });
+
+  test("the fake service signs the same way", async () => {
+    expect(await signWebhook(secret, body)).toBe(expected);
+  });
+});
+
+describe('createWebhookVerifier: refuses', () => {
+  const body = payload();
+  const good = () => hmac(body).digest('hex');
+
+  test('a tampered body', async () => {
+    expect(await refusal(verifier().verify(body.replace('arc_1', 'arc_2'), { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_SIGNATURE');
+  });
+
+  test('a tampered signature', async () => {
+    const sig = good();
+    const flipped = sig.slice(0, 10) + (sig[10] === '0' ? '1' : '0') + sig.slice(11);
+    expect(await refusal(verifier().verify(body, { 'x-webhook-signature': flipped }))).toBe('ERR_WEBHOOK_SIGNATURE');
+  });
+
+  test('the wrong secret', async () => {
+    const other = hmac(body, 'whsec_other_0123456789abcdef0123').digest('hex');
+    expect(await refusal(verifier().verify(body, { 'x-webhook-signature': other }))).toBe('ERR_WEBHOOK_SIGNATURE');
+  });
+
+  test('a signature in the wrong encoding', async () => {
+    expect(await refusal(verifier({ encoding: 'hex' }).verify(body, { 'x-webhook-signature': hmac(body).digest('base64') }))).toBe(
+      'ERR_WEBHOOK_SIGNATURE_ENCODING',
+    );
+    expect(await refusal(verifier({ encoding: 'base64' }).verify(body, { 'x-webhook-signature': good() }))).toBe(
+      'ERR_WEBHOOK_SIGNATURE_ENCODING',
+    );
+  });
+
+  test('a truncated signature, or one that is not hex or base64', async () => {
+    for (const bad of [good().slice(0, 40), 'sha256=', 'not a signature!', `sha1=${good()}`]) {
+      const code = await refusal(verifier().verify(body, { 'x-webhook-signature': bad }));
+      expect(['ERR_WEBHOOK_MALFORMED_SIGNATURE', 'ERR_WEBHOOK_MISSING_SIGNATURE']).toContain(code);
+    }
+  });
+
+  test('a missing signature header', async () => {
+    expect(await refusal(verifier().verify(body, {}))).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+  });
+
+  test('a body already parsed into an object, with how to read the raw body', async () => {
+    const error = await rejection(verifier().verify(JSON.parse(body) as never, { 'x-webhook-signature': good() }));
+    expect((error as WebhookVerificationError).code).toBe('ERR_WEBHOOK_PARSED_BODY');
+    expect((error as Error).message).toContain('express.raw');
+  });
+
+  test('an empty or oversized body', async () => {
+    expect(await refusal(verifier().verify('', { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_EMPTY_BODY');
+    expect(await refusal(verifier().verify(undefined as never, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_EMPTY_BODY');
+    expect(await refusal(verifier({ maxBodyBytes: 10 }).verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+  });
+
+  test('a stale or future timestamp, when timestamps are enabled', async () => {
+    const now = 1_800_000_000;
+    const options = { timestamp: { header: 'x-webhook-timestamp', toleranceSeconds: 300 }, now: () => now * 1000 };
+    for (const stamp of [now - 301, now + 301]) {
+      const signature = hmac(`${stamp}.${body}`).digest('hex');
+      expect(await refusal(verifier(options).verify(body, { 'x-webhook-signature': signature, 'x-webhook-timestamp': String(stamp) }))).toBe(
+        'ERR_WEBHOOK_TIMESTAMP',
+      );
+    }
+    expect(await refusal(verifier(options).verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
+  });
+
+  test('a replayed delivery; release() lets a redelivery through after a failed processing', async () => {
+    const webhooks = verifier({ replayStore: new MemoryReplayStore() });
+    const event = await webhooks.verify(body, { 'x-webhook-signature': good() });
+    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_DUPLICATE');
+    await webhooks.release(event);
+    await expect(webhooks.verify(body, { 'x-webhook-signature': good() })).resolves.toMatchObject({ deliveryId: event.deliveryId });
+  });
+
+  test('a verified body that is not an Identity Actions event', async () => {
+    for (const bad of ['{"access_request_code":"arc_1"}', '{"access_request_code":"arc_1","access_token":"not-a-jwt"}', '[1]']) {
+      expect(await refusal(verifier().verify(bad, { 'x-webhook-signature': hmac(bad).digest('hex') }))).toBe('ERR_WEBHOOK_PAYLOAD');
+    }
+  });
+
+  test('secrets too short to be safe, when configured', () => {
+    expect(() => createWebhookVerifier({ secret: 'short' })).toThrow(ConfigurationError);
+    expect(() => createWebhookVerifier({ secret: [SECRET, 'short'] })).toThrow(ConfigurationError);
+    expect(() => createWebhookVerifier({ secret: [] })).toThrow(ConfigurationError);
+  });
+
+  test('does not leak the secret or the token, nor say which byte differed', async () => {
+    const error = await rejection(verifier().verify(body.replace('arc_1', 'arc_2'), { 'x-webhook-signature': good() }));
+    const printed = `${(error as Error).message} ${JSON.stringify(error)} ${inspect(error)}`;
+    expect(printed).not.toContain(SECRET);
+    expect(printed).not.toContain(TOKEN);
+    expect(printed).not.toContain(good());
+    expect(printed).not.toMatch(/byte|position|offset/i);
+  });
+});
+
+describe('property: no single-byte change verifies', () => {
+  const body = payload();
+  const signature = hmac(body).digest('hex');
+
+  test('of the body', async () => {
+    const webhooks = verifier({ replayStore: false });
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: body.length - 1 }), fc.integer({ min: 1, max: 255 }), async (index, delta) => {
+        const bytes = Buffer.from(body);
+        bytes[index] = (bytes[index]! + delta) % 256;
+        expect(await refusal(webhooks.verify(bytes, { 'x-webhook-signature': signature }))).not.toBe('ERR_WEBHOOK_PAYLOAD');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('of the signature', async () => {
+    const webhooks = verifier({ replayStore: false });
+    const mac = Buffer.from(signature, 'hex');
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: mac.length - 1 }), fc.integer({ min: 1, max: 255 }), async (index, delta) => {
+        const changed = Buffer.from(mac);
+        changed[index] = (changed[index]! + delta) % 256;
+        expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': changed.toString('hex') }))).toBe('ERR_WEBHOOK_SIGNATURE');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
