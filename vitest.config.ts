@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name, as users do; the tests run them against the sources.
+    alias: [
+      { find: /^@acme\/identity\/testing\/msw$/, replacement: src('testing/msw.ts') },
+      { find: /^@acme\/identity\/(testing|sd-jwt|webhooks)$/, replacement: src('$1/index.ts') },
+      { find: /^@acme\/identity$/, replacement: src('index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',

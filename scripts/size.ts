@@ -17,8 +17,8 @@ interface Budget {
   code: string;
   /** Enforced: the build fails above it. */
   budgetBytes: number;
-  /** The issue's target, reported. */
-  goalBytes: number;
+  /** The issue's target, reported, when it sets one. */
+  goalBytes?: number;
 }
 
 const KB = 1024;
@@ -34,6 +34,11 @@ const budgets: Budget[] = [
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
     budgetBytes: 10.5 * KB,
     goalBytes: 6.5 * KB,
+  },
+  {
+    name: 'webhooks: createWebhookVerifier + createWebhookReceiver (edge runtimes)',
+    code: `export { createWebhookVerifier, createWebhookReceiver } from './src/webhooks/index.ts';`,
+    budgetBytes: 8 * KB,
   },
 ];
 
@@ -54,7 +59,7 @@ for (const budget of budgets) {
   const within = gzip <= budget.budgetBytes;
   failed ||= !within;
   const kb = (n: number) => `${(n / KB).toFixed(2)} KB`;
-  const goal = `goal ${kb(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
-  console.log(`${within ? 'ok  ' : 'OVER'} ${budget.name}: ${kb(gzip)} gzip (${kb(bytes.length)} minified); budget ${kb(budget.budgetBytes)}; ${goal}`);
+  const goal = budget.goalBytes === undefined ? '' : `; goal ${kb(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
+  console.log(`${within ? 'ok  ' : 'OVER'} ${budget.name}: ${kb(gzip)} gzip (${kb(bytes.length)} minified); budget ${kb(budget.budgetBytes)}${goal}`);
 }
 if (failed) process.exit(1);

@@ -5,7 +5,8 @@ import { AcmeIdentityClient, type ClientOptions, type IdentityRequestInput } fro
 import { createFakeService, DEFAULT_CLIENT, type FakeService, type FakeServiceOptions } from '../src/testing/index.js';
 import { fakeServiceHandlers } from '../src/testing/msw.js';
 
-const server = setupServer();
+/** The one msw server of the test run; `server.use` adds handlers for a test (reset after each). */
+export const server = setupServer();
 // Anything not answered by the fake fails the test: no test reaches the network.
 server.listen({ onUnhandledRequest: 'error' });
 afterEach(() => server.resetHandlers());

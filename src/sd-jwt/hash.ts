@@ -1,6 +1,7 @@
 /** Digest algorithms of `_sd_alg` and the digests of disclosures (RFC 9901 §4.2.3). */
 import { SdJwtVerificationError } from '../errors/index.js';
 import { toBase64Url, utf8 } from '../internal/encoding.js';
+import { nodeCrypto } from '../internal/node-crypto.js';
 
 /** The IANA hash names the verifier accepts. */
 export type HashAlgorithm = 'sha-256' | 'sha-384' | 'sha-512';
@@ -26,28 +27,10 @@ export function hashAlgorithm(sdAlg: unknown): HashAlgorithm {
   return name;
 }
 
-interface NodeHash {
-  createHash(name: string): { update(data: string): { digest(encoding: 'base64url'): string } };
-}
-
-let nodeCrypto: NodeHash | null | undefined;
-
-/**
- * Node's synchronous hash when the runtime offers it without an import (`process.getBuiltinModule`,
- * Node >= 20.16, Bun, Deno): about 60 times faster than one `crypto.subtle.digest` per disclosure.
- * Browsers and edge runtimes use Web Crypto. Nothing is imported, so bundles stay free of `node:`.
- */
-function nodeHash(): NodeHash | null {
-  if (nodeCrypto === undefined) {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    nodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeHash | undefined) ?? null;
-  }
-  return nodeCrypto;
-}
-
 /** base64url(hash(ascii(input))) for each input, in order. */
 export async function digests(algorithm: HashAlgorithm, inputs: readonly string[]): Promise<string[]> {
-  const node = nodeHash();
+  // Node's synchronous hash is about 60 times faster than one `crypto.subtle.digest` per disclosure.
+  const node = nodeCrypto();
   if (node) {
     const name = algorithm.replace('-', '');
     return inputs.map((input) => node.createHash(name).update(input).digest('base64url'));

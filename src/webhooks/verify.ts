@@ -2,6 +2,7 @@
 import * as z from 'zod/mini';
 import { ConfigurationError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
 import { fromBase64, toBase64Url, utf8 } from '../internal/encoding.js';
+import { nodeCrypto } from '../internal/node-crypto.js';
 import type { components } from '../../generated/schema.js';
 import { MemoryReplayStore, type ReplayStore } from './replay.js';
 
@@ -94,7 +95,8 @@ function header(headers: HeaderSource, name: string): string | undefined {
 function bodyBytes(body: unknown, maxBytes: number): Uint8Array<ArrayBuffer> {
   let bytes: Uint8Array<ArrayBuffer>;
   if (typeof body === 'string') bytes = utf8(body);
-  else if (body instanceof Uint8Array) bytes = new Uint8Array(body);
+  // A view, not a copy: Web Crypto reads views (a Node Buffer is one over a shared pool).
+  else if (body instanceof Uint8Array) bytes = body as Uint8Array<ArrayBuffer>;
   else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body);
   else if (body !== null && typeof body === 'object') {
     throw fail(
@@ -137,6 +139,13 @@ function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 
     }
     throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)`);
   });
+}
+
+/** base64url SHA-256 of the body: the delivery id. */
+async function bodyDigest(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const node = nodeCrypto();
+  if (node) return node.createHash('sha256').update(bytes).digest('base64url');
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
 }
 
 /**
@@ -193,16 +202,22 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
       if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', 'the timestamp is not UNIX seconds');
       const skew = Math.abs(Math.floor((options.now ?? Date.now)() / 1000) - Number(stamp));
       if (skew > (options.timestamp.toleranceSeconds ?? 300)) throw fail('ERR_WEBHOOK_TIMESTAMP', 'the timestamp is outside the tolerance');
-      signed = new Uint8Array([...utf8(`${stamp}.`), ...bytes]);
+      const prefix = utf8(`${stamp}.`);
+      signed = new Uint8Array(prefix.length + bytes.length);
+      signed.set(prefix);
+      signed.set(bytes, prefix.length);
     }
-    const results = await Promise.all(
-      (await hmacKeys()).flatMap((key) => macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))),
-    );
+    const keys = await hmacKeys();
+    // The delivery id is hashed while Web Crypto checks the MACs on its worker threads.
+    const [results, deliveryId] = await Promise.all([
+      Promise.all(keys.flatMap((key) => macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed)))),
+      bodyDigest(bytes),
+    ]);
     if (!results.includes(true)) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
 
     let json: unknown;
     try {
-      json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      json = JSON.parse(typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     } catch (cause) {
       throw fail('ERR_WEBHOOK_PAYLOAD', 'the body is not UTF-8 JSON', cause);
     }
@@ -213,7 +228,6 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     }
     const { access_token: accessToken, ...payload } = parsed.data;
     const kindField = payload['event'] ?? payload['type'];
-    const deliveryId = toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
     if (store && !(await store.claim(deliveryId, ttl))) {
       throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already received; answer 200 and do not process it again');
     }

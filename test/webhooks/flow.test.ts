@@ -1,0 +1,121 @@
+/** The whole asynchronous flow against the fake: request, approval, webhook, verification, identity. */
+import { http, HttpResponse } from 'msw';
+import { describe, expect, test } from 'vitest';
+import { IdentityFlowError, NotFoundError } from '../../src/index.js';
+import { readClaim, remoteJwks } from '../../src/sd-jwt/index.js';
+import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '../../src/webhooks/index.js';
+import { harness, person, rejection, server } from '../helpers.js';
+
+const WEBHOOK_URL = 'https://rp.example/webhooks/acme';
+
+/** A fake with its webhooks going to a receiver (reached through msw) that keeps the events. */
+async function receiving(answers: number[] = []) {
+  const h = await harness({ fake: { webhookRetry: { attempts: 3, baseDelayMs: 1 } } });
+  h.service.setWebhookUrl(WEBHOOK_URL);
+  const events: IdentityActionsEvent[] = [];
+  const receiver = createWebhookReceiver(createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret }), (event) => {
+    events.push(event);
+  });
+  server.use(
+    http.post(WEBHOOK_URL, async ({ request }) => {
+      const forced = answers.shift();
+      if (forced !== undefined) return new HttpResponse(null, { status: forced });
+      return receiver.fetch(request);
+    }),
+  );
+  return { ...h, events };
+}
+
+describe('asynchronous identity flow', () => {
+  test('create → approve → signed webhook → 200 → fetch with its token → verified, signed claims', async () => {
+    const { client, service, events } = await receiving();
+    const { data } = await client.identityRequests.create(
+      person({ claims: ['acmeidentity.name', 'sanctionscheck.is_pep', 'acmeidentity.credential'] }),
+    );
+    await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+
+    expect(service.deliveries).toMatchObject([{ url: WEBHOOK_URL, status: 200, delivered: true, attempt: 1 }]);
+    const [event] = events;
+    expect(event).toMatchObject({ kind: 'approved', accessRequestCode: data.access_request_code });
+
+    const identity = await client.identityResponses.getVerified(event!, {
+      identitySessionCode: data.identity_session_code,
+      keys: remoteJwks(service.authUrl),
+      requireSignature: true,
+    });
+    expect(identity.proof).toBe('signature');
+    expect(readClaim(identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
+    expect(readClaim(identity.claims, 'sanctionscheck.is_pep')).toBe(false);
+  });
+
+  test('the cancelled path: the webhook says cancelled and there is no identity to fetch', async () => {
+    const { client, service, events } = await receiving();
+    const { data } = await client.identityRequests.create(person());
+    await service.cancel(data.access_request_code);
+    await service.webhooksSettled();
+    expect(events[0]?.kind).toBe('cancelled');
+    const error = await rejection(client.identityResponses.getVerified(events[0]!, { identitySessionCode: data.identity_session_code }));
+    expect(error).toBeInstanceOf(IdentityFlowError);
+    expect(error).toMatchObject({ step: 'fetch' });
+    expect((error as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
+  });
+
+  test('a receiver that does not answer 200 gets the webhook again, with backoff, a bounded number of times', async () => {
+    const { client, service, events } = await receiving([500, 503]);
+    const { data } = await client.identityRequests.create(person());
+    await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+    expect(service.deliveries.map((d) => d.status)).toEqual([500, 503, 200]);
+    expect(events).toHaveLength(1);
+
+    const failing = await receiving([500, 500, 500, 500]);
+    const created = await failing.client.identityRequests.create(person());
+    await failing.service.approve(created.data.access_request_code);
+    await failing.service.webhooksSettled();
+    expect(failing.service.deliveries.map((d) => d.delivered)).toEqual([false, false, false]);
+  });
+
+  test('a redelivered webhook is answered 200 but not processed twice', async () => {
+    const { client, service, events } = await receiving();
+    const { data } = await client.identityRequests.create(person());
+    const payload = await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+    const body = JSON.stringify(payload);
+    const { signWebhook } = await import('../../src/testing/index.js');
+    const again = await fetch(WEBHOOK_URL, {
+      method: 'POST',
+      body,
+      headers: { 'x-webhook-signature': await signWebhook(DEFAULT_CLIENT.webhookSecret, body) },
+    });
+    expect(again.status).toBe(200);
+    expect(events).toHaveLength(1);
+  });
+
+  test("a token that names another request is refused at the token step, before anything is fetched", async () => {
+    const { client, service, events } = await receiving();
+    const a = await client.identityRequests.create(person());
+    const b = await client.identityRequests.create(person({ email: 'b@example.com', phone: '400000002' }));
+    await service.approve(a.data.access_request_code);
+    await service.approve(b.data.access_request_code);
+    await service.webhooksSettled();
+    const mixed = { accessRequestCode: events[0]!.accessRequestCode, accessToken: events[1]!.accessToken };
+    const before = service.requests.length;
+    const error = await rejection(client.identityResponses.getVerified(mixed, { identitySessionCode: a.data.identity_session_code }));
+    expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'token' });
+    expect(service.requests.length).toBe(before);
+  });
+
+  test('an expired identity response is refused at the verify step', async () => {
+    let clock = Date.now();
+    const h = await harness({ fake: { now: () => clock, identityResponseTtlSeconds: 60 }, client: { now: () => clock } });
+    const { data } = await h.client.identityRequests.create(person());
+    const payload = await h.service.approve(data.access_request_code);
+    clock += 61_000;
+    const event = { accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const error = await rejection(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
+    expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'verify' });
+    expect((error as IdentityFlowError).cause).toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+  });
+});
