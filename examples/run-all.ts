@@ -18,8 +18,11 @@ const examples = (await readdir(here))
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
-const service = await createFakeService({ baseUrl: `${origin}/api/v1`, authUrl: origin });
+const service = await createFakeService({ baseUrl: `${origin}/api/v1`, authUrl: origin, webhookRetry: { attempts: 5, baseDelayMs: 200 } });
 const running = await serveFakeService(service);
+// What a developer sets in the operator's portal: where webhooks go.
+const webhookPort = await freePort();
+service.setWebhookUrl(`http://127.0.0.1:${webhookPort}/webhooks/acme`);
 console.log(`fake service on ${origin} (base URL ${service.baseUrl})\n`);
 
 const env = {
@@ -29,6 +32,8 @@ const env = {
   ACME_CLIENT_ID: DEFAULT_CLIENT.clientId,
   ACME_CLIENT_SECRET: DEFAULT_CLIENT.clientSecret,
   ACME_TENANT_ID: DEFAULT_CLIENT.tenantId,
+  ACME_WEBHOOK_SECRET: DEFAULT_CLIENT.webhookSecret,
+  WEBHOOK_PORT: String(webhookPort),
 };
 
 let failed = 0;

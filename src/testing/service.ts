@@ -40,6 +40,7 @@ import {
 } from './identity.js';
 import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
+import { journeyHtml } from './journey.js';
 import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 import { openApiDocument } from './openapi.js';
 import { randomId } from '../internal/encoding.js';
@@ -440,10 +441,38 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
 
   const jwks: Route = async (_request, ctx) => json(ctx, { keys: allKeys.map((k) => k.publicJwk) });
 
+  /** The person's side of an identity request: where `redirect_url` leads. */
+  const journeyRecord = (arc: string) => {
+    const found = identity.get(arc);
+    if (!found || found.status === 'deleted') throw serviceError('E1005', 'No such identity request');
+    return found;
+  };
+
+  const journeyPage: Route = async (_request, _ctx, [arc]) => {
+    const found = journeyRecord(arc!);
+    if (found.status === 'pending') {
+      found.status = 'opened';
+      found.openedAt ??= Math.floor(now() / 1000);
+    }
+    return new Response(journeyHtml(found, isOpen(found, now())), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  };
+
+  /** The person approves (fully or, via the off-ramp, partially) or cancels; then back to the client's URL. */
+  const journeyAction: Route = async (_request, _ctx, [arc, action]) => {
+    const found = journeyRecord(arc!);
+    if (!isOpen(found, now())) throw serviceError('E1006', `The request is ${isExpired(found, now()) ? 'expired' : found.status}`);
+    if (action === 'cancel') await cancelRequest(found.accessRequestCode);
+    else await approveRequest(found.accessRequestCode, { partiallyComplete: action === 'partial' });
+    const target = action === 'partial' ? found.input.off_ramp_url : found.input.return_url;
+    return new Response(null, { status: 303, headers: { location: target } });
+  };
+
   /** Routes of the authorization server, matched on the path below `authUrl`. */
   const authRoutes: [method: string, pattern: RegExp, route: Route][] = [
     ['GET', /^\/\.well-known\/openid-configuration$/, discovery],
     ['GET', new RegExp(`^${JWKS_PATH}$`), jwks],
+    ['GET', /^\/journey\/([^/]+)$/, journeyPage],
+    ['POST', /^\/journey\/([^/]+)\/(approve|partial|cancel)$/, journeyAction],
   ];
 
   const CODE = '([^/]+)';
@@ -535,6 +564,29 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     }
   }
 
+  async function approveRequest(accessRequestCode: string, approval: ApprovalOptions = {}): Promise<WebhookPayload> {
+    const found = record(accessRequestCode);
+    if (!isOpen(found, now())) {
+      throw new Error(`fake service: request ${accessRequestCode} is ${isExpired(found, now()) ? 'expired' : found.status}`);
+    }
+    found.openedAt ??= Math.floor(now() / 1000);
+    found.response = await buildIdentityResponse(found, approval, {
+      keys,
+      issuer: authUrl,
+      nowMs: now(),
+      ttlSeconds: options.identityResponseTtlSeconds ?? 3600,
+      encoding: options.disclosureEncoding ?? 'compact',
+    });
+    found.status = 'approved';
+    return finish(found, 'approved');
+  }
+
+  async function cancelRequest(accessRequestCode: string): Promise<WebhookPayload> {
+    const found = record(accessRequestCode);
+    found.status = 'cancelled';
+    return finish(found, 'cancelled');
+  }
+
   function record(accessRequestCode: string): IdentityRecord {
     const found = identity.get(accessRequestCode);
     if (!found) throw new Error(`fake service: no identity request ${accessRequestCode}`);
@@ -600,27 +652,8 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
       found.openedAt ??= Math.floor(now() / 1000);
       if (found.status === 'pending') found.status = 'opened';
     },
-    async approve(accessRequestCode, approval = {}) {
-      const found = record(accessRequestCode);
-      if (!isOpen(found, now())) {
-        throw new Error(`fake service: request ${accessRequestCode} is ${isExpired(found, now()) ? 'expired' : found.status}`);
-      }
-      found.openedAt ??= Math.floor(now() / 1000);
-      found.response = await buildIdentityResponse(found, approval, {
-        keys,
-        issuer: authUrl,
-        nowMs: now(),
-        ttlSeconds: options.identityResponseTtlSeconds ?? 3600,
-        encoding: options.disclosureEncoding ?? 'compact',
-      });
-      found.status = 'approved';
-      return finish(found, 'approved');
-    },
-    async cancel(accessRequestCode) {
-      const found = record(accessRequestCode);
-      found.status = 'cancelled';
-      return finish(found, 'cancelled');
-    },
+    approve: approveRequest,
+    cancel: cancelRequest,
     setCredentialCondition(credentialRef, condition) {
       const found = credentials.get(credentialRef);
       if (!found) throw new Error('fake service: no such credential');

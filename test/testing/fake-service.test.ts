@@ -239,3 +239,47 @@ describe('fake service: limits and faults', () => {
   });
 });
 
+
+describe('fake service: discovery and the person journey', () => {
+  test('discovery names the issuer, the JWKS and acme_claims_supported; the JWKS holds the signing key', async () => {
+    const { service } = await fake();
+    const discovery = await (await service.fetch(new Request(`${service.authUrl}/.well-known/openid-configuration`))).json();
+    expect(discovery).toMatchObject({ issuer: service.authUrl, acme_claims_supported: expect.arrayContaining(['acmeidentity.name']) });
+    const jwks = await (await service.fetch(new Request(discovery.jwks_uri))).json();
+    expect(jwks.keys).toEqual([service.keys.publicJwk]);
+    await service.rotateSigningKey();
+    expect((await (await service.fetch(new Request(discovery.jwks_uri))).json()).keys).toHaveLength(2);
+  });
+
+  async function created(options: FakeServiceOptions = {}) {
+    const f = await fake(options);
+    const { json } = await f.call('POST', '/identity/request', { body: body(), headers: await f.identityHeaders() });
+    return { ...f, arc: json.data.access_request_code as string, redirectUrl: json.data.redirect_url as string };
+  }
+
+  test('redirect_url is a page showing what is asked, with approve, partial and cancel', async () => {
+    const { service, arc, redirectUrl } = await created();
+    const page = await service.fetch(new Request(redirectUrl));
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    for (const action of ['approve', 'partial', 'cancel']) expect(html).toContain(`/journey/${arc}/${action}`);
+    expect(html).toContain('acmeidentity.given_name');
+    expect(service.identityRequest(arc)?.status).toBe('opened');
+  });
+
+  test.each([
+    ['approve', 'approved', 'https://rp.example/r'],
+    ['partial', 'approved', 'https://rp.example/o'],
+    ['cancel', 'cancelled', 'https://rp.example/r'],
+  ])('%s sends the person back and settles the request as %s', async (action, status, location) => {
+    const { service, arc, redirectUrl } = await created();
+    const answer = await service.fetch(new Request(`${redirectUrl}/${action}`, { method: 'POST' }));
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(location);
+    expect(service.identityRequest(arc)?.status).toBe(status);
+    expect(service.events.at(-1)).toMatchObject({ event: status, access_request_code: arc });
+    if (action === 'partial') expect(service.identityRequest(arc)?.response?.['partially_complete']).toBe(true);
+    const again = await service.fetch(new Request(`${redirectUrl}/approve`, { method: 'POST' }));
+    expect(again.status).toBe(409);
+  });
+});

@@ -6,6 +6,7 @@ import { expressApp } from '../../examples/webhook-recipes/express.js';
 import { fastifyApp } from '../../examples/webhook-recipes/fastify.js';
 import { honoApp } from '../../examples/webhook-recipes/hono.js';
 import { nextRouteHandler } from '../../examples/webhook-recipes/nextjs.js';
+import { nodeHttpServer } from '../../examples/webhook-recipes/node-http.js';
 import { workerHandler } from '../../examples/webhook-recipes/worker.js';
 import { signWebhook } from '../../src/testing/index.js';
 import type { IdentityActionsEvent } from '../../src/webhooks/index.js';
@@ -33,7 +34,17 @@ const overHttp = (port: number): Post => async (body, headers) =>
   (await fetch(`http://127.0.0.1:${port}/webhooks/acme`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }))
     .status;
 
+/** Listens on a free localhost port; closed after the test. */
+async function listening(server: Server): Promise<Post> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return overHttp((server.address() as AddressInfo).port);
+}
+
 const recipes: Record<string, Recipe> = {
+  'node:http': {
+    start: (onEvent) => listening(nodeHttpServer(SECRET, onEvent)),
+  },
   'Express (express.raw)': {
     async start(onEvent) {
       const server: Server = await new Promise((resolve) => {
