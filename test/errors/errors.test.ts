@@ -92,7 +92,29 @@ describe('no secret or personal data leaks from errors', () => {
     ['InvalidResponseError', new sdk.InvalidResponseError(200, 'c', 'not JSON', ['data.access_token'])],
     ['InvalidInputError', new sdk.InvalidInputError([{ field: 'email', message: 'must be an email address' }])],
     ['ConfigurationError', new sdk.ConfigurationError('clientSecret', 'is required')],
+    ['SdJwtVerificationError', new sdk.SdJwtVerificationError('ERR_SD_JWT_DIGEST_MISMATCH', 'the digest of claim acmeidentity.email is not in _sd')],
+    ['JwksError', new sdk.JwksError('https://auth.example/jwks', 'answered HTTP 500')],
+    ['IdentityFlowError', new sdk.IdentityFlowError('fetch', 'GET /identity/response failed', apiErrorFrom(init(401, body, headers)))],
   ];
+
+  test('verifying a tampered response never prints the disclosed values', async () => {
+    const { verifyIdentityResponse } = await import('../../src/sd-jwt/index.js');
+    const data = { exp: 4_102_444_800, request_code: 'isc_1', _sd: ['x'], disclosures: [{ claim: 'acmeidentity.email', salt: 's', value: PERSONAL }] };
+    const error = await verifyIdentityResponse({ data }, { requestCode: 'isc_1' }).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(sdk.SdJwtVerificationError);
+    for (const text of [error.message, JSON.stringify(error), inspect(error, { depth: 10 })]) expect(text).not.toContain(PERSONAL);
+  });
+
+  test('a claim that cannot be decoded is named, its value is not printed', () => {
+    let error: unknown;
+    try {
+      sdk.readClaim({ 'acmeidentity.name': `{"first_name": "${PERSONAL}"` }, 'acmeidentity.name');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(sdk.ClaimDecodeError);
+    for (const text of [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 10 })]) expect(text).not.toContain(PERSONAL);
+  });
 
   test.each(errors)('%s: not in message, JSON.stringify, util.inspect or enumerable keys', (_name, error) => {
     const renderings = [error.message, JSON.stringify(error), inspect(error, { depth: 10 }), String(error), Object.values(error).join(' ')];
