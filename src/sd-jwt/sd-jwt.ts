@@ -292,6 +292,8 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   const key = await options.keys.keyFor({ alg: header['alg'], kid: typeof kid === 'string' ? kid : undefined });
   // The signature is checked on a worker thread (Web Crypto) while this thread hashes disclosures.
   const signature = verifyJws(jwt, key, algorithms);
+  // Handled below; marked now so that a quick rejection is never reported as unhandled meanwhile.
+  signature.catch(() => undefined);
   await letSignatureStart();
   let processed: { claims: Record<string, unknown>; disclosures: VerifiedDisclosure[]; algorithm: HashAlgorithm };
   try {

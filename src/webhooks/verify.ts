@@ -142,8 +142,7 @@ function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 
 }
 
 /** base64url SHA-256 of the body: the delivery id. */
-async function bodyDigest(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const node = nodeCrypto();
+export async function bodyDigest(bytes: Uint8Array<ArrayBuffer>, node = nodeCrypto()): Promise<string> {
   if (node) return node.createHash('sha256').update(bytes).digest('base64url');
   return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
 }

@@ -100,7 +100,7 @@ describe('no secret or personal data leaks from errors', () => {
   test('verifying a tampered response never prints the disclosed values', async () => {
     const { verifyIdentityResponse } = await import('../../src/sd-jwt/index.js');
     const data = { exp: 4_102_444_800, request_code: 'isc_1', _sd: ['x'], disclosures: [{ claim: 'acmeidentity.email', salt: 's', value: PERSONAL }] };
-    const error = await verifyIdentityResponse({ data }, { requestCode: 'isc_1' }).catch((e: unknown) => e as Error);
+    const error = (await verifyIdentityResponse({ data }, { requestCode: 'isc_1' }).catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(sdk.SdJwtVerificationError);
     for (const text of [error.message, JSON.stringify(error), inspect(error, { depth: 10 })]) expect(text).not.toContain(PERSONAL);
   });
