@@ -215,9 +215,11 @@ export async function verifyIdentityResponse(
   if (options.requireSignature && !proven) {
     throw fail(
       'ERR_SD_JWT_SIGNATURE_REQUIRED',
-      Object.keys(credentials).length === 0
-        ? 'a signature is required, but the response has no verifiable credential_jwt'
-        : 'a signature is required, but some claims are not in a signed credential_jwt',
+      !options.keys
+        ? 'a signature is required, but no keys were given to verify a credential_jwt with'
+        : Object.keys(credentials).length === 0
+          ? 'a signature is required, but the response has no credential_jwt (request the acmeidentity.credential claim)'
+          : 'a signature is required, but some claims are not in a signed credential_jwt',
     );
   }
   return {
