@@ -168,7 +168,7 @@ export function requestDetails(record: IdentityRecord): Record<string, unknown> 
 }
 
 /** The claim values a verified person has by default; document numbers are unknown unless given. */
-function defaultValues(input: IdentityInput): Record<string, unknown> {
+export function defaultValues(input: Pick<IdentityInput, 'first_name' | 'last_name' | 'email' | 'phone' | 'phone_country_code'>): Record<string, unknown> {
   return {
     'acmeidentity.valid': true,
     'acmeidentity.name': JSON.stringify({ first_name: input.first_name, last_name: input.last_name }),

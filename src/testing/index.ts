@@ -15,6 +15,8 @@ export type {
 } from './service.js';
 export type { ApprovalOptions, IdentityStatus } from './identity.js';
 export { IDENTITY_ACTIONS, signWebhook } from './webhooks.js';
+export { DEFAULT_DELEGATIONS, DEFAULT_OIDC_CLIENT } from './oidc.js';
+export type { AuthorizationTransaction, OidcClientRegistration, TokenEndpointAuthMethod } from './oidc.js';
 export type { WebhookDelivery, WebhookPayload, WebhookRetryOptions } from './webhooks.js';
 export type { CredentialCondition } from './credentials.js';
 export { OBTAINABLE_CREDENTIALS, SUPPORTED_CLAIMS } from './claims.js';

@@ -28,6 +28,7 @@ import {
 } from './http.js';
 import {
   buildIdentityResponse,
+  defaultValues,
   findRecord,
   isExpired,
   isOpen,
@@ -41,6 +42,7 @@ import {
 import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
 import { journeyHtml } from './journey.js';
+import { DEFAULT_DELEGATIONS, DEFAULT_OIDC_CLIENT, createAuthorizationServer, type OidcClientRegistration } from './oidc.js';
 import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 import { openApiDocument } from './openapi.js';
 import { randomId } from '../internal/encoding.js';
@@ -103,6 +105,15 @@ export interface FakeServiceOptions {
   disclosureEncoding?: DisclosureEncoding;
   /** How a webhook the receiver does not answer with 200 is retried. @default { attempts: 5, baseDelayMs: 500 } */
   webhookRetry?: WebhookRetryOptions;
+  /** OIDC client registrations. @default [DEFAULT_OIDC_CLIENT] */
+  oidcClients?: OidcClientRegistration[];
+  /** Delegations `aobo` may name, UID to scopes. @default DEFAULT_DELEGATIONS */
+  delegations?: Record<string, readonly string[]>;
+  /**
+   * The person's part of the OIDC flow: `auto` completes it at once (tests); `page` shows a consent
+   * page with approve and cancel (the sandbox). @default 'auto'
+   */
+  oidcJourney?: 'auto' | 'page';
 }
 
 /** A fault the next matching requests meet, before the service handles them. */
@@ -431,13 +442,29 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const docs: Route = async (_request, ctx) => json(ctx, openApiDocument);
 
   const JWKS_PATH = '/oauth/oidc/jwks';
-  const discovery: Route = async (_request, ctx) =>
-    json(ctx, {
-      issuer: authUrl,
-      jwks_uri: `${authUrl}${JWKS_PATH}`,
-      acme_claims_supported: [...supportedClaims],
-      id_token_signing_alg_values_supported: ['RS256'],
-    });
+  const oidc = createAuthorizationServer({
+    issuer: authUrl,
+    now,
+    keys: () => keys,
+    supportedClaims,
+    clients: (options.oidcClients ?? [DEFAULT_OIDC_CLIENT]).map((client) => ({ ...client })),
+    delegations: options.delegations ?? DEFAULT_DELEGATIONS,
+    journey: options.oidcJourney ?? 'auto',
+    person: (prefill) => ({
+      ...defaultValues({
+        first_name: 'Jane',
+        last_name: 'Citizen',
+        email: prefill.email ?? 'jane.citizen@example.com',
+        phone: prefill.phone ?? '412345678',
+        phone_country_code: Number(prefill.phoneCountryCode ?? 61),
+      }),
+      given_name: 'Jane',
+      family_name: 'Citizen',
+      email: prefill.email ?? 'jane.citizen@example.com',
+      email_verified: true,
+    }),
+  });
+  const discovery: Route = async (_request, ctx) => json(ctx, oidc.metadata());
 
   const jwks: Route = async (_request, ctx) => json(ctx, { keys: allKeys.map((k) => k.publicJwk) });
 
@@ -471,6 +498,10 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const authRoutes: [method: string, pattern: RegExp, route: Route][] = [
     ['GET', /^\/\.well-known\/openid-configuration$/, discovery],
     ['GET', new RegExp(`^${JWKS_PATH}$`), jwks],
+    ['GET', /^\/oauth\/oidc\/authorize$/, (request) => oidc.authorize(request)],
+    ['POST', /^\/oauth\/oidc\/consent\/([^/]+)\/(approve|cancel)$/, (_request, _ctx, [id, action]) => oidc.consent(id!, action!)],
+    ['POST', /^\/oauth\/oidc\/token$/, (request) => oidc.token(request)],
+    ['GET', /^\/oauth\/oidc\/userinfo$/, (request) => oidc.userinfo(request)],
     ['GET', /^\/journey\/([^/]+)$/, journeyPage],
     ['POST', /^\/journey\/([^/]+)\/(approve|partial|cancel)$/, journeyAction],
   ];

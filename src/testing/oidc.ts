@@ -1,0 +1,367 @@
+/**
+ * The fake service's OIDC authorization server: authorize (every rule of the spec), the person's
+ * consent, the token endpoint (PKCE S256, single-use codes, client authentication), RSA-signed ID
+ * tokens and userinfo. Paths of the token, userinfo and JWKS endpoints are not shown by the spec:
+ * they are discovered through the metadata, as the spec says clients must.
+ */
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { OBTAINABLE_CREDENTIALS, claimsProblem } from './claims.js';
+import { signJwt, type SigningKeys } from './keys.js';
+import { randomId, toBase64Url, utf8 } from '../internal/encoding.js';
+
+/** How a client authenticates at the token endpoint (not shown by the spec). */
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+
+/** An OIDC client registration: redirect URIs, rulesets and how it authenticates. */
+export interface OidcClientRegistration {
+  clientId: string;
+  /** @default 'none' (a public client: browsers) */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** For `client_secret_basic` and `client_secret_post`. */
+  clientSecret?: string;
+  /** The client's public keys, for `private_key_jwt`. */
+  jwks?: JSONWebKeySet;
+  /** Compared exactly, as OAuth requires. */
+  redirectUris: readonly string[];
+  allowedRulesets: readonly string[];
+  /** Used when the request names no ruleset. */
+  defaultRuleset: string;
+}
+
+/** The OIDC client every fake service has unless told otherwise: a public client. */
+export const DEFAULT_OIDC_CLIENT: Readonly<OidcClientRegistration> = Object.freeze({
+  clientId: 'sandbox-oidc-client',
+  tokenEndpointAuthMethod: 'none',
+  redirectUris: ['https://rp.example/callback', 'http://localhost:3000/callback', 'http://127.0.0.1:3000/callback'],
+  allowedRulesets: ['basic', 'enhanced'],
+  defaultRuleset: 'basic',
+});
+
+/** Delegations `aobo` may name: UID to the scopes it carries. */
+export const DEFAULT_DELEGATIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'delegation-valid': ['oauth.core.authorization'],
+  'delegation-without-scope': ['oauth.core.read'],
+});
+
+/** An authorization request the service accepted, waiting for the person (or completed). */
+export interface AuthorizationTransaction {
+  readonly id: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly scope: readonly string[];
+  readonly state: string;
+  readonly nonce: string | undefined;
+  readonly codeChallenge: string;
+  readonly ruleset: string;
+  /** Claim keys of the `acme` namespace, and the standard claim names requested. */
+  readonly claims: readonly string[];
+  readonly aobo: string | undefined;
+  readonly prefill: { email?: string; phone?: string; phoneCountryCode?: string };
+  readonly createdAt: number;
+}
+
+interface IssuedCode {
+  transaction: AuthorizationTransaction;
+  sub: string;
+  expiresAt: number;
+  used: boolean;
+  /** Access tokens issued with this code, revoked if the code is replayed. */
+  accessTokens: string[];
+}
+
+export interface AuthorizationServerContext {
+  issuer: string;
+  now: () => number;
+  keys: () => SigningKeys;
+  supportedClaims: ReadonlySet<string>;
+  clients: readonly OidcClientRegistration[];
+  delegations: Readonly<Record<string, readonly string[]>>;
+  /** `auto`: the person completes the journey at once (tests); `page`: a consent page (sandbox). */
+  journey: 'auto' | 'page';
+  /** The claim values of the simulated person. */
+  person: (prefill: AuthorizationTransaction['prefill']) => Record<string, unknown>;
+}
+
+/** An OAuth error: as JSON (400/401) or, once the redirect URI is trusted, as an error redirect. */
+class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
+    super(description);
+  }
+}
+
+const UNRESERVED_43_128 = /^[A-Za-z0-9\-._~]{43,128}$/;
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const STANDARD_SCOPES = ['openid', 'profile', 'email', 'phone'];
+
+function oauthJson(error: OAuthError): Response {
+  return Response.json(
+    { error: error.error, error_description: error.description },
+    { status: error.status, headers: { 'cache-control': 'no-store' } },
+  );
+}
+
+async function s256(verifier: string): Promise<string> {
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(verifier))));
+}
+
+export function createAuthorizationServer(ctx: AuthorizationServerContext) {
+  const transactions = new Map<string, AuthorizationTransaction>();
+  const codes = new Map<string, IssuedCode>();
+  const accessTokens = new Map<string, { claims: Record<string, unknown>; expiresAt: number; revoked: boolean }>();
+  const endpoint = (path: string) => `${ctx.issuer}/oauth/oidc/${path}`;
+
+  const metadata = () => ({
+    issuer: ctx.issuer,
+    authorization_endpoint: endpoint('authorize'),
+    token_endpoint: endpoint('token'),
+    userinfo_endpoint: endpoint('userinfo'),
+    jwks_uri: endpoint('jwks'),
+    response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code'],
+    code_challenge_methods_supported: ['S256'],
+    scopes_supported: STANDARD_SCOPES,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'PS256', 'EdDSA'],
+    claims_parameter_supported: true,
+    authorization_response_iss_parameter_supported: true,
+    acme_claims_supported: [...ctx.supportedClaims],
+  });
+
+  /** The claim keys requested by the `claims` parameter, refusing what the spec's rules 3 and 4 refuse. */
+  function requestedClaims(raw: string | null): string[] {
+    if (raw === null) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new OAuthError('invalid_request', 'claims is not a JSON object');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new OAuthError('invalid_request', 'claims is not a JSON object');
+    const keys: string[] = [];
+    for (const [namespace, value] of Object.entries(parsed)) {
+      if (namespace === 'acme') {
+        const problem = claimsProblem(value, ctx.supportedClaims);
+        if (problem) throw new OAuthError('invalid_request', `claims.acme: ${problem}`);
+        keys.push(...(Array.isArray(value) ? (value as string[]) : Object.keys(value as object)));
+      } else if (STANDARD_SCOPES.includes(namespace)) {
+        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+          throw new OAuthError('invalid_request', `claims.${namespace} must be an array of claim names`);
+        }
+        keys.push(...value);
+      } else {
+        throw new OAuthError('invalid_request', `claims: unknown namespace ${JSON.stringify(namespace)}`);
+      }
+    }
+    return keys;
+  }
+
+  /** Checks an authorization request in the order OAuth needs: first whether errors may be redirected at all. */
+  function authorizationRequest(query: URLSearchParams, now: number): AuthorizationTransaction {
+    const client = ctx.clients.find((c) => c.clientId === query.get('client_id'));
+    if (!client) throw new OAuthError('invalid_request', 'unknown client_id');
+    const redirectUri = query.get('redirect_uri');
+    if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+      throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
+    }
+    // From here on, errors go back to the (registered) redirect URI.
+    const redirectable = (error: string, description: string) => Object.assign(new OAuthError(error, description), { redirectUri, state: query.get('state') });
+    if (query.get('response_type') !== 'code') throw redirectable('unsupported_response_type', 'response_type must be code');
+    const scope = (query.get('scope') ?? '').split(' ').filter(Boolean);
+    if (!scope.includes('openid')) throw redirectable('invalid_scope', 'scope must include openid');
+    const state = query.get('state');
+    if (!state) throw redirectable('invalid_request', 'state is required');
+    const challenge = query.get('code_challenge');
+    const method = query.get('code_challenge_method');
+    if (!challenge) throw redirectable('invalid_request', 'code_challenge is required (PKCE)');
+    if (method !== 'S256') throw redirectable('invalid_request', 'code_challenge_method must be S256');
+    if (!S256_CHALLENGE.test(challenge)) throw redirectable('invalid_request', 'code_challenge is not an S256 challenge');
+    let claims: string[];
+    try {
+      claims = requestedClaims(query.get('claims'));
+    } catch (error) {
+      throw redirectable('invalid_request', (error as OAuthError).description);
+    }
+    const ruleset = query.get('ruleset') ?? client.defaultRuleset;
+    if (!client.allowedRulesets.includes(ruleset)) throw redirectable('invalid_request', 'ruleset is not allowed for this client');
+    const aobo = query.get('aobo') ?? undefined;
+    if (aobo !== undefined && !ctx.delegations[aobo]?.includes('oauth.core.authorization')) {
+      throw redirectable('invalid_request', 'aobo does not name a valid delegation with scope oauth.core.authorization');
+    }
+    const phone = query.get('phone');
+    const phoneCountryCode = query.get('phone_country_code');
+    if (phone !== null && phoneCountryCode === null) throw redirectable('invalid_request', 'phone requires phone_country_code');
+    if (phoneCountryCode !== null && !/^[0-9]{1,3}$/.test(phoneCountryCode)) {
+      throw redirectable('invalid_request', 'phone_country_code must be an integer country code');
+    }
+    const email = query.get('email');
+    return {
+      id: `txn_${randomId(12)}`,
+      clientId: client.clientId,
+      redirectUri,
+      scope,
+      state,
+      nonce: query.get('nonce') ?? undefined,
+      codeChallenge: challenge,
+      ruleset,
+      claims,
+      aobo,
+      prefill: {
+        ...(email !== null ? { email } : {}),
+        ...(phone !== null ? { phone } : {}),
+        ...(phoneCountryCode !== null ? { phoneCountryCode } : {}),
+      },
+      createdAt: now,
+    };
+  }
+
+  function back(redirectUri: string, params: Record<string, string | null | undefined>): Response {
+    const url = new URL(redirectUri);
+    for (const [key, value] of Object.entries(params)) if (value != null) url.searchParams.set(key, value);
+    url.searchParams.set('iss', ctx.issuer);
+    return new Response(null, { status: 302, headers: { location: url.href, 'cache-control': 'no-store' } });
+  }
+
+  /** The person finished: a single-use code goes back to the client. */
+  function complete(transaction: AuthorizationTransaction): Response {
+    transactions.delete(transaction.id);
+    const code = randomId(24);
+    codes.set(code, { transaction, sub: `person_${randomId(9)}`, expiresAt: ctx.now() + 60_000, used: false, accessTokens: [] });
+    return back(transaction.redirectUri, { code, state: transaction.state, session_state: randomId(12) });
+  }
+
+  async function authorize(request: Request): Promise<Response> {
+    let transaction: AuthorizationTransaction;
+    try {
+      transaction = authorizationRequest(new URL(request.url).searchParams, ctx.now());
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      const target = error as OAuthError & { redirectUri?: string; state?: string | null };
+      if (!target.redirectUri) return oauthJson(error);
+      return back(target.redirectUri, { error: error.error, error_description: error.description, state: target.state });
+    }
+    if (ctx.journey === 'auto') return complete(transaction);
+    transactions.set(transaction.id, transaction);
+    return new Response(consentPage(transaction), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  }
+
+  async function consent(transactionId: string, action: string): Promise<Response> {
+    const transaction = transactions.get(transactionId);
+    if (!transaction) return oauthJson(new OAuthError('invalid_request', 'no such authorization request'));
+    if (action === 'approve') return complete(transaction);
+    transactions.delete(transactionId);
+    return back(transaction.redirectUri, { error: 'access_denied', error_description: 'the person cancelled', state: transaction.state });
+  }
+
+  /** The client at the token endpoint, authenticated as its registration says (RFC 6749 §2.3, RFC 7523). */
+  async function authenticateClient(request: Request, form: URLSearchParams): Promise<OidcClientRegistration> {
+    const invalid = new OAuthError('invalid_client', 'client authentication failed', 401);
+    const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.get('authorization') ?? '');
+    let clientId = form.get('client_id');
+    let secret: string | undefined;
+    if (basic) {
+      const decoded = atob(basic[1]!);
+      const colon = decoded.indexOf(':');
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+    }
+    const assertion = form.get('client_assertion');
+    if (assertion && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') {
+      const claimed = clientId ?? (JSON.parse(atob((assertion.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { iss?: string }).iss;
+      const client = ctx.clients.find((c) => c.clientId === claimed);
+      if (!client?.jwks || client.tokenEndpointAuthMethod !== 'private_key_jwt') throw invalid;
+      try {
+        const { payload } = await jwtVerify(assertion, createLocalJWKSet(client.jwks), {
+          issuer: client.clientId,
+          subject: client.clientId,
+          audience: [ctx.issuer, endpoint('token')],
+          currentDate: new Date(ctx.now()),
+        });
+        if (typeof payload.exp !== 'number' || typeof payload.jti !== 'string') throw invalid;
+      } catch {
+        throw invalid;
+      }
+      return client;
+    }
+    const client = ctx.clients.find((c) => c.clientId === clientId);
+    if (!client) throw invalid;
+    const method = client.tokenEndpointAuthMethod ?? 'none';
+    if (method === 'client_secret_basic' && !(basic && secret === client.clientSecret)) throw invalid;
+    if (method === 'client_secret_post' && !(!basic && form.get('client_secret') === client.clientSecret)) throw invalid;
+    if (method === 'private_key_jwt') throw invalid;
+    if (method === 'none' && (basic || form.has('client_secret'))) throw invalid;
+    return client;
+  }
+
+  async function token(request: Request): Promise<Response> {
+    try {
+      const form = new URLSearchParams(await request.text());
+      const client = await authenticateClient(request, form);
+      if (form.get('grant_type') !== 'authorization_code') throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
+      const issued = codes.get(form.get('code') ?? '');
+      if (!issued || issued.transaction.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'unknown code');
+      if (issued.used) {
+        // A replayed code: refuse it, and revoke what the first use obtained (RFC 6749 §4.1.2).
+        for (const t of issued.accessTokens) accessTokens.get(t)!.revoked = true;
+        throw new OAuthError('invalid_grant', 'the code was already used');
+      }
+      issued.used = true;
+      if (issued.expiresAt <= ctx.now()) throw new OAuthError('invalid_grant', 'the code has expired');
+      if (form.get('redirect_uri') !== issued.transaction.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match');
+      const verifier = form.get('code_verifier') ?? '';
+      if (!UNRESERVED_43_128.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
+      if ((await s256(verifier)) !== issued.transaction.codeChallenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
+
+      const { transaction } = issued;
+      const person = ctx.person(transaction.prefill);
+      const claims: Record<string, unknown> = { sub: issued.sub };
+      for (const key of transaction.claims) if (person[key] !== undefined) claims[key] = person[key];
+      const nowMs = ctx.now();
+      const idToken = await signJwt(
+        ctx.keys(),
+        { iss: ctx.issuer, aud: client.clientId, ...claims, auth_time: Math.floor(nowMs / 1000), ...(transaction.nonce ? { nonce: transaction.nonce } : {}) },
+        { nowMs, ttlSeconds: 600 },
+      );
+      const accessToken = `oat_${randomId(24)}`;
+      accessTokens.set(accessToken, { claims, expiresAt: nowMs + 900_000, revoked: false });
+      issued.accessTokens.push(accessToken);
+      return Response.json(
+        { access_token: accessToken, token_type: 'Bearer', expires_in: 900, id_token: idToken, scope: transaction.scope.join(' ') },
+        { headers: { 'cache-control': 'no-store' } },
+      );
+    } catch (error) {
+      if (error instanceof OAuthError) return oauthJson(error);
+      throw error;
+    }
+  }
+
+  async function userinfo(request: Request): Promise<Response> {
+    const match = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '');
+    const grant = match ? accessTokens.get(match[1]!) : undefined;
+    if (!grant || grant.revoked || grant.expiresAt <= ctx.now()) {
+      return new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+    }
+    return Response.json(grant.claims);
+  }
+
+  return { metadata, authorize, consent, token, userinfo };
+}
+
+const escape = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The consent page of the sandbox: what the client asks for, approve or cancel. */
+function consentPage(transaction: AuthorizationTransaction): string {
+  const form = (action: string, label: string) =>
+    `<form method="post" action="/oauth/oidc/consent/${transaction.id}/${action}"><button id="${action}">${label}</button></form>`;
+  const essential = transaction.claims.filter((c) => OBTAINABLE_CREDENTIALS.includes(c.split('.')[0] ?? ''));
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>acme identity sandbox: sign in</title></head>
+<body><h1>Sandbox sign-in</h1><p>${escape(transaction.clientId)} asks for (ruleset ${escape(transaction.ruleset)}):</p>
+<ul>${transaction.claims.map((c) => `<li><code>${escape(c)}</code>${essential.includes(c) ? ' (obtainable)' : ''}</li>`).join('')}</ul>
+${form('approve', 'Approve')}${form('cancel', 'Cancel')}</body></html>`;
+}

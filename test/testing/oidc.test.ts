@@ -1,0 +1,223 @@
+/** The fake's authorization server, spoken to in raw HTTP: it applies the spec's rules whatever the client does. */
+import { describe, expect, test } from 'vitest';
+import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { createFakeService, DEFAULT_OIDC_CLIENT, type FakeServiceOptions, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
+
+const REDIRECT = DEFAULT_OIDC_CLIENT.redirectUris[0]!;
+const VERIFIER = 'a'.repeat(20) + '-._~' + 'B'.repeat(30);
+
+async function challengeOf(verifier: string) {
+  return Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');
+}
+
+async function setup(options: FakeServiceOptions = {}) {
+  let clock = Date.now();
+  const service = await createFakeService({ now: () => clock, ...options });
+  const get = (path: string) => service.fetch(new Request(`${service.authUrl}${path}`));
+  const authorize = async (params: Record<string, string | undefined> = {}) => {
+    const query = new URLSearchParams();
+    const all: Record<string, string | undefined> = {
+      response_type: 'code',
+      client_id: DEFAULT_OIDC_CLIENT.clientId,
+      redirect_uri: REDIRECT,
+      scope: 'openid profile',
+      state: 'state-1',
+      nonce: 'nonce-1',
+      code_challenge: await challengeOf(VERIFIER),
+      code_challenge_method: 'S256',
+      ...params,
+    };
+    for (const [k, v] of Object.entries(all)) if (v !== undefined) query.set(k, v);
+    return get(`/oauth/oidc/authorize?${query}`);
+  };
+  const redirectParams = (response: Response) => {
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    return Object.fromEntries(location.searchParams);
+  };
+  const token = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+    service.fetch(
+      new Request(`${service.authUrl}/oauth/oidc/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form),
+      }),
+    );
+  const exchange = (code: string, extra: Record<string, string> = {}) =>
+    token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, client_id: DEFAULT_OIDC_CLIENT.clientId, ...extra });
+  return { service, get, authorize, redirectParams, token, exchange, advance: (ms: number) => (clock += ms) };
+}
+
+describe('fake authorization server: the flow', () => {
+  test('discovery advertises the endpoints, S256 only, the iss parameter and acme_claims_supported', async () => {
+    const { get, service } = await setup();
+    const metadata = await (await get('/.well-known/openid-configuration')).json();
+    expect(metadata).toMatchObject({
+      issuer: service.authUrl,
+      authorization_endpoint: `${service.authUrl}/oauth/oidc/authorize`,
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      acme_claims_supported: expect.arrayContaining(['acmeidentity.given_name']),
+    });
+  });
+
+  test('code, state and iss come back; the code buys an RS256 ID token with nonce, and userinfo', async () => {
+    const { service, authorize, redirectParams, exchange, get } = await setup();
+    const params = redirectParams(await authorize({ claims: JSON.stringify({ acme: ['acmeidentity.given_name'], profile: ['given_name'] }) }));
+    expect(params).toMatchObject({ state: 'state-1', iss: service.authUrl, code: expect.any(String), session_state: expect.any(String) });
+    const answer = await exchange(params['code']!);
+    expect(answer.status).toBe(200);
+    const tokens = await answer.json();
+    const jwks = await (await get('/oauth/oidc/jwks')).json();
+    const { payload } = await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), { issuer: service.authUrl, audience: DEFAULT_OIDC_CLIENT.clientId });
+    expect(payload).toMatchObject({ nonce: 'nonce-1', 'acmeidentity.given_name': 'Jane', given_name: 'Jane' });
+    const info = await service.fetch(new Request(`${service.authUrl}/oauth/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } }));
+    expect(await info.json()).toMatchObject({ sub: payload.sub, 'acmeidentity.given_name': 'Jane' });
+  });
+
+  test('with the consent page: approve returns a code, cancel returns access_denied', async () => {
+    const { authorize, redirectParams, service } = await setup({ oidcJourney: 'page' });
+    for (const [action, expected] of [['approve', 'code'], ['cancel', 'error']] as const) {
+      const page = await authorize();
+      const html = await page.text();
+      const path = new RegExp(`action="(/oauth/oidc/consent/[^"]+/${action})"`).exec(html)![1]!;
+      const params = redirectParams(await service.fetch(new Request(`${service.authUrl}${path}`, { method: 'POST' })));
+      expect(params).toHaveProperty(expected);
+      if (action === 'cancel') expect(params['error']).toBe('access_denied');
+    }
+  });
+});
+
+describe('fake authorization server: authorize refuses', () => {
+  test('an unknown client or an unregistered redirect_uri with 400 JSON, never a redirect', async () => {
+    const { authorize } = await setup();
+    for (const params of [{ client_id: 'nobody' }, { redirect_uri: 'https://evil.example/cb' }, { redirect_uri: undefined }]) {
+      const answer = await authorize(params);
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('location')).toBeNull();
+      expect(await answer.json()).toMatchObject({ error: 'invalid_request', error_description: expect.any(String) });
+    }
+  });
+
+  test.each<[string, Record<string, string | undefined>, string]>([
+    ['no openid in scope', { scope: 'profile' }, 'invalid_scope'],
+    ['a response_type other than code', { response_type: 'token' }, 'unsupported_response_type'],
+    ['missing PKCE', { code_challenge: undefined }, 'invalid_request'],
+    ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request'],
+    ['no state', { state: undefined }, 'invalid_request'],
+    ['an unknown claim key', { claims: JSON.stringify({ acme: ['acmeidentity.shoe_size'] }) }, 'invalid_request'],
+    ['essential on a document claim', { claims: JSON.stringify({ acme: { 'document.passport.travel_document_number': { essential: true } } }) }, 'invalid_request'],
+    ['essential on a credential that cannot be obtained', { claims: JSON.stringify({ acme: { 'acmeidentity.given_name': { essential: true } } }) }, 'invalid_request'],
+    ['claims that are not JSON', { claims: '{acme' }, 'invalid_request'],
+    ['a ruleset not allowed for the client', { ruleset: 'forbidden' }, 'invalid_request'],
+    ['aobo without a delegation', { aobo: 'no-such-delegation' }, 'invalid_request'],
+    ['aobo whose delegation lacks oauth.core.authorization', { aobo: 'delegation-without-scope' }, 'invalid_request'],
+    ['phone without phone_country_code', { phone: '412345678' }, 'invalid_request'],
+  ])('%s, as an error redirect with state and iss', async (_name, params, error) => {
+    const { authorize, redirectParams, service } = await setup();
+    const back = redirectParams(await authorize(params));
+    expect(back).toMatchObject({ error, iss: service.authUrl, error_description: expect.any(String) });
+    if (!('state' in params)) expect(back['state']).toBe('state-1');
+  });
+
+  test('accepts an allowed ruleset, an essential obtainable credential, a valid aobo and a seeded phone', async () => {
+    const { authorize, redirectParams } = await setup();
+    const params = redirectParams(
+      await authorize({
+        ruleset: 'enhanced',
+        claims: JSON.stringify({ acme: { 'sanctionscheck.is_pep': { essential: true } } }),
+        aobo: 'delegation-valid',
+        phone: '412345678',
+        phone_country_code: '61',
+        email: 'jane@example.com',
+      }),
+    );
+    expect(params['code']).toBeDefined();
+  });
+});
+
+describe('fake authorization server: the token endpoint refuses', () => {
+  async function code(s: Awaited<ReturnType<typeof setup>>) {
+    return s.redirectParams(await s.authorize())['code']!;
+  }
+
+  test('a wrong verifier, a wrong redirect_uri, a malformed verifier', async () => {
+    const s = await setup();
+    expect(await (await s.exchange(await code(s), { code_verifier: 'b'.repeat(43) })).json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await (await s.exchange(await code(s), { redirect_uri: DEFAULT_OIDC_CLIENT.redirectUris[1]! })).json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await (await s.exchange(await code(s), { code_verifier: 'short' })).json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  test('a replayed code, and the tokens of its first use are revoked', async () => {
+    const s = await setup();
+    const c = await code(s);
+    const first = await (await s.exchange(c)).json();
+    const second = await s.exchange(c);
+    expect(second.status).toBe(400);
+    expect(await second.json()).toMatchObject({ error: 'invalid_grant' });
+    const info = await s.service.fetch(new Request(`${s.service.authUrl}/oauth/oidc/userinfo`, { headers: { authorization: `Bearer ${first.access_token}` } }));
+    expect(info.status).toBe(401);
+  });
+
+  test('an expired code', async () => {
+    const s = await setup();
+    const c = await code(s);
+    s.advance(61_000);
+    expect(await (await s.exchange(c)).json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  test('a public client that sends a secret, and an unknown client', async () => {
+    const s = await setup();
+    expect((await s.exchange(await code(s), { client_secret: 'x' })).status).toBe(401);
+    expect((await s.exchange(await code(s), { client_id: 'someone-else' })).status).toBe(401);
+  });
+});
+
+describe('fake authorization server: confidential clients', () => {
+  const confidential = (method: TokenEndpointAuthMethod, extra: Partial<OidcClientRegistration> = {}): OidcClientRegistration => ({
+    ...DEFAULT_OIDC_CLIENT,
+    clientId: `client-${method}`,
+    tokenEndpointAuthMethod: method,
+    clientSecret: 'confidential-secret-0123456789',
+    ...extra,
+  });
+
+  test('client_secret_basic and client_secret_post: the right secret in the right place', async () => {
+    const s = await setup({ oidcClients: [confidential('client_secret_basic'), confidential('client_secret_post')] });
+    const codeFor = async (clientId: string) => s.redirectParams(await s.authorize({ client_id: clientId }))['code']!;
+    const basic = `Basic ${btoa('client-client_secret_basic:confidential-secret-0123456789')}`;
+    const form = (c: string) => ({ grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT, code_verifier: VERIFIER });
+    expect((await s.token(form(await codeFor('client-client_secret_basic')), { authorization: basic })).status).toBe(200);
+    expect((await s.token({ ...form(await codeFor('client-client_secret_basic')), client_id: 'client-client_secret_basic', client_secret: 'confidential-secret-0123456789' })).status).toBe(401);
+    expect((await s.token({ ...form(await codeFor('client-client_secret_post')), client_id: 'client-client_secret_post', client_secret: 'confidential-secret-0123456789' })).status).toBe(200);
+    expect((await s.token({ ...form(await codeFor('client-client_secret_post')), client_id: 'client-client_secret_post', client_secret: 'wrong' })).status).toBe(401);
+  });
+
+  test('private_key_jwt: an assertion signed by the registered key, and not by another', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const other = await generateKeyPair('ES256');
+    const s = await setup({ oidcClients: [confidential('private_key_jwt', { jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'c1' }] } })] });
+    const assertion = (key: CryptoKey) =>
+      new SignJWT({ jti: crypto.randomUUID() })
+        .setProtectedHeader({ alg: 'ES256', kid: 'c1' })
+        .setIssuer('client-private_key_jwt')
+        .setSubject('client-private_key_jwt')
+        .setAudience(s.service.authUrl)
+        .setIssuedAt()
+        .setExpirationTime('1m')
+        .sign(key);
+    for (const [key, status] of [[privateKey, 200], [other.privateKey, 401]] as const) {
+      const c = s.redirectParams(await s.authorize({ client_id: 'client-private_key_jwt' }))['code']!;
+      const answer = await s.token({
+        grant_type: 'authorization_code',
+        code: c,
+        redirect_uri: REDIRECT,
+        code_verifier: VERIFIER,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: await assertion(key),
+      });
+      expect(answer.status).toBe(status);
+    }
+  });
+});
