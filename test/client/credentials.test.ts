@@ -11,18 +11,9 @@ import {
   type CredentialSubmitInput,
 } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
-import { JPG, PDF, PNG, harness, received, rejection } from '../helpers.js';
+import { JPG, PDF, PNG, credentialInput, harness, received, rejection } from '../helpers.js';
 
-const check = (overrides: Partial<CredentialSubmitInput> = {}): CredentialSubmitInput => ({
-  type: 'acicncchc',
-  person_ref: 'user-1/person-1',
-  file: PDF,
-  file_name: 'certificate.pdf',
-  issuer_name: 'Relying Party Pty Ltd',
-  issuer_url: 'https://rp.example',
-  issuer_ref: `check-${Math.random().toString(36).slice(2)}`,
-  ...overrides,
-});
+const check = credentialInput;
 
 describe('credentials', () => {
   test('submit, verify, download and revoke; a revoked credential answers 410', async () => {

@@ -1,22 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { JwksError, SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { signJwt } from '../../src/testing/keys.js';
-import { PDF, harness, received, rejection } from '../helpers.js';
+import { credentialInput, harness, received, rejection } from '../helpers.js';
 
 const DISCOVERY = /^\/\.well-known\/openid-configuration$/;
 const JWKS = /^\/oauth\/oidc\/jwks$/;
 
 /** A credential JWT signed by the fake's current key, as the credential API issues them. */
 async function credentialJwt(h: Awaited<ReturnType<typeof harness>>) {
-  const { data } = await h.client.credentials.submit({
-    type: 'acicncchc',
-    person_ref: 'user-1/person-1',
-    file: PDF,
-    file_name: 'certificate.pdf',
-    issuer_name: 'Relying Party Pty Ltd',
-    issuer_url: 'https://rp.example',
-    issuer_ref: `check-${Math.random().toString(36).slice(2)}`,
-  });
+  const { data } = await h.client.credentials.submit(credentialInput());
   return h.service.credentialJwt(data.credential_ref)!;
 }
 
