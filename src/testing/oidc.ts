@@ -6,6 +6,7 @@
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { OBTAINABLE_CREDENTIALS, claimsProblem } from './claims.js';
+import { escapeHtml } from './journey.js';
 import { signJwt, type SigningKeys } from './keys.js';
 import { randomId, toBase64Url, utf8 } from '../internal/encoding.js';
 
@@ -272,7 +273,12 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     }
     const assertion = form.get('client_assertion');
     if (assertion && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') {
-      const claimed = clientId ?? (JSON.parse(atob((assertion.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { iss?: string }).iss;
+      let claimed = clientId;
+      try {
+        claimed ??= (JSON.parse(atob((assertion.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { iss?: string }).iss ?? null;
+      } catch {
+        throw invalid;
+      }
       const client = ctx.clients.find((c) => c.clientId === claimed);
       if (!client?.jwks || client.tokenEndpointAuthMethod !== 'private_key_jwt') throw invalid;
       try {
@@ -352,16 +358,13 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   return { metadata, authorize, consent, token, userinfo };
 }
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
 /** The consent page of the sandbox: what the client asks for, approve or cancel. */
 function consentPage(transaction: AuthorizationTransaction): string {
   const form = (action: string, label: string) =>
     `<form method="post" action="/oauth/oidc/consent/${transaction.id}/${action}"><button id="${action}">${label}</button></form>`;
   const essential = transaction.claims.filter((c) => OBTAINABLE_CREDENTIALS.includes(c.split('.')[0] ?? ''));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>acme identity sandbox: sign in</title></head>
-<body><h1>Sandbox sign-in</h1><p>${escape(transaction.clientId)} asks for (ruleset ${escape(transaction.ruleset)}):</p>
-<ul>${transaction.claims.map((c) => `<li><code>${escape(c)}</code>${essential.includes(c) ? ' (obtainable)' : ''}</li>`).join('')}</ul>
+<body><h1>Sandbox sign-in</h1><p>${escapeHtml(transaction.clientId)} asks for (ruleset ${escapeHtml(transaction.ruleset)}):</p>
+<ul>${transaction.claims.map((c) => `<li><code>${escapeHtml(c)}</code>${essential.includes(c) ? ' (obtainable)' : ''}</li>`).join('')}</ul>
 ${form('approve', 'Approve')}${form('cancel', 'Cancel')}</body></html>`;
 }
