@@ -1,9 +1,8 @@
 /** Verification of an identity response: the REST envelope's digests, expiry and request code, and its credential JWTs. */
-import { SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
-import { checkTimes, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
+import { checkTimes, fail, isObject, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
@@ -48,12 +47,6 @@ export interface VerifiedIdentityResponse {
   readonly expiresAt: number;
   /** The response `data` as received, unknown fields included. */
   readonly data: Readonly<Record<string, unknown>>;
-}
-
-const fail = (code: SdJwtErrorCode, message: string): SdJwtVerificationError => new SdJwtVerificationError(code, message);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -58,7 +58,8 @@ export interface VerifiedSdJwt {
   readonly keyBinding?: Readonly<Record<string, unknown>>;
 }
 
-const fail = (code: SdJwtErrorCode, message: string, cause?: unknown): SdJwtVerificationError =>
+/** The error for a broken rule; `cause` is kept non-enumerable by the error class. */
+export const fail = (code: SdJwtErrorCode, message: string, cause?: unknown): SdJwtVerificationError =>
   new SdJwtVerificationError(code, message, cause === undefined ? undefined : { cause });
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -74,7 +75,7 @@ function decodeJson(segment: string, what: string): unknown {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -169,8 +170,13 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Se
 }
 
 /** Refuses a payload whose `exp` has elapsed or whose `nbf` has not come, within the tolerance. */
+/** The verifier's clock, in UNIX seconds, read now. */
+function nowSeconds(options: TimeOptions): number {
+  return Math.floor((options.now ?? Date.now)() / 1000);
+}
+
 export function checkTimes(claims: Record<string, unknown>, options: TimeOptions, required: readonly string[]): void {
-  const now = Math.floor((options.now ?? Date.now)() / 1000);
+  const now = nowSeconds(options);
   const tolerance = options.clockToleranceSeconds ?? 0;
   for (const name of required) {
     if (claims[name] === undefined) throw fail('ERR_SD_JWT_MISSING_CLAIM', `required claim "${name}" is absent`);
@@ -242,7 +248,7 @@ async function checkKeyBinding(
   if (kb?.nonce !== undefined && payload['nonce'] !== kb.nonce) throw bad('nonce is not the expected nonce');
   const iat = payload['iat'];
   if (typeof iat !== 'number') throw bad('iat is missing');
-  const now = Math.floor((options.now ?? Date.now)() / 1000);
+  const now = nowSeconds(options);
   const tolerance = options.clockToleranceSeconds ?? 0;
   if (iat > now + tolerance) throw bad('iat is in the future');
   if (now - tolerance - iat > (kb?.maxAgeSeconds ?? 300)) throw bad('iat is too old');

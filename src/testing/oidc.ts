@@ -8,7 +8,8 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { OBTAINABLE_CREDENTIALS, claimsProblem } from './claims.js';
 import { escapeHtml } from './journey.js';
 import { signJwt, type SigningKeys } from './keys.js';
-import { randomId, toBase64Url, utf8 } from '../internal/encoding.js';
+import { randomId } from '../internal/encoding.js';
+import { sha256 } from './sd-jwt.js';
 
 /** How a client authenticates at the token endpoint (not shown by the spec). */
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
@@ -103,10 +104,6 @@ function oauthJson(error: OAuthError): Response {
     { error: error.error, error_description: error.description },
     { status: error.status, headers: { 'cache-control': 'no-store' } },
   );
-}
-
-async function s256(verifier: string): Promise<string> {
-  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(verifier))));
 }
 
 export function createAuthorizationServer(ctx: AuthorizationServerContext) {
@@ -321,7 +318,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       if (form.get('redirect_uri') !== issued.transaction.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match');
       const verifier = form.get('code_verifier') ?? '';
       if (!UNRESERVED_43_128.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
-      if ((await s256(verifier)) !== issued.transaction.codeChallenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
+      if ((await sha256(verifier)) !== issued.transaction.codeChallenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
 
       const { transaction } = issued;
       const person = ctx.person(transaction.prefill);

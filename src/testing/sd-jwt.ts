@@ -11,7 +11,8 @@ export interface IssuedDisclosure {
   digest: string;
 }
 
-async function sha256(text: string): Promise<string> {
+/** base64url(SHA-256(UTF-8 of text)): a disclosure digest, and a PKCE S256 challenge. */
+export async function sha256(text: string): Promise<string> {
   return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(text))));
 }
 

@@ -3,7 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
 import { IdentityFlowError, NotFoundError } from '../../src/index.js';
 import { readClaim, remoteJwks } from '../../src/sd-jwt/index.js';
-import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { DEFAULT_CLIENT, signWebhook } from '../../src/testing/index.js';
 import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '../../src/webhooks/index.js';
 import { harness, person, rejection, server } from '../helpers.js';
 
@@ -83,7 +83,6 @@ describe('asynchronous identity flow', () => {
     const payload = await service.approve(data.access_request_code);
     await service.webhooksSettled();
     const body = JSON.stringify(payload);
-    const { signWebhook } = await import('../../src/testing/index.js');
     const again = await fetch(WEBHOOK_URL, {
       method: 'POST',
       body,

@@ -1,6 +1,6 @@
 /** Each framework recipe in examples/webhook-recipes, driven as its framework would drive it. */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import { expressApp } from '../../examples/webhook-recipes/express.js';
 import { fastifyApp } from '../../examples/webhook-recipes/fastify.js';
@@ -46,13 +46,7 @@ const recipes: Record<string, Recipe> = {
     start: (onEvent) => listening(nodeHttpServer(SECRET, onEvent)),
   },
   'Express (express.raw)': {
-    async start(onEvent) {
-      const server: Server = await new Promise((resolve) => {
-        const s = expressApp(SECRET, onEvent).listen(0, '127.0.0.1', () => resolve(s));
-      });
-      closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-      return overHttp((server.address() as AddressInfo).port);
-    },
+    start: (onEvent) => listening(createServer(expressApp(SECRET, onEvent))),
   },
   'Fastify (raw body parser)': {
     async start(onEvent) {

@@ -131,8 +131,7 @@ describe('createWebhookVerifier: refuses', () => {
 
   test('a truncated signature, or one that is not hex or base64', async () => {
     for (const bad of [good().slice(0, 40), 'sha256=', 'not a signature!', `sha1=${good()}`]) {
-      const code = await refusal(verifier().verify(body, { 'x-webhook-signature': bad }));
-      expect(['ERR_WEBHOOK_MALFORMED_SIGNATURE', 'ERR_WEBHOOK_MISSING_SIGNATURE']).toContain(code);
+      expect(await refusal(verifier().verify(body, { 'x-webhook-signature': bad }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
     }
   });
 
