@@ -8,7 +8,8 @@ export default defineConfig({
     // Examples import the package by name, as users do; the tests run them against the sources.
     alias: [
       { find: /^@acme\/identity\/testing\/msw$/, replacement: src('testing/msw.ts') },
-      { find: /^@acme\/identity\/(testing|sd-jwt|webhooks)$/, replacement: src('$1/index.ts') },
+      { find: /^@acme\/identity\/oidc\/browser$/, replacement: src('oidc/browser.ts') },
+      { find: /^@acme\/identity\/(testing|sd-jwt|webhooks|oidc)$/, replacement: src('$1/index.ts') },
       { find: /^@acme\/identity$/, replacement: src('index.ts') },
     ],
   },

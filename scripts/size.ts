@@ -36,6 +36,13 @@ const budgets: Budget[] = [
     goalBytes: 6.5 * KB,
   },
   {
+    // The issue's anchors on this machine: oauth4webapi alone 6.9 KB, 8.7 KB with its JWS check.
+    name: 'oidc/browser: the whole redirect + callback (createBrowserSignIn)',
+    code: `export { createBrowserSignIn } from './src/oidc/browser.ts';`,
+    budgetBytes: 9 * KB,
+    goalBytes: 9 * KB,
+  },
+  {
     name: 'webhooks: createWebhookVerifier + createWebhookReceiver (edge runtimes)',
     code: `export { createWebhookVerifier, createWebhookReceiver } from './src/webhooks/index.ts';`,
     budgetBytes: 8 * KB,

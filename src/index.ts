@@ -52,6 +52,7 @@ export {
   InvalidResponseError,
   JwksError,
   NotFoundError,
+  OidcError,
   PayloadTooLargeError,
   PermissionDeniedError,
   PreconditionFailedError,
@@ -62,4 +63,4 @@ export {
   ValidationError,
   WebhookVerificationError,
 } from './errors/index.js';
-export type { ErrorCode, InputIssue, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';
+export type { ErrorCode, InputIssue, OidcErrorCode, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';

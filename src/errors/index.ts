@@ -41,7 +41,35 @@ export type ErrorCode =
   | 'ERR_JWKS'
   | 'ERR_CLAIM_DECODE'
   | WebhookErrorCode
+  | OidcErrorCode
   | 'ERR_IDENTITY_FLOW';
+
+/** Why an OIDC sign-in failed; one code per check, so a caller (and a test) can tell them apart. */
+export type OidcErrorCode =
+  /** The discovery document could not be fetched or read, or names another issuer. */
+  | 'ERR_OIDC_DISCOVERY'
+  /** The callback's `state` is missing, is not the one sent, or its sign-in was already finished (used twice). */
+  | 'ERR_OIDC_STATE'
+  /** The callback's RFC 9207 `iss` is not the issuer's, or is missing although the issuer advertises it. */
+  | 'ERR_OIDC_ISSUER'
+  /** The service redirected back with an OAuth `error` (the person cancelled, say): see `error` and `errorDescription`. */
+  | 'ERR_OIDC_AUTHORIZATION'
+  /** The transaction given to the callback is not one the helper made, or is too old. */
+  | 'ERR_OIDC_TRANSACTION'
+  /** The token endpoint refused the code (a replayed code or a wrong verifier is `invalid_grant`). */
+  | 'ERR_OIDC_TOKEN'
+  /** The ID token is missing, or a claim (`iss`, `aud`, `azp`, `sub`, `iat`, `nbf`) is not what it must be: see `claim`. */
+  | 'ERR_OIDC_ID_TOKEN'
+  /** The ID token's `exp` has passed (beyond the clock tolerance). */
+  | 'ERR_OIDC_ID_TOKEN_EXPIRED'
+  /** The ID token's `nonce` is not the one sent. */
+  | 'ERR_OIDC_NONCE'
+  /** The ID token's signature does not verify against the issuer's JWKS, or its `alg` is not allowed (`none`, HMAC). */
+  | 'ERR_OIDC_ID_TOKEN_SIGNATURE'
+  /** The userinfo endpoint refused the access token, or answered for another subject. */
+  | 'ERR_OIDC_USERINFO'
+  /** An endpoint could not be reached or answered something that is not OAuth. */
+  | 'ERR_OIDC_RESPONSE';
 
 /** Why a webhook delivery was refused; each is its own code so a handler can answer accordingly. */
 export type WebhookErrorCode =
@@ -462,6 +490,31 @@ export class IdentityFlowError extends AcmeIdentityError {
   constructor(step: 'token' | 'fetch' | 'verify', message: string, cause: unknown) {
     super('ERR_IDENTITY_FLOW', `${step}: ${message}`, { cause });
     this.step = step;
+  }
+}
+
+/**
+ * An OIDC sign-in failed. `code` says which check; the message names what was wrong, never a
+ * code, verifier, token or claim value.
+ */
+export class OidcError extends AcmeIdentityError {
+  declare readonly code: OidcErrorCode;
+  /** The OAuth `error` the service answered (`access_denied`, `invalid_grant`, …), when it answered one. */
+  readonly error?: string;
+  /** The service's `error_description`, when it gave one. */
+  readonly errorDescription?: string;
+  /** The HTTP status of the answer, for endpoint errors. */
+  readonly status?: number;
+  /** The ID token claim that failed, for `ERR_OIDC_ID_TOKEN`, `ERR_OIDC_ID_TOKEN_EXPIRED` and `ERR_OIDC_NONCE`. */
+  readonly claim?: string;
+  constructor(
+    code: OidcErrorCode,
+    message: string,
+    details: { error?: string; errorDescription?: string; status?: number; claim?: string; cause?: unknown } = {},
+  ) {
+    const { cause, ...fields } = details;
+    super(code, message, cause === undefined ? undefined : { cause });
+    Object.assign(this, fields);
   }
 }
 

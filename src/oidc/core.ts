@@ -1,0 +1,318 @@
+/**
+ * What the browser and the Node entries of `@acme/identity/oidc` share: discovery, the
+ * authorization request and its checks, and the callback. Built on oauth4webapi, importing only
+ * the functions the flow uses so the browser bundle stays small; no `node:` module.
+ *
+ * @see shared/service-spec.md, "GET {auth_url}/oauth/oidc/authorize"
+ */
+import {
+  AuthorizationResponseError,
+  JWT_TIMESTAMP_CHECK,
+  OperationProcessingError,
+  ResponseBodyError,
+  allowInsecureRequests,
+  calculatePKCECodeChallenge,
+  clockSkew,
+  clockTolerance,
+  customFetch,
+  generateRandomCodeVerifier,
+  generateRandomNonce,
+  generateRandomState,
+  getValidatedIdTokenClaims,
+  processAuthorizationCodeResponse,
+  validateAuthResponse,
+  type AuthorizationServer,
+  type Client,
+  type IDToken,
+  type TokenEndpointResponse,
+} from 'oauth4webapi';
+import { claimsIssues, type ClaimsRequest } from '../claims/index.js';
+import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
+import { jwsVerifier } from './jws.js';
+
+/** Options both entries take. */
+export interface OidcOptions {
+  /** `{auth_url}`: the issuer, for example `https://auth.acme.example`. Its discovery document is read from here. */
+  authUrl: string;
+  /** The OIDC client ID issued to the relying party. */
+  clientId: string;
+  /** The registered redirect URI the service sends the person back to. */
+  redirectUri: string;
+  /** The `fetch` to use; looked up at call time, so test interceptors installed later still see the calls. */
+  fetch?: typeof fetch;
+  /** Seconds of leeway when checking the ID token's `exp` and `nbf`. @default 0 */
+  clockToleranceSeconds?: number;
+  /** The clock, in milliseconds since the epoch. @default Date.now */
+  now?: () => number;
+  /** How long the discovery document (and its `acme_claims_supported`) is reused. @default 3_600_000 (one hour) */
+  discoveryMaxAgeMs?: number;
+  /** How long a sign-in may take from redirect to callback. @default 1_800_000 (30 minutes) */
+  transactionMaxAgeMs?: number;
+  /**
+   * Allow plain `http:` endpoints. By default only loopback issuers (`localhost`, `127.0.0.1`,
+   * `[::1]`) may use `http:`, so the fake served locally works and nothing else is sent in clear.
+   */
+  allowInsecureRequests?: boolean;
+}
+
+/** The standard scopes the service knows. */
+export type StandardScope = 'openid' | 'profile' | 'email' | 'phone';
+
+/**
+ * The service's `claims` parameter: standard scope names mapped to arrays of claim names, and the
+ * `acme` key holding claim keys (an array) or claim keys mapped to `{essential: true}`.
+ */
+export interface OidcClaimsRequest {
+  openid?: readonly string[];
+  profile?: readonly string[];
+  email?: readonly string[];
+  phone?: readonly string[];
+  /** Claim keys from `acme_claims_supported`; `{essential: true}` only on obtainable credentials. */
+  acme?: ClaimsRequest;
+}
+
+/** What to ask for when sending the person to the service. */
+export interface SignInParams {
+  /** Must include `openid`. @default ['openid'] */
+  scope?: readonly (StandardScope | (string & {}))[] | string;
+  claims?: OidcClaimsRequest;
+  /** A verification ruleset allowed for the client; the service uses the client's default when absent. */
+  ruleset?: string;
+  /** A delegation UID (acting on behalf of); it must carry the scope `oauth.core.authorization`. */
+  aobo?: string;
+  /** A pre-seeded phone number; needs `phoneCountryCode`. */
+  phone?: string;
+  /** The phone's country code, 1 to 3 digits (for example `61`). */
+  phoneCountryCode?: string | number;
+  /** A pre-seeded email address. */
+  email?: string;
+  /** Anything JSON your app wants back in the callback (where to go next, say). Kept with the transaction, never sent. */
+  data?: unknown;
+}
+
+/**
+ * What must survive the redirect: keep it server-side (or in an encrypted session), since it
+ * holds the PKCE verifier. Plain JSON.
+ */
+export interface OidcTransaction {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly state: string;
+  readonly nonce: string;
+  readonly codeVerifier: string;
+  /** When the sign-in started, in milliseconds since the epoch. */
+  readonly createdAt: number;
+  readonly data?: unknown;
+}
+
+/** The ID token's validated claims: the standard ones, plus the requested claim keys. */
+export type IdTokenClaims = IDToken & Readonly<Record<string, unknown>>;
+
+/** A finished sign-in. */
+export interface SignInResult {
+  /** The ID token's claims, after its signature, issuer, audience, nonce and expiry were checked. */
+  readonly claims: IdTokenClaims;
+  /** The token endpoint's answer, as OAuth names it (`access_token`, `id_token`, `expires_in`, …). */
+  readonly tokens: TokenEndpointResponse & { readonly id_token: string };
+  /** What the sign-in was started with as `data`. */
+  readonly data?: unknown;
+}
+
+/** Shared state of one configured client. */
+export interface OidcCore {
+  readonly options: OidcOptions;
+  metadata(refresh?: boolean): Promise<AuthorizationServer>;
+  start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
+  finish(callback: URLSearchParams, transaction: OidcTransaction): Promise<SignInResult>;
+  /** The oauth4webapi client and request options, for what an entry adds (userinfo, client authentication). */
+  client(): Client;
+  http(): { [customFetch]: (url: string, init: object) => Promise<Response>; [allowInsecureRequests]: boolean };
+  /** The configured `fetch`, looked up at call time, refusing plain `http:` where not allowed. */
+  get(url: string, init?: RequestInit): Promise<Response>;
+}
+
+/** Sends the token request for a validated callback; the entries differ in how the client authenticates. */
+export type Exchange = (core: OidcCore, as: AuthorizationServer, callback: URLSearchParams, transaction: OidcTransaction) => Promise<Response>;
+
+const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])$/;
+const STANDARD: readonly string[] = ['openid', 'profile', 'email', 'phone'];
+/** How soon after a fetch an unknown claim key may refetch discovery (new keys are added over time). */
+const REFRESH_COOLDOWN_MS = 60_000;
+
+const fail = (code: OidcErrorCode, message: string, details?: ConstructorParameters<typeof OidcError>[2]) => new OidcError(code, message, details);
+
+/** The service's `error`/`error_description` pair, as the error's fields and message. */
+function oauthError(code: OidcErrorCode, e: { error: string; error_description?: string | undefined; status?: number }) {
+  const { error, error_description: description, status } = e;
+  return fail(code, description ? `${error}: ${description}` : error, { error, ...(description ? { errorDescription: description } : {}), ...(status ? { status } : {}) });
+}
+
+/**
+ * An oauth4webapi failure as a typed error. Its `cause` can hold the token response or the ID
+ * token's claims, so it is never attached: the message says what failed. A network failure
+ * (fetch's `TypeError`) carries no secret and is kept as the cause.
+ */
+export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
+  if (e instanceof OidcError) return e;
+  if (e instanceof ResponseBodyError) return oauthError(fallback, e);
+  const known = e instanceof OperationProcessingError;
+  const { claim = /JWT "(\w+)"/.exec(String(e))?.[1], claims, header } = (known ? e.cause : {}) as { claim?: string; claims?: unknown; header?: unknown };
+  const code = header
+    ? 'ERR_OIDC_ID_TOKEN_SIGNATURE'
+    : !claims
+      ? fallback
+      : claim === 'exp' && (e as OperationProcessingError).code === JWT_TIMESTAMP_CHECK
+        ? 'ERR_OIDC_ID_TOKEN_EXPIRED'
+        : claim === 'nonce'
+          ? 'ERR_OIDC_NONCE'
+          : 'ERR_OIDC_ID_TOKEN';
+  return fail(code, e instanceof Error ? e.message : 'failed', { ...(claims && claim ? { claim } : {}), ...(known ? {} : { cause: e }) });
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+/** Every problem with the authorization request, each naming the option, before the person leaves. */
+function paramIssues(params: SignInParams, scope: readonly string[], supported: ReadonlySet<string> | undefined): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const add = (field: string, message: string) => issues.push({ field, message });
+  if (!scope.includes('openid')) add('scope', 'must include openid');
+  const { claims, phone, phoneCountryCode: country } = params;
+  if (claims !== undefined) {
+    if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) add('claims', 'must be an object');
+    else
+      for (const [name, value] of Object.entries(claims)) {
+        if (name === 'acme') issues.push(...claimsIssues(value, supported, 'claims.acme'));
+        else if (!STANDARD.includes(name)) add(`claims.${name}`, `is not one of ${STANDARD} or acme`);
+        else if (!Array.isArray(value) || !value.every(isString)) add(`claims.${name}`, 'must be an array of claim names');
+      }
+  }
+  for (const key of ['ruleset', 'aobo', 'email', 'phone'] as const) {
+    if (params[key] !== undefined && !isString(params[key])) add(key, 'must be a non-empty string');
+  }
+  if (phone !== undefined && country === undefined) add('phoneCountryCode', 'is required with phone');
+  if (country !== undefined && !/^[0-9]{1,3}$/.test(`${country}`)) add('phoneCountryCode', 'must be 1 to 3 digits');
+  return issues;
+}
+
+/** The shared machinery of one client; `auth` says how it authenticates at the token endpoint. */
+export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
+  for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
+    if (!(key === 'clientId' ? isString(options[key]) : URL.canParse(options[key]))) throw new ConfigurationError(key, 'is required (URLs absolute)');
+  }
+  const issuer = new URL(options.authUrl);
+  const now = () => (options.now ?? Date.now)();
+  const insecure = options.allowInsecureRequests ?? LOOPBACK.test(issuer.hostname);
+  if (issuer.protocol !== 'https:' && !insecure) throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
+  /** The user's fetch, looked up at call time; plain `http:` only where allowed. */
+  const get = async (url: string, init?: RequestInit) => {
+    if (!insecure && !url.startsWith('https:')) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
+    return (options.fetch ?? fetch)(url, init);
+  };
+  const http = () => ({ [customFetch]: get as (url: string, init: object) => Promise<Response>, [allowInsecureRequests]: insecure });
+  const verifySignature = jwsVerifier(async (url) => (await get(url)).json(), now);
+  const client = (): Client => ({
+    client_id: options.clientId,
+    [clockTolerance]: options.clockToleranceSeconds ?? 0,
+    // oauth4webapi reads the system clock: shift it onto ours.
+    [clockSkew]: Math.round((now() - Date.now()) / 1000),
+  });
+
+  let cached: { at: number; value: Promise<AuthorizationServer> } | undefined;
+  function metadata(refresh = false): Promise<AuthorizationServer> {
+    if (refresh || !cached || now() - cached.at >= (options.discoveryMaxAgeMs ?? 3_600_000)) {
+      const value = (async () => {
+        const response = await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
+        const as = (await response.json()) as AuthorizationServer;
+        // The issuer check of OpenID Connect Discovery 1.0 §4.3, as oauth4webapi's processDiscoveryResponse does it.
+        if (new URL(as.issuer).href !== issuer.href || !as.authorization_endpoint) throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
+        return as;
+      })().catch((e: unknown) => {
+        cached = undefined;
+        throw mapFailure(e, 'ERR_OIDC_DISCOVERY');
+      });
+      cached = { at: now(), value };
+    }
+    return cached.value;
+  }
+
+  async function start(params: SignInParams) {
+    const scope = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [...(params.scope ?? ['openid'])];
+    const at = cached?.at ?? 0;
+    let as = await metadata();
+    const check = () => {
+      const list = as['acme_claims_supported'];
+      return paramIssues(params, scope, Array.isArray(list) ? new Set(list as string[]) : undefined);
+    };
+    let issues = check();
+    // A claim key the cached acme_claims_supported does not know may be new: read it again, once, before refusing.
+    if (issues.length && now() - at >= REFRESH_COOLDOWN_MS) {
+      as = await metadata(true);
+      issues = check();
+    }
+    if (issues.length) throw new InvalidInputError(issues);
+
+    const transaction: OidcTransaction = {
+      issuer: as.issuer,
+      clientId: options.clientId,
+      redirectUri: options.redirectUri,
+      state: generateRandomState(),
+      nonce: generateRandomNonce(),
+      codeVerifier: generateRandomCodeVerifier(),
+      createdAt: now(),
+      ...(params.data !== undefined ? { data: params.data } : {}),
+    };
+    const url = new URL(as.authorization_endpoint!);
+    const query: Record<string, string | undefined> = {
+      response_type: 'code',
+      client_id: options.clientId,
+      redirect_uri: options.redirectUri,
+      scope: scope.join(' '),
+      state: transaction.state,
+      nonce: transaction.nonce,
+      code_challenge: await calculatePKCECodeChallenge(transaction.codeVerifier),
+      code_challenge_method: 'S256',
+      claims: params.claims && JSON.stringify(params.claims),
+      ruleset: params.ruleset,
+      aobo: params.aobo,
+      phone: params.phone,
+      phone_country_code: params.phoneCountryCode?.toString(),
+      email: params.email,
+    };
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+    return { url, transaction };
+  }
+
+  async function finish(callback: URLSearchParams, transaction: OidcTransaction): Promise<SignInResult> {
+    const as = await metadata();
+    if (as.issuer !== transaction.issuer || transaction.clientId !== options.clientId || !(now() - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000))) {
+      throw fail('ERR_OIDC_TRANSACTION', 'the sign-in was started by another client or is too old: start again');
+    }
+    const c = client();
+    let params: URLSearchParams;
+    try {
+      params = validateAuthResponse(as, c, callback, transaction.state);
+    } catch (e) {
+      if (e instanceof AuthorizationResponseError) throw oauthError('ERR_OIDC_AUTHORIZATION', e);
+      // oauth4webapi checks `iss` (RFC 9207) first, then `state`.
+      const iss = callback.get('iss');
+      if (iss !== as.issuer && (iss || as.authorization_response_iss_parameter_supported)) throw fail('ERR_OIDC_ISSUER', (e as Error).message);
+      throw fail('ERR_OIDC_STATE', (e as Error).message);
+    }
+    if (!params.get('code')) throw fail('ERR_OIDC_RESPONSE', 'the callback has no code');
+    try {
+      const response = await exchange(core, as, params, transaction);
+      const tokens = await processAuthorizationCodeResponse(as, c, response, { expectedNonce: transaction.nonce, requireIdToken: true });
+      // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
+      await verifySignature(as, tokens.id_token!).catch((e: unknown) => {
+        throw mapFailure(e, 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+      });
+      return { claims: getValidatedIdTokenClaims(tokens) as IdTokenClaims, tokens: tokens as SignInResult['tokens'], data: transaction.data };
+    } catch (e) {
+      throw mapFailure(e, 'ERR_OIDC_TOKEN');
+    }
+  }
+
+  const core: OidcCore = { options, metadata, start, finish, client, http, get };
+  return core;
+}

@@ -1,0 +1,151 @@
+/**
+ * `@acme/identity/oidc`: sign a person in with the service's Authorization Code + PKCE flow from a
+ * backend (Node, Deno, Bun, edge runtimes). The backend keeps the transaction (verifier, state,
+ * nonce) in its session between the redirect and the callback; the client authenticates at the
+ * token endpoint as a public client or with a secret or a private key. On oauth4webapi.
+ *
+ * For a browser page, use `@acme/identity/oidc/browser`.
+ *
+ * @example
+ * ```ts
+ * import { createOidcClient } from '@acme/identity/oidc';
+ *
+ * const oidc = createOidcClient({ authUrl, clientId, redirectUri, clientAuthentication: { method: 'client_secret_basic', clientSecret } });
+ * // GET /login
+ * const { url, transaction } = await oidc.startSignIn({ scope: ['openid', 'profile'], claims: { acme: ['acmeidentity.name'] } });
+ * session.signIn = transaction;
+ * redirect(url);
+ * // GET /callback
+ * const { claims } = await oidc.finishSignIn(request.url, session.signIn);
+ * delete session.signIn;
+ * ```
+ * @module
+ */
+import { ClientSecretBasic, ClientSecretPost, None, PrivateKeyJwt, authorizationCodeGrantRequest, type AuthorizationServer, type ClientAuth } from 'oauth4webapi';
+import { ConfigurationError, OidcError } from '../errors/index.js';
+import { createCore, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
+import { userinfo, type UserInfo } from './userinfo.js';
+
+/**
+ * How the client authenticates at the token endpoint. The spec does not show it; the fake
+ * service supports all four. A public client (`none`) relies on PKCE alone.
+ */
+export type ClientAuthentication =
+  | { method: 'none' }
+  | { method: 'client_secret_basic' | 'client_secret_post'; clientSecret: string }
+  /** RFC 7523 client assertion signed with `privateKey` (an `RS256`, `PS256`, `ES256` or `EdDSA` key); `kid` names its public key. */
+  | { method: 'private_key_jwt'; privateKey: CryptoKey; kid?: string };
+
+export interface OidcClientOptions extends OidcOptions {
+  /** @default { method: 'none' } */
+  clientAuthentication?: ClientAuthentication;
+}
+
+export interface FinishSignInOptions {
+  /** Also call the userinfo endpoint, checking it answers for the ID token's subject. @default false */
+  userinfo?: boolean;
+}
+
+/** A finished sign-in, with the userinfo claims when asked for. */
+export interface FinishedSignIn extends SignInResult {
+  readonly userinfo?: UserInfo;
+}
+
+export interface OidcClient {
+  /** The issuer's discovery document, cached for `discoveryMaxAgeMs`; `refresh` reads it again. */
+  metadata(options?: { refresh?: boolean }): Promise<AuthorizationServer>;
+  /** The live `acme_claims_supported` list: the claim keys a request may name. */
+  supportedClaims(): Promise<readonly string[]>;
+  /**
+   * Checks `params`, makes a fresh state, nonce and PKCE verifier, and returns the URL to send the
+   * person to with the transaction to keep in the session until the callback.
+   * @throws {InvalidInputError} `ERR_INVALID_INPUT`, naming the key the service would refuse.
+   * @throws {OidcError} `ERR_OIDC_DISCOVERY` when the issuer's metadata cannot be read.
+   */
+  startSignIn(params?: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
+  /**
+   * Finishes the sign-in: checks `state` and `iss`, exchanges the code with the verifier, and
+   * checks the ID token (signature against the JWKS, issuer, audience, nonce, expiry). A
+   * transaction is finished once: a second call with the same state is refused.
+   * @param callback The callback request's URL (absolute, or a path with its query), its query, or the `Request`.
+   * @throws {OidcError} with the code of the failed check.
+   */
+  finishSignIn(callback: URL | URLSearchParams | Request | string, transaction: OidcTransaction, options?: FinishSignInOptions): Promise<FinishedSignIn>;
+  /**
+   * Calls the userinfo endpoint with a finished sign-in's access token.
+   * @throws {OidcError} `ERR_OIDC_USERINFO` when the token is refused or the subject differs.
+   */
+  userinfo(result: SignInResult): Promise<UserInfo>;
+}
+
+/** The callback's parameters from a URL, a path with a query, a query string or a `Request`. */
+function callbackParams(input: URL | URLSearchParams | Request | string, redirectUri: string): URLSearchParams {
+  if (input instanceof URLSearchParams) return input;
+  if (typeof input === 'string' && /^[?]?[^/?]*=/.test(input)) return new URLSearchParams(input);
+  return new URL(input instanceof Request ? input.url : input, redirectUri).searchParams;
+}
+
+function clientAuth(auth: ClientAuthentication | undefined): ClientAuth {
+  const method = auth?.method ?? 'none';
+  if (method === 'none') return None();
+  if (method === 'private_key_jwt') {
+    const { privateKey, kid } = auth as Extract<ClientAuthentication, { method: 'private_key_jwt' }>;
+    if (!(privateKey instanceof CryptoKey) || privateKey.type !== 'private') {
+      throw new ConfigurationError('clientAuthentication.privateKey', 'must be a private CryptoKey (import a JWK or PEM with jose or crypto.subtle)');
+    }
+    return PrivateKeyJwt(kid === undefined ? privateKey : { key: privateKey, kid });
+  }
+  const secret = (auth as { clientSecret?: unknown }).clientSecret;
+  if (typeof secret !== 'string' || secret === '') throw new ConfigurationError('clientAuthentication.clientSecret', `is required for ${method}`);
+  if (method === 'client_secret_basic') return ClientSecretBasic(secret);
+  if (method === 'client_secret_post') return ClientSecretPost(secret);
+  throw new ConfigurationError('clientAuthentication.method', 'must be none, client_secret_basic, client_secret_post or private_key_jwt');
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+/**
+ * Makes an OIDC client for a backend.
+ * @throws {ConfigurationError} `ERR_INVALID_CONFIG` for a missing option or an unusable client authentication.
+ * @example
+ * ```ts
+ * const oidc = createOidcClient({ authUrl: 'https://auth.acme.example', clientId, redirectUri: 'https://rp.example/callback' });
+ * ```
+ */
+export function createOidcClient(options: OidcClientOptions): OidcClient {
+  const auth = clientAuth(options.clientAuthentication);
+  const core = createCore(options, (c, as, callback, transaction) =>
+    authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, c.http()),
+  );
+  /** States finished here, until their transaction would have expired anyway. */
+  const finished = new Map<string, number>();
+  const now = () => (options.now ?? Date.now)();
+
+  return {
+    metadata: (o) => core.metadata(o?.refresh),
+    async supportedClaims() {
+      const list = (await core.metadata())['acme_claims_supported'];
+      return Array.isArray(list) ? (list as string[]) : [];
+    },
+    startSignIn: (params = {}) => core.start(params),
+    async finishSignIn(callback, transaction, o = {}) {
+      // The transaction comes back from a session store: check its shape before trusting it.
+      const t = (transaction ?? {}) as Partial<OidcTransaction>;
+      if (![t.state, t.nonce, t.codeVerifier, t.redirectUri, t.issuer].every(isString) || typeof t.createdAt !== 'number') {
+        throw new OidcError('ERR_OIDC_TRANSACTION', 'the transaction is not one startSignIn returned');
+      }
+      for (const [state, until] of finished) if (until < now()) finished.delete(state);
+      if (finished.has(transaction.state)) throw new OidcError('ERR_OIDC_STATE', 'this sign-in was already finished: a state is used once');
+      // Marked before the exchange, so two callbacks racing with one state cannot both finish.
+      finished.set(transaction.state, transaction.createdAt + (options.transactionMaxAgeMs ?? 1_800_000));
+      const result = await core.finish(callbackParams(callback, options.redirectUri), transaction);
+      return o.userinfo ? { ...result, userinfo: await userinfo(core, result) } : result;
+    },
+    userinfo: (result) => userinfo(core, result),
+  };
+}
+
+export type { IdTokenClaims, OidcClaimsRequest, OidcOptions, OidcTransaction, SignInParams, SignInResult, StandardScope } from './core.js';
+export type { UserInfo } from './userinfo.js';
+export { ConfigurationError, InvalidInputError, OidcError } from '../errors/index.js';
+export type { InputIssue, OidcErrorCode } from '../errors/index.js';

@@ -1,0 +1,63 @@
+/**
+ * The ID token's signature, checked with Web Crypto against the issuer's JWKS.
+ *
+ * oauth4webapi validates the ID token's claims but, as it documents, trusts TLS for its origin and
+ * checks the signature only when asked (`validateApplicationLevelSignature`). The spec asks for the
+ * check. This is that check in about 0.5 KB instead of that function's 1.8 KB, which would not fit
+ * the browser budget: RSA (RS*, PS*) and ECDSA (ES*) only (never `none` or HMAC), one key chosen by
+ * `kid`, `kty`, `crv`, `alg` and `use`, the key set cached and read again once when no key matches
+ * (the issuer rotated its keys).
+ */
+import type { AuthorizationServer } from 'oauth4webapi';
+import { OidcError } from '../errors/index.js';
+
+type Jwk = JsonWebKey & { kid?: string };
+
+const bytes = (b64u: string) => Uint8Array.from(atob(b64u.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+
+const signatureError = (message: string) => new OidcError('ERR_OIDC_ID_TOKEN_SIGNATURE', `ID token: ${message}`);
+
+/**
+ * A verifier for one issuer: `verify(as, jwt)` resolves when the signature is good.
+ * `keysOf(url)` fetches the JWKS as JSON; `now` is the clock; `cooldownMs` spaces refetches.
+ */
+export function jwsVerifier(keysOf: (url: string) => Promise<{ keys?: unknown }>, now: () => number, cooldownMs = 30_000) {
+  let cache: { at: number; keys: Promise<unknown> } | undefined;
+  const keySet = async (as: AuthorizationServer, refresh?: boolean): Promise<Jwk[]> => {
+    if (refresh || !cache) {
+      const keys = keysOf(as.jwks_uri!).then((body) => body.keys);
+      cache = { at: now(), keys };
+      keys.catch(() => (cache = undefined));
+    }
+    const keys = await cache.keys;
+    if (!Array.isArray(keys)) throw signatureError('the issuer’s JWKS has no keys');
+    return keys as Jwk[];
+  };
+
+  return async function verify(as: AuthorizationServer, jwt: string): Promise<void> {
+    const [head = '', payload, signature = ''] = jwt.split('.');
+    const { alg, kid } = JSON.parse(atob(head.replace(/-/g, '+').replace(/_/g, '/'))) as { alg?: unknown; kid?: unknown };
+    const [, family, bits] = /^(RS|PS|ES)(256|384|512)$/.exec(`${alg}`) ?? [];
+    if (!bits) throw signatureError(`alg ${alg} is not an RSA or ECDSA signature`);
+    const hash = `SHA-${bits}`;
+    const crv = `P-${bits === '512' ? 521 : bits}`;
+    const params =
+      family === 'RS' ? { name: 'RSASSA-PKCS1-v1_5', hash } : family === 'PS' ? { name: 'RSA-PSS', hash, saltLength: +bits / 8 } : { name: 'ECDSA', hash, namedCurve: crv };
+    const pick = (keys: Jwk[]) =>
+      keys.filter(
+        (k) =>
+          k.kty === (family === 'ES' ? 'EC' : 'RSA') &&
+          (kid === undefined || k.kid === kid) &&
+          (family !== 'ES' || k.crv === crv) &&
+          (k.alg === undefined || k.alg === alg) &&
+          k.use !== 'enc',
+      );
+    let found = pick(await keySet(as));
+    if (!found.length && now() - cache!.at >= cooldownMs) found = pick(await keySet(as, true));
+    if (found.length !== 1) throw signatureError(`${found.length} keys of the issuer’s JWKS match its kid and alg`);
+    const key = await crypto.subtle.importKey('jwk', found[0]!, params, false, ['verify']);
+    if (!(await crypto.subtle.verify(params, key, bytes(signature), new TextEncoder().encode(`${head}.${payload}`)))) {
+      throw signatureError('the signature does not verify with the issuer’s key');
+    }
+  };
+}

@@ -1,0 +1,22 @@
+/** The userinfo call, kept apart so a browser page that does not use it does not ship it. */
+import { processUserInfoResponse, userInfoRequest, type UserInfoResponse } from 'oauth4webapi';
+import { mapFailure, type OidcCore, type SignInResult } from './core.js';
+
+/** The userinfo endpoint's claims: `sub`, plus the requested claims. */
+export type UserInfo = UserInfoResponse & Readonly<Record<string, unknown>>;
+
+/**
+ * Calls the userinfo endpoint with the sign-in's access token and checks that it answers for the
+ * ID token's subject.
+ * @throws {OidcError} `ERR_OIDC_USERINFO` when the token is refused or the subject differs.
+ */
+export async function userinfo(core: OidcCore, result: Pick<SignInResult, 'claims' | 'tokens'>): Promise<UserInfo> {
+  try {
+    const as = await core.metadata();
+    const client = core.client();
+    const response = await userInfoRequest(as, client, result.tokens.access_token, core.http());
+    return (await processUserInfoResponse(as, client, result.claims.sub as string, response)) as UserInfo;
+  } catch (e) {
+    throw mapFailure(e, 'ERR_OIDC_USERINFO');
+  }
+}
