@@ -500,13 +500,13 @@ export class IdentityFlowError extends AcmeIdentityError {
 export class OidcError extends AcmeIdentityError {
   declare readonly code: OidcErrorCode;
   /** The OAuth `error` the service answered (`access_denied`, `invalid_grant`, …), when it answered one. */
-  readonly error?: string;
+  declare readonly error?: string;
   /** The service's `error_description`, when it gave one. */
-  readonly errorDescription?: string;
+  declare readonly errorDescription?: string;
   /** The HTTP status of the answer, for endpoint errors. */
-  readonly status?: number;
+  declare readonly status?: number;
   /** The ID token claim that failed, for `ERR_OIDC_ID_TOKEN`, `ERR_OIDC_ID_TOKEN_EXPIRED` and `ERR_OIDC_NONCE`. */
-  readonly claim?: string;
+  declare readonly claim?: string;
   constructor(
     code: OidcErrorCode,
     message: string,

@@ -215,7 +215,7 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
     client_id: options.clientId,
     [clockTolerance]: options.clockToleranceSeconds ?? 0,
     // oauth4webapi reads the system clock: shift it onto ours.
-    [clockSkew]: Math.round((now() - Date.now()) / 1000),
+    [clockSkew]: Math.floor(now() / 1000) - Math.floor(Date.now() / 1000),
   });
 
   let cached: { at: number; value: Promise<AuthorizationServer> } | undefined;

@@ -1,0 +1,283 @@
+/** `@acme/identity/oidc` against the fake authorization server: the whole flow, and what it sends. */
+import { describe, expect, test } from 'vitest';
+import { exportJWK, generateKeyPair } from 'jose';
+import { InvalidInputError, OidcError, createOidcClient, type OidcTransaction } from '../../src/oidc/index.js';
+import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
+import { rejection } from '../helpers.js';
+import { REDIRECT, oidcSetup } from './setup.js';
+
+const challengeOf = async (verifier: string) =>
+  Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');
+
+describe('OIDC helper: the flow against the fake', () => {
+  test('start sends every required parameter, with an S256 challenge of a fresh 43-128 character verifier', async () => {
+    const s = await oidcSetup();
+    const { url, transaction } = await s.client().startSignIn({ scope: ['openid', 'profile'] });
+    const q = Object.fromEntries(url.searchParams);
+    expect(`${url.origin}${url.pathname}`).toBe(`${s.service.authUrl}/oauth/oidc/authorize`);
+    expect(q).toMatchObject({
+      response_type: 'code',
+      client_id: DEFAULT_OIDC_CLIENT.clientId,
+      redirect_uri: REDIRECT,
+      scope: 'openid profile',
+      state: transaction.state,
+      nonce: transaction.nonce,
+      code_challenge_method: 'S256',
+    });
+    expect(transaction.codeVerifier).toMatch(/^[A-Za-z0-9\-._~]{43,128}$/);
+    expect(q['code_challenge']).toBe(await challengeOf(transaction.codeVerifier));
+    const again = await s.client().startSignIn();
+    expect(again.transaction.state).not.toBe(transaction.state);
+    expect(again.transaction.codeVerifier).not.toBe(transaction.codeVerifier);
+    expect(again.transaction.nonce).not.toBe(transaction.nonce);
+    expect(again.url.searchParams.get('scope')).toBe('openid');
+  });
+
+  test('sign-in end to end: the ID token claims carry the requested claim keys and the nonce', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    const { url, transaction } = await oidc.startSignIn({
+      scope: 'openid profile',
+      claims: { profile: ['given_name', 'family_name'], acme: { 'acmeidentity.name': null, 'sanctionscheck.is_pep': { essential: true } } },
+    });
+    const callback = await s.visit(url);
+    expect(callback.searchParams.get('iss')).toBe(s.service.authUrl);
+    const result = await oidc.finishSignIn(callback, transaction);
+    expect(result.claims).toMatchObject({
+      iss: s.service.authUrl,
+      aud: DEFAULT_OIDC_CLIENT.clientId,
+      nonce: transaction.nonce,
+      given_name: 'Jane',
+      family_name: 'Citizen',
+      'sanctionscheck.is_pep': expect.anything(),
+      'acmeidentity.name': expect.any(String),
+    });
+    expect(result.claims.sub).toMatch(/^person_/);
+    expect(result.tokens).toMatchObject({ token_type: 'bearer', access_token: expect.any(String), id_token: expect.any(String) });
+  });
+
+  test('the transaction is plain JSON: it survives a session store', async () => {
+    const s = await oidcSetup();
+    const { url, transaction } = await s.client().startSignIn({ data: { returnTo: '/account' } });
+    const stored = JSON.parse(JSON.stringify(transaction)) as OidcTransaction;
+    // Another process (a fresh client) finishes what this one started.
+    const result = await s.client().finishSignIn(await s.visit(url), stored);
+    expect(result.data).toEqual({ returnTo: '/account' });
+  });
+
+  test('ruleset, aobo, phone with its country code and email reach the service, which accepts them', async () => {
+    const s = await oidcSetup();
+    const { url, transaction } = await s.client().startSignIn({
+      ruleset: 'enhanced',
+      aobo: 'delegation-valid',
+      phone: '412345678',
+      phoneCountryCode: 61,
+      email: 'jane@example.com',
+      claims: { email: ['email'] },
+    });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      ruleset: 'enhanced',
+      aobo: 'delegation-valid',
+      phone: '412345678',
+      phone_country_code: '61',
+      email: 'jane@example.com',
+    });
+    const { claims } = await s.client().finishSignIn(await s.visit(url), transaction);
+    expect(claims['email']).toBe('jane@example.com');
+  });
+
+  test('the callback may be given as a URL, a path with its query, a query string or a Request', async () => {
+    const s = await oidcSetup();
+    const forms: ((u: URL) => URL | string | URLSearchParams | Request)[] = [
+      (u) => u,
+      (u) => `${u.pathname}${u.search}`,
+      (u) => u.search,
+      (u) => u.searchParams,
+      (u) => new Request(u),
+    ];
+    for (const form of forms) {
+      const { url, transaction } = await s.client().startSignIn();
+      const { claims } = await s.client().finishSignIn(form(await s.visit(url)), transaction);
+      expect(claims.nonce).toBe(transaction.nonce);
+    }
+  });
+
+  test('userinfo on request: the claims of the same subject', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    const { url, transaction } = await oidc.startSignIn({ claims: { acme: ['acmeidentity.given_name'] } });
+    const result = await oidc.finishSignIn(await s.visit(url), transaction, { userinfo: true });
+    expect(result.userinfo).toMatchObject({ sub: result.claims.sub, 'acmeidentity.given_name': expect.any(String) });
+    expect(await oidc.userinfo(result)).toEqual(result.userinfo);
+  });
+
+  test('userinfo with a revoked access token is ERR_OIDC_USERINFO', async () => {
+    const s = await oidcSetup();
+    const { url, transaction } = await s.client().startSignIn();
+    const callback = await s.visit(url);
+    const result = await s.client().finishSignIn(callback, transaction);
+    // Replaying the code makes the service revoke what the first exchange obtained.
+    await rejection(s.client().finishSignIn(callback, transaction));
+    const error = await rejection(s.client().userinfo(result));
+    expect(error).toBeInstanceOf(OidcError);
+    expect(error).toMatchObject({ code: 'ERR_OIDC_USERINFO' });
+  });
+});
+
+describe('OIDC helper: discovery', () => {
+  test('read once and cached; refresh reads it again; acme_claims_supported is the live list', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    await oidc.startSignIn();
+    await oidc.startSignIn();
+    expect(s.calls(/openid-configuration$/)).toBe(1);
+    expect(await oidc.supportedClaims()).toContain('acmeidentity.name');
+    await oidc.metadata({ refresh: true });
+    expect(s.calls(/openid-configuration$/)).toBe(2);
+    s.advance(3_600_000);
+    await oidc.startSignIn();
+    expect(s.calls(/openid-configuration$/)).toBe(3);
+  });
+
+  test('a claim key the cached list lacks is looked up again once before it is refused', async () => {
+    const s = await oidcSetup();
+    let stale = true;
+    const oidc = s.client({
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith('openid-configuration') || !stale) return response;
+        stale = false;
+        const metadata = (await response.json()) as { acme_claims_supported: string[] };
+        return Response.json({ ...metadata, acme_claims_supported: metadata.acme_claims_supported.filter((k) => k !== 'sanctionscheck.is_pep') });
+      },
+    });
+    expect(await oidc.supportedClaims()).not.toContain('sanctionscheck.is_pep');
+    // Within a minute of the last read, the list is trusted.
+    expect(await rejection(oidc.startSignIn({ claims: { acme: ['sanctionscheck.is_pep'] } }))).toMatchObject({ field: 'claims.acme.sanctionscheck.is_pep' });
+    s.advance(60_000);
+    const { url } = await oidc.startSignIn({ claims: { acme: ['sanctionscheck.is_pep'] } });
+    expect(url.searchParams.get('claims')).toContain('sanctionscheck.is_pep');
+  });
+
+  test('a discovery document naming another issuer is refused', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client({
+      fetch: async (input, init) => {
+        const metadata = (await (await fetch(input, init)).json()) as object;
+        return Response.json({ ...metadata, issuer: 'https://evil.example' });
+      },
+    });
+    const error = await rejection(oidc.startSignIn());
+    expect(error).toBeInstanceOf(OidcError);
+    expect(error).toMatchObject({ code: 'ERR_OIDC_DISCOVERY' });
+  });
+
+  test('an unreachable issuer is ERR_OIDC_DISCOVERY with the network error as cause, and is tried again next time', async () => {
+    const s = await oidcSetup();
+    let down = true;
+    const oidc = s.client({
+      fetch: (input, init) => (down ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init)),
+    });
+    const error = await rejection(oidc.startSignIn());
+    expect(error).toMatchObject({ code: 'ERR_OIDC_DISCOVERY', cause: expect.any(TypeError) });
+    down = false;
+    await expect(oidc.startSignIn()).resolves.toHaveProperty('url');
+  });
+});
+
+describe('OIDC helper: refused before the person is sent away, each naming the key', () => {
+  const cases: [string, Parameters<ReturnType<typeof createOidcClient>['startSignIn']>[0], string, RegExp][] = [
+    ['an unknown claim key', { claims: { acme: ['acmeidentity.shoe_size'] } }, 'claims.acme.acmeidentity.shoe_size', /acme_claims_supported/],
+    ['essential on a document claim', { claims: { acme: { 'document.passport.travel_document_number': { essential: true } } } }, 'claims.acme.document.passport.travel_document_number', /document/],
+    ['essential on a credential that cannot be obtained', { claims: { acme: { 'acmeidentity.name': { essential: true } } } }, 'claims.acme.acmeidentity.name', /cannot be essential/],
+    ['no openid in scope', { scope: ['profile'] }, 'scope', /openid/],
+    ['phone without its country code', { phone: '412345678' }, 'phoneCountryCode', /required with phone/],
+    ['a country code that is not 1 to 3 digits', { phone: '412345678', phoneCountryCode: '+61' }, 'phoneCountryCode', /digits/],
+    ['a namespace the service does not know', { claims: { address: ['street'] } as never }, 'claims.address', /acme/],
+    ['a standard namespace that is not an array', { claims: { profile: 'given_name' } as never }, 'claims.profile', /array/],
+    ['an empty ruleset', { ruleset: '' }, 'ruleset', /non-empty/],
+  ];
+  test.each(cases)('%s', async (_name, params, field, message) => {
+    const s = await oidcSetup();
+    const error = await rejection(s.client().startSignIn(params));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field });
+    expect((error as InvalidInputError).issues[0]!.message).toMatch(message);
+    expect(s.calls(/authorize$/)).toBe(0);
+  });
+
+  test('the service would have answered invalid_request for each: the fake agrees', async () => {
+    const s = await oidcSetup();
+    const { url } = await s.client().startSignIn();
+    url.searchParams.set('claims', JSON.stringify({ acme: { 'document.passport.travel_document_number': { essential: true } } }));
+    const back = await s.visit(url);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+  });
+
+  test('every problem is reported at once', async () => {
+    const s = await oidcSetup();
+    const error = (await rejection(s.client().startSignIn({ scope: 'profile', phone: '1', claims: { acme: ['nope.nope'] } }))) as InvalidInputError;
+    expect(error.issues.map((i) => i.field)).toEqual(['scope', 'claims.acme.nope.nope', 'phoneCountryCode']);
+  });
+});
+
+describe('OIDC helper: client authentication at the token endpoint', () => {
+  const registration = (method: TokenEndpointAuthMethod, extra: Partial<OidcClientRegistration> = {}): OidcClientRegistration => ({
+    ...DEFAULT_OIDC_CLIENT,
+    clientId: `client-${method}`,
+    tokenEndpointAuthMethod: method,
+    clientSecret: 'confidential-secret-0123456789',
+    ...extra,
+  });
+
+  test.each(['client_secret_basic', 'client_secret_post'] as const)('%s', async (method) => {
+    const s = await oidcSetup({ fake: { oidcClients: [registration(method)] } });
+    const oidc = s.client({ clientId: `client-${method}`, clientAuthentication: { method, clientSecret: 'confidential-secret-0123456789' } });
+    const { url, transaction } = await oidc.startSignIn();
+    await expect(oidc.finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims.aud', `client-${method}`);
+  });
+
+  test('private_key_jwt', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const s = await oidcSetup({ fake: { oidcClients: [registration('private_key_jwt', { jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'rp-1' }] } })] } });
+    const oidc = s.client({ clientId: 'client-private_key_jwt', clientAuthentication: { method: 'private_key_jwt', privateKey, kid: 'rp-1' } });
+    const { url, transaction } = await oidc.startSignIn();
+    await expect(oidc.finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims.aud', 'client-private_key_jwt');
+  });
+
+  test('a wrong secret is ERR_OIDC_TOKEN invalid_client, and the error does not carry the secret', async () => {
+    const s = await oidcSetup({ fake: { oidcClients: [registration('client_secret_basic')] } });
+    const oidc = s.client({ clientId: 'client-client_secret_basic', clientAuthentication: { method: 'client_secret_basic', clientSecret: 'wrong-secret-but-still-a-secret' } });
+    const { url, transaction } = await oidc.startSignIn();
+    const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction));
+    expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client', status: 401 });
+    const { inspect } = await import('node:util');
+    expect(inspect(error, { depth: 5 }) + JSON.stringify(error)).not.toContain('wrong-secret');
+  });
+
+  test('unusable client authentication options are refused when the client is made', () => {
+    const make = (clientAuthentication: unknown) => () =>
+      createOidcClient({ authUrl: 'https://auth.acme.test', clientId: 'c', redirectUri: REDIRECT, clientAuthentication: clientAuthentication as never });
+    expect(make({ method: 'client_secret_basic' })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientAuthentication.clientSecret' }));
+    expect(make({ method: 'private_key_jwt', privateKey: 'pem' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.privateKey' }));
+    expect(make({ method: 'tls_client_auth' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.clientSecret' }));
+    expect(make({ method: 'tls_client_auth', clientSecret: 'x' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.method' }));
+  });
+});
+
+describe('OIDC helper: configuration', () => {
+  test('plain http: only for a loopback issuer unless allowed', () => {
+    const make = (authUrl: string, allowInsecureRequests?: boolean) => () =>
+      createOidcClient({ authUrl, clientId: 'c', redirectUri: REDIRECT, ...(allowInsecureRequests === undefined ? {} : { allowInsecureRequests }) });
+    expect(make('http://auth.acme.test')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'authUrl' }));
+    expect(make('http://localhost:4000')).not.toThrow();
+    expect(make('http://127.0.0.1:4000')).not.toThrow();
+    expect(make('http://auth.internal', true)).not.toThrow();
+  });
+
+  test('missing or relative options name the option', () => {
+    expect(() => createOidcClient({ authUrl: '/auth', clientId: 'c', redirectUri: REDIRECT })).toThrow(expect.objectContaining({ option: 'authUrl' }));
+    expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: '', redirectUri: REDIRECT })).toThrow(expect.objectContaining({ option: 'clientId' }));
+    expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: 'c', redirectUri: 'callback' })).toThrow(expect.objectContaining({ option: 'redirectUri' }));
+  });
+});

@@ -1,0 +1,50 @@
+/** An OIDC client on a fresh fake service, and the person's browser that follows the redirects. */
+import { expect } from 'vitest';
+import { createOidcClient, type OidcClientOptions } from '../../src/oidc/index.js';
+import { DEFAULT_OIDC_CLIENT, type FakeService, type FakeServiceOptions } from '../../src/testing/index.js';
+import { harness } from '../helpers.js';
+
+export const REDIRECT = DEFAULT_OIDC_CLIENT.redirectUris[0]!;
+
+export interface OidcSetup {
+  service: FakeService;
+  /** Moves the clock shared by the fake and the client. */
+  advance(ms: number): void;
+  now(): number;
+  client(extra?: Partial<OidcClientOptions>): ReturnType<typeof createOidcClient>;
+  /** The person's browser: opens the authorization URL and returns where the service sends it back. */
+  visit(url: URL): Promise<URL>;
+  /** Calls the helper made through the client's `fetch`, by path. */
+  calls(pattern: RegExp): number;
+}
+
+export async function oidcSetup(options: { fake?: FakeServiceOptions; client?: Partial<OidcClientOptions> } = {}): Promise<OidcSetup> {
+  let clock = Date.now();
+  const { service } = await harness({ fake: { now: () => clock, ...options.fake } });
+  const seen: string[] = [];
+  const client = (extra: Partial<OidcClientOptions> = {}) =>
+    createOidcClient({
+      authUrl: service.authUrl,
+      clientId: DEFAULT_OIDC_CLIENT.clientId,
+      redirectUri: REDIRECT,
+      now: () => clock,
+      fetch: (input, init) => {
+        seen.push(new URL(input instanceof Request ? input.url : input).pathname);
+        return fetch(input, init);
+      },
+      ...options.client,
+      ...extra,
+    });
+  return {
+    service,
+    advance: (ms) => void (clock += ms),
+    now: () => clock,
+    client,
+    async visit(url) {
+      const response = await service.fetch(new Request(url));
+      expect(response.status, await response.clone().text()).toBe(302);
+      return new URL(response.headers.get('location')!);
+    },
+    calls: (pattern) => seen.filter((path) => pattern.test(path)).length,
+  };
+}
