@@ -124,7 +124,8 @@ export interface OidcCore {
   readonly options: OidcOptions;
   metadata(refresh?: boolean): Promise<AuthorizationServer>;
   start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
-  finish(callback: URLSearchParams, transaction: OidcTransaction): Promise<SignInResult>;
+  /** `use` runs once the callback's state and iss are checked, before the code is exchanged. */
+  finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void): Promise<SignInResult>;
   /** The oauth4webapi client and request options, for what an entry adds (userinfo, client authentication). */
   client(): Client;
   http(): { [customFetch]: (url: string, init: object) => Promise<Response>; [allowInsecureRequests]: boolean };
@@ -161,7 +162,9 @@ export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
   const code = header
     ? 'ERR_OIDC_ID_TOKEN_SIGNATURE'
     : !claims
-      ? fallback
+      ? known && /"id_token"/.test(e.message)
+        ? 'ERR_OIDC_ID_TOKEN'
+        : fallback
       : claim === 'exp' && (e as OperationProcessingError).code === JWT_TIMESTAMP_CHECK
         ? 'ERR_OIDC_ID_TOKEN_EXPIRED'
         : claim === 'nonce'
@@ -283,7 +286,7 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
     return { url, transaction };
   }
 
-  async function finish(callback: URLSearchParams, transaction: OidcTransaction): Promise<SignInResult> {
+  async function finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void): Promise<SignInResult> {
     const as = await metadata();
     if (as.issuer !== transaction.issuer || transaction.clientId !== options.clientId || !(now() - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000))) {
       throw fail('ERR_OIDC_TRANSACTION', 'the sign-in was started by another client or is too old: start again');
@@ -300,6 +303,7 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
       throw fail('ERR_OIDC_STATE', (e as Error).message);
     }
     if (!params.get('code')) throw fail('ERR_OIDC_RESPONSE', 'the callback has no code');
+    use?.();
     try {
       const response = await exchange(core, as, params, transaction);
       const tokens = await processAuthorizationCodeResponse(as, c, response, { expectedNonce: transaction.nonce, requireIdToken: true });

@@ -134,11 +134,12 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
       if (![t.state, t.nonce, t.codeVerifier, t.redirectUri, t.issuer].every(isString) || typeof t.createdAt !== 'number') {
         throw new OidcError('ERR_OIDC_TRANSACTION', 'the transaction is not one startSignIn returned');
       }
-      for (const [state, until] of finished) if (until < now()) finished.delete(state);
-      if (finished.has(transaction.state)) throw new OidcError('ERR_OIDC_STATE', 'this sign-in was already finished: a state is used once');
-      // Marked before the exchange, so two callbacks racing with one state cannot both finish.
-      finished.set(transaction.state, transaction.createdAt + (options.transactionMaxAgeMs ?? 1_800_000));
-      const result = await core.finish(callbackParams(callback, options.redirectUri), transaction);
+      const result = await core.finish(callbackParams(callback, options.redirectUri), transaction, () => {
+        for (const [state, until] of finished) if (until < now()) finished.delete(state);
+        if (finished.has(t.state!)) throw new OidcError('ERR_OIDC_STATE', 'this sign-in was already finished: a state is used once');
+        // Marked before the exchange, so two callbacks racing with one state cannot both finish.
+        finished.set(t.state!, t.createdAt! + (options.transactionMaxAgeMs ?? 1_800_000));
+      });
       return o.userinfo ? { ...result, userinfo: await userinfo(core, result) } : result;
     },
     userinfo: (result) => userinfo(core, result),

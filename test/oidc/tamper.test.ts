@@ -1,0 +1,283 @@
+/** Tampering with the callback, the transaction or the ID token is refused, each with its own code. */
+import { describe, expect, test } from 'vitest';
+import { inspect } from 'node:util';
+import { http, HttpResponse } from 'msw';
+import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
+import { OidcError, type OidcTransaction } from '../../src/oidc/index.js';
+import { rejection, server } from '../helpers.js';
+import { oidcSetup, type OidcSetup } from './setup.js';
+
+/** A sign-in up to the callback, with the client that started it. */
+async function started(s: OidcSetup, client = s.client()) {
+  const { url, transaction } = await client.startSignIn();
+  return { client, transaction, callback: await s.visit(url) };
+}
+
+async function refused(promise: Promise<unknown>, code: string, fields: Record<string, unknown> = {}) {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(OidcError);
+  expect(error).toMatchObject({ code, ...fields });
+  return error as OidcError;
+}
+
+const b64u = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** Rewrites the `id_token` the fake's token endpoint answers. */
+function rewriteIdToken(s: OidcSetup, rewrite: (idToken: string) => string | Promise<string>) {
+  server.use(
+    http.post(`${s.service.authUrl}/oauth/oidc/token`, async ({ request }) => {
+      const body = (await (await s.service.fetch(request)).json()) as { id_token: string };
+      return HttpResponse.json({ ...body, id_token: await rewrite(body.id_token) });
+    }),
+  );
+}
+
+/** The same claims, signed by the fake's own key: only what `change` changes differs. */
+function resigned(s: OidcSetup, change: (claims: Record<string, unknown>) => Record<string, unknown>) {
+  return async (idToken: string) => {
+    const key = s.service.keys;
+    return new SignJWT(change(decodeJwt(idToken)) as never).setProtectedHeader({ alg: 'RS256', kid: key.kid }).sign(key.privateKey);
+  };
+}
+
+describe('OIDC helper: a tampered callback', () => {
+  test('a state that is not the one sent', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    callback.searchParams.set('state', 'forged-state');
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_STATE');
+  });
+
+  test('no state at all', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    callback.searchParams.delete('state');
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_STATE');
+  });
+
+  test('an iss of another issuer (RFC 9207: a mix-up)', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    callback.searchParams.set('iss', 'https://evil.example');
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ISSUER');
+  });
+
+  test('no iss, though the issuer advertises authorization_response_iss_parameter_supported', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    callback.searchParams.delete('iss');
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ISSUER');
+  });
+
+  test('no code', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    callback.searchParams.delete('code');
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_RESPONSE');
+  });
+
+  test('the person cancelled: an error redirect is ERR_OIDC_AUTHORIZATION with error and error_description', async () => {
+    const s = await oidcSetup({ fake: { oidcJourney: 'page' } });
+    const oidc = s.client();
+    const { url, transaction } = await oidc.startSignIn();
+    const page = await (await s.service.fetch(new Request(url))).text();
+    const action = /action="([^"]+\/cancel)"/.exec(page)![1]!;
+    const back = await s.service.fetch(new Request(new URL(action, s.service.authUrl), { method: 'POST' }));
+    const error = await refused(oidc.finishSignIn(back.headers.get('location')!, transaction), 'ERR_OIDC_AUTHORIZATION', {
+      error: 'access_denied',
+      errorDescription: 'the person cancelled',
+    });
+    expect(error.message).toContain('access_denied');
+  });
+
+  test('the service refused the request (a ruleset the client may not use): the redirect error is reported', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    const { url, transaction } = await oidc.startSignIn({ ruleset: 'premium' });
+    await refused(oidc.finishSignIn(await s.visit(url), transaction), 'ERR_OIDC_AUTHORIZATION', { error: 'invalid_request' });
+  });
+});
+
+describe('OIDC helper: a tampered or reused transaction', () => {
+  test('a code used twice: the same client refuses the state, another is refused by the service', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    await client.finishSignIn(callback, transaction);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_STATE');
+    await refused(s.client().finishSignIn(callback, transaction), 'ERR_OIDC_TOKEN', { error: 'invalid_grant' });
+  });
+
+  test('a verifier that is not the one the challenge was made from', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    const forged: OidcTransaction = { ...transaction, codeVerifier: 'x'.repeat(43) };
+    await refused(client.finishSignIn(callback, forged), 'ERR_OIDC_TOKEN', { error: 'invalid_grant' });
+  });
+
+  test('a nonce that is not the one sent', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, { ...transaction, nonce: 'another-nonce' }), 'ERR_OIDC_NONCE', { claim: 'nonce' });
+  });
+
+  test('a transaction older than transactionMaxAgeMs', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    s.advance(1_800_001);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_TRANSACTION');
+  });
+
+  test('a transaction that is not one startSignIn made, or is another client’s', async () => {
+    const s = await oidcSetup();
+    const { client, transaction, callback } = await started(s);
+    for (const bad of [null, {}, { ...transaction, codeVerifier: 7 }, { ...transaction, createdAt: 'yesterday' }, { ...transaction, clientId: 'other' }]) {
+      await refused(client.finishSignIn(callback, bad as never), 'ERR_OIDC_TRANSACTION');
+    }
+    await refused(client.finishSignIn(callback, { ...transaction, issuer: 'https://evil.example' }), 'ERR_OIDC_TRANSACTION');
+  });
+});
+
+describe('OIDC helper: a tampered ID token', () => {
+  test('a signature that does not verify (its last bytes changed)', async () => {
+    const s = await oidcSetup();
+    rewriteIdToken(s, (t) => t.slice(0, -6) + (t.endsWith('AAAAAA') ? 'BBBBBB' : 'AAAAAA'));
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+  });
+
+  test('claims changed after signing (the payload swapped, the signature kept)', async () => {
+    const s = await oidcSetup();
+    rewriteIdToken(s, (t) => {
+      const [h, p, sig] = t.split('.');
+      return [h, b64u({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), sub: 'someone-else' }), sig].join('.');
+    });
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+  });
+
+  test('signed by another key that claims the issuer’s kid', async () => {
+    const s = await oidcSetup();
+    const { privateKey } = await generateKeyPair('RS256');
+    rewriteIdToken(s, async (t) => new SignJWT(decodeJwt(t) as never).setProtectedHeader({ alg: 'RS256', kid: decodeProtectedHeader(t).kid! }).sign(privateKey));
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+  });
+
+  test('alg none', async () => {
+    const s = await oidcSetup();
+    rewriteIdToken(s, (t) => `${b64u({ alg: 'none' })}.${t.split('.')[1]}.`);
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+  });
+
+  test('HS256 with the public key as the secret (algorithm confusion)', async () => {
+    const s = await oidcSetup();
+    const secret = new TextEncoder().encode(JSON.stringify(s.service.keys.publicJwk));
+    rewriteIdToken(s, (t) => new SignJWT(decodeJwt(t) as never).setProtectedHeader({ alg: 'HS256', kid: s.service.keys.kid }).sign(secret));
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+  });
+
+  test('HS256 even when the issuer were to advertise it: the signature check refuses any HMAC', async () => {
+    const s = await oidcSetup();
+    const secret = new TextEncoder().encode('x'.repeat(32));
+    rewriteIdToken(s, (t) => new SignJWT(decodeJwt(t) as never).setProtectedHeader({ alg: 'HS256' }).sign(secret));
+    const client = s.client({
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith('openid-configuration')) return response;
+        return Response.json({ ...((await response.json()) as object), id_token_signing_alg_values_supported: ['RS256', 'HS256'] });
+      },
+    });
+    const { transaction, callback } = await started(s, client);
+    const error = await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    expect(error.message).toMatch(/HS256/);
+  });
+
+  test('expired: one second past exp is refused; the clock tolerance accepts it', async () => {
+    const s = await oidcSetup();
+    const late = (seconds: number, clockToleranceSeconds?: number) =>
+      s.client({ now: () => s.now() + seconds * 1000, ...(clockToleranceSeconds === undefined ? {} : { clockToleranceSeconds }) });
+    rewriteIdToken(s, resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) })));
+    let { transaction, callback } = await started(s);
+    await refused(late(1).finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
+    ({ transaction, callback } = await started(s));
+    await expect(late(1, 2).finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+  });
+
+  test('not yet valid (nbf in the future) is refused; the tolerance works that way too', async () => {
+    const s = await oidcSetup();
+    rewriteIdToken(s, resigned(s, (c) => ({ ...c, nbf: Math.floor(s.now() / 1000) + 5 })));
+    let { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN', { claim: 'nbf' });
+    ({ transaction, callback } = await started(s));
+    await expect(s.client({ clockToleranceSeconds: 5 }).finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+  });
+
+  test.each([
+    ['aud', (c: Record<string, unknown>) => ({ ...c, aud: 'another-client' })],
+    ['iss', (c: Record<string, unknown>) => ({ ...c, iss: 'https://evil.example' })],
+    ['sub', (c: Record<string, unknown>) => ({ ...c, sub: undefined })],
+  ])('a validly signed ID token with the wrong %s', async (claim, change) => {
+    const s = await oidcSetup();
+    rewriteIdToken(s, resigned(s, change));
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN', { claim });
+  });
+
+  test('a token endpoint that answers no ID token', async () => {
+    const s = await oidcSetup();
+    server.use(
+      http.post(`${s.service.authUrl}/oauth/oidc/token`, async ({ request }) => {
+        const { id_token: _, ...rest } = (await (await s.service.fetch(request)).json()) as Record<string, unknown>;
+        return HttpResponse.json(rest);
+      }),
+    );
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN');
+  });
+
+  test('a token endpoint that answers an HTML error page is ERR_OIDC_TOKEN with no body in the error', async () => {
+    const s = await oidcSetup();
+    server.use(http.post(`${s.service.authUrl}/oauth/oidc/token`, () => new HttpResponse('<html>bad gateway</html>', { status: 502 })));
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_TOKEN');
+  });
+});
+
+describe('OIDC helper: the issuer’s keys', () => {
+  test('a rotated signing key: the JWKS is read again once, after the cooldown', async () => {
+    const s = await oidcSetup();
+    const client = s.client();
+    let { transaction, callback } = await started(s, client);
+    await client.finishSignIn(callback, transaction);
+    expect(s.calls(/jwks$/)).toBe(1);
+    await s.service.rotateSigningKey();
+    ({ transaction, callback } = await started(s, client));
+    // Within 30 s of the last read the cached set is trusted, and the new key is not in it.
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    s.advance(30_000);
+    ({ transaction, callback } = await started(s, client));
+    await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+    expect(s.calls(/jwks$/)).toBe(2);
+  });
+});
+
+describe('OIDC helper: errors keep secrets out', () => {
+  test('no code, verifier, nonce, token or claim value in any error, inspected or serialised', async () => {
+    const s = await oidcSetup();
+    const seen: string[] = [];
+    rewriteIdToken(s, resigned(s, (c) => ({ ...c, aud: 'another-client' })));
+    const { client, transaction, callback } = await started(s);
+    seen.push(callback.searchParams.get('code')!, transaction.codeVerifier, transaction.nonce);
+    const errors = [
+      await rejection(client.finishSignIn(callback, transaction)),
+      await rejection(s.client().finishSignIn(callback, { ...transaction, nonce: 'n'.repeat(30) })),
+      await rejection(s.client().finishSignIn(callback, { ...transaction, codeVerifier: 'v'.repeat(43) })),
+    ];
+    for (const error of errors) {
+      const text = `${inspect(error, { depth: 10, showHidden: true })} ${JSON.stringify(error)} ${(error as Error).message}`;
+      for (const secret of [...seen, 'n'.repeat(30), 'v'.repeat(43), 'Jane', 'Citizen', 'person_']) expect(text).not.toContain(secret);
+    }
+  });
+});
