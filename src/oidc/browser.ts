@@ -109,7 +109,7 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
       location.assign(await authorizationUrl(params));
     },
     async handleCallback(url = location.href) {
-      const params = new URL(url, location.href).searchParams;
+      const params = new URL(url, options.redirectUri).searchParams;
       const key = PREFIX + params.get('state');
       const saved = storage().getItem(key);
       // Taken out before anything else: a second use of this state finds nothing.

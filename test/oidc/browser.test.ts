@@ -1,0 +1,116 @@
+/** `@acme/identity/oidc/browser` in Node, with the page's storage and location stood in for. */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createBrowserSignIn, fetchUserInfo, OidcError, type BrowserSignInOptions } from '../../src/oidc/browser.js';
+import { DEFAULT_OIDC_CLIENT } from '../../src/testing/index.js';
+import { rejection } from '../helpers.js';
+import { REDIRECT, oidcSetup } from './setup.js';
+
+/** `sessionStorage` as a page has it, one per tab. */
+class TabStorage {
+  readonly items = new Map<string, string>();
+  getItem = (key: string) => this.items.get(key) ?? null;
+  setItem = (key: string, value: string) => void this.items.set(key, value);
+  removeItem = (key: string) => void this.items.delete(key);
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+async function browserSetup(extra: Partial<BrowserSignInOptions> = {}) {
+  const s = await oidcSetup();
+  const storage = new TabStorage();
+  const signIn = createBrowserSignIn({ authUrl: s.service.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: REDIRECT, storage, ...extra });
+  return { ...s, storage, signIn };
+}
+
+describe('OIDC browser helper', () => {
+  test('redirect and callback: the transaction waits in storage under its state and is taken out once used', async () => {
+    const { signIn, storage, visit } = await browserSetup();
+    const url = await signIn.authorizationUrl({ scope: ['openid', 'profile'], claims: { acme: ['acmeidentity.name'] }, data: { returnTo: '/me' } });
+    const state = url.searchParams.get('state')!;
+    expect([...storage.items.keys()]).toEqual([`acme-identity.oidc.${state}`]);
+    const callback = await visit(url);
+    const result = await signIn.handleCallback(callback);
+    expect(result.claims).toMatchObject({ nonce: url.searchParams.get('nonce'), 'acmeidentity.name': expect.any(String) });
+    expect(result.data).toEqual({ returnTo: '/me' });
+    expect(storage.items.size).toBe(0);
+    // The same callback again (a reload, a replayed link) finds nothing waiting.
+    const again = await rejection(signIn.handleCallback(callback.href));
+    expect(again).toBeInstanceOf(OidcError);
+    expect(again).toMatchObject({ code: 'ERR_OIDC_STATE' });
+  });
+
+  test('two tabs signing in at once both succeed, whichever comes back first', async () => {
+    const { signIn, storage, visit } = await browserSetup();
+    const first = await signIn.authorizationUrl();
+    const second = await signIn.authorizationUrl();
+    expect(storage.items.size).toBe(2);
+    const secondBack = await visit(second);
+    const firstBack = await visit(first);
+    await expect(signIn.handleCallback(secondBack)).resolves.toHaveProperty('claims.nonce', second.searchParams.get('nonce'));
+    await expect(signIn.handleCallback(firstBack)).resolves.toHaveProperty('claims.nonce', first.searchParams.get('nonce'));
+  });
+
+  test('a callback whose state no sign-in of this browser started is refused before any request', async () => {
+    const { signIn, visit, calls } = await browserSetup();
+    const url = await signIn.authorizationUrl();
+    const callback = await visit(url);
+    callback.searchParams.set('state', 'started-elsewhere');
+    await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_STATE' });
+    expect(calls(/token$/)).toBe(0);
+  });
+
+  test('a corrupted storage entry is treated as missing', async () => {
+    const { signIn, storage, visit } = await browserSetup();
+    const url = await signIn.authorizationUrl();
+    storage.setItem(`acme-identity.oidc.${url.searchParams.get('state')}`, '{not json');
+    await expect(signIn.handleCallback(await visit(url))).rejects.toMatchObject({ code: 'ERR_OIDC_STATE' });
+  });
+
+  test('redirect() sends the page away; handleCallback() reads location.href; sessionStorage is the default', async () => {
+    const session = new TabStorage();
+    const assign = vi.fn();
+    vi.stubGlobal('sessionStorage', session);
+    vi.stubGlobal('location', { assign, href: 'https://rp.example/' });
+    const s = await oidcSetup();
+    const signIn = createBrowserSignIn({ authUrl: s.service.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: REDIRECT });
+    await signIn.redirect({ scope: 'openid email' });
+    expect(assign).toHaveBeenCalledOnce();
+    const target = assign.mock.calls[0]![0] as URL;
+    expect(target.searchParams.get('scope')).toBe('openid email');
+    expect(session.items.size).toBe(1);
+    vi.stubGlobal('location', { assign, href: (await s.visit(target)).href });
+    await expect(signIn.handleCallback()).resolves.toHaveProperty('claims.aud', DEFAULT_OIDC_CLIENT.clientId);
+    expect(session.items.size).toBe(0);
+  });
+
+  test('userinfo, when the page wants it', async () => {
+    const { signIn, visit } = await browserSetup();
+    const url = await signIn.authorizationUrl({ claims: { acme: ['acmeidentity.given_name'] } });
+    const result = await signIn.handleCallback(await visit(url));
+    await expect(fetchUserInfo(signIn, result)).resolves.toMatchObject({ sub: result.claims.sub });
+  });
+
+  test('validation before the redirect is the same as on a backend', async () => {
+    const { signIn, storage } = await browserSetup();
+    await expect(signIn.authorizationUrl({ claims: { acme: { 'document.passport.travel_document_number': { essential: true } } } })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      field: 'claims.acme.document.passport.travel_document_number',
+    });
+    expect(storage.items.size).toBe(0);
+  });
+
+  test('a client secret is refused, in the types and at run time', () => {
+    const base = { authUrl: 'https://auth.acme.test', clientId: 'c', redirectUri: REDIRECT, storage: new TabStorage() };
+    // @ts-expect-error a browser cannot keep a secret
+    expect(() => createBrowserSignIn({ ...base, clientSecret: 'shh-this-is-secret' })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientSecret' }));
+    // @ts-expect-error nor authenticate any other way than as a public client
+    expect(() => createBrowserSignIn({ ...base, clientAuthentication: { method: 'client_secret_basic', clientSecret: 'x' } })).toThrow(
+      expect.objectContaining({ option: 'clientAuthentication' }),
+    );
+    try {
+      createBrowserSignIn({ ...base, clientSecret: 'shh-this-is-secret' } as never);
+    } catch (error) {
+      expect(JSON.stringify(error) + String(error)).not.toContain('shh-this-is-secret');
+    }
+  });
+});
