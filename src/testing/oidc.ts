@@ -245,7 +245,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     }
     if (ctx.journey === 'auto') return complete(transaction);
     transactions.set(transaction.id, transaction);
-    return new Response(consentPage(transaction), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    return new Response(consentPage(transaction, endpoint('consent')), { headers: { 'content-type': 'text/html; charset=utf-8' } });
   }
 
   async function consent(transactionId: string, action: string): Promise<Response> {
@@ -356,9 +356,9 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
 }
 
 /** The consent page of the sandbox: what the client asks for, approve or cancel. */
-function consentPage(transaction: AuthorizationTransaction): string {
+function consentPage(transaction: AuthorizationTransaction, consentUrl: string): string {
   const form = (action: string, label: string) =>
-    `<form method="post" action="/oauth/oidc/consent/${transaction.id}/${action}"><button id="${action}">${label}</button></form>`;
+    `<form method="post" action="${escapeHtml(consentUrl)}/${transaction.id}/${action}"><button id="${action}">${label}</button></form>`;
   const essential = transaction.claims.filter((c) => OBTAINABLE_CREDENTIALS.includes(c.split('.')[0] ?? ''));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>acme identity sandbox: sign in</title></head>
 <body><h1>Sandbox sign-in</h1><p>${escapeHtml(transaction.clientId)} asks for (ruleset ${escapeHtml(transaction.ruleset)}):</p>

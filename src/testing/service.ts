@@ -494,6 +494,15 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     return new Response(null, { status: 303, headers: { location: target } });
   };
 
+  /** Endpoints of the authorization server a browser page calls with `fetch`: discovery, JWKS, token, userinfo. */
+  const BROWSER_CALLED = new RegExp(`^/(\\.well-known/openid-configuration|oauth/oidc/(token|userinfo)|${JWKS_PATH.slice(1)})$`);
+  const CORS_HEADERS = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, POST',
+    'access-control-allow-headers': 'authorization, content-type, dpop',
+    'access-control-max-age': '600',
+  };
+
   /** Routes of the authorization server, matched on the path below `authUrl`. */
   const authRoutes: [method: string, pattern: RegExp, route: Route][] = [
     ['GET', /^\/\.well-known\/openid-configuration$/, discovery],
@@ -577,9 +586,15 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     }
     try {
       const authPath = request.url.startsWith(`${authUrl}/`) ? url.pathname.slice(new URL(authUrl).pathname.replace(/\/$/, '').length) : undefined;
+      // What a browser page calls from the relying party's origin: CORS, as an OpenID Provider serves it to SPAs.
+      const cors = authPath !== undefined && BROWSER_CALLED.test(authPath);
+      if (cors && method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS_HEADERS });
       for (const [routeMethod, pattern, route] of authPath === undefined ? [] : authRoutes) {
         const match = pattern.exec(authPath!);
-        if (match && routeMethod === method) return await route(request, ctx, match.slice(1));
+        if (!match || routeMethod !== method) continue;
+        const response = await route(request, ctx, match.slice(1));
+        if (cors) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+        return response;
       }
       for (const [routeMethod, pattern, route, limited] of routes) {
         const match = pattern.exec(path);

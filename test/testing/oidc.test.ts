@@ -50,6 +50,16 @@ async function setup(options: FakeServiceOptions = {}) {
 }
 
 describe('fake authorization server: the flow', () => {
+  test('what a browser page fetches from another origin answers CORS (discovery, JWKS, token, userinfo); the REST API does not', async () => {
+    const { get, service } = await setup();
+    expect((await get('/.well-known/openid-configuration')).headers.get('access-control-allow-origin')).toBe('*');
+    expect((await get('/oauth/oidc/jwks')).headers.get('access-control-allow-origin')).toBe('*');
+    const preflight = await service.fetch(new Request(`${service.authUrl}/oauth/oidc/userinfo`, { method: 'OPTIONS' }));
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    expect((await service.fetch(new Request(`${service.baseUrl}/status/health`))).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   test('discovery advertises the endpoints, S256 only, the iss parameter and acme_claims_supported', async () => {
     const { get, service } = await setup();
     const metadata = await (await get('/.well-known/openid-configuration')).json();
@@ -81,8 +91,9 @@ describe('fake authorization server: the flow', () => {
     for (const [action, expected] of [['approve', 'code'], ['cancel', 'error']] as const) {
       const page = await authorize();
       const html = await page.text();
-      const path = new RegExp(`action="(/oauth/oidc/consent/[^"]+/${action})"`).exec(html)![1]!;
-      const params = redirectParams(await service.fetch(new Request(`${service.authUrl}${path}`, { method: 'POST' })));
+      // The form posts to the issuer's own consent URL, whatever path the issuer has.
+      const target = new RegExp(`action="(${service.authUrl}/oauth/oidc/consent/[^"]+/${action})"`).exec(html)![1]!;
+      const params = redirectParams(await service.fetch(new Request(target, { method: 'POST' })));
       expect(params).toHaveProperty(expected);
       if (action === 'cancel') expect(params['error']).toBe('access_denied');
     }
