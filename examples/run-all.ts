@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { createFakeService, DEFAULT_CLIENT, freePort, serveFakeService } from '@acme/identity/testing';
+import { createFakeService, DEFAULT_CLIENT, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT, freePort, serveFakeService } from '@acme/identity/testing';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
@@ -18,7 +18,17 @@ const examples = (await readdir(here))
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
-const service = await createFakeService({ baseUrl: `${origin}/api/v1`, authUrl: origin, webhookRetry: { attempts: 5, baseDelayMs: 200 } });
+// The relying party's pages (the OIDC examples) listen here; their callback is a registered redirect URI.
+const rpPort = await freePort();
+const withCallback = <T extends { redirectUris: readonly string[] }>(client: T) => ({ ...client, redirectUris: [`http://127.0.0.1:${rpPort}/callback`] });
+const service = await createFakeService({
+  baseUrl: `${origin}/api/v1`,
+  authUrl: origin,
+  webhookRetry: { attempts: 5, baseDelayMs: 200 },
+  oidcClients: [withCallback(DEFAULT_OIDC_CLIENT), withCallback(DEFAULT_OIDC_BACKEND_CLIENT)],
+  // As the sandbox: the person approves or cancels on the service's page.
+  oidcJourney: 'page',
+});
 const running = await serveFakeService(service);
 // What a developer sets in the operator's portal: where webhooks go.
 const webhookPort = await freePort();
@@ -34,6 +44,10 @@ const env = {
   ACME_TENANT_ID: DEFAULT_CLIENT.tenantId,
   ACME_WEBHOOK_SECRET: DEFAULT_CLIENT.webhookSecret,
   WEBHOOK_PORT: String(webhookPort),
+  ACME_OIDC_CLIENT_ID: DEFAULT_OIDC_CLIENT.clientId,
+  ACME_OIDC_BACKEND_CLIENT_ID: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
+  ACME_OIDC_BACKEND_CLIENT_SECRET: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret!,
+  RP_PORT: String(rpPort),
 };
 
 let failed = 0;

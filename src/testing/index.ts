@@ -15,7 +15,7 @@ export type {
 } from './service.js';
 export type { ApprovalOptions, IdentityStatus } from './identity.js';
 export { IDENTITY_ACTIONS, signWebhook } from './webhooks.js';
-export { DEFAULT_DELEGATIONS, DEFAULT_OIDC_CLIENT } from './oidc.js';
+export { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT } from './oidc.js';
 export type { AuthorizationTransaction, OidcClientRegistration, TokenEndpointAuthMethod } from './oidc.js';
 export type { WebhookDelivery, WebhookPayload, WebhookRetryOptions } from './webhooks.js';
 export type { CredentialCondition } from './credentials.js';

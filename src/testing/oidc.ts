@@ -39,6 +39,14 @@ export const DEFAULT_OIDC_CLIENT: Readonly<OidcClientRegistration> = Object.free
   defaultRuleset: 'basic',
 });
 
+/** A confidential OIDC client (a backend), authenticating with `client_secret_basic`. */
+export const DEFAULT_OIDC_BACKEND_CLIENT: Readonly<OidcClientRegistration> = Object.freeze({
+  ...DEFAULT_OIDC_CLIENT,
+  clientId: 'sandbox-oidc-backend',
+  tokenEndpointAuthMethod: 'client_secret_basic',
+  clientSecret: 'oidc_secret_sandbox_0123456789abcdef',
+});
+
 /** Delegations `aobo` may name: UID to the scopes it carries. */
 export const DEFAULT_DELEGATIONS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'delegation-valid': ['oauth.core.authorization'],

@@ -42,7 +42,7 @@ import {
 import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
 import { journeyHtml } from './journey.js';
-import { DEFAULT_DELEGATIONS, DEFAULT_OIDC_CLIENT, createAuthorizationServer, type OidcClientRegistration } from './oidc.js';
+import { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT, createAuthorizationServer, type OidcClientRegistration } from './oidc.js';
 import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 import { openApiDocument } from './openapi.js';
 import { randomId } from '../internal/encoding.js';
@@ -105,7 +105,7 @@ export interface FakeServiceOptions {
   disclosureEncoding?: DisclosureEncoding;
   /** How a webhook the receiver does not answer with 200 is retried. @default { attempts: 5, baseDelayMs: 500 } */
   webhookRetry?: WebhookRetryOptions;
-  /** OIDC client registrations. @default [DEFAULT_OIDC_CLIENT] */
+  /** OIDC client registrations. @default [DEFAULT_OIDC_CLIENT, DEFAULT_OIDC_BACKEND_CLIENT] */
   oidcClients?: OidcClientRegistration[];
   /** Delegations `aobo` may name, UID to scopes. @default DEFAULT_DELEGATIONS */
   delegations?: Record<string, readonly string[]>;
@@ -447,7 +447,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     now,
     keys: () => keys,
     supportedClaims,
-    clients: (options.oidcClients ?? [DEFAULT_OIDC_CLIENT]).map((client) => ({ ...client })),
+    clients: (options.oidcClients ?? [DEFAULT_OIDC_CLIENT, DEFAULT_OIDC_BACKEND_CLIENT]).map((client) => ({ ...client })),
     delegations: options.delegations ?? DEFAULT_DELEGATIONS,
     journey: options.oidcJourney ?? 'auto',
     person: (prefill) => ({
