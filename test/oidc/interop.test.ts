@@ -55,6 +55,7 @@ beforeAll(async () => {
       claims: () => ({ sub: accountId, given_name: 'Jane', family_name: 'Citizen', email: 'jane@example.com', email_verified: true }),
     }),
     cookies: { keys: ['interop-cookie-key-0123456789'] },
+    ttl: { Session: 600, Grant: 600, Interaction: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
   });
   const callback = provider.callback();
