@@ -173,13 +173,15 @@ export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
   return fail(code, e instanceof Error ? e.message : 'failed', { ...(claims && claim ? { claim } : {}), ...(known ? {} : { cause: e }) });
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
+export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
 /** Every problem with the authorization request, each naming the option, before the person leaves. */
 function paramIssues(params: SignInParams, scope: readonly string[], supported: ReadonlySet<string> | undefined): InputIssue[] {
   const issues: InputIssue[] = [];
   const add = (field: string, message: string) => issues.push({ field, message });
   if (!scope.includes('openid')) add('scope', 'must include openid');
+  // RFC 6749 §3.3 scope tokens: printable ASCII but space, `"` and `\`.
+  if (!scope.every((token) => /^[!#-[\]-~]+$/.test(token))) add('scope', 'must be scope tokens');
   const { claims, phone, phoneCountryCode: country } = params;
   if (claims !== undefined) {
     if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) add('claims', 'must be an object');

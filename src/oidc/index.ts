@@ -23,7 +23,7 @@
  */
 import { ClientSecretBasic, ClientSecretPost, None, PrivateKeyJwt, authorizationCodeGrantRequest, type AuthorizationServer, type ClientAuth } from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
-import { createCore, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
+import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
 import { userinfo, type UserInfo } from './userinfo.js';
 
 /**
@@ -101,8 +101,6 @@ function clientAuth(auth: ClientAuthentication | undefined): ClientAuth {
   if (method === 'client_secret_post') return ClientSecretPost(secret);
   throw new ConfigurationError('clientAuthentication.method', 'must be none, client_secret_basic, client_secret_post or private_key_jwt');
 }
-
-const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
 /**
  * Makes an OIDC client for a backend.

@@ -191,6 +191,7 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     ['essential on a document claim', { claims: { acme: { 'document.passport.travel_document_number': { essential: true } } } }, 'claims.acme.document.passport.travel_document_number', /document/],
     ['essential on a credential that cannot be obtained', { claims: { acme: { 'acmeidentity.name': { essential: true } } } }, 'claims.acme.acmeidentity.name', /cannot be essential/],
     ['no openid in scope', { scope: ['profile'] }, 'scope', /openid/],
+    ['a scope that is not scope tokens', { scope: ['openid', 'profile email'] }, 'scope', /scope tokens/],
     ['phone without its country code', { phone: '412345678' }, 'phoneCountryCode', /required with phone/],
     ['a country code that is not 1 to 3 digits', { phone: '412345678', phoneCountryCode: '+61' }, 'phoneCountryCode', /digits/],
     ['a namespace the service does not know', { claims: { address: ['street'] } as never }, 'claims.address', /acme/],
