@@ -1,7 +1,8 @@
 /**
  * `@acme/identity/testing`: a fake of the whole service for tests and local development.
  * Pass `service.fetch` as the client's `fetch`, route it through msw with
- * `@acme/identity/testing/msw`, or serve it on localhost with {@link serveFakeService}.
+ * `@acme/identity/testing/msw`, or serve it on localhost with {@link startSandbox} (what
+ * `npx acme-identity-sandbox` runs) or {@link serveFakeService}.
  */
 export { createFakeService, DEFAULT_CLIENT } from './service.js';
 export type {
@@ -22,4 +23,6 @@ export type { CredentialCondition } from './credentials.js';
 export { OBTAINABLE_CREDENTIALS, SUPPORTED_CLAIMS } from './claims.js';
 export { openApiDocument } from './openapi.js';
 export { freePort, serveFakeService, serveFetch } from './server.js';
+export { startSandbox } from './sandbox.js';
+export type { Sandbox, SandboxCredentials, SandboxOptions } from './sandbox.js';
 export type { RunningFakeService, ServeOptions } from './server.js';

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+/**
+ * `npx acme-identity-sandbox`: the fake service on localhost, for trying an integration by hand.
+ *
+ *   acme-identity-sandbox [--port 4010] [--host 127.0.0.1] [--webhook-url URL]
+ *                         [--redirect-uri URL]... [--journey page|auto]
+ */
+import { parseArgs } from 'node:util';
+import { startSandbox, type Sandbox } from './sandbox.js';
+
+const HELP = `acme-identity-sandbox: the acme identity service, faked, on localhost
+
+Options:
+  --port, -p N          port to listen on (default 4010; 0 for a free one)
+  --host HOST           interface to listen on (default 127.0.0.1)
+  --webhook-url URL     where signed webhooks are sent (default: none sent)
+  --redirect-uri URL    a redirect URI of your app, for both OIDC clients (repeatable)
+  --journey page|auto   the person approves on a page (default), or at once
+  --help, -h            this text
+
+State lives in memory and goes with the process. Ctrl-C stops it.`;
+
+function fail(message: string): never {
+  process.stderr.write(`acme-identity-sandbox: ${message}\n\n${HELP}\n`);
+  process.exit(2);
+}
+
+function parse() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string', short: 'p', default: '4010' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'webhook-url': { type: 'string' },
+        'redirect-uri': { type: 'string', multiple: true, default: [] },
+        journey: { type: 'string', default: 'page' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+}
+
+const values = parse();
+if (values.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
+const port = Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be a port number, not ${JSON.stringify(values.port)}`);
+if (values.journey !== 'page' && values.journey !== 'auto') fail('--journey must be page or auto');
+for (const url of [values['webhook-url'], ...values['redirect-uri']]) {
+  if (url !== undefined && !URL.canParse(url)) fail(`not an absolute URL: ${JSON.stringify(url)}`);
+}
+
+let sandbox: Sandbox;
+try {
+  sandbox = await startSandbox({
+    port,
+    hostname: values.host,
+    redirectUris: values['redirect-uri'],
+    oidcJourney: values.journey,
+    ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
+  });
+} catch (error) {
+  fail((error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${port} is in use (try --port 0)` : (error as Error).message);
+}
+
+const c = sandbox.credentials;
+const rows: [string, string][] = [
+  ['base URL', sandbox.baseUrl],
+  ['auth URL', sandbox.authUrl],
+  ['OpenAPI', sandbox.specUrl],
+  ['client id', c.clientId],
+  ['client secret', c.clientSecret],
+  ['tenant id', c.tenantId],
+  ['webhook URL', values['webhook-url'] ?? '(none: --webhook-url)'],
+  ['webhook secret', c.webhookSecret],
+  ['OIDC client (browser)', `${c.oidcClientId} (public, PKCE)`],
+  ['OIDC client (backend)', `${c.oidcBackendClientId} / ${c.oidcBackendClientSecret} (client_secret_basic)`],
+  ['redirect URIs', c.redirectUris.join(' ')],
+];
+const width = Math.max(...rows.map(([name]) => name.length));
+process.stdout.write(
+  `acme identity sandbox (sandbox credentials: use them nowhere else)\n${rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}\nCtrl-C to stop.\n`,
+);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    sandbox.close().then(
+      () => {
+        process.stdout.write('sandbox stopped\n');
+        process.exit(0);
+      },
+      () => process.exit(1),
+    );
+  });
+}
