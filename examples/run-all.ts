@@ -1,5 +1,5 @@
 /**
- * The demo: serves the fake service on localhost and runs every example against it, each in its
+ * The demo: serves the sandbox (the fake service) on localhost and runs every example against it, each in its
  * own process with the configuration a real deployment would set. Exits non-zero if any fails.
  *
  *   npm run demo
@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { createFakeService, DEFAULT_CLIENT, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT, freePort, serveFakeService } from '@acme/identity/testing';
+import { freePort, startSandbox } from '@acme/identity/testing';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
@@ -16,37 +16,31 @@ const examples = (await readdir(here))
   .filter((name) => only.length === 0 || only.some((o) => name.includes(o)))
   .sort();
 
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-// The relying party's pages (the OIDC examples) listen here; their callback is a registered redirect URI.
-const rpPort = await freePort();
-const withCallback = <T extends { redirectUris: readonly string[] }>(client: T) => ({ ...client, redirectUris: [`http://127.0.0.1:${rpPort}/callback`] });
-const service = await createFakeService({
-  baseUrl: `${origin}/api/v1`,
-  authUrl: origin,
-  webhookRetry: { attempts: 5, baseDelayMs: 200 },
-  oidcClients: [withCallback(DEFAULT_OIDC_CLIENT), withCallback(DEFAULT_OIDC_BACKEND_CLIENT)],
-  // As the sandbox: the person approves or cancels on the service's page.
-  oidcJourney: 'page',
-});
-const running = await serveFakeService(service);
-// What a developer sets in the operator's portal: where webhooks go.
+// Where the examples listen: the webhook receiver, and the relying party's pages (the OIDC
+// examples), whose callback is registered as a redirect URI.
 const webhookPort = await freePort();
-service.setWebhookUrl(`http://127.0.0.1:${webhookPort}/webhooks/acme`);
-console.log(`fake service on ${origin} (base URL ${service.baseUrl})\n`);
+const rpPort = await freePort();
+// The sandbox, as `npx acme-identity-sandbox` serves it: the person approves on the service's pages.
+const sandbox = await startSandbox({
+  webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks/acme`,
+  redirectUris: [`http://127.0.0.1:${rpPort}/callback`],
+  fake: { webhookRetry: { attempts: 5, baseDelayMs: 200 } },
+});
+const { credentials } = sandbox;
+console.log(`sandbox on ${sandbox.origin} (base URL ${sandbox.baseUrl})\n`);
 
 const env = {
   ...process.env,
-  ACME_BASE_URL: service.baseUrl,
-  ACME_AUTH_URL: service.authUrl,
-  ACME_CLIENT_ID: DEFAULT_CLIENT.clientId,
-  ACME_CLIENT_SECRET: DEFAULT_CLIENT.clientSecret,
-  ACME_TENANT_ID: DEFAULT_CLIENT.tenantId,
-  ACME_WEBHOOK_SECRET: DEFAULT_CLIENT.webhookSecret,
+  ACME_BASE_URL: sandbox.baseUrl,
+  ACME_AUTH_URL: sandbox.authUrl,
+  ACME_CLIENT_ID: credentials.clientId,
+  ACME_CLIENT_SECRET: credentials.clientSecret,
+  ACME_TENANT_ID: credentials.tenantId,
+  ACME_WEBHOOK_SECRET: credentials.webhookSecret,
   WEBHOOK_PORT: String(webhookPort),
-  ACME_OIDC_CLIENT_ID: DEFAULT_OIDC_CLIENT.clientId,
-  ACME_OIDC_BACKEND_CLIENT_ID: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
-  ACME_OIDC_BACKEND_CLIENT_SECRET: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret!,
+  ACME_OIDC_CLIENT_ID: credentials.oidcClientId,
+  ACME_OIDC_BACKEND_CLIENT_ID: credentials.oidcBackendClientId,
+  ACME_OIDC_BACKEND_CLIENT_SECRET: credentials.oidcBackendClientSecret,
   RP_PORT: String(rpPort),
 };
 
@@ -60,6 +54,6 @@ for (const name of examples) {
   console.log(code === 0 ? `✔ ${name}\n` : `✘ ${name} exited with ${code}\n`);
   if (code !== 0) failed += 1;
 }
-await running.close();
+await sandbox.close();
 console.log(`${examples.length - failed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { serveSignInPage, type SignInPage } from '../../examples/browser-sign-in/server.js';
-import { createFakeService, DEFAULT_OIDC_CLIENT, freePort, serveFakeService } from '../../src/testing/index.js';
+import { DEFAULT_OIDC_CLIENT, freePort, startSandbox } from '../../src/testing/index.js';
 
 let browser: Browser;
 let page: SignInPage;
@@ -14,19 +14,12 @@ let authUrl: string;
 const closers: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  const port = await freePort();
-  authUrl = `http://127.0.0.1:${port}`;
   const rpPort = await freePort();
-  const service = await createFakeService({
-    baseUrl: `${authUrl}/api/v1`,
-    authUrl,
-    oidcJourney: 'page',
-    oidcClients: [{ ...DEFAULT_OIDC_CLIENT, redirectUris: [`http://127.0.0.1:${rpPort}/callback`] }],
-  });
-  const running = await serveFakeService(service);
+  const sandbox = await startSandbox({ redirectUris: [`http://127.0.0.1:${rpPort}/callback`] });
+  authUrl = sandbox.authUrl;
   page = await serveSignInPage({ authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, port: rpPort });
   browser = await launchChromium();
-  closers.push(() => browser.close(), () => page.close(), () => running.close());
+  closers.push(() => browser.close(), () => page.close(), () => sandbox.close());
 });
 
 afterAll(async () => {
