@@ -63,4 +63,4 @@ export {
   ValidationError,
   WebhookVerificationError,
 } from './errors/index.js';
-export type { ErrorCode, InputIssue, OidcErrorCode, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';
+export type { ApiErrorInit, ErrorCode, InputIssue, OidcErrorCode, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';

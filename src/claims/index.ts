@@ -30,7 +30,14 @@ function keyFormProblem(key: string): string | undefined {
   return undefined;
 }
 
-/** Whether marking `key` essential is allowed: never for `document.*`, only for obtainable credentials. */
+/**
+ * Whether marking `key` essential is allowed: never for `document.*`, only for obtainable credentials.
+ * @example
+ * ```ts
+ * canBeEssential('sanctionscheck.is_pep'); // true
+ * canBeEssential('document.passport.travel_document_number'); // false
+ * ```
+ */
 export function canBeEssential(key: ClaimKey): boolean {
   const credential = key.split('.')[0] ?? '';
   return credential !== 'document' && (OBTAINABLE_CREDENTIALS as readonly string[]).includes(credential);
@@ -40,6 +47,11 @@ export function canBeEssential(key: ClaimKey): boolean {
  * Checks a claims request in either form. `supported` is the live `acme_claims_supported` list
  * from discovery; without it, keys are checked for form only (the service still rejects unknown ones).
  * Returns every problem found, each naming the key, with `field` prefixed by `path`.
+ * @example
+ * ```ts
+ * claimsIssues({ 'document.passport.travel_document_number': { essential: true } });
+ * // [{ field: 'claims.document.passport.travel_document_number', message: 'document claims are never obtainable, …' }]
+ * ```
  */
 export function claimsIssues(claims: unknown, supported?: ReadonlySet<string>, path = 'claims'): InputIssue[] {
   const issues: InputIssue[] = [];

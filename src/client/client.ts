@@ -361,7 +361,14 @@ export class AcmeIdentityClient {
   }
 }
 
-/** Same as `new AcmeIdentityClient(options)`. */
+/**
+ * Same as `new AcmeIdentityClient(options)`.
+ * @throws {ConfigurationError} `ERR_INVALID_CONFIG` for a missing or unusable option.
+ * @example
+ * ```ts
+ * const acme = createClient({ baseUrl, clientId, clientSecret, tenantId });
+ * ```
+ */
 export function createClient(options: ClientOptions): AcmeIdentityClient {
   return new AcmeIdentityClient(options);
 }

@@ -16,15 +16,27 @@ export interface StoredToken {
  * database) lets several processes use one token instead of each fetching its own.
  */
 export interface TokenStore {
+  /** The tokens kept under `key` (one key per client id and base URL), if any. */
   get(key: string): Promise<StoredToken | undefined> | StoredToken | undefined;
+  /** Keeps `token` under `key`, replacing what was there. */
   set(key: string, token: StoredToken): Promise<void> | void;
 }
 
+/**
+ * The default {@link TokenStore}: this process's memory.
+ * @example
+ * ```ts
+ * const tokens = new MemoryTokenStore(); // shared by two clients of the same process
+ * const a = new AcmeIdentityClient({ ...options, tokenStore: tokens });
+ * ```
+ */
 export class MemoryTokenStore implements TokenStore {
   readonly #tokens = new Map<string, StoredToken>();
+  /** {@inheritDoc TokenStore.get} */
   get(key: string): StoredToken | undefined {
     return this.#tokens.get(key);
   }
+  /** {@inheritDoc TokenStore.set} */
   set(key: string, token: StoredToken): void {
     this.#tokens.set(key, token);
   }

@@ -22,6 +22,9 @@ export type { WebhookDelivery, WebhookPayload, WebhookRetryOptions } from './web
 export type { CredentialCondition } from './credentials.js';
 export { OBTAINABLE_CREDENTIALS, SUPPORTED_CLAIMS } from './claims.js';
 export { openApiDocument } from './openapi.js';
+export type { SigningKeys } from './keys.js';
+export type { DisclosureEncoding } from './sd-jwt.js';
+export type { IdentityRecord } from './identity.js';
 export { freePort, serveFakeService, serveFetch } from './server.js';
 export { startSandbox } from './sandbox.js';
 export type { Sandbox, SandboxCredentials, SandboxOptions } from './sandbox.js';

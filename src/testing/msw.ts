@@ -16,6 +16,14 @@
 import { HttpResponse, http, type HttpHandler } from 'msw';
 import type { FakeService } from './service.js';
 
+/**
+ * msw handlers that answer every request to the fake's `baseUrl` and `authUrl` with
+ * `service.fetch`, and let everything else through to your other handlers.
+ * @example
+ * ```ts
+ * server.resetHandlers(...fakeServiceHandlers(service));
+ * ```
+ */
 export function fakeServiceHandlers(service: FakeService): HttpHandler[] {
   const origins = new Set([new URL(service.baseUrl).origin, new URL(service.authUrl).origin]);
   return [...origins].map((origin) =>

@@ -12,6 +12,7 @@ export interface RunningFakeService {
   /** `http://127.0.0.1:PORT` */
   readonly origin: string;
   readonly port: number;
+  /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
 
@@ -19,6 +20,12 @@ export interface RunningFakeService {
  * Starts an HTTP server whose every request is answered by `handler`, typically a fake service's
  * `fetch`. The service must have been created with `baseUrl`/`authUrl` on the origin it is served
  * at; {@link freePort} finds a free port first.
+ * @throws the listen error (`EADDRINUSE`, say) when the port cannot be had.
+ * @example
+ * ```ts
+ * const running = await serveFetch((request) => service.fetch(request), { port: 4010 });
+ * await running.close();
+ * ```
  */
 export async function serveFetch(
   handler: (request: Request) => Promise<Response>,
@@ -66,7 +73,13 @@ export async function serveFetch(
   };
 }
 
-/** A free TCP port on the loopback interface. */
+/**
+ * A free TCP port on the loopback interface (free when asked: another process may take it).
+ * @example
+ * ```ts
+ * const port = await freePort();
+ * ```
+ */
 export async function freePort(hostname = '127.0.0.1'): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {

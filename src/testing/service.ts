@@ -173,6 +173,7 @@ export interface FakeService {
   fetch(request: Request): Promise<Response>;
   /** Queues a fault for the next matching requests. */
   injectFault(fault: Fault): void;
+  /** Drops every queued fault. */
   clearFaults(): void;
   /** The person opened the request (sets `opened_at`). */
   open(accessRequestCode: string): void;
@@ -183,6 +184,7 @@ export interface FakeService {
   approve(accessRequestCode: string, options?: ApprovalOptions): Promise<WebhookPayload>;
   /** The request was cancelled: the webhook is sent as for {@link FakeService.approve}. */
   cancel(accessRequestCode: string): Promise<WebhookPayload>;
+  /** Puts a credential in a condition (`expired`, `pending_acceptance`, …) so verify answers its 412. */
   setCredentialCondition(credentialRef: string, condition: CredentialCondition): void;
   /** Makes every access token issued so far invalid (as a key rotation or a server-side revocation would). */
   revokeAccessTokens(): void;
@@ -191,6 +193,7 @@ export interface FakeService {
    * drops the old ones, as an emergency rotation would). Returns the new key.
    */
   rotateSigningKey(options?: { keep?: boolean }): Promise<SigningKeys>;
+  /** The fake's record of an identity request (its status, input and codes), for assertions. */
   identityRequest(accessRequestCode: string): Readonly<IdentityRecord> | undefined;
   /** The signed JWT behind a credential (the REST API returns it decoded), for tests of credential verification. */
   credentialJwt(credentialRef: string): string | undefined;
@@ -212,7 +215,15 @@ function parseTimestamp(value: string, format: TimestampFormat): number | undefi
   return format === 'unix-seconds' ? Number(value) * 1000 : Number(value);
 }
 
-/** Creates a fake service with fresh keys and empty state. */
+/**
+ * Creates a fake service with fresh keys and empty state.
+ * @throws {TypeError} when `baseUrl` or `authUrl` is not an absolute URL.
+ * @example
+ * ```ts
+ * const service = await createFakeService({ now: () => clock });
+ * const acme = new AcmeIdentityClient({ baseUrl: service.baseUrl, ...DEFAULT_CLIENT, fetch: (r) => service.fetch(r) });
+ * ```
+ */
 export async function createFakeService(options: FakeServiceOptions = {}): Promise<FakeService> {
   const baseUrl = (options.baseUrl ?? 'https://api.acme.test/api/v1').replace(/\/+$/, '');
   const authUrl = (options.authUrl ?? 'https://auth.acme.test').replace(/\/+$/, '');

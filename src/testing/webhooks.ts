@@ -34,6 +34,11 @@ export interface WebhookRetryOptions {
 /**
  * `sha256=` and the lower-case hex HMAC-SHA256 of the raw body: the scheme the SDK's verifier
  * expects by default. The spec does not show the algorithm, the signed content or the encoding.
+ * @example
+ * ```ts
+ * const body = JSON.stringify(payload);
+ * await receiver.fetch(new Request(url, { method: 'POST', body, headers: { 'x-webhook-signature': await signWebhook(secret, body) } }));
+ * ```
  */
 export async function signWebhook(secret: string, body: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', utf8(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);

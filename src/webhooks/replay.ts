@@ -17,6 +17,10 @@ export interface ReplayStore {
 /**
  * The default {@link ReplayStore}: one process's memory, at most `maxEntries` deliveries (the
  * oldest are forgotten first).
+ * @example
+ * ```ts
+ * const verifier = createWebhookVerifier({ secret, replayStore: new MemoryReplayStore({ maxEntries: 50_000 }) });
+ * ```
  */
 export class MemoryReplayStore implements ReplayStore {
   readonly #seen = new Map<string, number>();
