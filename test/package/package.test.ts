@@ -21,6 +21,7 @@ import { AcmeIdentityClient } from '../../src/index.js';
 import { signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { disclose, issueSdJwt } from '../../src/testing/sd-jwt.js';
 import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
+import { credentialInput, person } from '../fixtures.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,15 +67,7 @@ beforeAll(async () => {
 
   sandbox = await startSandbox({ oidcJourney: 'auto' });
   const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
-  const { data } = await acme.credentials.submit({
-    type: 'acicncchc',
-    person_ref: 'user-1/person-1',
-    file: new TextEncoder().encode('%PDF-1.7\n%smoke\n'),
-    file_name: 'check.pdf',
-    issuer_name: 'Relying Party',
-    issuer_url: 'https://rp.example',
-    issuer_ref: 'smoke-1',
-  });
+  const { data } = await acme.credentials.submit(credentialInput());
   const nowMs = Date.now();
   const webhookBody = JSON.stringify({ event: 'approved', access_request_code: 'arc_smoke', access_token: 'x.y.z' });
   config = {
@@ -91,17 +84,7 @@ beforeAll(async () => {
     credentialJwt: sandbox.service.credentialJwt(data.credential_ref),
     webhookBody,
     webhookSignature: await signWebhook(sandbox.credentials.webhookSecret, webhookBody),
-    person: {
-      first_name: 'Jane',
-      last_name: 'Citizen',
-      email: 'jane@example.com',
-      phone: '412345678',
-      phone_country_code: 61,
-      purpose: 'account-opening',
-      return_url: 'https://rp.example/return',
-      off_ramp_url: 'https://rp.example/off-ramp',
-      claims: ['acmeidentity.given_name'],
-    },
+    person: person(),
   };
 }, 240_000);
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { AcmeIdentityClient } from '../../src/index.js';
 import { startSandbox } from '../../src/testing/index.js';
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
+import { person } from '../fixtures.js';
 
 const CLI = fileURLToPath(new URL('../../src/testing/cli.ts', import.meta.url));
 
@@ -29,17 +30,7 @@ describe('startSandbox', () => {
       expect(sandbox.credentials.redirectUris).toContain('http://127.0.0.1:5173/callback');
 
       const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
-      const { data: created } = await acme.identityRequests.create({
-        first_name: 'Jane',
-        last_name: 'Citizen',
-        email: 'jane@example.com',
-        phone: '412345678',
-        phone_country_code: 61,
-        purpose: 'account-opening',
-        return_url: 'https://rp.example/return',
-        off_ramp_url: 'https://rp.example/off-ramp',
-        claims: ['acmeidentity.given_name'],
-      });
+      const { data: created } = await acme.identityRequests.create(person());
       // The person approves on the journey page, which sends them back to return_url.
       const page = await fetch(created.redirect_url);
       expect(await page.text()).toContain('approve');
