@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { inspect } from 'node:util';
 import { http, HttpResponse } from 'msw';
 import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
+import fc from 'fast-check';
 import { OidcError, type OidcTransaction } from '../../src/oidc/index.js';
 import { rejection, server } from '../helpers.js';
 import { oidcSetup, type OidcSetup } from './setup.js';
@@ -95,6 +96,24 @@ describe('OIDC helper: a tampered callback', () => {
     const oidc = s.client();
     const { url, transaction } = await oidc.startSignIn({ ruleset: 'premium' });
     await refused(oidc.finishSignIn(await s.visit(url), transaction), 'ERR_OIDC_AUTHORIZATION', { error: 'invalid_request' });
+  });
+});
+
+describe('OIDC helper: any change to the callback (property)', () => {
+  test('a changed or missing code, state or iss is refused with an OidcError; nothing else is ever thrown', async () => {
+    const s = await oidcSetup();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('code', 'state', 'iss'), fc.option(fc.string({ maxLength: 60 }), { nil: undefined }), async (param, value) => {
+        const { client, transaction, callback } = await started(s);
+        const original = callback.searchParams.get(param);
+        if (value === undefined) callback.searchParams.delete(param);
+        else callback.searchParams.set(param, value);
+        const outcome = await client.finishSignIn(callback, transaction).catch((e: unknown) => e);
+        if (value === original) expect(outcome).toHaveProperty('claims.nonce', transaction.nonce);
+        else expect(outcome).toBeInstanceOf(OidcError);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
