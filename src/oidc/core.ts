@@ -210,8 +210,10 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
   const insecure = options.allowInsecureRequests ?? LOOPBACK.test(issuer.hostname);
   if (issuer.protocol !== 'https:' && !insecure) throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
   /** The user's fetch, looked up at call time; plain `http:` only where allowed. */
+  /** Only `https:` endpoints, or `http:` where allowed: never `javascript:` or anything else a page could be sent to. */
+  const allowed = (url: unknown) => typeof url === 'string' && (url.startsWith('https:') || (insecure && url.startsWith('http:')));
   const get = async (url: string, init?: RequestInit) => {
-    if (!insecure && !url.startsWith('https:')) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
+    if (!allowed(url)) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
     return (options.fetch ?? fetch)(url, init);
   };
   const http = () => ({ [customFetch]: get as (url: string, init: object) => Promise<Response>, [allowInsecureRequests]: insecure });
@@ -230,7 +232,7 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
         const response = await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
         const as = (await response.json()) as AuthorizationServer;
         // The issuer check of OpenID Connect Discovery 1.0 §4.3, as oauth4webapi's processDiscoveryResponse does it.
-        if (new URL(as.issuer).href !== issuer.href || !as.authorization_endpoint) throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
+        if (new URL(as.issuer).href !== issuer.href || !allowed(as.authorization_endpoint)) throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
         return as;
       })().catch((e: unknown) => {
         cached = undefined;

@@ -172,6 +172,19 @@ describe('OIDC helper: discovery', () => {
     expect(error).toMatchObject({ code: 'ERR_OIDC_DISCOVERY' });
   });
 
+  test('an authorization_endpoint that is not https: (javascript:, say) is refused before any page is sent there', async () => {
+    const s = await oidcSetup();
+    for (const endpoint of ['javascript:alert(1)', 'http://auth.acme.test/oauth/oidc/authorize', undefined]) {
+      const oidc = s.client({
+        fetch: async (input, init) => {
+          const metadata = (await (await fetch(input, init)).json()) as object;
+          return Response.json({ ...metadata, authorization_endpoint: endpoint });
+        },
+      });
+      await expect(oidc.startSignIn()).rejects.toMatchObject({ code: 'ERR_OIDC_DISCOVERY' });
+    }
+  });
+
   test('an unreachable issuer is ERR_OIDC_DISCOVERY with the network error as cause, and is tried again next time', async () => {
     const s = await oidcSetup();
     let down = true;
