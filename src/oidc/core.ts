@@ -209,9 +209,9 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
   const now = () => (options.now ?? Date.now)();
   const insecure = options.allowInsecureRequests ?? LOOPBACK.test(issuer.hostname);
   if (issuer.protocol !== 'https:' && !insecure) throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
-  /** The user's fetch, looked up at call time; plain `http:` only where allowed. */
   /** Only `https:` endpoints, or `http:` where allowed: never `javascript:` or anything else a page could be sent to. */
   const allowed = (url: unknown) => typeof url === 'string' && (url.startsWith('https:') || (insecure && url.startsWith('http:')));
+  /** The user's fetch, looked up at call time, to allowed URLs only. */
   const get = async (url: string, init?: RequestInit) => {
     if (!allowed(url)) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
     return (options.fetch ?? fetch)(url, init);
