@@ -1,5 +1,6 @@
 /** The issuer's signing keys: a JWKS given inline, or fetched through discovery and cached. */
-import { importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
+import type { JSONWebKeySet, JWK } from 'jose';
+import { importVerifyKey } from '../internal/jws.js';
 import { JwksError, SdJwtVerificationError } from '../errors/index.js';
 
 /** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
@@ -71,7 +72,7 @@ class KeyCache {
     if (!byAlg) this.#imported.set(jwk, (byAlg = new Map()));
     let key = byAlg.get(header.alg);
     if (!key) {
-      key = importJWK(jwk, header.alg) as Promise<CryptoKey>;
+      key = importVerifyKey(jwk as JsonWebKey, header.alg);
       byAlg.set(header.alg, key);
     }
     return key;

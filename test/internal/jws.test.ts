@@ -1,0 +1,80 @@
+/** The Web Crypto JWS check, held to jose's verdicts: the same tokens, the same accept or refuse. */
+import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { base64urlBytes, importVerifyKey, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
+
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+const payload = new TextEncoder().encode(JSON.stringify({ iss: 'https://auth.acme.test', sub: 'person-1', given_name: 'Jane' }));
+
+async function signed(alg: string) {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  const jwk = await exportJWK(publicKey);
+  const jws = await new CompactSign(payload).setProtectedHeader({ alg }).sign(privateKey);
+  return { jws, jwk, ours: await importVerifyKey(jwk, alg), theirs: await importJWK(jwk, alg) };
+}
+
+/** jose's verdict on `jws` under `key`. */
+const joseAccepts = (jws: string, key: Awaited<ReturnType<typeof importJWK>>, alg: string) =>
+  compactVerify(jws, key, { algorithms: [alg] }).then(
+    () => true,
+    () => false,
+  );
+/** Ours: a throw (a malformed signature) counts as a refusal, as the verifiers treat it. */
+const oursAccepts = (jws: string, key: CryptoKey, alg: string) => verifyJwsSignature(jws, key, alg).catch(() => false);
+
+describe('JWS signatures with Web Crypto', () => {
+  test.each(ALGORITHMS)('%s: a token jose signed verifies, as jose says', async (alg) => {
+    const { jws, ours, theirs } = await signed(alg);
+    expect(await verifyJwsSignature(jws, ours, alg)).toBe(true);
+    expect(await joseAccepts(jws, theirs, alg)).toBe(true);
+  });
+
+  test.each(['RS256', 'ES256', 'PS256', 'EdDSA'])('%s: any change to the payload or signature is refused exactly when jose refuses it', async (alg) => {
+    const { jws, ours, theirs } = await signed(alg);
+    const [head, body, signature] = jws.split('.') as [string, string, string];
+    const b64u = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.nat(), fc.constantFrom(...b64u), async (inSignature, at, char) => {
+        const part = inSignature ? signature : body;
+        const i = at % part.length;
+        const changed = part.slice(0, i) + char + part.slice(i + 1);
+        const token = inSignature ? `${head}.${body}.${changed}` : `${head}.${changed}.${signature}`;
+        expect(await oursAccepts(token, ours, alg)).toBe(await joseAccepts(token, theirs, alg));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('a signature by another key of the same kind is refused', async () => {
+    const a = await signed('RS256');
+    const b = await signed('RS256');
+    expect(await verifyJwsSignature(a.jws, b.ours, 'RS256')).toBe(false);
+  });
+
+  test('none, HMAC and unknown algorithms have no parameters, and no key is imported for them', async () => {
+    for (const alg of ['none', 'HS256', 'HS512', 'RS1', 'ES256K', '', undefined]) expect(jwsAlgorithm(alg)).toBeUndefined();
+    const { jwk, jws } = await signed('RS256');
+    await expect(importVerifyKey(jwk, 'HS256')).rejects.toThrow(TypeError);
+    await expect(verifyJwsSignature(jws, await importVerifyKey(jwk, 'RS256'), 'none')).rejects.toThrow(TypeError);
+  });
+
+  test('a key imported for one algorithm cannot verify another', async () => {
+    const { jws, ours } = await signed('RS256');
+    await expect(verifyJwsSignature(jws, ours, 'ES256')).rejects.toThrow();
+  });
+
+  test('a JWK whose alg or use does not fit is refused at import', async () => {
+    const { jwk } = await signed('RS256');
+    await expect(importVerifyKey({ ...jwk, alg: 'RS384' }, 'RS256')).rejects.toThrow();
+    await expect(importVerifyKey({ ...jwk, use: 'enc' }, 'RS256')).rejects.toThrow();
+    const ec = await signed('ES256');
+    await expect(importVerifyKey(ec.jwk, 'ES384')).rejects.toThrow();
+  });
+
+  test('base64url only: padding, + and / are refused', () => {
+    expect(Array.from(base64urlBytes('AQID'))).toEqual([1, 2, 3]);
+    expect(Array.from(base64urlBytes('-_8'))).toEqual([251, 255]);
+    for (const bad of ['AQID=', 'a+b', 'a/b', 'a b']) expect(() => base64urlBytes(bad)).toThrow(TypeError);
+  });
+});
