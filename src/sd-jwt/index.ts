@@ -1,7 +1,8 @@
 /**
  * `@acme/identity/sd-jwt`: turns an identity response, a `credential_jwt` or a credential JWT into
- * claims a relying party can rely on, and refuses expired or tampered ones. Web Crypto and jose
- * only, so it runs in Node, browsers, Deno, Bun and edge runtimes.
+ * claims a relying party can rely on, and refuses expired or tampered ones. Web Crypto only (the
+ * signature check is `internal/jws.ts`, held to jose's verdicts by its tests), so it runs in Node,
+ * browsers, Deno, Bun and edge runtimes.
  *
  * @example
  * ```ts

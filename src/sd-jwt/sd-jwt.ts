@@ -85,15 +85,6 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
   else target[key] = value;
 }
 
-/**
- * A few microtask turns: enough for jose to hand the signature to Web Crypto (which verifies on
- * worker threads) before this thread starts decoding and hashing disclosures, so the two overlap.
- * Should jose ever need more turns, only the overlap is lost, never a check.
- */
-async function letSignatureStart(): Promise<void> {
-  for (let i = 0; i < 10; i++) await undefined;
-}
-
 interface Decoded {
   encoded: string;
   index: number;
@@ -301,11 +292,11 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   const header = jwsHeader(segments[0]!, 'the JWS header', allowedAlgorithms(options.algorithms));
   const kid = header['kid'];
   const key = await options.keys.keyFor({ alg: header.alg, kid: typeof kid === 'string' ? kid : undefined });
-  // The signature is checked on a worker thread (Web Crypto) while this thread hashes disclosures.
+  // The signature is checked on a worker thread (Web Crypto: `verifyJws` hands it over before its
+  // first await) while this thread decodes and hashes the disclosures.
   const signature = verifyJws(jwt, key, header.alg);
   // Handled below; marked now so that a quick rejection is never reported as unhandled meanwhile.
   signature.catch(() => undefined);
-  await letSignatureStart();
   let processed: { claims: Record<string, unknown>; disclosures: VerifiedDisclosure[]; algorithm: HashAlgorithm };
   try {
     processed = await process(segments[1]!, encoded);
