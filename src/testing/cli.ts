@@ -69,6 +69,22 @@ try {
   fail((error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${port} is in use (try --port 0)` : (error as Error).message);
 }
 
+// Before the banner: whoever waits for it may send a signal at once.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    sandbox.close().then(
+      () => {
+        process.stdout.write('sandbox stopped\n');
+        process.exit(0);
+      },
+      () => process.exit(1),
+    );
+  });
+}
+
 const c = sandbox.credentials;
 const rows: [string, string][] = [
   ['base URL', sandbox.baseUrl],
@@ -87,18 +103,3 @@ const width = Math.max(...rows.map(([name]) => name.length));
 process.stdout.write(
   `acme identity sandbox (sandbox credentials: use them nowhere else)\n${rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}\nCtrl-C to stop.\n`,
 );
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    sandbox.close().then(
-      () => {
-        process.stdout.write('sandbox stopped\n');
-        process.exit(0);
-      },
-      () => process.exit(1),
-    );
-  });
-}
