@@ -34,9 +34,26 @@ export function base64urlBytes(text: string): Uint8Array<ArrayBuffer> {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new TypeError('not base64url');
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
   // A plain loop: `Uint8Array.from(binary, fn)` walks the string's iterator, several times slower.
+  // (Not `fromBase64` of internal/encoding.ts: its canonical-padding check is bytes the OIDC budget lacks.)
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
+}
+
+/**
+ * Whether `jwk` is a key to check an `alg` signature with, for a token naming `kid` (or none):
+ * its `kty` and `crv` fit the algorithm, its `alg` and `use` (when present) allow it.
+ */
+export function jwkFits(jwk: JsonWebKey & { kid?: unknown }, alg: unknown, kid: unknown): boolean {
+  const params = jwsAlgorithm(alg);
+  return (
+    params !== undefined &&
+    jwk.kty === params.kty &&
+    jwk.crv === params.crv &&
+    (kid === undefined || jwk.kid === kid) &&
+    (jwk.alg === undefined || jwk.alg === alg) &&
+    (jwk.use === undefined || jwk.use === 'sig')
+  );
 }
 
 /** A public JWK as a verification key for `alg` (Web Crypto checks the JWK's `alg`, `use` and `key_ops` against it). */

@@ -10,7 +10,7 @@
  */
 import type { AuthorizationServer } from 'oauth4webapi';
 import { OidcError } from '../errors/index.js';
-import { base64urlBytes, jwsAlgorithm, verifyJwsSignature } from '../internal/jws.js';
+import { base64urlBytes, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../internal/jws.js';
 
 type Jwk = JsonWebKey & { kid?: string };
 
@@ -37,15 +37,7 @@ export function jwsVerifier(keysOf: (url: string) => Promise<{ keys?: unknown }>
     const { alg, kid } = JSON.parse(new TextDecoder().decode(base64urlBytes(jwt.split('.')[0]!))) as { alg?: unknown; kid?: unknown };
     const params = jwsAlgorithm(alg);
     if (!params) throw signatureError(`alg ${alg} is not an asymmetric signature`);
-    const pick = (keys: Jwk[]) =>
-      keys.filter(
-        (k) =>
-          k.kty === params.kty &&
-          (kid === undefined || k.kid === kid) &&
-          k.crv === params.crv &&
-          (k.alg === undefined || k.alg === alg) &&
-          k.use !== 'enc',
-      );
+    const pick = (keys: Jwk[]) => keys.filter((k) => jwkFits(k, alg, kid));
     let found = pick(await keySet(as));
     if (!found.length && now() - cache!.at >= cooldownMs) found = pick(await keySet(as, true));
     if (found.length !== 1) throw signatureError(`${found.length} keys of the issuer’s JWKS match its kid and alg`);

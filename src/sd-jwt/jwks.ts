@@ -1,6 +1,6 @@
 /** The issuer's signing keys: a JWKS given inline, or fetched through discovery and cached. */
 import type { JSONWebKeySet, JWK } from 'jose';
-import { importVerifyKey } from '../internal/jws.js';
+import { importVerifyKey, jwkFits } from '../internal/jws.js';
 import { JwksError, SdJwtVerificationError } from '../errors/index.js';
 
 /** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
@@ -32,21 +32,9 @@ export interface KeySource {
   readonly issuer?: string | undefined;
 }
 
-function ktyFor(alg: string): string {
-  if (alg.startsWith('RS') || alg.startsWith('PS')) return 'RSA';
-  if (alg.startsWith('ES')) return 'EC';
-  return 'OKP';
-}
-
-/** The JWK matching `header`: same `kid` when the header names one, a key type and `alg` that fit. */
+/** The JWK matching `header`: same `kid` when the header names one, a key type, curve and `alg` that fit. */
 function selectJwk(keys: readonly JWK[], header: KeyHeader): JWK | undefined {
-  return keys.find(
-    (jwk) =>
-      (header.kid === undefined || jwk.kid === header.kid) &&
-      jwk.kty === ktyFor(header.alg) &&
-      (jwk.alg === undefined || jwk.alg === header.alg) &&
-      (jwk.use === undefined || jwk.use === 'sig'),
-  );
+  return keys.find((jwk) => jwkFits(jwk as JsonWebKey, header.alg, header.kid));
 }
 
 function keysOf(jwks: unknown, url: string): JWK[] {
