@@ -10,7 +10,7 @@
  */
 import type { AuthorizationServer } from 'oauth4webapi';
 import { OidcError } from '../errors/index.js';
-import { base64urlBytes, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../internal/jws.js';
+import { base64urlBytes, importVerifyKey, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../internal/jws.js';
 
 type Jwk = JsonWebKey & { kid?: string };
 
@@ -35,13 +35,12 @@ export function jwsVerifier(keysOf: (url: string) => Promise<{ keys?: unknown }>
 
   return async function verify(as: AuthorizationServer, jwt: string): Promise<void> {
     const { alg, kid } = JSON.parse(new TextDecoder().decode(base64urlBytes(jwt.split('.')[0]!))) as { alg?: unknown; kid?: unknown };
-    const params = jwsAlgorithm(alg);
-    if (!params) throw signatureError(`alg ${alg} is not an asymmetric signature`);
+    if (!jwsAlgorithm(alg)) throw signatureError(`alg ${alg} is not an asymmetric signature`);
     const pick = (keys: Jwk[]) => keys.filter((k) => jwkFits(k, alg, kid));
     let found = pick(await keySet(as));
     if (!found.length && now() - cache!.at >= cooldownMs) found = pick(await keySet(as, true));
     if (found.length !== 1) throw signatureError(`${found.length} keys of the issuer’s JWKS match its kid and alg`);
-    const key = await crypto.subtle.importKey('jwk', found[0]!, params, false, ['verify']);
+    const key = await importVerifyKey(found[0]!, alg as string);
     if (!(await verifyJwsSignature(jwt, key, alg as string))) throw signatureError('the signature does not verify with the issuer’s key');
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { base64urlBytes, importVerifyKey, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
+import { ASYMMETRIC_ALGORITHMS } from '../../src/sd-jwt/jwks.js';
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 const payload = new TextEncoder().encode(JSON.stringify({ iss: 'https://auth.acme.test', sub: 'person-1', given_name: 'Jane' }));
@@ -50,6 +51,10 @@ describe('JWS signatures with Web Crypto', () => {
     const a = await signed('RS256');
     const b = await signed('RS256');
     expect(await verifyJwsSignature(a.jws, b.ours, 'RS256')).toBe(false);
+  });
+
+  test('every algorithm the SD-JWT verifier allows has Web Crypto parameters', () => {
+    for (const alg of ASYMMETRIC_ALGORITHMS) expect(jwsAlgorithm(alg), alg).toBeDefined();
   });
 
   test('none, HMAC and unknown algorithms have no parameters, and no key is imported for them', async () => {

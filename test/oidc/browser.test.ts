@@ -107,10 +107,13 @@ describe('OIDC browser helper', () => {
     expect(() => createBrowserSignIn({ ...base, clientAuthentication: { method: 'client_secret_basic', clientSecret: 'x' } })).toThrow(
       expect.objectContaining({ option: 'clientAuthentication' }),
     );
+    let error: unknown;
     try {
       createBrowserSignIn({ ...base, clientSecret: 'shh-this-is-secret' } as never);
-    } catch (error) {
-      expect(JSON.stringify(error) + String(error)).not.toContain('shh-this-is-secret');
+    } catch (e) {
+      error = e;
     }
+    expect(error).toMatchObject({ code: 'ERR_INVALID_CONFIG' });
+    expect(JSON.stringify(error) + String(error)).not.toContain('shh-this-is-secret');
   });
 });
