@@ -41,9 +41,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'acme-identity-pack-'));
   consumer = join(dir, 'consumer');
   await mkdir(consumer);
-  // `prepack` builds dist/ afresh.
+  // `prepack` builds dist/ afresh. Its output shares stdout with the JSON report, which follows it on
+  // a line of its own; colours (FORCE_COLOR in CI) put '[' inside that output too.
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT });
-  packed = JSON.parse(stdout.slice(stdout.indexOf('[')))[0];
+  packed = JSON.parse(stdout.slice(stdout.search(/^\[$/m)))[0];
   const tarball = (await readdir(dir)).find((name) => name.endsWith('.tgz'))!;
   await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   // Installed as npm lays it out, without the network (tests reach nothing beyond localhost): the
