@@ -56,6 +56,17 @@ const CREATE: SendPolicy = { auth: true, retry: 'rate-limit-only' };
 /** No token: token and status endpoints. */
 const PUBLIC: SendPolicy = { auth: false, retry: 'safe' };
 
+/**
+ * Fills `{name}` path parameters, percent-encoded. openapi-fetch's default serializer handles every
+ * OpenAPI path style at about 6 µs a call; the service's paths use only the simple one.
+ */
+function simplePathSerializer(url: string, params: Record<string, unknown>): string {
+  return url.replace(/\{([^{}]+)\}/g, (match, name: string) => {
+    const value = params[name];
+    return value === undefined || value === null ? match : encodeURIComponent(String(value));
+  });
+}
+
 /** The service's error body, wherever it put it; `undefined` when there is none to read. */
 function errorBody(error: unknown): ServiceErrorBody | undefined {
   const wrapped = z.safeParse(S.ErrorEnvelope, error);
@@ -160,6 +171,7 @@ export class AcmeIdentityClient {
     this.#api = createFetchClient<paths>({
       baseUrl: this.#options.baseUrl,
       Request: PreparedRequest as unknown as typeof Request,
+      pathSerializer: simplePathSerializer,
     });
     this.#tokens = new TokenManager({
       endpoints: {
@@ -176,7 +188,7 @@ export class AcmeIdentityClient {
     this.auth = {
       createToken: (options) => this.#tokenCall(undefined, options),
       refreshToken: async (refreshToken, options) => this.#tokenCall(checkCode('refreshToken', refreshToken), options),
-      accessToken: (options) => this.#transport.call(options, (ctx) => this.#tokens.accessToken(ctx.signal)),
+      accessToken: (options) => this.#transport.call(options, async (ctx) => this.#tokens.accessToken(ctx.signal)),
     };
 
     this.identityRequests = {

@@ -97,10 +97,23 @@ export class TokenManager {
     this.#now = options.now;
   }
 
-  /** A valid access token, fetching or refreshing one when needed. */
-  async accessToken(signal?: AbortSignal): Promise<string> {
-    const stored = await this.#store.get(this.#key);
+  /**
+   * A valid access token, fetching or refreshing one when needed. A valid token held by a
+   * synchronous store (the default) is returned as is, not wrapped in a promise: the common case
+   * waits on nothing.
+   */
+  accessToken(signal?: AbortSignal): string | Promise<string> {
+    const stored = this.#store.get(this.#key);
+    if (isThenable(stored)) return Promise.resolve(stored).then((token) => this.#valid(token, signal));
+    return this.#valid(stored, signal);
+  }
+
+  #valid(stored: StoredToken | undefined, signal: AbortSignal | undefined): string | Promise<string> {
     if (stored?.accessToken && !this.#isDue(stored)) return stored.accessToken;
+    return this.#renewShared(stored, signal);
+  }
+
+  async #renewShared(stored: StoredToken | undefined, signal: AbortSignal | undefined): Promise<string> {
     this.#inflight ??= this.#renew(stored).finally(() => {
       this.#inflight = undefined;
     });
@@ -165,6 +178,10 @@ export class TokenManager {
       obtainedAt: now,
     };
   }
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 /** Waits for `promise`, or rejects with the signal's reason when it aborts first. */

@@ -104,6 +104,8 @@ export class Transport {
   #tokens: TokenManager | undefined;
   /** Service clock minus local clock, in ms, learnt from `Date` headers. */
   #offsetMs = 0;
+  /** The last `Date` header learnt from. */
+  #lastDate: string | null = null;
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -166,11 +168,13 @@ export class Transport {
       let attempt = 0;
       let replayed = false;
       for (;;) {
-        const headers = new Headers(init.headers);
+        // openapi-fetch hands over a Headers of its own: re-stamped in place, copied by fetch on each attempt.
+        const headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
         let token: string | undefined;
         if (policy.auth) {
           if (!this.#tokens) throw new Error('Transport used before its token manager was set');
-          token = await this.#tokens.accessToken(ctx.signal);
+          const current = this.#tokens.accessToken(ctx.signal);
+          token = typeof current === 'string' ? current : await current;
           headers.set('authorization', `Bearer ${token}`);
         }
         if (headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
@@ -220,6 +224,9 @@ export class Transport {
   #learnClock(response: Response): void {
     if (!this.#options.correctClockSkew) return;
     const date = response.headers.get('date');
+    // The header changes once a second; within that second the offset learnt stands.
+    if (date === this.#lastDate) return;
+    this.#lastDate = date;
     const serverMs = date ? Date.parse(date) : Number.NaN;
     if (Number.isNaN(serverMs)) return;
     const offset = serverMs - this.#options.now();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { AuthenticationError, MemoryTokenStore } from '../../src/index.js';
+import { AuthenticationError, MemoryTokenStore, type StoredToken, type TokenStore } from '../../src/index.js';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, received, rejection, type Harness } from '../helpers.js';
 
@@ -126,6 +126,42 @@ describe('token lifecycle', () => {
     await a.auth.accessToken();
     await b.auth.accessToken();
     expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('an asynchronous store (Redis, a database) is awaited: clients share its token and see its refresh', async () => {
+    const h = await clocked();
+    const kept = new Map<string, StoredToken>();
+    const tokenStore: TokenStore = {
+      get: async (key) => kept.get(key),
+      set: async (key, token) => void kept.set(key, token),
+    };
+    const a = h.makeClient({ tokenStore });
+    const b = h.makeClient({ tokenStore });
+    const codes = await openRequest({ ...h, client: a });
+    await b.identityRequests.get(codes);
+    expect(tokenRequests(h)).toHaveLength(1);
+    h.clock.now += 870_000; // within the refresh margin
+    await a.identityRequests.get(codes);
+    await b.identityRequests.get(codes);
+    expect(refreshRequests(h)).toHaveLength(1);
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('a store that fails makes the call fail with the store error, not a token request', async () => {
+    const h = await clocked();
+    const broken = new Error('store unreachable');
+    const a = h.makeClient({ tokenStore: { get: async () => Promise.reject(broken), set: () => undefined } });
+    const b = h.makeClient({
+      tokenStore: {
+        get: () => {
+          throw broken;
+        },
+        set: () => undefined,
+      },
+    });
+    expect(await rejection(a.identityRequests.get({ accessRequestCode: 'arc_x', identitySessionCode: 'isc_x' }))).toBe(broken);
+    expect(await rejection(b.identityRequests.get({ accessRequestCode: 'arc_x', identitySessionCode: 'isc_x' }))).toBe(broken);
+    expect(tokenRequests(h)).toHaveLength(0);
   });
 
   test('token requests carry no bearer token and no identity headers', async () => {
