@@ -342,20 +342,21 @@ export class AcmeIdentityClient {
   /** The parsed JSON of a successful answer; a typed error for an error status or an unreadable body. */
   #readJson(sent: Sent, ctx: CallContext): unknown {
     const { response } = sent;
-    const correlationId = response.headers.get('x-correlation-id') ?? ctx.correlationId;
+    // Read only when there is an error to carry it.
+    const correlationId = () => response.headers.get('x-correlation-id') ?? ctx.correlationId;
     if (!response.ok) {
       throw apiErrorFrom(
-        { status: response.status, body: errorBody(sent.error), requestCorrelationId: correlationId, headers: response.headers },
+        { status: response.status, body: errorBody(sent.error), requestCorrelationId: correlationId(), headers: response.headers },
         retryAfterMs(response.headers, this.#transport.serviceNow()),
       );
     }
     if (typeof sent.data !== 'string' || sent.data === '') {
-      throw new InvalidResponseError(response.status, correlationId, 'empty body');
+      throw new InvalidResponseError(response.status, correlationId(), 'empty body');
     }
     try {
       return JSON.parse(sent.data);
     } catch {
-      throw new InvalidResponseError(response.status, correlationId, 'the body is not JSON');
+      throw new InvalidResponseError(response.status, correlationId(), 'the body is not JSON');
     }
   }
 
