@@ -60,6 +60,14 @@ describe('credentials', () => {
     expect(sent!.path).toBe(`/credentials/verify/${data.credential_ref}`);
   });
 
+  test('a credential_ref holding $& or $\' still goes verbatim: no replacement patterns are applied', async () => {
+    const { client, service } = await harness();
+    const ref = "cred$&/$'x$1";
+    expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(NotFoundError);
+    const [sent] = received(service, /^\/credentials\/verify\//);
+    expect(sent!.path).toBe(`/credentials/verify/${ref}`);
+  });
+
   test('a second submission of the same credential is a ConflictError', async () => {
     const { client } = await harness();
     const input = check();
