@@ -170,17 +170,26 @@ export class Transport {
       for (;;) {
         // openapi-fetch hands over a Headers of its own: re-stamped in place, copied by fetch on each attempt.
         const headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+        // The resource layer stamped X-Request-Timestamp an instant ago: the first attempt keeps it
+        // unless it had to wait for a token; a retry or a replay is stamped afresh.
+        let stale = attempt > 0 || replayed;
         let token: string | undefined;
         if (policy.auth) {
           if (!this.#tokens) throw new Error('Transport used before its token manager was set');
           const current = this.#tokens.accessToken(ctx.signal);
-          token = typeof current === 'string' ? current : await current;
+          if (typeof current === 'string') token = current;
+          else {
+            token = await current;
+            stale = true;
+          }
           headers.set('authorization', `Bearer ${token}`);
         }
-        if (headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
+        if (stale && headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
+        init.headers = headers;
+        init.signal = ctx.signal;
         let response: Response;
         try {
-          response = await this.#options.send(url, { ...init, headers, signal: ctx.signal });
+          response = await this.#options.send(url, init);
         } catch (error) {
           if (ctx.signal.aborted) throw error;
           const wait = backoffMs(attempt);

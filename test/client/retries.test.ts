@@ -62,6 +62,16 @@ describe('retries', () => {
     expect(Number(second!.headers['x-request-timestamp']) - Number(first!.headers['x-request-timestamp'])).toBeGreaterThanOrEqual(2);
   });
 
+  test('a first attempt that waited for a token is stamped after the wait, not before', async () => {
+    const fresh = h.makeClient(); // no token yet: its first call fetches one
+    h.service.injectFault({ kind: 'delay', ms: 5_000, path: '/auth/api-token' });
+    const before = Math.floor(Date.now() / 1000);
+    const { value } = await run(fresh.identityRequests.get(h.codes));
+    expect(value?.data.first_name).toBe('Jane');
+    const sent = received(h.service, GET_REQUEST).at(-1)!;
+    expect(Number(sent.headers['x-request-timestamp']) - before).toBeGreaterThanOrEqual(5);
+  });
+
   test('a network error on a read is retried', async () => {
     h.service.injectFault({ kind: 'network', path: GET_REQUEST });
     const { value } = await run(h.client.identityRequests.get(h.codes));
