@@ -182,48 +182,42 @@ export class AcmeIdentityClient {
     };
 
     this.identityRequests = {
-      create: async (input, options) => {
-        const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
-        const body = identityRequestBody(input, supported);
-        return this.#call(options, CREATE, S.IdentityRequestCreated, (fetch, ctx) =>
-          this.#api.POST('/identity/request', { body, params: { header: this.#identityHeaders(ctx) }, parseAs: 'text', fetch }),
-        );
-      },
-      get: async (codes, options) => {
-        const path = this.#codes(codes);
-        return this.#call(options, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
+      create: (input, options) =>
+        this.#call(options, CREATE, S.IdentityRequestCreated, (fetch, ctx) => {
+          const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
+          const body = identityRequestBody(input, supported);
+          return this.#api.POST('/identity/request', { body, params: { header: this.#identityHeaders(ctx) }, parseAs: 'text', fetch });
+        }),
+      get: (codes, options) =>
+        this.#call(options, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
           this.#api.GET('/identity/request/{access_request_code}/{identity_session_code}', {
-            params: { path, header: this.#identityHeaders(ctx) },
+            params: { path: this.#codes(codes), header: this.#identityHeaders(ctx) },
             parseAs: 'text',
             fetch,
           }),
-        );
-      },
-      delete: async (codes, options) => {
-        const path = this.#codes(codes);
-        return this.#call(options, AUTHED, S.MessageData, (fetch, ctx) =>
+        ),
+      delete: (codes, options) =>
+        this.#call(options, AUTHED, S.MessageData, (fetch, ctx) =>
           this.#api.DELETE('/identity/request/{access_request_code}/{identity_session_code}', {
-            params: { path, header: this.#identityHeaders(ctx) },
+            params: { path: this.#codes(codes), header: this.#identityHeaders(ctx) },
             parseAs: 'text',
             fetch,
           }),
-        );
-      },
+        ),
     };
 
     this.identityResponses = {
       getVerified: (event, options) => verifiedIdentity(this.identityResponses.get, event, options, this.#options.now),
-      get: async (request, options) => {
-        const path = this.#codes(request);
-        const accessToken = checkCode('accessToken', request.accessToken);
-        return this.#call(options, AUTHED, S.IdentityResponseData, (fetch, ctx) =>
-          this.#api.GET('/identity/response/{access_request_code}/{identity_session_code}', {
+      get: (request, options) =>
+        this.#call(options, AUTHED, S.IdentityResponseData, (fetch, ctx) => {
+          const path = this.#codes(request);
+          const accessToken = checkCode('accessToken', request?.accessToken);
+          return this.#api.GET('/identity/response/{access_request_code}/{identity_session_code}', {
             params: { path, header: { ...this.#identityHeaders(ctx), 'X-Access-Token': accessToken } },
             parseAs: 'text',
             fetch,
-          }),
-        );
-      },
+          });
+        }),
     };
 
     // credential_ref goes into the path verbatim (spec): openapi-fetch would percent-encode it.
@@ -233,20 +227,16 @@ export class AcmeIdentityClient {
         schema: S.ShapeOf<T>,
         send: (init: { params: { path: { credential_ref: string } }; pathSerializer: PathSerializer; parseAs: 'text'; fetch: Fetch }) => Promise<Sent>,
       ) =>
-      async (credentialRef: string, options?: RequestOptions) => {
-        const ref = checkCredentialRef(credentialRef);
-        return this.#call(options, AUTHED, schema, (fetch) =>
-          send({ params: { path: { credential_ref: ref } }, pathSerializer: verbatim, parseAs: 'text', fetch }),
+      (credentialRef: string, options?: RequestOptions) =>
+        this.#call(options, AUTHED, schema, (fetch) =>
+          send({ params: { path: { credential_ref: checkCredentialRef(credentialRef) } }, pathSerializer: verbatim, parseAs: 'text', fetch }),
         );
-      };
     const fileData = byRef(S.CredentialFileData, (init) => this.#api.GET('/credentials/file-data/{credential_ref}', init));
     this.credentials = {
-      submit: async (input, options) => {
-        const body = await credentialBody(input);
-        return this.#call(options, CREATE, S.CredentialSubmitted, (fetch) =>
-          this.#api.POST('/credentials/submit', { body, parseAs: 'text', fetch }),
-        );
-      },
+      submit: (input, options) =>
+        this.#call(options, CREATE, S.CredentialSubmitted, async (fetch) =>
+          this.#api.POST('/credentials/submit', { body: await credentialBody(input), parseAs: 'text', fetch }),
+        ),
       verify: byRef(S.VerifiableCredential, (init) => this.#api.GET('/credentials/verify/{credential_ref}', init)),
       fileData,
       download: async (credentialRef, options) => {
