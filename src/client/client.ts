@@ -298,11 +298,11 @@ export class AcmeIdentityClient {
     schema: S.ShapeOf<T>,
     send: (fetch: Fetch, ctx: CallContext) => Promise<Sent>,
   ): Promise<ApiResult<T>> {
-    return this.#transport.call(options, async (ctx) => {
-      const sent = await send(this.#transport.fetchFor(ctx, policy), ctx);
-      const body = this.#readJson(sent, ctx);
-      return this.#result(this.#validate(S.envelope(schema), body, sent.response, ctx));
-    });
+    return this.#transport.call(options, (ctx) =>
+      send(this.#transport.fetchFor(ctx, policy), ctx).then((sent) =>
+        this.#result(this.#validate(S.envelope(schema), this.#readJson(sent, ctx), sent.response, ctx)),
+      ),
+    );
   }
 
   #callBare<T>(options: RequestOptions | undefined, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {

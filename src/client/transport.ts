@@ -127,33 +127,46 @@ export class Transport {
   /**
    * Runs one logical call under one deadline and the caller's signal. An abort becomes an
    * `AbortError`, the deadline a `TimeoutError`, whatever attempt or wait was under way.
+   * Chained with `then` rather than written `async`: one promise layer less on every call.
    */
-  async call<T>(options: RequestOptions | undefined, run: (ctx: CallContext) => Promise<T>): Promise<T> {
+  call<T>(options: RequestOptions | undefined, run: (ctx: CallContext) => Promise<T>): Promise<T> {
     const timeoutMs = options?.timeoutMs ?? this.#options.timeoutMs;
     const correlationId = options?.correlationId ?? crypto.randomUUID();
-    const controller = new AbortController();
     const caller = options?.signal;
+    if (caller?.aborted) return Promise.reject(new AbortError(correlationId, caller.reason));
+    const controller = new AbortController();
     const onAbort = () => controller.abort(caller?.reason);
-    if (caller?.aborted) throw new AbortError(correlationId, caller.reason);
     caller?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => controller.abort(DEADLINE), timeoutMs);
+    const settle = () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    };
+    let running: Promise<T>;
     try {
-      return await run({
+      running = run({
         correlationId,
         signal: controller.signal,
         deadline: this.#options.now() + timeoutMs,
         maxRetries: options?.maxRetries ?? this.#options.maxRetries,
       });
     } catch (error) {
-      if (controller.signal.aborted) {
-        if (controller.signal.reason === DEADLINE) throw new TimeoutError(correlationId, timeoutMs);
-        throw new AbortError(correlationId, caller?.reason);
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
+      running = Promise.reject(error);
     }
+    return running.then(
+      (value) => {
+        settle();
+        return value;
+      },
+      (error: unknown) => {
+        settle();
+        if (controller.signal.aborted) {
+          if (controller.signal.reason === DEADLINE) throw new TimeoutError(correlationId, timeoutMs);
+          throw new AbortError(correlationId, caller?.reason);
+        }
+        throw error;
+      },
+    );
   }
 
   /**
