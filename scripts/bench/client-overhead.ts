@@ -8,14 +8,14 @@
  * spread of the rounds is printed with it. A third contender, raw `fetch` with the deadline the
  * client gives every call (an AbortSignal and a timer), shows what that cancellation alone costs.
  *
- *   npm run bench            (ITERATIONS=3000 ROUNDS=7 npm run bench for more samples)
+ *   npm run bench            (ITERATIONS=3000 ROUNDS=11 npm run bench for more samples)
  */
 import { AcmeIdentityClient } from '../../src/index.js';
 import { createFakeService, DEFAULT_CLIENT, freePort, serveFakeService } from '../../src/testing/index.js';
 import { compare, median, micros } from './stats.js';
 
 const ITERATIONS = Number(process.env['ITERATIONS'] ?? 1000);
-const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
+const ROUNDS = Number(process.env['ROUNDS'] ?? 7);
 const WARMUP = 200;
 
 const port = await freePort();
