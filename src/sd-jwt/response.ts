@@ -2,7 +2,8 @@
 import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
-import { checkTimes, fail, isObject, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
+import { isObject } from '../internal/guards.js';
+import { checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**

@@ -1,5 +1,6 @@
 /** Verification of a compact SD-JWT (or plain JWT) per RFC 9901 §7.1 and §7.3. */
 import type { JWK } from 'jose';
+import { isObject } from '../internal/guards.js';
 import { base64urlBytes, importVerifyKey, verifyJwsSignature } from '../internal/jws.js';
 import { SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
@@ -73,10 +74,6 @@ function decodeJson(segment: string, what: string): unknown {
   } catch (cause) {
     throw fail('ERR_SD_JWT_MALFORMED', `${what} is not base64url-encoded JSON`, cause);
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Sets an own property, even one named `__proto__`, without touching the prototype. */

@@ -48,6 +48,33 @@ describe('reading answers', () => {
     expect(error).toMatchObject({ correlationId: 'c9' });
   });
 
+  test.each([
+    ['without correlation_id', { data: { message: 'ok' } }, ['correlation_id']],
+    ['with a correlation_id that is not a string', { data: { message: 'ok' }, correlation_id: 7 }, ['correlation_id']],
+    ['with meta that is not an object', { data: { message: 'ok' }, correlation_id: 'c', meta: [1] }, ['meta']],
+    ['with data of the wrong type', { data: { message: 3 }, correlation_id: 'c' }, ['data.message']],
+    ['without data', { correlation_id: 'c' }, ['data']],
+    ['that is an array', [{ data: { message: 'ok' }, correlation_id: 'c' }], ['(root)']],
+  ])('an envelope %s is an InvalidResponseError naming the path', async (_name, body, issues) => {
+    const client = clientAnswering(() => Response.json(body));
+    const error = await rejection(client.identityRequests.delete({ accessRequestCode: 'a', identitySessionCode: 'i' }));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).issues).toEqual(issues);
+  });
+
+  test('a well-formed envelope gives data, correlation id and meta; meta is left out when absent', async () => {
+    const answers = [
+      { data: { message: 'deleted' }, correlation_id: 'c1', meta: { request_id: 'r' } },
+      { data: { message: 'deleted' }, correlation_id: 'c2' },
+    ];
+    const client = clientAnswering(() => Response.json(answers.shift()));
+    const codes = { accessRequestCode: 'a', identitySessionCode: 'i' };
+    expect(await client.identityRequests.delete(codes)).toEqual({ data: { message: 'deleted' }, correlationId: 'c1', meta: { request_id: 'r' } });
+    const bare = await client.identityRequests.delete(codes);
+    expect(bare).toEqual({ data: { message: 'deleted' }, correlationId: 'c2' });
+    expect(Object.keys(bare)).not.toContain('meta');
+  });
+
   test('an empty 200 is an InvalidResponseError', async () => {
     const client = clientAnswering(() => new Response(null, { status: 200 }));
     expect(await rejection(client.identityRequests.create(person()))).toBeInstanceOf(InvalidResponseError);
