@@ -270,7 +270,7 @@ export class AcmeIdentityClient {
   #identityHeaders(ctx: CallContext) {
     return {
       'X-Tenant-Id': this.#options.tenantId,
-      // Re-stamped by the transport on every attempt.
+      // Stamped again by the transport on a retry, a replay, or after waiting for a token.
       'X-Request-Timestamp': this.#transport.timestamp(),
       'X-Correlation-Id': ctx.correlationId,
     };
