@@ -18,7 +18,7 @@ import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedO
 import * as S from './schemas.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
 import { pathSerializer, type PathSerializer } from './paths.js';
-import { PreparedRequest, Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
+import { PreparedRequest, ReadResponse, Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
 
 type Schemas = S.Schemas;
 
@@ -51,12 +51,21 @@ export interface CreateIdentityRequestOptions extends RequestOptions {
 type Fetch = (request: Request) => Promise<Response>;
 type Sent = { response: Response; data?: unknown; error?: unknown };
 
-/** Authenticated, safe to repeat: reads, deletes, and revoke (revoking twice leaves it revoked). */
-const AUTHED: SendPolicy = { auth: true, retry: 'safe' };
+/** How a call is sent, and whether its errors follow the credential endpoints' rules (a 412 there is a failed verification). */
+interface CallPolicy extends SendPolicy {
+  credential?: boolean;
+}
+
+/** Authenticated, safe to repeat: reads and deletes. */
+const AUTHED: CallPolicy = { auth: true, retry: 'safe' };
 /** Authenticated, creates something: repeated only after a 429. */
-const CREATE: SendPolicy = { auth: true, retry: 'rate-limit-only' };
+const CREATE: CallPolicy = { auth: true, retry: 'rate-limit-only' };
+/** The credential endpoints' reads and revoke (revoking twice leaves it revoked): safe to repeat. */
+const CREDENTIAL: CallPolicy = { auth: true, retry: 'safe', credential: true };
+/** The credential submission: creates something. */
+const CREDENTIAL_CREATE: CallPolicy = { auth: true, retry: 'rate-limit-only', credential: true };
 /** No token: token and status endpoints. */
-const PUBLIC: SendPolicy = { auth: false, retry: 'safe' };
+const PUBLIC: CallPolicy = { auth: false, retry: 'safe' };
 
 /** openapi-fetch's query serializer. An internal invariant: no method of this client passes a query. */
 function noQuery(query: Record<string, unknown>): string {
@@ -174,15 +183,19 @@ export class AcmeIdentityClient {
       // function here spares openapi-fetch building a serializer on every call.
       querySerializer: noQuery,
     });
+    // Token requests run under their own deadline, never a caller's (see TokenManager).
+    const tokenRequest: RequestOptions = { timeoutMs: this.#options.tokenTimeoutMs };
     this.#tokens = new TokenManager({
       endpoints: {
-        authenticate: async () => (await this.#tokenCall(undefined, undefined)).data,
-        refresh: async (refreshToken) => (await this.#tokenCall(refreshToken, undefined)).data,
+        authenticate: async () => (await this.#tokenCall(undefined, tokenRequest)).data,
+        refresh: async (refreshToken) => (await this.#tokenCall(refreshToken, tokenRequest)).data,
       },
       store: this.#options.tokenStore,
       key: `${this.#options.baseUrl}#${this.#options.clientId}`,
       refreshMarginSeconds: this.#options.refreshMarginSeconds,
       now: this.#options.now,
+      serviceOffsetMs: () => this.#transport.offsetMs(),
+      retries: this.#options.maxRetries,
     });
     this.#transport.tokens = this.#tokens;
 
@@ -239,13 +252,13 @@ export class AcmeIdentityClient {
         send: (init: { params: { path: { credential_ref: string } }; pathSerializer: PathSerializer; parseAs: 'text'; fetch: Fetch }) => Promise<Sent>,
       ) =>
       (credentialRef: string, options?: RequestOptions) =>
-        this.#call(options, AUTHED, schema, (fetch) =>
+        this.#call(options, CREDENTIAL, schema, (fetch) =>
           send({ params: { path: { credential_ref: checkCredentialRef(credentialRef) } }, pathSerializer: verbatim, parseAs: 'text', fetch }),
         );
     const fileData = byRef(S.CredentialFileData, (init) => this.#api.GET('/credentials/file-data/{credential_ref}', init));
     this.credentials = {
       submit: (input, options) =>
-        this.#call(options, CREATE, S.CredentialSubmitted, async (fetch) =>
+        this.#call(options, CREDENTIAL_CREATE, S.CredentialSubmitted, async (fetch) =>
           this.#api.POST('/credentials/submit', { body: await credentialBody(input), parseAs: 'text', fetch }),
         ),
       verify: byRef(S.VerifiableCredential, (init) => this.#api.GET('/credentials/verify/{credential_ref}', init)),
@@ -305,12 +318,14 @@ export class AcmeIdentityClient {
 
   #call<T>(
     options: RequestOptions | undefined,
-    policy: SendPolicy,
+    policy: CallPolicy,
     schema: S.ShapeOf<T>,
     send: (fetch: Fetch, ctx: CallContext) => Promise<Sent>,
   ): Promise<ApiResult<T>> {
     return this.#transport.call(options, (ctx) =>
-      send(this.#transport.fetchFor(ctx, policy), ctx).then((sent) => this.#unwrap(schema, this.#readJson(sent, ctx), sent.response, ctx)),
+      send(this.#transport.fetchFor(ctx, policy), ctx).then((sent) =>
+        this.#unwrap(schema, this.#readJson(sent, ctx, policy), sent.response, ctx),
+      ),
     );
   }
 
@@ -342,14 +357,21 @@ export class AcmeIdentityClient {
   }
 
   /** The parsed JSON of a successful answer; a typed error for an error status or an unreadable body. */
-  #readJson(sent: Sent, ctx: CallContext): unknown {
+  #readJson(sent: Sent, ctx: CallContext, policy: CallPolicy = PUBLIC): unknown {
     const { response } = sent;
     // Read only when there is an error to carry it.
     const correlationId = () => response.headers.get('x-correlation-id') ?? ctx.correlationId;
     if (!response.ok) {
       throw apiErrorFrom(
-        { status: response.status, body: errorBody(sent.error), requestCorrelationId: correlationId(), headers: response.headers },
+        {
+          status: response.status,
+          body: errorBody(sent.error),
+          requestCorrelationId: correlationId(),
+          headers: response.headers,
+          attempts: (response as unknown as Partial<ReadResponse>).attempts ?? 1,
+        },
         retryAfterMs(response.headers, this.#transport.serviceNow()),
+        { credential: policy.credential === true },
       );
     }
     if (typeof sent.data !== 'string' || sent.data === '') {

@@ -24,8 +24,21 @@ export interface ClientOptions {
    * @default true
    */
   correctClockSkew?: boolean;
-  /** Overall deadline of one call, all attempts and waits included, in ms. @default 60000 */
+  /**
+   * Overall deadline of one call, all attempts and waits included, in ms. The SDK enforces it
+   * whatever the `fetch` does: a `fetch` that ignores the abort signal cannot hold a call longer.
+   * @default 60000
+   */
   timeoutMs?: number;
+  /**
+   * Deadline of one token request (POST /auth/api-token or /refresh), in ms. Token renewal is
+   * shared by every waiting call and runs under this deadline, not a caller's: a request that hangs
+   * is dropped when it passes and tried again (up to `maxRetries` times), so a healthy service is
+   * usable again without waiting for the hung socket to close. A caller still waits no longer than
+   * its own `timeoutMs`.
+   * @default 10000
+   */
+  tokenTimeoutMs?: number;
   /** Retries after the first attempt, for calls that are safe to repeat. @default 2 */
   maxRetries?: number;
   /**
@@ -64,6 +77,7 @@ export interface ResolvedOptions {
   timestampFormat: TimestampFormat;
   correctClockSkew: boolean;
   timeoutMs: number;
+  tokenTimeoutMs: number;
   maxRetries: number;
   maxRetryAfterMs: number;
   refreshMarginSeconds: number;
@@ -84,8 +98,38 @@ function requireString(options: Record<string, unknown>, name: string): string {
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) throw new ConfigurationError(name, 'must be a finite number, 0 or more');
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new ConfigurationError(name, 'must be a finite number, 0 or more');
   return value;
+}
+
+/** The longest delay a timer takes: a longer one would fire at once (Node and browsers alike). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function duration(name: string, value: number | undefined, fallback: number): number {
+  const ms = nonNegative(name, value, fallback);
+  if (ms > MAX_TIMER_MS) throw new ConfigurationError(name, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days)`);
+  return ms;
+}
+
+/**
+ * Checks the options of one call; a mistake is a `ConfigurationError` naming the option, before
+ * anything is sent.
+ */
+export function checkRequestOptions(options: RequestOptions | undefined): void {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object') throw new ConfigurationError('options', 'must be an object');
+  if (options.timeoutMs !== undefined) duration('timeoutMs', options.timeoutMs, 0);
+  if (options.maxRetries !== undefined && !Number.isInteger(nonNegative('maxRetries', options.maxRetries, 0))) {
+    throw new ConfigurationError('maxRetries', 'must be a whole number');
+  }
+  const signal = options.signal as Partial<AbortSignal> | undefined | null;
+  if (signal !== undefined && (typeof signal?.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    throw new ConfigurationError('signal', 'must be an AbortSignal');
+  }
+  if (options.correlationId !== undefined) {
+    if (typeof options.correlationId !== 'string') throw new ConfigurationError('correlationId', 'must be a string');
+    checkHeaderToken('correlationId', options.correlationId);
+  }
 }
 
 export function checkHeaderToken(name: string, value: string): void {
@@ -120,9 +164,10 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     tenantId,
     timestampFormat: format,
     correctClockSkew: options.correctClockSkew ?? true,
-    timeoutMs: nonNegative('timeoutMs', options.timeoutMs, 60_000),
+    timeoutMs: duration('timeoutMs', options.timeoutMs, 60_000),
+    tokenTimeoutMs: duration('tokenTimeoutMs', options.tokenTimeoutMs, 10_000),
     maxRetries,
-    maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs, 60_000),
+    maxRetryAfterMs: duration('maxRetryAfterMs', options.maxRetryAfterMs, 60_000),
     refreshMarginSeconds: nonNegative('refreshMarginSeconds', options.refreshMarginSeconds, 60),
     tokenStore: options.tokenStore ?? new MemoryTokenStore(),
     send: sender(options.fetch),

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/schema.js';
-import { ApiError, InvalidResponseError } from '../errors/index.js';
+import { ApiError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 
 /** Tokens as the client keeps them. Secret: never log a `StoredToken`. */
 export interface StoredToken {
@@ -45,6 +45,10 @@ export class MemoryTokenStore implements TokenStore {
 /** A token response, as the token endpoints answer it. */
 export type TokenGrant = components['schemas']['TokenResponse'];
 
+/**
+ * The token endpoints. Each call is one attempt of a renewal, under the renewal's own deadline
+ * (`tokenTimeoutMs`), never a caller's: a caller giving up does not cancel it.
+ */
 export interface TokenEndpoints {
   /** POST /auth/api-token with the key pair. */
   authenticate(): Promise<TokenGrant>;
@@ -62,7 +66,7 @@ function jwtExpiry(token: string): number | undefined {
     if (!part) return undefined;
     const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
     const exp = (payload as { exp?: unknown }).exp;
-    return typeof exp === 'number' ? exp * 1000 : undefined;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
   } catch {
     return undefined;
   }
@@ -70,7 +74,12 @@ function jwtExpiry(token: string): number | undefined {
 
 /**
  * Gets, caches and refreshes the API access token:
- * - one request in flight however many calls wait on it;
+ * - one renewal in flight however many calls wait on it; each caller waits at most its own
+ *   deadline, and none cancels the renewal for the others;
+ * - a token request that hangs is dropped at its own deadline and tried again (up to `retries`
+ *   times), so one hung request does not hold every later call;
+ * - every expiry is on the local clock: `expires` and a JWT's `exp` are the service's time,
+ *   converted with the offset learnt from its `Date` headers;
  * - refreshed `refreshMarginSeconds` before expiry (at most half its lifetime), so calls rarely wait;
  * - a refused refresh falls back to the key pair; a rotated refresh token is the one used next;
  * - when an early refresh fails for a passing reason, the still-valid token keeps being used.
@@ -81,6 +90,8 @@ export class TokenManager {
   readonly #key: string;
   readonly #marginMs: number;
   readonly #now: () => number;
+  readonly #offsetMs: () => number;
+  readonly #retries: number;
   #inflight: Promise<StoredToken> | undefined;
 
   constructor(options: {
@@ -89,12 +100,18 @@ export class TokenManager {
     key: string;
     refreshMarginSeconds: number;
     now: () => number;
+    /** The service's clock minus the local one, in ms, as learnt so far. @default () => 0 */
+    serviceOffsetMs?: () => number;
+    /** How many times a token request that timed out is tried again. @default 2 */
+    retries?: number;
   }) {
     this.#endpoints = options.endpoints;
     this.#store = options.store;
     this.#key = options.key;
     this.#marginMs = options.refreshMarginSeconds * 1000;
     this.#now = options.now;
+    this.#offsetMs = options.serviceOffsetMs ?? (() => 0);
+    this.#retries = options.retries ?? 2;
   }
 
   /**
@@ -141,21 +158,33 @@ export class TokenManager {
     if (latest?.accessToken && !this.#isDue(latest)) return latest;
     let grant: TokenGrant;
     if (latest?.refreshToken) {
+      const refreshToken = latest.refreshToken;
       try {
-        grant = await this.#endpoints.refresh(latest.refreshToken);
+        grant = await this.#attempts(() => this.#endpoints.refresh(refreshToken));
       } catch (error) {
         const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
         const stillValid = latest.accessToken && this.#now() < latest.expiresAt;
         if (!refused && stillValid) return latest;
         if (!refused) throw error;
-        grant = await this.#endpoints.authenticate();
+        grant = await this.#attempts(() => this.#endpoints.authenticate());
       }
     } else {
-      grant = await this.#endpoints.authenticate();
+      grant = await this.#attempts(() => this.#endpoints.authenticate());
     }
     const token = this.#fromGrant(grant, latest?.refreshToken);
     await this.#store.set(this.#key, token);
     return token;
+  }
+
+  /** A token request, tried again when it timed out (it hung: the next one may well not). */
+  async #attempts(request: () => Promise<TokenGrant>): Promise<TokenGrant> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request();
+      } catch (error) {
+        if (!(error instanceof TimeoutError) || attempt >= this.#retries) throw error;
+      }
+    }
   }
 
   #fromGrant(grant: TokenGrant, previousRefresh: string | undefined): StoredToken {
@@ -165,11 +194,13 @@ export class TokenManager {
     const now = this.#now();
     let expiresAt: number | undefined;
     if (typeof grant.expires_in === 'number' && grant.expires_in > 0) expiresAt = now + grant.expires_in * 1000;
-    else if (grant.expires) {
-      const parsed = Date.parse(grant.expires);
-      if (!Number.isNaN(parsed)) expiresAt = parsed;
+    else {
+      // `expires` and `exp` are instants on the service's clock: moved onto the local one.
+      const parsed = grant.expires ? Date.parse(grant.expires) : Number.NaN;
+      const serviceExpiry = Number.isNaN(parsed) ? jwtExpiry(grant.access_token) : parsed;
+      if (serviceExpiry !== undefined) expiresAt = serviceExpiry - this.#offsetMs();
     }
-    expiresAt ??= jwtExpiry(grant.access_token) ?? now + FALLBACK_LIFETIME_MS;
+    expiresAt ??= now + FALLBACK_LIFETIME_MS;
     return {
       accessToken: grant.access_token,
       // A rotated refresh token replaces the old one; without a new one, the old one is kept.

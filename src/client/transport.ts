@@ -1,5 +1,5 @@
-import { AbortError, ConnectionError, TimeoutError } from '../errors/index.js';
-import { formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
+import { AbortError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
+import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import type { TokenManager } from './tokens.js';
 
 /**
@@ -58,6 +58,7 @@ function isRetryableStatus(status: number): boolean {
  * interceptor among them) the cancel never settles, and a retry must not wait on it.
  */
 function discard(response: Response): void {
+  if (response.bodyUsed) return;
   response.body?.cancel().catch(() => undefined);
 }
 
@@ -74,6 +75,37 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Bodies of successful answers must be UTF-8 (they are JSON); error bodies are read leniently. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const LENIENT = new TextDecoder('utf-8');
+
+/**
+ * A response whose body was read within its attempt, so that a body cut mid-stream is a failure of
+ * the attempt (retried like one before the headers) rather than of openapi-fetch's parsing later.
+ * It offers what openapi-fetch and the client read: status, headers and the text.
+ */
+export class ReadResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: Headers;
+  readonly body = null;
+  /** How many attempts the call made, this one included. */
+  readonly attempts: number;
+  readonly #text: string;
+  constructor(response: Response, text: string, attempts: number) {
+    this.attempts = attempts;
+    this.status = response.status;
+    this.statusText = response.statusText;
+    this.ok = response.ok;
+    this.headers = response.headers;
+    this.#text = text;
+  }
+  text(): Promise<string> {
+    return Promise.resolve(this.#text);
+  }
 }
 
 const DEADLINE = Symbol('deadline');
@@ -120,53 +152,67 @@ export class Transport {
     return this.#options.now() + this.#offsetMs;
   }
 
+  /** The service's clock minus the local one, in ms, as learnt from `Date` headers (0 until learnt, or within 2 s). */
+  offsetMs(): number {
+    return this.#offsetMs;
+  }
+
   timestamp(): string {
     return formatTimestamp(this.#options.timestampFormat, this.serviceNow());
   }
 
   /**
-   * Runs one logical call under one deadline and the caller's signal. An abort becomes an
-   * `AbortError`, the deadline a `TimeoutError`, whatever attempt or wait was under way.
-   * Chained with `then` rather than written `async`: one promise layer less on every call.
+   * Runs one logical call under one deadline and the caller's signal. The deadline is the SDK's
+   * promise, not the `fetch`'s: the call settles with a `TimeoutError` (or an `AbortError`) when it
+   * passes, whether or not the `fetch` honours the signal; whatever arrives later is discarded.
    */
   call<T>(options: RequestOptions | undefined, run: (ctx: CallContext) => Promise<T>): Promise<T> {
+    try {
+      checkRequestOptions(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const timeoutMs = options?.timeoutMs ?? this.#options.timeoutMs;
     const correlationId = options?.correlationId ?? crypto.randomUUID();
     const caller = options?.signal;
     if (caller?.aborted) return Promise.reject(new AbortError(correlationId, caller.reason));
     const controller = new AbortController();
-    const onAbort = () => controller.abort(caller?.reason);
-    caller?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(DEADLINE), timeoutMs);
-    const settle = () => {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
-    };
-    let running: Promise<T>;
-    try {
-      running = run({
-        correlationId,
-        signal: controller.signal,
-        deadline: this.#options.now() + timeoutMs,
-        maxRetries: options?.maxRetries ?? this.#options.maxRetries,
-      });
-    } catch (error) {
-      running = Promise.reject(error);
-    }
-    return running.then(
-      (value) => {
-        settle();
-        return value;
-      },
-      (error: unknown) => {
-        settle();
-        if (controller.signal.aborted) {
-          if (controller.signal.reason === DEADLINE) throw new TimeoutError(correlationId, timeoutMs);
-          throw new AbortError(correlationId, caller?.reason);
-        }
-        throw error;
-      },
-    );
+    return new Promise<T>((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        caller?.removeEventListener('abort', onAbort);
+      };
+      const stop = (reason: unknown, error: Error) => {
+        finish();
+        reject(error);
+        controller.abort(reason);
+      };
+      const onAbort = () => stop(caller?.reason, new AbortError(correlationId, caller?.reason));
+      const timer = setTimeout(() => stop(DEADLINE, new TimeoutError(correlationId, timeoutMs)), timeoutMs);
+      caller?.addEventListener('abort', onAbort, { once: true });
+      let running: Promise<T>;
+      try {
+        running = run({
+          correlationId,
+          signal: controller.signal,
+          deadline: this.#options.now() + timeoutMs,
+          maxRetries: options?.maxRetries ?? this.#options.maxRetries,
+        });
+      } catch (error) {
+        running = Promise.reject(error);
+      }
+      // After a stop, the promise is settled already: what `running` does later changes nothing.
+      running.then(
+        (value) => {
+          finish();
+          resolve(value);
+        },
+        (error: unknown) => {
+          finish();
+          reject(error);
+        },
+      );
+    });
   }
 
   /**
@@ -200,42 +246,74 @@ export class Transport {
         if (stale && headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
         init.headers = headers;
         init.signal = ctx.signal;
-        let response: Response;
+        let response: Response | undefined;
+        let failure: unknown;
         try {
           response = await this.#options.send(url, init);
         } catch (error) {
-          if (ctx.signal.aborted) throw error;
-          const wait = backoffMs(attempt);
-          if (policy.retry === 'safe' && attempt < ctx.maxRetries && this.#fits(ctx, wait)) {
-            await sleep(wait, ctx.signal);
-            attempt += 1;
+          failure = error;
+        }
+        if (response) {
+          if (ctx.signal.aborted) {
+            // A fetch that ignored the signal answered after the deadline: the call is over.
+            discard(response);
+            throw ctx.signal.reason;
+          }
+          this.#learnClock(response);
+          if (response.status === 401 && token !== undefined && !replayed) {
+            replayed = true;
+            discard(response);
+            await this.#tokens?.invalidate(token);
             continue;
           }
-          throw new ConnectionError(ctx.correlationId, error);
+          const retryable =
+            response.status === 429 || (policy.retry === 'safe' && isRetryableStatus(response.status));
+          if (retryable && attempt < ctx.maxRetries) {
+            const asked = retryAfterMs(response.headers, this.serviceNow());
+            const wait = asked ?? backoffMs(attempt);
+            // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
+            if (wait <= this.#options.maxRetryAfterMs && this.#fits(ctx, wait)) {
+              discard(response);
+              await sleep(wait, ctx.signal);
+              attempt += 1;
+              continue;
+            }
+          }
+          // The body is read here, inside the attempt: a reset or a truncation mid-body is a
+          // network failure like one before the headers, and is retried by the same rule.
+          let bytes: ArrayBuffer | undefined;
+          try {
+            bytes = await response.arrayBuffer();
+          } catch (error) {
+            failure = error;
+          }
+          if (bytes !== undefined) {
+            if (ctx.signal.aborted) throw ctx.signal.reason;
+            return new ReadResponse(response, this.#decode(bytes, response, ctx), attempt + (replayed ? 2 : 1)) as unknown as Response;
+          }
         }
-        this.#learnClock(response);
-        if (response.status === 401 && token !== undefined && !replayed) {
-          replayed = true;
-          discard(response);
-          await this.#tokens?.invalidate(token);
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        // No answer, or an answer cut short: a network failure either way.
+        const wait = backoffMs(attempt);
+        if (policy.retry === 'safe' && attempt < ctx.maxRetries && this.#fits(ctx, wait)) {
+          await sleep(wait, ctx.signal);
+          attempt += 1;
           continue;
         }
-        const retryable =
-          response.status === 429 || (policy.retry === 'safe' && isRetryableStatus(response.status));
-        if (retryable && attempt < ctx.maxRetries) {
-          const asked = retryAfterMs(response.headers, this.serviceNow());
-          const wait = asked ?? backoffMs(attempt);
-          // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
-          if (wait <= this.#options.maxRetryAfterMs && this.#fits(ctx, wait)) {
-            discard(response);
-            await sleep(wait, ctx.signal);
-            attempt += 1;
-            continue;
-          }
-        }
-        return response;
+        throw new ConnectionError(ctx.correlationId, failure, response ? 'body' : 'send');
       }
     };
+  }
+
+  /** The body as text: UTF-8, strictly for a success (it must be JSON), leniently for an error page. */
+  #decode(bytes: ArrayBuffer, response: Response, ctx: CallContext): string {
+    if (!response.ok) return LENIENT.decode(bytes);
+    try {
+      return UTF8.decode(bytes);
+    } catch {
+      const correlationId = response.headers.get('x-correlation-id') ?? ctx.correlationId;
+      throw new InvalidResponseError(response.status, correlationId, 'the body is not valid UTF-8');
+    }
   }
 
   /** Whether waiting `ms` still leaves the deadline ahead; if not, the last error is more useful than a timeout. */

@@ -10,6 +10,7 @@
  * @see shared/service-spec.md, section "Errors"
  * @module
  */
+import { printable } from '../internal/text.js';
 
 export type ErrorCode =
   | 'ERR_API'
@@ -178,36 +179,52 @@ export interface ApiErrorInit {
   /** The correlation id sent with the request: used when the body does not carry one. */
   requestCorrelationId: string | undefined;
   headers: Headers;
+  /** How many attempts the call made, this answer's included. @default 1 */
+  attempts?: number;
 }
 
 /** An HTTP error answered by the service. Subclasses narrow it by the spec's error type. */
 export class ApiError extends AcmeIdentityError {
   /** HTTP status. */
   readonly status: number;
-  /** The service's error `type` (for example `VALIDATION_ERROR`), when it sent one. */
+  /** The service's error `type` (for example `VALIDATION_ERROR`), when it sent one; control characters removed, at most 64 characters. */
   readonly type: string | undefined;
-  /** The service's error code (for example `E1001`), when it sent one. */
+  /** The service's error code (for example `E1001`), when it sent one; control characters removed, at most 64 characters. */
   readonly serviceCode: string | undefined;
   /** The service's correlation id, or the one the SDK sent when the body has none. */
   readonly correlationId: string | undefined;
+  /**
+   * How many attempts the call made, this answer's included. Above 1 after a retry: a 404 from a
+   * retried delete, or a 410 from a retried revoke, can mean the first attempt took effect and
+   * only its answer was lost.
+   */
+  readonly attempts: number;
   /** The service's human-readable message. Not part of `message`: the SDK cannot vouch it holds no personal data. */
   declare readonly serviceMessage: string | undefined;
   /** The service's `details` object, untouched. */
   declare readonly details: Readonly<Record<string, unknown>> | undefined;
   /** The response headers. */
   declare readonly headers: Headers;
+  /** The service's error object exactly as it arrived (`type` and `code` above are made printable). */
+  declare readonly body: ServiceErrorBody | undefined;
 
   constructor(init: ApiErrorInit, code: ErrorCode = 'ERR_API', summary?: string) {
     const body = init.body;
-    const label = [body?.type, body?.code].filter(Boolean).join(' ') || 'HTTP error';
+    // What the service wrote is bounded and stripped of control characters before it reaches a
+    // message or an enumerable field (log injection); the raw body stays on `body`, non-enumerable.
+    const type = printable(body?.type);
+    const serviceCode = printable(body?.code);
+    const label = [type, serviceCode].filter(Boolean).join(' ') || 'HTTP error';
     super(code, `${label} (HTTP ${init.status})${summary ? `: ${summary}` : ''}`);
     this.status = init.status;
-    this.type = body?.type;
-    this.serviceCode = body?.code;
-    this.correlationId = body?.correlation_id ?? init.requestCorrelationId;
+    this.type = type;
+    this.serviceCode = serviceCode;
+    this.correlationId = printable(body?.correlation_id, 128) ?? init.requestCorrelationId;
+    this.attempts = init.attempts ?? 1;
     hide(this, 'serviceMessage', body?.message);
     hide(this, 'details', body?.details);
     hide(this, 'headers', init.headers);
+    hide(this, 'body', body);
   }
 }
 
@@ -231,8 +248,10 @@ export class ValidationError extends ApiError {
     if (raw && typeof raw === 'object') {
       for (const [field, message] of Object.entries(raw)) validationErrors[field] = String(message);
     }
-    const fields = Object.keys(validationErrors);
-    super(init, 'ERR_VALIDATION', fields.length > 0 ? `invalid ${fields.join(', ')}` : undefined);
+    // Field names are the service's words too: printable, and at most ten of them in the message.
+    const fields = Object.keys(validationErrors).map((field) => printable(field) as string);
+    const named = fields.slice(0, 10).join(', ') + (fields.length > 10 ? ` and ${fields.length - 10} more` : '');
+    super(init, 'ERR_VALIDATION', fields.length > 0 ? `invalid ${named}` : undefined);
     this.fields = fields;
     hide(this, 'validationErrors', validationErrors);
   }
@@ -267,7 +286,7 @@ export class ConflictError extends ApiError {
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_CONFLICT');
     const existing = init.body?.details?.['existing_code'];
-    this.existingCode = typeof existing === 'string' ? existing : undefined;
+    this.existingCode = printable(existing, 256);
   }
 }
 
@@ -345,7 +364,7 @@ export class EmailDeliveryError extends ApiError {
     super(init, 'ERR_EMAIL_DELIVERY', 'the request was created, but the email to the person failed');
     const code = init.body?.details?.['code'];
     const url = init.body?.details?.['redirect_url'];
-    this.requestCode = typeof code === 'string' ? code : undefined;
+    this.requestCode = printable(code, 256);
     hide(this, 'redirectUrl', typeof url === 'string' ? url : undefined);
   }
 }
@@ -371,12 +390,33 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
-/** The request never got an HTTP answer (DNS, refused connection, reset). Safe calls were retried first. */
+/** The `code` of a system or undici error (`ECONNRESET`, `UND_ERR_SOCKET`), looked for along the `cause` chain. */
+function systemCode(error: unknown): string | undefined {
+  for (let depth = 0; depth < 4 && error !== null && typeof error === 'object'; depth++) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return code;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The request got no complete HTTP answer: no connection, a reset or close before the headers
+ * (`phase: 'send'`), or a body cut short after them (`phase: 'body'`). Safe calls were retried first.
+ */
 export class ConnectionError extends AcmeIdentityError {
   readonly correlationId: string | undefined;
-  constructor(correlationId: string | undefined, cause: unknown) {
-    super('ERR_CONNECTION', 'could not reach the service', { cause });
+  /** `send`: nothing came back; `body`: the status and headers came, the body was cut short. */
+  readonly phase: 'send' | 'body';
+  /** The system's or the HTTP stack's error code (`ECONNREFUSED`, `ECONNRESET`, `UND_ERR_SOCKET`), when there is one. */
+  readonly systemCode: string | undefined;
+  constructor(correlationId: string | undefined, cause: unknown, phase: 'send' | 'body' = 'send') {
+    const code = systemCode(cause);
+    const what = phase === 'body' ? 'the connection failed while the response body was read' : 'could not reach the service';
+    super('ERR_CONNECTION', code ? `${what} (${code})` : what, { cause });
     this.correlationId = correlationId;
+    this.phase = phase;
+    this.systemCode = code;
   }
 }
 
@@ -409,7 +449,7 @@ export class InvalidResponseError extends AcmeIdentityError {
   constructor(status: number, correlationId: string | undefined, reason: string, issues: readonly string[] = []) {
     super('ERR_INVALID_RESPONSE', `unreadable response (HTTP ${status}): ${reason}`);
     this.status = status;
-    this.correlationId = correlationId;
+    this.correlationId = printable(correlationId, 128);
     this.issues = issues;
   }
 }
@@ -575,18 +615,35 @@ const byStatus: Record<number, ApiErrorClass> = {
   503: ServiceUnavailableError,
 };
 
+/** Statuses with one meaning, whatever code the body names (a 413 is too large even if its body says E1001). */
+const byStatusFirst: Record<number, ApiErrorClass> = {
+  410: CredentialRevokedError,
+  413: PayloadTooLargeError,
+};
+
 /**
- * The typed error for an HTTP error answer: by the service's `code`, else its `type`, else the
- * HTTP status. A 429 is always a {@link RateLimitError} carrying `retryAfterMs`.
+ * The typed error for an HTTP error answer. A 429 is always a {@link RateLimitError} carrying
+ * `retryAfterMs`, a 410 a {@link CredentialRevokedError} and a 413 a {@link PayloadTooLargeError};
+ * any other status goes by the service's `code`, else its `type`, else the status. On a credential
+ * endpoint (`credential: true`) a 412 with no known code is {@link CredentialVerificationFailedError},
+ * as the spec's rule for those endpoints says.
  */
-export function apiErrorFrom(init: ApiErrorInit, retryAfterMs?: number): ApiError {
-  if (init.status === 429 || init.body?.code === 'E1007' || init.body?.type === 'RATE_LIMIT_EXCEEDED') {
-    return new RateLimitError(init, retryAfterMs);
-  }
+export function apiErrorFrom(init: ApiErrorInit, retryAfterMs?: number, context: { credential?: boolean } = {}): ApiError {
+  if (init.status === 429) return new RateLimitError(init, retryAfterMs);
+  const First = lookup(byStatusFirst, init.status);
+  if (First) return new First(init);
+  const { code, type } = init.body ?? {};
+  if (code === 'E1007' || type === 'RATE_LIMIT_EXCEEDED') return new RateLimitError(init, retryAfterMs);
   const Class =
-    (init.body?.code !== undefined ? byServiceCode[init.body.code] : undefined) ??
-    (init.body?.type !== undefined ? byType[init.body.type] : undefined) ??
-    byStatus[init.status] ??
+    lookup(byServiceCode, code) ??
+    lookup(byType, type) ??
+    (context.credential && init.status === 412 ? CredentialVerificationFailedError : undefined) ??
+    lookup(byStatus, init.status) ??
     (init.status >= 500 ? InternalServerError : undefined);
   return Class ? new Class(init) : new ApiError(init);
+}
+
+/** `table[key]` for the table's own keys only: a code such as `constructor` or `__proto__` names nothing. */
+function lookup<K extends string | number>(table: Record<K, ApiErrorClass>, key: K | undefined): ApiErrorClass | undefined {
+  return key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 }

@@ -8,6 +8,7 @@ export { createFakeService, DEFAULT_CLIENT } from './service.js';
 export type {
   Fault,
   FakeClientRegistration,
+  FakeExchange,
   FakeService,
   FakeServiceOptions,
   FakeServiceSettings,

@@ -1,4 +1,6 @@
 /** Serves the fake service's app on localhost with node:http (loaded only when called). */
+import type { Socket } from 'node:net';
+import { bodyFaultOf, rawHead, type BodyFault } from './faults.js';
 import type { FakeService } from './service.js';
 
 export interface ServeOptions {
@@ -34,6 +36,9 @@ export async function serveFetch(
   const { createServer } = await import('node:http');
   const hostname = options.hostname ?? '127.0.0.1';
   const server = createServer(async (req, res) => {
+    // Aborted when the client goes away, so a fault that waits (a hang, a delay) stops waiting.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort(new Error('the client closed the connection')));
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -46,13 +51,17 @@ export async function serveFetch(
       const request = new Request(`http://${req.headers.host ?? hostname}${req.url ?? '/'}`, {
         method: req.method ?? 'GET',
         headers,
+        signal: gone.signal,
         ...(body && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
       });
       const response = await handler(request);
+      const fault = bodyFaultOf(response);
+      if (fault) return breakBody(res.socket, response, fault);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch {
-      // An injected network fault: drop the connection, as a dead server would.
+      // An injected network fault: reset the connection, as a dead server would.
+      if (res.socket && !res.socket.destroyed) res.socket.resetAndDestroy();
       res.destroy();
     }
   });
@@ -71,6 +80,23 @@ export async function serveFetch(
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/**
+ * Carries out a body fault on the socket itself, bypassing node:http's response: the head as raw
+ * HTTP/1.1, the bytes that arrive, then a reset, a close or nothing at all.
+ */
+function breakBody(socket: Socket | null, response: Response, fault: BodyFault): void {
+  if (!socket) return;
+  void response.body?.cancel().catch(() => undefined);
+  const part = Buffer.from(fault.body.subarray(0, fault.sent));
+  const framed = fault.framing === 'chunked' && part.length > 0 ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]) : part;
+  const bytes = Buffer.concat([Buffer.from(rawHead(response, fault)), framed]);
+  socket.write(bytes, () => {
+    if (fault.kind === 'reset-after-headers' || (fault.kind === 'truncate' && fault.close === 'reset')) socket.resetAndDestroy();
+    else if (fault.kind === 'truncate') socket.end();
+    // stall-body: nothing more; the socket is closed by the client, or by close().
+  });
 }
 
 /**

@@ -4,6 +4,7 @@
  * localhost server ({@link serveFakeService}).
  */
 import { SUPPORTED_CLAIMS } from './claims.js';
+import { cutBody, never, pause, proxyBadGateway } from './faults.js';
 import {
   MAX_FILE_BYTES,
   decryptFile,
@@ -85,6 +86,12 @@ export interface FakeServiceOptions {
   accessTokenTtlSeconds?: number;
   /** @default 86400 */
   refreshTokenTtlSeconds?: number;
+  /**
+   * Which lifetime fields the token response carries (all four are optional in the spec): both
+   * `expires_in` and `expires`, one of them, or `none` (the client must read the JWT's `exp`).
+   * @default 'both'
+   */
+  tokenLifetime?: 'both' | 'expires_in' | 'expires' | 'none';
   /** Validity of the X-Access-Token JWT sent by the approval webhook. @default 3600 */
   webhookTokenTtlSeconds?: number;
   /** Seconds between an identity response's `iat` and its `exp`. @default 3600 */
@@ -114,14 +121,47 @@ export interface FakeServiceOptions {
    * page with approve and cancel (the sandbox). @default 'auto'
    */
   oidcJourney?: 'auto' | 'page';
+  /**
+   * Called with every request the service answers and its answer (unread: clone before reading),
+   * and the kind of fault injected, if any. Tests use it to hold the fake to its OpenAPI document.
+   */
+  onExchange?: (exchange: FakeExchange) => void;
 }
 
-/** A fault the next matching requests meet, before the service handles them. */
+/** One request and the answer the fake gave it, for {@link FakeServiceOptions.onExchange}. */
+export interface FakeExchange {
+  /** A copy of the request, its body unread. */
+  readonly request: Request;
+  readonly response: Response;
+  /** The fault that shaped the answer, when one was injected. */
+  readonly fault?: Fault['kind'];
+}
+
+/**
+ * A fault the next matching requests meet. Served on localhost ({@link serveFakeService}), each is
+ * carried out on the real socket; through msw or `service.fetch`, as its nearest Web equivalent.
+ * - `network`: the connection is reset before any answer (a `fetch` that rejects);
+ * - `status`: an error answer of the spec's form with that status (and `Retry-After`);
+ * - `malformed`: a 200 whose body is cut JSON, delivered whole;
+ * - `delay`: the answer comes `ms` late (slow headers);
+ * - `hang`: no answer ever comes; the connection stays open until the client gives up;
+ * - `reset-after-headers`: the real answer's status and headers, then a reset before the body;
+ * - `truncate`: the real answer with half its body, then the connection closes (`framing`:
+ *   short of its `Content-Length`, or `chunked` without the last chunk; `close`: an orderly
+ *   `fin`, the default, or a TCP `reset`);
+ * - `stall-body`: the real answer with half its body, then nothing until the client gives up;
+ * - `proxy-502`: a proxy's HTML 502 page, without the service's headers.
+ */
 export type Fault = (
   | { kind: 'network' }
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'malformed' }
   | { kind: 'delay'; ms: number }
+  | { kind: 'hang' }
+  | { kind: 'reset-after-headers' }
+  | { kind: 'truncate'; framing?: 'length' | 'chunked'; close?: 'fin' | 'reset' }
+  | { kind: 'stall-body' }
+  | { kind: 'proxy-502' }
 ) & {
   /** How many requests it applies to. @default 1 */
   times?: number;
@@ -268,11 +308,12 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     );
     const refreshToken = `rt_${randomId(24)}`;
     refreshTokens.set(refreshToken, { clientId, expiresAt: ctx.now + refreshTtl * 1000 });
+    const lifetime = options.tokenLifetime ?? 'both';
     return ok(ctx, {
       access_token: accessToken,
       refresh_token: refreshToken,
-      expires_in: accessTtl,
-      expires: new Date(ctx.now + accessTtl * 1000).toUTCString(),
+      ...(lifetime === 'both' || lifetime === 'expires_in' ? { expires_in: accessTtl } : {}),
+      ...(lifetime === 'both' || lifetime === 'expires' ? { expires: new Date(ctx.now + accessTtl * 1000).toUTCString() } : {}),
     });
   }
 
@@ -558,12 +599,21 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     return fault;
   }
 
-  async function faultResponse(fault: Fault, ctx: ResponseContext): Promise<Response | undefined> {
+  /** The answer a fault puts in place of the service's, or undefined when the service answers (maybe late, maybe cut). */
+  async function faultResponse(fault: Fault, ctx: ResponseContext, signal: AbortSignal): Promise<Response | undefined> {
     switch (fault.kind) {
       case 'network':
         throw new TypeError('fetch failed (injected network fault)');
       case 'delay':
-        await new Promise((resolve) => setTimeout(resolve, fault.ms));
+        await pause(fault.ms, signal);
+        return undefined;
+      case 'hang':
+        return never(signal);
+      case 'proxy-502':
+        return proxyBadGateway();
+      case 'reset-after-headers':
+      case 'truncate':
+      case 'stall-body':
         return undefined;
       case 'malformed':
         return new Response('{"data": {"truncated', {
@@ -590,11 +640,24 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     if (requests.length > 10_000) requests.shift();
 
     const fault = takeFault(method, path);
+    const sent = options.onExchange ? request.clone() : undefined;
     if (fault) {
-      const response = await faultResponse(fault, ctx);
-      if (response) return response;
+      const response = await faultResponse(fault, ctx, request.signal);
+      if (response) {
+        options.onExchange?.({ request: sent!, response, fault: fault.kind });
+        return response;
+      }
       ctx.now = now();
     }
+    const response = await route(request, url, method, path, ctx);
+    options.onExchange?.({ request: sent!, response, ...(fault ? { fault: fault.kind } : {}) });
+    if (fault?.kind === 'reset-after-headers' || fault?.kind === 'stall-body' || fault?.kind === 'truncate') {
+      return fault.kind === 'truncate' ? cutBody(response, fault.kind, fault.framing, fault.close) : cutBody(response, fault.kind);
+    }
+    return response;
+  }
+
+  async function route(request: Request, url: URL, method: string, path: string, ctx: ResponseContext): Promise<Response> {
     try {
       const authPath = request.url.startsWith(`${authUrl}/`) ? url.pathname.slice(new URL(authUrl).pathname.replace(/\/$/, '').length) : undefined;
       // What a browser page calls from the relying party's origin: CORS, as an OpenID Provider serves it to SPAs.
