@@ -138,3 +138,92 @@ describe('no secret or personal data leaks from errors', () => {
     expect(json).toMatchObject({ name: 'ConflictError', code: 'ERR_CONFLICT', status: 409, serviceCode: 'E1006', existingCode: 'arc_1' });
   });
 });
+
+describe('statuses with one meaning win over the body', () => {
+  test('a 413 is PayloadTooLargeError even when its body says E1001', () => {
+    const error = apiErrorFrom(init(413, { code: 'E1001', type: 'VALIDATION_ERROR' }));
+    expect(error).toBeInstanceOf(sdk.PayloadTooLargeError);
+    expect(error).toMatchObject({ code: 'ERR_PAYLOAD_TOO_LARGE', serviceCode: 'E1001' });
+  });
+
+  test('a 410 is CredentialRevokedError whatever code its body names', () => {
+    expect(apiErrorFrom(init(410, { code: 'E1005', type: 'NOT_FOUND' }))).toBeInstanceOf(sdk.CredentialRevokedError);
+  });
+
+  test('a 429 is RateLimitError whatever code its body names', () => {
+    expect(apiErrorFrom(init(429, { code: 'E2001', type: 'INTERNAL_ERROR' }), 3_000)).toMatchObject({
+      code: 'ERR_RATE_LIMITED',
+      retryAfterMs: 3_000,
+    });
+  });
+
+  test('on a credential endpoint, a 412 without a known code is a failed verification', () => {
+    expect(apiErrorFrom(init(412, { message: 'no' }), undefined, { credential: true })).toBeInstanceOf(sdk.CredentialVerificationFailedError);
+    expect(apiErrorFrom(init(412, { message: 'no' }))).toBeInstanceOf(sdk.PreconditionFailedError);
+    // A code the table knows still decides.
+    expect(apiErrorFrom(init(412, { code: 'E1009' }), undefined, { credential: true })).toBeInstanceOf(sdk.CredentialExpiredError);
+  });
+
+  test.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('a code named %s picks no class from the prototype', (code) => {
+    const error = apiErrorFrom(init(404, { code, type: code }));
+    expect(error).toBeInstanceOf(sdk.NotFoundError);
+    expect(error).toBeInstanceOf(sdk.ApiError);
+  });
+});
+
+describe('what the server wrote is made printable before it reaches a message (log injection)', () => {
+  test('control characters and line breaks in type and code do not reach the message', () => {
+    const forged = 'E1001\n2026-11-24T00:00:00Z level=info msg="login ok" user=admin\r\u001b[2J\u2028';
+    const error = apiErrorFrom(init(400, { code: forged, type: 'VALIDATION_ERROR\u0000\u0085' }));
+    expect(error.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(error.serviceCode).not.toMatch(/[\n\r]/);
+    expect(error.type).toBe('VALIDATION_ERROR  ');
+    // The raw body stays reachable, but not enumerable.
+    expect(error.body?.code).toBe(forged);
+    expect(Object.keys(error)).not.toContain('body');
+    // A logger that serialises the error writes one line: no escaped line break or escape sequence.
+    expect(JSON.stringify(error)).not.toMatch(/\\[nr]|\\u001b|\\u2028/);
+  });
+
+  test('a megabyte of type or code is cut to 64 characters in the message and the fields', () => {
+    const huge = 'A'.repeat(1 << 20);
+    const error = apiErrorFrom(init(500, { code: huge, type: huge, correlation_id: huge }));
+    expect(error.message.length).toBeLessThan(200);
+    expect(error.serviceCode).toHaveLength(65); // 64 and an ellipsis
+    expect(error.correlationId!.length).toBeLessThanOrEqual(129);
+    expect(inspect(error).length).toBeLessThan(4_000);
+  });
+
+  test("validation field names are made printable, and at most ten are named", () => {
+    const validation_errors = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`field${i}\nforged`, 'bad']));
+    const error = apiErrorFrom(init(400, { code: 'E1001', details: { validation_errors } })) as sdk.ValidationError;
+    expect(error.message).not.toContain('\n');
+    expect(error.message).toContain('and 15 more');
+    expect(error.fields).toHaveLength(25);
+  });
+
+  test('existing_code and the E2002 request code are made printable', () => {
+    const conflict = apiErrorFrom(init(409, { code: 'E1006', details: { existing_code: 'arc_1\r\nX-Forged: 1' } })) as sdk.ConflictError;
+    expect(conflict.existingCode).toBe('arc_1  X-Forged: 1');
+    const email = apiErrorFrom(init(500, { code: 'E2002', details: { code: 'arc_2\u0007' } })) as sdk.EmailDeliveryError;
+    expect(email.requestCode).toBe('arc_2 ');
+  });
+});
+
+describe('ConnectionError', () => {
+  test('names the phase and the system error code, found along the cause chain', () => {
+    const cause = new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    const error = new sdk.ConnectionError('c', cause, 'body');
+    expect(error).toMatchObject({ code: 'ERR_CONNECTION', phase: 'body', systemCode: 'UND_ERR_SOCKET' });
+    expect(error.message).toBe('the connection failed while the response body was read (UND_ERR_SOCKET)');
+    expect(new sdk.ConnectionError('c', new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })).message).toBe(
+      'could not reach the service (ECONNREFUSED)',
+    );
+  });
+
+  test('a code that is not of the system form is left out of the message', () => {
+    const error = new sdk.ConnectionError('c', { code: 'not a code\nforged' });
+    expect(error.systemCode).toBeUndefined();
+    expect(error.message).toBe('could not reach the service');
+  });
+});

@@ -1,0 +1,100 @@
+/** The deadline is the SDK's promise, not the fetch's: it holds with a fetch that ignores the abort signal. */
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { AbortError, AcmeIdentityClient, ConfigurationError, TimeoutError } from '../../src/index.js';
+import { createFakeService, DEFAULT_CLIENT, type FakeService } from '../../src/testing/index.js';
+
+let service: FakeService;
+beforeEach(async () => {
+  service = await createFakeService();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A fetch that answers after `delayMs` whatever happens to the request's signal, and reports what became of the late body. */
+function deafFetch(delayMs: number) {
+  const late = { cancelled: false, answered: false };
+  const fetch = async (request: Request) => {
+    const real = await service.fetch(new Request(request.url, { method: request.method, headers: request.headers }));
+    const bytes = new Uint8Array(await real.arrayBuffer());
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    late.answered = true;
+    // Pulled, not pushed: a body nobody reads stays unread until cancelled.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+      cancel() {
+        late.cancelled = true;
+      },
+    });
+    return new Response(body, { status: real.status, headers: real.headers });
+  };
+  return { fetch, late };
+}
+
+function client(fetch: (request: Request) => Promise<Response>, timeoutMs = 500) {
+  return new AcmeIdentityClient({ baseUrl: service.baseUrl, ...DEFAULT_CLIENT, fetch, timeoutMs });
+}
+
+describe('a fetch that ignores the abort signal', () => {
+  test('timeoutMs 500 against a 3 s answer: TimeoutError at 500 ms, and the late body is cancelled', async () => {
+    const { fetch, late } = deafFetch(3_000);
+    const outcome = client(fetch).status.current().then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await vi.advanceTimersByTimeAsync(499);
+    expect(await Promise.race([outcome, Promise.resolve('pending')])).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 500 });
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(late.answered).toBe(true);
+    expect(late.cancelled).toBe(true);
+  });
+
+  test("the caller's signal ends the call at once, whatever the fetch does", async () => {
+    const { fetch } = deafFetch(3_000);
+    const controller = new AbortController();
+    const outcome = client(fetch, 60_000).status.current({ signal: controller.signal }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort(new Error('user navigated away'));
+    expect(await outcome).toBeInstanceOf(AbortError);
+  });
+
+  test('a deadline is also enforced while the call waits for a token', async () => {
+    const { fetch } = deafFetch(3_000);
+    const outcome = client(fetch).identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await outcome).toBeInstanceOf(TimeoutError);
+  });
+});
+
+describe('per-call options are checked before anything is sent', () => {
+  test.each([
+    [{ timeoutMs: -1 }, 'timeoutMs'],
+    [{ timeoutMs: Number.NaN }, 'timeoutMs'],
+    [{ timeoutMs: 2 ** 31 }, 'timeoutMs'],
+    [{ maxRetries: 1.5 }, 'maxRetries'],
+    [{ signal: {} as AbortSignal }, 'signal'],
+    [{ correlationId: 'has space' }, 'correlationId'],
+  ])('%o is refused, naming %s', async (options, option) => {
+    let sent = 0;
+    const acme = client(async (request) => {
+      sent += 1;
+      return service.fetch(request);
+    });
+    const error = await acme.status.current(options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ option });
+    expect(sent).toBe(0);
+  });
+
+  test('a client timeoutMs beyond what a timer can hold is refused (it would fire at once)', () => {
+    expect(() => client(globalThis.fetch, 2 ** 31)).toThrow(ConfigurationError);
+  });
+});
