@@ -15,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Every fake service a test creates is held to its OpenAPI document.
+    setupFiles: ['test/setup/contract.ts'],
     environment: 'node',
     testTimeout: 20_000,
   },

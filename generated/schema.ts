@@ -223,11 +223,11 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description Clients match on type or code, never on message. Some responses (401, 403, 429, 500) carry only type and code. */
+        /** @description Clients match on type or code, never on message. Every error carries type and code; some responses (401, 403, 429, 500) carry only those two. */
         ErrorObject: {
             message?: string;
-            type?: string;
-            code?: string;
+            type: string;
+            code: string;
             timestamp?: string;
             correlation_id?: string;
             details?: components["schemas"]["ErrorDetails"];

@@ -74,9 +74,15 @@ export function serviceError(
   return new HttpError(status, body, options.headers);
 }
 
-/** An error whose code the spec does not show (410, 413, 422 of the credential endpoints). */
-export function uncodedError(status: number, message: string, details?: Record<string, unknown>): HttpError {
-  return new HttpError(status, { message, ...(details ? { details } : {}) });
+/**
+ * An error of a status whose code the spec does not show (410, 413, 422 of the credential
+ * endpoints). Every error carries `type` and `code` (spec, "Errors"), so the fake names the code of
+ * the table that means the same: 410 `E1010` revoked, 413 and 422 `E1001` validation. A client
+ * must go by the status for these (the SDK does).
+ */
+export function uncodedError(status: 410 | 413 | 422, message: string, details?: Record<string, unknown>): HttpError {
+  const code: ServiceErrorCode = status === 410 ? 'E1010' : 'E1001';
+  return new HttpError(status, { message, type: ERROR_TABLE[code].type, code, ...(details ? { details } : {}) });
 }
 
 export function errorResponse(ctx: ResponseContext, error: HttpError): Response {

@@ -313,7 +313,8 @@ export const openApiDocument = {
       ErrorObject: {
         type: 'object',
         description:
-          'Clients match on type or code, never on message. Some responses (401, 403, 429, 500) carry only type and code.',
+          'Clients match on type or code, never on message. Every error carries type and code; some responses (401, 403, 429, 500) carry only those two.',
+        required: ['type', 'code'],
         properties: {
           message: { type: 'string' },
           type: { type: 'string' },

@@ -177,11 +177,11 @@ describe('fake service: credentials', () => {
     expect((await submit(await fake())).status).toBe(200);
   });
 
-  test('413 for a file over 5 MB, with no error code', async () => {
+  test('413 for a file over 5 MB, with a type and code as every error has (the spec shows none for 413: E1001)', async () => {
     const big = Buffer.alloc(5 * 1024 * 1024 + 1, 0x25).toString('base64');
     const answer = await submit(await fake(), { file_data: big });
     expect(answer.status).toBe(413);
-    expect(answer.json.error.code).toBeUndefined();
+    expect(answer.json.error).toMatchObject({ type: 'VALIDATION_ERROR', code: 'E1001' });
   });
 
   test('422 for content that is not PNG, JPG or PDF, and for a mismatched extension', async () => {
@@ -189,6 +189,7 @@ describe('fake service: credentials', () => {
     expect((await submit(svc, { file_data: Buffer.from('GIF89a').toString('base64'), file_name: 'x.gif' })).status).toBe(422);
     const mismatch = await submit(svc, { file_name: 'x.png', issuer_ref: 'r-2' });
     expect(mismatch.status).toBe(422);
+    expect(mismatch.json.error).toMatchObject({ type: 'VALIDATION_ERROR', code: 'E1001' });
     expect(mismatch.json.error.details.validation_errors).toHaveProperty('file_name');
   });
 
