@@ -1,7 +1,7 @@
 import createFetchClient from 'openapi-fetch';
 import * as z from 'zod/mini';
 import type { paths } from '../../generated/schema.js';
-import { InvalidResponseError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
+import { InvalidResponseError, SdJwtVerificationError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
 import { fromBase64 } from '../internal/encoding.js';
 import { isObject } from '../internal/guards.js';
 import {
@@ -127,7 +127,11 @@ export class AcmeIdentityClient {
   readonly identityResponses: {
     /**
      * GET /identity/response/{access_request_code}/{identity_session_code} with `X-Access-Token`.
-     * Returns the response as sent: verify its disclosures and expiry before relying on it.
+     * Refuses a response whose `exp` has elapsed (on the service's clock, as learnt from its `Date`
+     * headers), as the spec requires of the client; otherwise returns it as sent: verify its
+     * disclosures (`getVerified`, or `verifyIdentityResponse`) before relying on its claims.
+     * @throws {SdJwtVerificationError} `ERR_SD_JWT_EXPIRED`: the response's `exp` has elapsed.
+     * @see shared/service-spec.md, "Identity response": "the client must not accept the response once `exp` has elapsed"
      */
     get(request: IdentityResponseRequest, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityResponseData']>>;
     /**
@@ -231,17 +235,14 @@ export class AcmeIdentityClient {
     };
 
     this.identityResponses = {
-      getVerified: (event, options) => verifiedIdentity(this.identityResponses.get, event, options, this.#options.now),
-      get: (request, options) =>
-        this.#call(options, AUTHED, S.IdentityResponseData, (fetch, ctx) => {
-          const path = this.#codes(request);
-          const accessToken = checkCode('accessToken', request?.accessToken);
-          return this.#api.GET('/identity/response/{access_request_code}/{identity_session_code}', {
-            params: { path, header: { ...this.#identityHeaders(ctx), 'X-Access-Token': accessToken } },
-            parseAs: 'text',
-            fetch,
-          });
-        }),
+      getVerified: (event, options) =>
+        verifiedIdentity(
+          (request, requestOptions) => this.#identityResponse(request, requestOptions, options?.clockToleranceSeconds ?? 0),
+          event,
+          options,
+          () => this.#transport.serviceNow(),
+        ),
+      get: (request, options) => this.#identityResponse(request, options, 0),
     };
 
     // credential_ref goes into the path verbatim (spec): openapi-fetch would percent-encode it.
@@ -287,6 +288,32 @@ export class AcmeIdentityClient {
       'X-Request-Timestamp': this.#transport.timestamp(),
       'X-Correlation-Id': ctx.correlationId,
     };
+  }
+
+  /**
+   * GET /identity/response, refused once its `exp` has elapsed on the service's clock (as learnt
+   * from `Date`), beyond `toleranceSeconds`: the spec's rule is on the client.
+   */
+  #identityResponse(
+    request: IdentityResponseRequest,
+    options: RequestOptions | undefined,
+    toleranceSeconds: number,
+  ): Promise<ApiResult<Schemas['IdentityResponseData']>> {
+    return this.#call(options, AUTHED, S.IdentityResponseData, (fetch, ctx) => {
+      const path = this.#codes(request);
+      const accessToken = checkCode('accessToken', request?.accessToken);
+      return this.#api.GET('/identity/response/{access_request_code}/{identity_session_code}', {
+        params: { path, header: { ...this.#identityHeaders(ctx), 'X-Access-Token': accessToken } },
+        parseAs: 'text',
+        fetch,
+      });
+    }).then((result) => {
+      const exp = result.data.exp;
+      if (typeof exp === 'number' && exp + toleranceSeconds <= this.#transport.serviceNow() / 1000) {
+        throw new SdJwtVerificationError('ERR_SD_JWT_EXPIRED', 'the identity response\'s "exp" has elapsed: it must not be accepted');
+      }
+      return result;
+    });
   }
 
   #codes(codes: IdentityRequestCodes) {

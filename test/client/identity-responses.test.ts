@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { compactVerify, decodeJwt, importJWK } from 'jose';
-import { AuthenticationError, NotFoundError, PermissionDeniedError, type IdentityRequestInput } from '../../src/index.js';
+import { AuthenticationError, NotFoundError, PermissionDeniedError, SdJwtVerificationError, type IdentityRequestInput } from '../../src/index.js';
 import { harness, person, received, rejection } from '../helpers.js';
 
 async function approved(claims: IdentityRequestInput['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number']) {
@@ -88,5 +88,50 @@ describe('identityResponses.get', () => {
     const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
     expect(await rejection(h.client.identityResponses.get({ ...codes, accessToken: event.access_token }))).toBeInstanceOf(NotFoundError);
     expect(event.event).toBe('cancelled');
+  });
+});
+
+describe('an expired identity response is not accepted (the spec: "the client must not accept the response once exp has elapsed")', () => {
+  /** A request approved on a fake whose clock runs `skewMs` from the client's, with 60 s responses. */
+  async function approvedAt(skewMs: number) {
+    const clock = { now: Date.UTC(2026, 10, 24, 12) };
+    const h = await harness({
+      fake: { now: () => clock.now + skewMs, identityResponseTtlSeconds: 60 },
+      client: { now: () => clock.now },
+    });
+    const { data } = await h.client.identityRequests.create(person());
+    const event = await h.service.approve(data.access_request_code);
+    const request = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code, accessToken: event.access_token };
+    return { ...h, clock, request };
+  }
+
+  test('get refuses a response whose exp has elapsed, with ERR_SD_JWT_EXPIRED', async () => {
+    const h = await approvedAt(0);
+    await expect(h.client.identityResponses.get(h.request)).resolves.toBeDefined();
+    h.clock.now += 61_000;
+    const error = await rejection(h.client.identityResponses.get(h.request));
+    expect(error).toBeInstanceOf(SdJwtVerificationError);
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+  });
+
+  test("exp is judged on the service's clock: 10 minutes ahead, the response expires 60 s after it was issued", async () => {
+    const h = await approvedAt(600_000);
+    h.clock.now += 61_000; // the local clock still thinks exp is 9 minutes away
+    await expect(h.client.identityResponses.get(h.request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+  });
+
+  test("exp is judged on the service's clock: 10 minutes behind, a fresh response is accepted", async () => {
+    const h = await approvedAt(-600_000);
+    h.clock.now += 30_000; // the local clock thinks exp passed 9.5 minutes ago
+    await expect(h.client.identityResponses.get(h.request)).resolves.toMatchObject({ data: { request_code: expect.any(String) } });
+  });
+
+  test("getVerified's clockToleranceSeconds applies to the fetch's expiry check too", async () => {
+    const h = await approvedAt(0);
+    h.clock.now += 70_000;
+    const event = { accessRequestCode: h.request.accessRequestCode, accessToken: h.request.accessToken };
+    const options = { identitySessionCode: h.request.identitySessionCode };
+    await expect(h.client.identityResponses.getVerified(event, options)).rejects.toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'verify' });
+    await expect(h.client.identityResponses.getVerified(event, { ...options, clockToleranceSeconds: 30 })).resolves.toBeDefined();
   });
 });
