@@ -237,7 +237,8 @@ export class AcmeIdentityClient {
     this.identityResponses = {
       getVerified: (event, options) =>
         verifiedIdentity(
-          (request, requestOptions) => this.#identityResponse(request, requestOptions, options?.clockToleranceSeconds ?? 0),
+          // Expiry is checked once, by the verification step, with the caller's tolerance.
+          (request, requestOptions) => this.#identityResponse(request, requestOptions, Number.POSITIVE_INFINITY),
           event,
           options,
           () => this.#transport.serviceNow(),

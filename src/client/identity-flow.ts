@@ -1,6 +1,6 @@
 /** The last leg of the asynchronous flow: from a verified webhook event to a verified identity. */
 import { decodeJwt } from 'jose';
-import { AcmeIdentityError, IdentityFlowError, SdJwtVerificationError } from '../errors/index.js';
+import { AcmeIdentityError, IdentityFlowError } from '../errors/index.js';
 import { verifyIdentityResponse, type KeySource, type VerifiedIdentityResponse } from '../sd-jwt/index.js';
 import type { ApiResult, IdentityResponseRequest } from './client.js';
 import type { Schemas } from './schemas.js';
@@ -50,8 +50,6 @@ export async function verifiedIdentity(
   try {
     response = await get({ accessRequestCode: event.accessRequestCode, identitySessionCode, accessToken: event.accessToken }, request);
   } catch (cause) {
-    // An answer that came but is refused (expired) failed verification, not the fetch.
-    if (cause instanceof SdJwtVerificationError) throw new IdentityFlowError('verify', `the identity response was refused (${cause.code})`, cause);
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('fetch', `GET /identity/response failed${code}`, cause);
   }

@@ -1,4 +1,5 @@
 import { AbortError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
+import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import type { TokenManager } from './tokens.js';
 
@@ -60,21 +61,6 @@ function isRetryableStatus(status: number): boolean {
 function discard(response: Response): void {
   if (response.bodyUsed) return;
   response.body?.cancel().catch(() => undefined);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Bodies of successful answers must be UTF-8 (they are JSON); error bodies are read leniently. */

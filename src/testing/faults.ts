@@ -82,22 +82,6 @@ export function proxyBadGateway(): Response {
   return new Response(html, { status: 502, statusText: 'Bad Gateway', headers: { 'content-type': 'text/html', server: 'nginx' } });
 }
 
-/** Waits `ms`, or rejects when `signal` aborts first (the client went away). */
-export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Never settles, unless `signal` aborts (the client went away): an answer that never comes. */
 export function never(signal: AbortSignal | undefined): Promise<never> {
   return new Promise((_resolve, reject) => {

@@ -4,7 +4,7 @@
  * localhost server ({@link serveFakeService}).
  */
 import { SUPPORTED_CLAIMS } from './claims.js';
-import { cutBody, never, pause, proxyBadGateway } from './faults.js';
+import { cutBody, never, proxyBadGateway } from './faults.js';
 import {
   MAX_FILE_BYTES,
   decryptFile,
@@ -47,6 +47,7 @@ import { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT, 
 import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 import { openApiDocument } from './openapi.js';
 import { randomId } from '../internal/encoding.js';
+import { sleep } from '../internal/sleep.js';
 
 /** A client registration: an API key pair, its tenant, and where its webhooks go. */
 export interface FakeClientRegistration {
@@ -605,7 +606,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
       case 'network':
         throw new TypeError('fetch failed (injected network fault)');
       case 'delay':
-        await pause(fault.ms, signal);
+        await sleep(fault.ms, signal);
         return undefined;
       case 'hang':
         return never(signal);

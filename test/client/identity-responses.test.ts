@@ -126,7 +126,7 @@ describe('an expired identity response is not accepted (the spec: "the client mu
     await expect(h.client.identityResponses.get(h.request)).resolves.toMatchObject({ data: { request_code: expect.any(String) } });
   });
 
-  test("getVerified's clockToleranceSeconds applies to the fetch's expiry check too", async () => {
+  test("getVerified refuses an expired response at the verify step, within its clockToleranceSeconds", async () => {
     const h = await approvedAt(0);
     h.clock.now += 70_000;
     const event = { accessRequestCode: h.request.accessRequestCode, accessToken: h.request.accessToken };
