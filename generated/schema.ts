@@ -352,7 +352,7 @@ export interface components {
         CredentialInput: {
             /** @description Credential type; only acicncchc is named, more will be added. */
             type: string;
-            /** @description Shape <uid>/<uid>. */
+            /** @description Shape <uid>/<uid>: two parts without / or whitespace. */
             person_ref: string;
             name?: string;
             description?: string;
@@ -362,8 +362,13 @@ export interface components {
             };
             /** @description Base64 of a PNG, JPG or PDF of at most 5 MB. */
             file_data: string;
+            /** @description The source file name, with the extension of its content (png, jpg or jpeg, pdf; any case) and no path. */
             file_name: string;
             issuer_name: string;
+            /**
+             * Format: uri
+             * @description URL of the issuer (http or https).
+             */
             issuer_url: string;
             issuer_ref: string;
             time_expires?: number;
@@ -1030,6 +1035,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
+            429: {
+                headers: {
+                    /** @description Seconds (or an HTTP date) to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     verifyCredential: {
@@ -1098,6 +1114,17 @@ export interface operations {
             /** @description Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed. */
             412: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
+            429: {
+                headers: {
+                    /** @description Seconds (or an HTTP date) to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1178,6 +1205,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
+            429: {
+                headers: {
+                    /** @description Seconds (or an HTTP date) to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     revokeCredential: {
@@ -1246,6 +1284,17 @@ export interface operations {
             /** @description Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed. */
             412: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
+            429: {
+                headers: {
+                    /** @description Seconds (or an HTTP date) to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

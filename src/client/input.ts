@@ -175,9 +175,10 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
     const kind = FILE_KINDS.find((k) => k.magic.every((byte, i) => bytes[i] === byte));
     if (!kind) issues.push({ field: 'file', message: 'must be a PNG, JPG or PDF file' });
     else if (typeof input.file_name === 'string') {
-      const extension = input.file_name.toLowerCase().split('.').pop() ?? '';
-      if (!input.file_name.includes('.') || !kind.extensions.includes(extension)) {
-        issues.push({ field: 'file_name', message: `must end in .${kind.extensions.join(' or .')} for ${kind.kind} content` });
+      // A name (no path separators, not only dots), a dot, and the content's extension.
+      const [, extension = ''] = /^[^/\\]*[^/\\.][^/\\]*\.([^./\\]+)$/.exec(input.file_name) ?? [];
+      if (!kind.extensions.includes(extension.toLowerCase())) {
+        issues.push({ field: 'file_name', message: `must be a file name ending in .${kind.extensions.join(' or .')} for ${kind.kind} content` });
       }
     }
   }

@@ -176,7 +176,10 @@ export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
 export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
 /** Every problem with the authorization request, each naming the option, before the person leaves. */
-function paramIssues(params: SignInParams, scope: readonly string[], supported: ReadonlySet<string> | undefined): InputIssue[] {
+function paramIssues(params: SignInParams, scope: readonly string[], as: AuthorizationServer): InputIssue[] {
+  // What discovery lists: claim keys (`acme_claims_supported`) and standard claim names (`claims_supported`).
+  const supported = as['acme_claims_supported'];
+  const standard = as.claims_supported;
   const issues: InputIssue[] = [];
   const add = (field: string, message: string) => issues.push({ field, message });
   if (!scope.includes('openid')) add('scope', 'must include openid');
@@ -184,12 +187,15 @@ function paramIssues(params: SignInParams, scope: readonly string[], supported: 
   if (!scope.every((token) => /^[!#-[\]-~]+$/.test(token))) add('scope', 'must be scope tokens');
   const { claims, phone, phoneCountryCode: country } = params;
   if (claims !== undefined) {
-    if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) add('claims', 'must be an object');
+    if (!claims || typeof claims !== 'object' || Array.isArray(claims)) add('claims', 'must be an object');
     else
       for (const [name, value] of Object.entries(claims)) {
-        if (name === 'acme') issues.push(...claimsIssues(value, supported, 'claims.acme'));
+        if (name === 'acme') issues.push(...claimsIssues(value, Array.isArray(supported) ? new Set(supported as string[]) : undefined, 'claims.acme'));
         else if (!STANDARD.includes(name)) add(`claims.${name}`, `is not one of ${STANDARD} or acme`);
-        else if (!Array.isArray(value) || !value.every(isString)) add(`claims.${name}`, 'must be an array of claim names');
+        // Names the discovery document's claims_supported does not list are refused by the service too.
+        else if (!Array.isArray(value) || !value.every((claim) => isString(claim) && (!Array.isArray(standard) || standard.includes(claim)))) {
+          add(`claims.${name}`, 'must be an array of claim names in claims_supported');
+        }
       }
   }
   for (const key of ['ruleset', 'aobo', 'email', 'phone'] as const) {
@@ -248,8 +254,7 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
     const at = cached?.at ?? 0;
     let as = await metadata();
     const check = () => {
-      const list = as['acme_claims_supported'];
-      return paramIssues(params, scope, Array.isArray(list) ? new Set(list as string[]) : undefined);
+      return paramIssues(params, scope, as);
     };
     let issues = check();
     // A claim key the cached acme_claims_supported does not know may be new: read it again, once, before refusing.

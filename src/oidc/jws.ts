@@ -29,7 +29,7 @@ export function jwsVerifier(keysOf: (url: string) => Promise<{ keys?: unknown }>
       keys.catch(() => (cache = undefined));
     }
     const keys = await cache.keys;
-    if (!Array.isArray(keys)) throw signatureError('the issuer’s JWKS has no keys');
+    if (!Array.isArray(keys)) throw signatureError("the issuer's JWKS has no keys");
     return keys as Jwk[];
   };
 
@@ -39,8 +39,8 @@ export function jwsVerifier(keysOf: (url: string) => Promise<{ keys?: unknown }>
     const pick = (keys: Jwk[]) => keys.filter((k) => jwkFits(k, alg, kid));
     let found = pick(await keySet(as));
     if (!found.length && now() - cache!.at >= cooldownMs) found = pick(await keySet(as, true));
-    if (found.length !== 1) throw signatureError(`${found.length} keys of the issuer’s JWKS match its kid and alg`);
+    if (found.length !== 1) throw signatureError(`${found.length} keys of the issuer's JWKS match its kid and alg`);
     const key = await importVerifyKey(found[0]!, alg as string);
-    if (!(await verifyJwsSignature(jwt, key, alg as string))) throw signatureError('the signature does not verify with the issuer’s key');
+    if (!(await verifyJwsSignature(jwt, key, alg as string))) throw signatureError("the signature does not verify with the issuer's key");
   };
 }

@@ -7,7 +7,10 @@
 /** Credentials the service can obtain during a journey, so the only ones that may be essential. */
 export const OBTAINABLE_CREDENTIALS = ['acicncchc', 'vevortw', 'sanctionscheck', 'courtcheck', 'student', 'phonenumber'];
 
-/** Every claim key the spec names, and the `credential` claim of each obtainable credential. */
+/**
+ * Every claim key the spec names, and no other: what `acme_claims_supported` lists unless a test
+ * adds more (`createFakeService({ extraClaims })`), as the service adds claims over time.
+ */
 export const SUPPORTED_CLAIMS: readonly string[] = [
   'acmeidentity.valid',
   'acmeidentity.credential',
@@ -27,8 +30,35 @@ export const SUPPORTED_CLAIMS: readonly string[] = [
   'document.passport.travel_document_number',
   'document.passport_foreign.passport_number',
   'document.driving_license.licence_number',
-  ...OBTAINABLE_CREDENTIALS.map((credential) => `${credential}.credential`),
+  'acicncchc.credential',
 ];
+
+/**
+ * The standard OIDC claims of each standard scope (OpenID Connect Core §5.4; `openid` holds `sub`):
+ * what the `claims` parameter may name under a scope key, and what discovery's `claims_supported`
+ * lists beside them.
+ */
+export const STANDARD_SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
+  openid: ['sub'],
+  profile: [
+    'name',
+    'family_name',
+    'given_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+  ],
+  email: ['email', 'email_verified'],
+  phone: ['phone_number', 'phone_number_verified'],
+};
 
 /** Why a claims request is refused, or `undefined` when the service accepts it. */
 export function claimsProblem(claims: unknown, supported: ReadonlySet<string>): string | undefined {

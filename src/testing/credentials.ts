@@ -27,6 +27,21 @@ const FILE_TYPES = [
   { kind: 'pdf', extensions: ['pdf'], magic: [0x25, 0x50, 0x44, 0x46, 0x2d] },
 ];
 
+/** `<uid>/<uid>`: two non-empty parts without `/` or whitespace. The OpenAPI document carries the same pattern. */
+export const PERSON_REF = /^[^/\s]+\/[^/\s]+$/;
+/**
+ * A file name, a dot and one of the accepted extensions (any case): the OpenAPI document's pattern.
+ * The fake answers 400 for what is not a file name with an extension ({@link NAMED_FILE}) and 422
+ * for an extension that is not the content's, as it does for content that is not PNG, JPG or PDF.
+ */
+export const FILE_NAME = /^[^/\\]*[^/\\.][^/\\]*\.([pP][nN][gG]|[jJ][pP][eE]?[gG]|[pP][dD][fF])$/;
+/** A name (no path, not only dots), a dot and an extension. */
+const NAMED_FILE = /^[^/\\]*[^/\\.][^/\\]*\.[^./\\]+$/;
+
+function isWebUrl(value: string): boolean {
+  return URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+}
+
 /** Types for which name, description and time_expires are not required. */
 const TYPES_WITHOUT_DISPLAY_FIELDS = new Set(['acicncchc']);
 
@@ -65,8 +80,14 @@ export function validateCredentialInput(body: unknown, types: readonly string[])
   if (expires !== undefined ? typeof expires !== 'number' || !Number.isInteger(expires) : needsDisplay) {
     errors['time_expires'] = 'must be a UNIX timestamp';
   }
-  if (typeof input['person_ref'] === 'string' && !/^[^/\s]+\/[^/\s]+$/.test(input['person_ref'])) {
+  if (typeof input['person_ref'] === 'string' && !PERSON_REF.test(input['person_ref'])) {
     errors['person_ref'] = 'must have the shape <uid>/<uid>';
+  }
+  if (typeof input['file_name'] === 'string' && !NAMED_FILE.test(input['file_name'])) {
+    errors['file_name'] = 'must be a file name with its extension (.png, .jpg, .jpeg or .pdf), without a path';
+  }
+  if (typeof input['issuer_url'] === 'string' && !isWebUrl(input['issuer_url'])) {
+    errors['issuer_url'] = 'must be an absolute http(s) URL';
   }
   const metadata = input['metadata'];
   if (metadata !== undefined && (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))) {
@@ -81,7 +102,7 @@ export function validateCredentialInput(body: unknown, types: readonly string[])
   const semantic: Record<string, string> = {};
   if (!types.includes(type as string)) semantic['type'] = 'is not a credential type this service issues';
   const detected = FILE_TYPES.find((t) => t.magic.every((byte, i) => data[i] === byte));
-  const extension = (input['file_name'] as string).toLowerCase().split('.').pop() ?? '';
+  const extension = (input['file_name'] as string).toLowerCase().split('.').pop()!;
   if (!detected) semantic['file_data'] = 'must be a PNG, JPG or PDF file';
   else if (!detected.extensions.includes(extension)) semantic['file_name'] = `extension must match the ${detected.kind} content`;
   if (Object.keys(semantic).length > 0) {
@@ -146,6 +167,17 @@ export function usableCredential(record: CredentialRecord | undefined, clientId:
   if (record.timeExpires !== undefined && Math.floor(nowMs / 1000) >= record.timeExpires) {
     throw serviceError('E1009', 'Credential expired');
   }
+  return record;
+}
+
+/**
+ * The caller's credential, for revoke: the spec allows revoking any credential "issued by caller
+ * and not revoked", so an expired, pending or failed one is revoked too. 404 when it does not exist
+ * or another client issued it, 410 when already revoked.
+ */
+export function revocableCredential(record: CredentialRecord | undefined, clientId: string): CredentialRecord {
+  if (!record || record.clientId !== clientId) throw serviceError('E1005', 'Credential not found');
+  if (record.revoked) throw uncodedError(410, 'Credential revoked');
   return record;
 }
 

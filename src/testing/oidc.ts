@@ -5,7 +5,7 @@
  * they are discovered through the metadata, as the spec says clients must.
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { OBTAINABLE_CREDENTIALS, claimsProblem } from './claims.js';
+import { OBTAINABLE_CREDENTIALS, STANDARD_SCOPE_CLAIMS, claimsProblem } from './claims.js';
 import { escapeHtml } from './journey.js';
 import { signJwt, type SigningKeys } from './keys.js';
 import { randomId } from '../internal/encoding.js';
@@ -90,7 +90,19 @@ export interface AuthorizationServerContext {
   journey: 'auto' | 'page';
   /** The claim values of the simulated person. */
   person: (prefill: AuthorizationTransaction['prefill']) => Record<string, unknown>;
+  /** How authorization errors are answered, read at each request: see {@link AuthorizationErrorMode}. */
+  errorMode: () => AuthorizationErrorMode;
 }
+
+/**
+ * How the authorize endpoint answers an error. The spec shows both a redirect back to the client
+ * and "400 returns JSON `{error, error_description}`" without saying which error takes which:
+ * - `redirect` (the default): an error is sent back to the registered `redirect_uri` with `error`,
+ *   `error_description`, `state` and `iss` (RFC 6749 §4.1.2.1), except an unknown `client_id` or
+ *   `redirect_uri`, which can only be a 400 (the redirect target is not trusted);
+ * - `json`: every error is a 400 JSON page the person sees; nothing comes back to the client.
+ */
+export type AuthorizationErrorMode = 'redirect' | 'json';
 
 /** An OAuth error: as JSON (400/401) or, once the redirect URI is trusted, as an error redirect. */
 class OAuthError extends Error {
@@ -105,7 +117,7 @@ class OAuthError extends Error {
 
 const UNRESERVED_43_128 = /^[A-Za-z0-9\-._~]{43,128}$/;
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-const STANDARD_SCOPES = ['openid', 'profile', 'email', 'phone'];
+const STANDARD_SCOPES = Object.keys(STANDARD_SCOPE_CLAIMS);
 
 function oauthJson(error: OAuthError): Response {
   return Response.json(
@@ -130,6 +142,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     grant_types_supported: ['authorization_code'],
     code_challenge_methods_supported: ['S256'],
     scopes_supported: STANDARD_SCOPES,
+    claims_supported: ['sub', ...new Set(Object.values(STANDARD_SCOPE_CLAIMS).flat())],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
@@ -159,6 +172,11 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
         if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
           throw new OAuthError('invalid_request', `claims.${namespace} must be an array of claim names`);
         }
+        // Rule 4: an unrecognised claim key is rejected, under a scope as under acme.
+        const unknown = value.find((name) => !STANDARD_SCOPE_CLAIMS[namespace]!.includes(name));
+        if (unknown !== undefined) {
+          throw new OAuthError('invalid_request', `claims.${namespace}: unrecognised claim ${JSON.stringify(unknown)}`);
+        }
         keys.push(...value);
       } else {
         throw new OAuthError('invalid_request', `claims: unknown namespace ${JSON.stringify(namespace)}`);
@@ -180,6 +198,8 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     if (query.get('response_type') !== 'code') throw redirectable('unsupported_response_type', 'response_type must be code');
     const scope = (query.get('scope') ?? '').split(' ').filter(Boolean);
     if (!scope.includes('openid')) throw redirectable('invalid_scope', 'scope must include openid');
+    const unknownScope = scope.find((token) => !STANDARD_SCOPES.includes(token));
+    if (unknownScope !== undefined) throw redirectable('invalid_scope', `unknown scope ${JSON.stringify(unknownScope)}`);
     const state = query.get('state');
     if (!state) throw redirectable('invalid_request', 'state is required');
     const challenge = query.get('code_challenge');
@@ -248,7 +268,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       const target = error as OAuthError & { redirectUri?: string; state?: string | null };
-      if (!target.redirectUri) return oauthJson(error);
+      if (!target.redirectUri || ctx.errorMode() === 'json') return oauthJson(error);
       return back(target.redirectUri, { error: error.error, error_description: error.description, state: target.state });
     }
     if (ctx.journey === 'auto') return complete(transaction);

@@ -3,8 +3,11 @@
  *
  * The fake service serves it at `{base_url}/docs/spec`; `scripts/generate.ts` fetches it from there
  * and regenerates `generated/`. It describes the service as the spec does (optional fields optional,
- * every documented error status), not as the SDK happens to call it.
+ * every documented error status), not as the SDK happens to call it. Where it adds to the spec (429
+ * on the credential operations, which the service rate-limits as every REST operation; the
+ * patterns of `person_ref`, `file_name` and `issuer_url`), the README says so.
  */
+import { FILE_NAME, PERSON_REF } from './credentials.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -221,7 +224,7 @@ export const openApiDocument = {
         requestBody: json(ref('CredentialInput')),
         responses: {
           '200': envelope(ref('CredentialSubmitted'), 'Credential issued.'),
-          ...errors('400', '401', '409', '413', '422'),
+          ...errors('400', '401', '409', '413', '422', '429'),
         },
       },
     },
@@ -234,7 +237,7 @@ export const openApiDocument = {
         parameters: [credentialRef],
         responses: {
           '200': envelope(ref('VerifiableCredential'), 'The decoded raw verifiable credential JSON.'),
-          ...errors('400', '401', '404', '410', '412'),
+          ...errors('400', '401', '404', '410', '412', '429'),
         },
       },
     },
@@ -247,7 +250,7 @@ export const openApiDocument = {
         parameters: [credentialRef],
         responses: {
           '200': envelope(ref('CredentialFileData'), 'The source file, base64.'),
-          ...errors('400', '401', '404', '410', '412'),
+          ...errors('400', '401', '404', '410', '412', '429'),
         },
       },
     },
@@ -260,7 +263,7 @@ export const openApiDocument = {
         parameters: [credentialRef],
         responses: {
           '200': envelope(ref('CredentialRevoked'), 'Revoked.'),
-          ...errors('400', '401', '404', '410', '412'),
+          ...errors('400', '401', '404', '410', '412', '429'),
         },
       },
     },
@@ -496,7 +499,7 @@ export const openApiDocument = {
         description: 'name, description and time_expires are required except for type acicncchc.',
         properties: {
           type: { type: 'string', description: 'Credential type; only acicncchc is named, more will be added.' },
-          person_ref: { type: 'string', pattern: '^[^/]+/[^/]+$', description: 'Shape <uid>/<uid>.' },
+          person_ref: { type: 'string', pattern: PERSON_REF.source, description: 'Shape <uid>/<uid>: two parts without / or whitespace.' },
           name: { type: 'string' },
           description: { type: 'string' },
           metadata: {
@@ -510,9 +513,13 @@ export const openApiDocument = {
             maxLength: MAX_FILE_DATA_LENGTH,
             description: 'Base64 of a PNG, JPG or PDF of at most 5 MB.',
           },
-          file_name: { type: 'string' },
+          file_name: {
+            type: 'string',
+            pattern: FILE_NAME.source,
+            description: 'The source file name, with the extension of its content (png, jpg or jpeg, pdf; any case) and no path.',
+          },
           issuer_name: { type: 'string' },
-          issuer_url: { type: 'string' },
+          issuer_url: { type: 'string', format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', description: 'URL of the issuer (http or https).' },
           issuer_ref: { type: 'string' },
           time_expires: { type: 'integer' },
         },

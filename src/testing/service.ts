@@ -10,6 +10,7 @@ import {
   decryptFile,
   isDuplicate,
   issueCredential,
+  revocableCredential,
   usableCredential,
   validateCredentialInput,
   verifiedCredential,
@@ -43,7 +44,14 @@ import {
 import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
 import { journeyHtml } from './journey.js';
-import { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT, createAuthorizationServer, type OidcClientRegistration } from './oidc.js';
+import {
+  DEFAULT_DELEGATIONS,
+  DEFAULT_OIDC_BACKEND_CLIENT,
+  DEFAULT_OIDC_CLIENT,
+  createAuthorizationServer,
+  type AuthorizationErrorMode,
+  type OidcClientRegistration,
+} from './oidc.js';
 import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 import { openApiDocument } from './openapi.js';
 import { randomId } from '../internal/encoding.js';
@@ -105,6 +113,12 @@ export interface FakeServiceOptions {
   purposes?: readonly string[];
   /** Credential types the service issues. @default ['acicncchc'] */
   credentialTypes?: readonly string[];
+  /**
+   * Claim keys the service supports beyond the ones the spec names ({@link SUPPORTED_CLAIMS}):
+   * added to `acme_claims_supported` and accepted by the identity endpoints, as the service adds
+   * claims over time (for example `vevortw.credential`).
+   */
+  extraClaims?: readonly string[];
   /**
    * How disclosure JSON is written before it is hashed (the spec does not show it): `compact`
    * (`JSON.stringify`) or `spaced` (Python's `json.dumps` default, as in RFC 9901's examples).
@@ -189,6 +203,11 @@ export interface FakeServiceSettings {
   status: 'operational' | 'degraded';
   database: 'connected' | 'error';
   maintenanceMode: boolean;
+  /**
+   * How the OIDC authorize endpoint answers an error: sent back to the client's `redirect_uri`
+   * (`redirect`, the default) or as a 400 JSON page the person sees (`json`). The spec shows both.
+   */
+  authorizationErrors: AuthorizationErrorMode;
 }
 
 export interface FakeService {
@@ -276,7 +295,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const timestampFormat = options.timestampFormat ?? 'unix-seconds';
   const tolerance = options.timestampToleranceSeconds ?? 300;
   const credentialTypes = options.credentialTypes ?? ['acicncchc'];
-  const supportedClaims = new Set(SUPPORTED_CLAIMS);
+  const supportedClaims = new Set([...SUPPORTED_CLAIMS, ...(options.extraClaims ?? [])]);
   let keys = await createSigningKeys();
   let allKeys = [keys];
   const fileKey = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
@@ -295,6 +314,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     status: 'operational',
     database: 'connected',
     maintenanceMode: false,
+    authorizationErrors: 'redirect',
   };
   let window = { start: 0, count: 0 };
   /** Access tokens carry the generation they were issued in; older generations are refused. */
@@ -441,7 +461,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
 
   const revoke: Route = async (request, ctx, [ref]) => {
     const client = await authenticate(request, ctx.now);
-    const record = usableCredential(credentials.get(ref!), client.clientId, ctx.now);
+    const record = revocableCredential(credentials.get(ref!), client.clientId);
     record.revoked = true;
     return ok(ctx, { revoked: true });
   };
@@ -503,6 +523,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     clients: (options.oidcClients ?? [DEFAULT_OIDC_CLIENT, DEFAULT_OIDC_BACKEND_CLIENT]).map((client) => ({ ...client })),
     delegations: options.delegations ?? DEFAULT_DELEGATIONS,
     journey: options.oidcJourney ?? 'auto',
+    errorMode: () => settings.authorizationErrors,
     person: (prefill) => ({
       ...defaultValues({
         first_name: 'Jane',

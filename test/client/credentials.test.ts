@@ -118,6 +118,8 @@ describe('credentials.submit input checks (nothing is uploaded)', () => {
     ['a file that is not PNG, JPG or PDF', { file: new TextEncoder().encode('GIF89a....'), file_name: 'x.gif' }, 'file'],
     ['a PDF named .png', { file: PDF, file_name: 'certificate.png' }, 'file_name'],
     ['a file name without extension', { file: PDF, file_name: 'certificate' }, 'file_name'],
+    ['a file name that is only an extension', { file: PDF, file_name: '.pdf' }, 'file_name'],
+    ['a path instead of a file name', { file: PDF, file_name: 'scans/certificate.pdf' }, 'file_name'],
     ['a file that is not bytes', { file: 'JVBERi0=' as never }, 'file'],
     ['a person_ref of the wrong shape', { person_ref: 'person-1' }, 'person_ref'],
     ['a relative issuer_url', { issuer_url: 'rp.example' }, 'issuer_url'],
@@ -126,12 +128,22 @@ describe('credentials.submit input checks (nothing is uploaded)', () => {
     ['another type without time_expires', { type: 'vevortw', name: 'n', description: 'd' }, 'time_expires'],
     ['a fractional time_expires', { time_expires: 1.5 }, 'time_expires'],
   ];
-  test.each(cases)('refuses %s, naming %s', async (_name, change, field) => {
+  // Named by fields, never by the case's object: one holds a 5 MB file, which would make a 20 MB title.
+  test.each(cases.map(([name, change, field]) => ({ name, change, field })))('refuses $name, naming $field', async ({ change, field }) => {
     const { client, service } = await harness();
     const error = await rejection(client.credentials.submit({ ...check(), ...change }));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).issues.map((i) => i.field)).toContain(field);
     expect(service.requests).toHaveLength(0); // not even a token request
+  });
+
+  test('"5 MB" is 5 MiB: a file of exactly MAX_FILE_BYTES (more than 5,000,000 bytes) is sent and stored', async () => {
+    const { client } = await harness();
+    const file = new Uint8Array(MAX_FILE_BYTES).fill(0x20);
+    file.set(PDF.subarray(0, 8));
+    expect(MAX_FILE_BYTES).toBe(5 * 1024 * 1024);
+    const { data } = await client.credentials.submit({ ...check(), file });
+    expect((await client.credentials.fileData(data.credential_ref)).data.file_data.length).toBe(Math.ceil(MAX_FILE_BYTES / 3) * 4);
   });
 
   test('acicncchc needs no name, description or time_expires', async () => {

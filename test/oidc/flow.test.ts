@@ -210,6 +210,7 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     ['a namespace the service does not know', { claims: { address: ['street'] } as never }, 'claims.address', /acme/],
     ['a standard namespace that is not an array', { claims: { profile: 'given_name' } as never }, 'claims.profile', /array/],
     ['an empty ruleset', { ruleset: '' }, 'ruleset', /non-empty/],
+    ['a standard claim name discovery does not list', { claims: { profile: ['shoe_size'] } }, 'claims.profile', /claims_supported/],
   ];
   test.each(cases)('%s', async (_name, params, field, message) => {
     const s = await oidcSetup();
@@ -226,6 +227,18 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     url.searchParams.set('claims', JSON.stringify({ acme: { 'document.passport.travel_document_number': { essential: true } } }));
     const back = await s.visit(url);
     expect(back.searchParams.get('error')).toBe('invalid_request');
+  });
+
+  test('a person who would land on the service\'s 400 page: with authorizationErrors json, the pre-redirect check is all that stands between', async () => {
+    const s = await oidcSetup();
+    s.service.settings.authorizationErrors = 'json';
+    // What the SDK refuses before the redirect, the service would have shown the person as a 400 page.
+    const { url } = await s.client().startSignIn({ claims: { profile: ['given_name'] } });
+    url.searchParams.set('claims', JSON.stringify({ profile: ['shoe_size'] }));
+    const page = await s.service.fetch(new Request(url));
+    expect(page.status).toBe(400);
+    expect(await page.json()).toMatchObject({ error: 'invalid_request' });
+    await expect(s.client().startSignIn({ claims: { profile: ['shoe_size'] } })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'claims.profile' });
   });
 
   test('every problem is reported at once', async () => {

@@ -146,6 +146,38 @@ describe('fake service: identity requests', () => {
     expect(later.status).toBe(200);
   });
 
+  test.each([
+    ['the same email in another case', { email: 'JANE@Example.COM', phone: '400000001' }, 409],
+    ['the same phone and country code, another email', { email: 'other@example.com' }, 409],
+    ['the same phone with another country code', { email: 'other@example.com', phone_country_code: 64 }, 200],
+    ['another email and another phone', { email: 'other@example.com', phone: '400000001' }, 200],
+  ])('the 409 rule: %s answers %i', async (_name, overrides, status) => {
+    const { call, identityHeaders } = await fake();
+    await call('POST', '/identity/request', { body: body(), headers: await identityHeaders() });
+    expect((await call('POST', '/identity/request', { body: body(overrides), headers: await identityHeaders() })).status).toBe(status);
+  });
+
+  test('the 409 rule holds per client: another client may ask the same person', async () => {
+    const other = { ...DEFAULT_CLIENT, clientId: 'other', clientSecret: 'other-secret-0123456789abcdef', tenantId: 'tenant-other' };
+    const { call, identityHeaders, clock } = await fake({ clients: [DEFAULT_CLIENT, other] });
+    await call('POST', '/identity/request', { body: body(), headers: await identityHeaders() });
+    const token = await call('POST', '/auth/api-token', { body: { client_id: 'other', client_secret: other.clientSecret } });
+    const headers = { authorization: `Bearer ${token.json.data.access_token}`, 'x-tenant-id': other.tenantId, 'x-request-timestamp': String(Math.floor(clock.now / 1000)) };
+    expect((await call('POST', '/identity/request', { body: body(), headers })).status).toBe(200);
+  });
+
+  test('DELETE cancels without a webhook (the caller knows), and the person may be asked again', async () => {
+    const { call, service, identityHeaders } = await fake();
+    service.setWebhookUrl('https://rp.example/webhooks');
+    const created = (await call('POST', '/identity/request', { body: body(), headers: await identityHeaders() })).json.data;
+    const path = `/identity/request/${created.access_request_code}/${created.identity_session_code}`;
+    expect((await call('DELETE', path, { headers: await identityHeaders() })).json.data).toEqual({ message: expect.any(String) });
+    await service.webhooksSettled();
+    expect(service.events).toEqual([]);
+    expect(service.deliveries).toEqual([]);
+    expect((await call('POST', '/identity/request', { body: body(), headers: await identityHeaders() })).status).toBe(200);
+  });
+
   test('E2002 when the email fails, with the code and redirect URL of the request it still created', async () => {
     const { call, service, identityHeaders } = await fake();
     service.settings.emailDelivery = 'fail';
@@ -204,6 +236,66 @@ describe('fake service: credentials', () => {
     const svc = await fake();
     await submit(svc);
     expect((await submit(svc)).json.error).toMatchObject({ code: 'E1006' });
+  });
+
+  test.each([
+    ['no extension at all', { file_name: 'pdf' }, 'file_name'],
+    ['only an extension', { file_name: '.pdf' }, 'file_name'],
+    ['a path, not a file name', { file_name: 'scans/x.pdf' }, 'file_name'],
+    ['an issuer_url that is not a URL', { issuer_url: 'rp.example' }, 'issuer_url'],
+    ['an issuer_url that is not http(s)', { issuer_url: 'javascript:alert(1)' }, 'issuer_url'],
+    ['a person_ref with whitespace', { person_ref: 'a b/c' }, 'person_ref'],
+  ])('400 for %s, naming the field', async (_name, overrides, field) => {
+    const answer = await submit(await fake(), overrides);
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatchObject({ type: 'VALIDATION_ERROR', code: 'E1001' });
+    expect(Object.keys(answer.json.error.details.validation_errors)).toEqual([field]);
+  });
+
+  test('any extension case is the content\'s extension: X.PDF and a.b.jpeg are accepted', async () => {
+    const svc = await fake();
+    expect((await submit(svc, { file_name: 'X.PDF' })).status).toBe(200);
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]).toString('base64');
+    expect((await submit(svc, { file_data: jpeg, file_name: 'a.b.jpeg', issuer_ref: 'r-2' })).status).toBe(200);
+  });
+
+  describe('revoke: any credential the caller issued and has not revoked', () => {
+    async function issued(svc: Awaited<ReturnType<typeof fake>>, overrides: Record<string, unknown> = {}) {
+      const ref = (await submit(svc, overrides)).json.data.credential_ref as string;
+      const { access_token } = await svc.token();
+      const revoke = () => svc.call('POST', `/credentials/revoke/${ref}`, { headers: { authorization: `Bearer ${access_token}` } });
+      const verify = () => svc.call('GET', `/credentials/verify/${ref}`, { headers: { authorization: `Bearer ${access_token}` } });
+      return { ref, revoke, verify };
+    }
+
+    test.each(['pending_acceptance', 'verification_failed'] as const)('a %s credential is revoked (verify answers 412 before, 410 after)', async (condition) => {
+      const svc = await fake();
+      const { ref, revoke, verify } = await issued(svc);
+      svc.service.setCredentialCondition(ref, condition);
+      expect((await verify()).status).toBe(412);
+      const answer = await revoke();
+      expect(answer.status).toBe(200);
+      expect(answer.json.data).toEqual({ revoked: true });
+      expect((await verify()).status).toBe(410);
+    });
+
+    test('an expired credential is revoked', async () => {
+      const svc = await fake();
+      const { revoke, verify } = await issued(svc, { time_expires: Math.floor(T0 / 1000) + 60 });
+      svc.clock.now += 120_000;
+      expect((await verify()).json.error).toMatchObject({ code: 'E1009' });
+      expect((await revoke()).json.data).toEqual({ revoked: true });
+    });
+
+    test('a revoked one answers 410, another client\'s 404', async () => {
+      const svc = await fake({ clients: [DEFAULT_CLIENT, { ...DEFAULT_CLIENT, clientId: 'other', clientSecret: 'other-secret-0123456789abcdef', tenantId: 'tenant-other' }] });
+      const { ref, revoke } = await issued(svc);
+      const other = await svc.call('POST', '/auth/api-token', { body: { client_id: 'other', client_secret: 'other-secret-0123456789abcdef' } });
+      const foreign = await svc.call('POST', `/credentials/revoke/${ref}`, { headers: { authorization: `Bearer ${other.json.data.access_token}` } });
+      expect(foreign.status).toBe(404);
+      expect((await revoke()).status).toBe(200);
+      expect((await revoke()).status).toBe(410);
+    });
   });
 });
 

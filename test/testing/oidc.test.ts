@@ -125,11 +125,46 @@ describe('fake authorization server: authorize refuses', () => {
     ['aobo without a delegation', { aobo: 'no-such-delegation' }, 'invalid_request'],
     ['aobo whose delegation lacks oauth.core.authorization', { aobo: 'delegation-without-scope' }, 'invalid_request'],
     ['phone without phone_country_code', { phone: '412345678' }, 'invalid_request'],
+    ['an unknown claim name under a standard scope', { claims: JSON.stringify({ profile: ['shoe_size'] }) }, 'invalid_request'],
+    ['a standard claim under a scope it is not part of', { claims: JSON.stringify({ profile: ['email'] }) }, 'invalid_request'],
+    ['an unknown scope as a claims key', { claims: JSON.stringify({ shoes: ['size'] }) }, 'invalid_request'],
+    ['an unknown scope in scope', { scope: 'openid shoes' }, 'invalid_scope'],
   ])('%s, as an error redirect with state and iss', async (_name, params, error) => {
     const { authorize, redirectParams, service } = await setup();
     const back = redirectParams(await authorize(params));
     expect(back).toMatchObject({ error, iss: service.authUrl, error_description: expect.any(String) });
     if (!('state' in params)) expect(back['state']).toBe('state-1');
+  });
+
+  test('with authorizationErrors: json, every error is a 400 JSON page and nothing goes back to the client', async () => {
+    const { authorize, service } = await setup();
+    service.settings.authorizationErrors = 'json';
+    for (const params of [{ scope: 'profile' }, { claims: JSON.stringify({ profile: ['shoe_size'] }) }, { state: undefined }]) {
+      const answer = await authorize(params);
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('location')).toBeNull();
+      expect(await answer.json()).toMatchObject({ error: expect.stringMatching(/^invalid_(request|scope)$/), error_description: expect.any(String) });
+    }
+    // Switched back, the same request is redirected again.
+    service.settings.authorizationErrors = 'redirect';
+    expect((await authorize({ scope: 'profile' })).status).toBe(302);
+  });
+
+  test('accepts every standard claim under its own scope, and the spec-named claim keys', async () => {
+    const { authorize, redirectParams, get } = await setup();
+    const metadata = await (await get('/.well-known/openid-configuration')).json();
+    const claims = { profile: ['given_name', 'family_name', 'birthdate'], email: ['email', 'email_verified'], phone: ['phone_number'], acme: metadata.acme_claims_supported };
+    expect(metadata.claims_supported).toEqual(expect.arrayContaining(['sub', 'given_name', 'email', 'phone_number']));
+    expect(redirectParams(await authorize({ scope: 'openid profile email phone', claims: JSON.stringify(claims) }))).toHaveProperty('code');
+  });
+
+  test('acme_claims_supported holds the spec-named keys only, unless a test adds more', async () => {
+    const named = await (await (await setup()).get('/.well-known/openid-configuration')).json();
+    expect(named.acme_claims_supported).toContain('acicncchc.credential');
+    expect(named.acme_claims_supported).not.toContain('vevortw.credential');
+    const { get, authorize, redirectParams } = await setup({ extraClaims: ['vevortw.credential'] });
+    expect((await (await get('/.well-known/openid-configuration')).json()).acme_claims_supported).toContain('vevortw.credential');
+    expect(redirectParams(await authorize({ claims: JSON.stringify({ acme: { 'vevortw.credential': { essential: true } } }) }))).toHaveProperty('code');
   });
 
   test('accepts an allowed ruleset, an essential obtainable credential, a valid aobo and a seeded phone', async () => {
