@@ -1,7 +1,8 @@
 /**
  * Webhook verification of 1 KB and 64 KB payloads: this SDK's verifier, the `standardwebhooks`
- * package, and a raw `node:crypto` HMAC with `timingSafeEqual` (no parsing), in one run. Goal
- * (issue #5): at least 2x `standardwebhooks` at 64 KB. Prints ops/s and ratios, never fails.
+ * package, and a raw `node:crypto` HMAC with `timingSafeEqual` (no parsing), in one run. Goals:
+ * at least 2x `standardwebhooks` at 64 KB (issue #5), and ahead of it at 1 KB too (issue #13: the
+ * verifier uses `node:crypto` where it exists). Prints ops/s and ratios, never fails.
  *
  *   npm run bench            (ITERATIONS=3000 for more samples)
  */
@@ -53,6 +54,6 @@ for (const size of [1024, 64 * 1024]) {
   console.log(`    node:crypto HMAC (no parsing)  ${micros(medians.nodeCrypto).padStart(8)}  ${ops(medians.nodeCrypto)}`);
   console.log(`    @acme/identity verify          ${micros(medians.sdk).padStart(8)}  ${ops(medians.sdk)}`);
   console.log(`    standardwebhooks verify        ${micros(medians.standardwebhooks).padStart(8)}  ${ops(medians.standardwebhooks)}`);
-  const goal = size === 64 * 1024 ? `  goal >= 2x: ${ratio >= 2 ? 'met' : 'NOT met'}` : '';
+  const goal = size === 64 * 1024 ? `  goal >= 2x: ${ratio >= 2 ? 'met' : 'NOT met'}` : `  goal > 1x: ${ratio > 1 ? 'met' : 'NOT met'}`;
   console.log(`    ${ratio.toFixed(2)}x standardwebhooks${goal}`);
 }

@@ -4,7 +4,7 @@
  *
  * @see shared/service-spec.md, section "Claim keys"
  */
-import { ClaimDecodeError } from '../errors/index.js';
+import { ClaimDecodeError, InvalidInputError } from '../errors/index.js';
 
 /** `acmeidentity.name`, decoded from its JSON string. */
 export interface PersonName {
@@ -98,6 +98,7 @@ const DECODERS: Readonly<Record<keyof KnownClaimTypes, Decoder>> = {
  * time). The raw value always stays in `claims[key]`.
  *
  * @throws {ClaimDecodeError} `ERR_CLAIM_DECODE` when the value is not of its documented form.
+ * @throws {InvalidInputError} `ERR_INVALID_INPUT` when `claims` is not an object or `key` not a string.
  * @example
  * ```ts
  * const name = readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name } | undefined
@@ -105,6 +106,8 @@ const DECODERS: Readonly<Record<keyof KnownClaimTypes, Decoder>> = {
  * ```
  */
 export function readClaim<K extends string>(claims: Readonly<Record<string, unknown>>, key: K): ClaimValue<K> | undefined {
+  if (claims === null || typeof claims !== 'object') throw new InvalidInputError([{ field: 'claims', message: 'must be the verified claims object' }]);
+  if (typeof key !== 'string') throw new InvalidInputError([{ field: 'key', message: 'must be a claim key string' }]);
   if (!Object.hasOwn(claims, key) || claims[key] === undefined) return undefined;
   const decode = Object.hasOwn(DECODERS, key) ? DECODERS[key as keyof KnownClaimTypes] : undefined;
   return (decode ? decode(claims[key], key) : claims[key]) as ClaimValue<K>;

@@ -138,7 +138,9 @@ export type SdJwtErrorCode =
   /** A key-binding JWT is missing, or its `typ`, signature, `sd_hash`, `aud`, `nonce` or `iat` is wrong. */
   | 'ERR_SD_JWT_KEY_BINDING'
   /** A signature was required, but the claims are only consistent with the unsigned envelope. */
-  | 'ERR_SD_JWT_SIGNATURE_REQUIRED';
+  | 'ERR_SD_JWT_SIGNATURE_REQUIRED'
+  /** A `credential_jwt` whose `sub` is not the identity response's `sub`: another person's credential. */
+  | 'ERR_SD_JWT_SUBJECT_MISMATCH';
 
 /** Defines a property that code can read but that serialisers and loggers do not walk. */
 function hide(target: object, key: string, value: unknown): void {

@@ -1,12 +1,20 @@
-/** Node's synchronous hashing, reached without an import so that bundles stay free of `node:`. */
+/** Node's synchronous hashing and HMAC, reached without an import so that bundles stay free of `node:`. */
 
 interface NodeHash {
   update(data: string | Uint8Array): NodeHash;
   digest(encoding: 'base64url'): string;
 }
 
+interface NodeHmac {
+  update(data: Uint8Array): NodeHmac;
+  digest(): Uint8Array;
+}
+
 export interface NodeCrypto {
   createHash(algorithm: string): NodeHash;
+  createHmac(algorithm: string, key: Uint8Array): NodeHmac;
+  /** Compares two equal-length byte arrays in constant time. */
+  timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
 }
 
 let cached: NodeCrypto | null | undefined;

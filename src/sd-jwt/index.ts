@@ -25,5 +25,5 @@ export type { KeyHeader, KeySource, RemoteJwksOptions, RemoteKeySource } from '.
 export type { HashAlgorithm } from './hash.js';
 export { readClaim } from '../claims/decoders.js';
 export type { ClaimValue, KnownClaimTypes, PersonName } from '../claims/decoders.js';
-export { ClaimDecodeError, JwksError, SdJwtVerificationError } from '../errors/index.js';
+export { ClaimDecodeError, ConfigurationError, InvalidInputError, JwksError, SdJwtVerificationError } from '../errors/index.js';
 export type { SdJwtErrorCode } from '../errors/index.js';

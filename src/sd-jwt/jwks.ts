@@ -28,19 +28,39 @@ export interface KeyHeader {
 export interface KeySource {
   /** The key for this header; throws `ERR_SD_JWT_KEY_NOT_FOUND` when there is none. */
   keyFor(header: KeyHeader): Promise<CryptoKey>;
+  /**
+   * Every key that fits a header naming no `kid`, at most {@link MAX_KEY_CANDIDATES}, in JWKS
+   * order: a key set in rotation holds two, and the signature decides which. Optional: without it,
+   * {@link KeySource.keyFor}'s one key is tried.
+   */
+  keysFor?(header: KeyHeader): Promise<CryptoKey[]>;
   /** The issuer these keys belong to, when known (from discovery). */
   readonly issuer?: string | undefined;
 }
 
-/** The JWK matching `header`: same `kid` when the header names one, a key type, curve and `alg` that fit. */
-function selectJwk(keys: readonly JWK[], header: KeyHeader): JWK | undefined {
-  return keys.find((jwk) => jwkFits(jwk as JsonWebKey, header.alg, header.kid));
+/** How many keys a token without a `kid` is tried against: a rotation holds two; more is work an attacker chooses. */
+export const MAX_KEY_CANDIDATES = 4;
+
+/** Members only a private JWK has (RFC 7518 §6.2.2, §6.3.2, §6.4): a key set that publishes one is refused. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/**
+ * Whether a JWK may verify at all: a public key whose `key_ops`, when present, include `verify`
+ * (RFC 7517 §4.3). `use` and `alg` are checked per token by `jwkFits`.
+ */
+function verifies(jwk: JWK): boolean {
+  return !PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member)) && (jwk.key_ops === undefined || (Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')));
+}
+
+/** The JWKs fitting `header`: same `kid` when the header names one, a key type, curve, `alg` and `use` that fit. */
+function selectJwks(keys: readonly JWK[], header: KeyHeader): JWK[] {
+  return keys.filter((jwk) => jwkFits(jwk as JsonWebKey, header.alg, header.kid)).slice(0, MAX_KEY_CANDIDATES);
 }
 
 function keysOf(jwks: unknown, url: string): JWK[] {
   const keys = (jwks as JSONWebKeySet | null)?.keys;
   if (!Array.isArray(keys)) throw new JwksError(url, 'not a JSON Web Key Set (no "keys" array)');
-  return keys.filter((key): key is JWK => key !== null && typeof key === 'object' && key.kty !== 'oct');
+  return keys.filter((key): key is JWK => key !== null && typeof key === 'object' && !Array.isArray(key) && key.kty !== 'oct' && verifies(key));
 }
 
 /** Imports and caches keys of a key set; one `CryptoKey` per JWK and algorithm. */
@@ -48,22 +68,29 @@ class KeyCache {
   #keys: JWK[] = [];
   #imported = new Map<JWK, Map<string, Promise<CryptoKey>>>();
 
+  constructor(public url: string) {}
+
   set(keys: JWK[]): void {
     this.#keys = keys;
     this.#imported = new Map();
   }
 
-  find(header: KeyHeader): Promise<CryptoKey> | undefined {
-    const jwk = selectJwk(this.#keys, header);
-    if (!jwk) return undefined;
-    let byAlg = this.#imported.get(jwk);
-    if (!byAlg) this.#imported.set(jwk, (byAlg = new Map()));
-    let key = byAlg.get(header.alg);
-    if (!key) {
-      key = importVerifyKey(jwk as JsonWebKey, header.alg);
-      byAlg.set(header.alg, key);
-    }
-    return key;
+  /** The fitting keys, imported; empty when none fits. A key Web Crypto refuses is a `JwksError`. */
+  find(header: KeyHeader): Promise<CryptoKey>[] {
+    return selectJwks(this.#keys, header).map((jwk) => {
+      let byAlg = this.#imported.get(jwk);
+      if (!byAlg) this.#imported.set(jwk, (byAlg = new Map()));
+      let key = byAlg.get(header.alg);
+      if (!key) {
+        const kid = typeof jwk.kid === 'string' ? ` "${jwk.kid.slice(0, 64)}"` : '';
+        key = importVerifyKey(jwk as JsonWebKey, header.alg).catch((cause: unknown) => {
+          throw new JwksError(this.url, `key${kid} cannot be imported as a ${header.alg} verification key`, { cause });
+        });
+        key.catch(() => undefined);
+        byAlg.set(header.alg, key);
+      }
+      return key;
+    });
   }
 }
 
@@ -81,15 +108,17 @@ function keyNotFound(header: KeyHeader): SdJwtVerificationError {
  * ```
  */
 export function localJwks(jwks: JSONWebKeySet, issuer?: string): KeySource {
-  const cache = new KeyCache();
-  cache.set(keysOf(jwks, '(local JWKS)'));
+  const cache = new KeyCache('(local JWKS)');
+  cache.set(keysOf(jwks, cache.url));
+  const keysFor = async (header: KeyHeader) => {
+    const keys = cache.find(header);
+    if (keys.length === 0) throw keyNotFound(header);
+    return Promise.all(keys);
+  };
   return {
     issuer,
-    async keyFor(header) {
-      const key = cache.find(header);
-      if (!key) throw keyNotFound(header);
-      return key;
-    },
+    keysFor,
+    keyFor: async (header) => (await keysFor(header))[0]!,
   };
 }
 
@@ -130,7 +159,7 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
   const maxAge = options.maxAgeMs ?? 600_000;
   const cooldown = options.cooldownMs ?? 30_000;
   const now = () => (options.now ?? Date.now)();
-  const cache = new KeyCache();
+  const cache = new KeyCache(`${issuer}/.well-known/openid-configuration`);
   let fetchedAt = -Infinity;
   let inFlight: Promise<void> | undefined;
 
@@ -154,6 +183,7 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
     const metadata = (await getJson(discoveryUrl)) as { issuer?: unknown; jwks_uri?: unknown } | null;
     if (metadata?.issuer !== issuer) throw new JwksError(discoveryUrl, `issuer is not "${issuer}"`);
     if (typeof metadata.jwks_uri !== 'string') throw new JwksError(discoveryUrl, 'has no jwks_uri');
+    cache.url = metadata.jwks_uri;
     cache.set(keysOf(await getJson(metadata.jwks_uri), metadata.jwks_uri));
     fetchedAt = now();
   }
@@ -165,18 +195,21 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
     return inFlight;
   }
 
+  async function keysFor(header: KeyHeader): Promise<CryptoKey[]> {
+    if (now() - fetchedAt > maxAge) await refresh();
+    let keys = cache.find(header);
+    if (keys.length === 0 && now() - fetchedAt >= cooldown) {
+      await refresh();
+      keys = cache.find(header);
+    }
+    if (keys.length === 0) throw keyNotFound(header);
+    return Promise.all(keys);
+  }
+
   return {
     issuer,
     refresh,
-    async keyFor(header) {
-      if (now() - fetchedAt > maxAge) await refresh();
-      let key = cache.find(header);
-      if (!key && now() - fetchedAt >= cooldown) {
-        await refresh();
-        key = cache.find(header);
-      }
-      if (!key) throw keyNotFound(header);
-      return key;
-    },
+    keysFor,
+    keyFor: async (header) => (await keysFor(header))[0]!,
   };
 }

@@ -3,7 +3,7 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { isObject } from '../internal/guards.js';
-import { checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
+import { checkTimeOptions, checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
@@ -22,6 +22,8 @@ export interface VerifyIdentityResponseOptions extends TimeOptions {
    * `credential_jwt` (so fail when none is present). @default false
    */
   requireSignature?: boolean;
+  /** Claims each `credential_jwt` must carry after processing (passed to {@link verifySdJwt}). @default ['exp'] */
+  credentialRequiredClaims?: readonly string[];
 }
 
 /**
@@ -93,6 +95,16 @@ interface EnvelopeDisclosure {
   value: unknown;
 }
 
+/** How deep a response's values may nest, as in a compact SD-JWT: deeper is refused before any work. */
+const MAX_DEPTH = 64;
+
+/** Whether `value` nests no deeper than `room` levels (each object or array is one). */
+function shallow(value: unknown, room: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (room === 0) return false;
+  return Object.values(value).every((v) => shallow(v, room - 1));
+}
+
 function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[] {
   const list = data['disclosures'] ?? [];
   if (!Array.isArray(list)) throw fail('ERR_SD_JWT_MALFORMED', 'disclosures is not an array');
@@ -100,6 +112,11 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
   return list.map((item, i) => {
     if (!isObject(item) || typeof item['claim'] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] has no claim key`);
     const claim = item['claim'];
+    // RFC 9901 §7.1 step 3: a disclosed name is never a reserved one, nor one the payload already has in the clear.
+    if (claim === '_sd' || claim === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosures[${i}] names the reserved claim "${claim}"`);
+    if (Object.hasOwn(data, claim)) {
+      throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosures[${i}] discloses "${claim.slice(0, 64)}", a plaintext field of the response`);
+    }
     if (typeof item['salt'] !== 'string') {
       throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] (${claim}) has no salt, so its digest cannot be checked`);
     }
@@ -130,15 +147,35 @@ async function verifyCredentials(data: Record<string, unknown>, options: VerifyI
   for (const [field, value] of Object.entries(data)) {
     if (!field.endsWith('.credential_jwt') || !keys) continue;
     if (typeof value !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `${field} is not a string`);
-    credentials[field] = await verifySdJwt(value, {
+    // The spec calls it a "full SD-JWT credential": a plain JWT there is refused, not taken as one.
+    if (!value.includes('~')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is a plain JWT, not the full SD-JWT credential (no "~")`);
+    const verified = await verifySdJwt(value, {
       keys,
+      allowPlainJwt: false,
       ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
       ...(options.algorithms !== undefined ? { algorithms: options.algorithms } : {}),
+      ...(options.credentialRequiredClaims !== undefined ? { requiredClaims: options.credentialRequiredClaims } : {}),
       ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
     });
+    // A credential of another person proves nothing about this one: a sub in both must be the same.
+    const sub = verified.claims['sub'];
+    if (sub !== undefined && data['sub'] !== undefined && sub !== data['sub']) {
+      throw fail('ERR_SD_JWT_SUBJECT_MISMATCH', `${field} is about another subject than the response`);
+    }
+    credentials[field] = verified;
   }
   return credentials;
+}
+
+/**
+ * The disclosures of verified credential JWTs whose subject is the response's, by salt: the
+ * issuer's exact bytes for a claim. A credential without `sub` is bound to no one, so its claims
+ * are not counted as signed for this response.
+ */
+function boundCredentials(credentials: Record<string, VerifiedSdJwt>, data: Record<string, unknown>): Record<string, VerifiedSdJwt> {
+  if (data['sub'] === undefined) return credentials;
+  return Object.fromEntries(Object.entries(credentials).filter(([, verified]) => verified.claims['sub'] === data['sub']));
 }
 
 /**
@@ -168,8 +205,10 @@ export async function verifyIdentityResponse(
   response: unknown,
   options: VerifyIdentityResponseOptions,
 ): Promise<VerifiedIdentityResponse> {
+  checkTimeOptions(options, false);
   const data = isObject(response) && isObject(response['data']) ? response['data'] : response;
   if (!isObject(data)) throw fail('ERR_SD_JWT_MALFORMED', 'the identity response is not an object');
+  if (!shallow(data, MAX_DEPTH)) throw fail('ERR_SD_JWT_MALFORMED', `the identity response nests deeper than ${MAX_DEPTH} levels`);
   if (typeof options.requestCode !== 'string' || options.requestCode === '') {
     throw fail('ERR_SD_JWT_REQUEST_CODE', 'options.requestCode (the code of the request you created) is required');
   }
@@ -188,7 +227,8 @@ export async function verifyIdentityResponse(
   }
 
   const credentials = await verifyCredentials(data, options);
-  const signed = compactBySalt(credentials);
+  const bound = boundCredentials(credentials, data);
+  const signed = compactBySalt(bound);
   const claims: Record<string, unknown> = {};
   const signedClaims: string[] = [];
   const used = new Set<string>();
@@ -205,7 +245,7 @@ export async function verifyIdentityResponse(
     Object.defineProperty(claims, claim, { value, enumerable: true, writable: false, configurable: false });
     if (compact) signedClaims.push(claim);
   }
-  const proven = Object.keys(credentials).length > 0 && signedClaims.length === disclosures.length;
+  const proven = Object.keys(bound).length > 0 && signedClaims.length === disclosures.length;
   if (options.requireSignature && !proven) {
     throw fail(
       'ERR_SD_JWT_SIGNATURE_REQUIRED',
@@ -213,6 +253,8 @@ export async function verifyIdentityResponse(
         ? 'a signature is required, but no keys were given to verify a credential_jwt with'
         : Object.keys(credentials).length === 0
           ? 'a signature is required, but the response has no credential_jwt (request the acmeidentity.credential claim)'
+          : Object.keys(bound).length === 0
+            ? 'a signature is required, but no credential_jwt names the response\'s subject (sub)'
           : 'a signature is required, but some claims are not in a signed credential_jwt',
     );
   }

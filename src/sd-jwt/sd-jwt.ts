@@ -2,9 +2,9 @@
 import type { JWK } from 'jose';
 import { isObject } from '../internal/guards.js';
 import { base64urlBytes, importVerifyKey, verifyJwsSignature } from '../internal/jws.js';
-import { SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
+import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
-import { ASYMMETRIC_ALGORITHMS, type KeySource } from './jwks.js';
+import { ASYMMETRIC_ALGORITHMS, MAX_KEY_CANDIDATES, type KeySource } from './jwks.js';
 
 /** Options shared by every verification. */
 export interface TimeOptions {
@@ -34,7 +34,11 @@ export interface VerifySdJwtOptions extends TimeOptions {
   requiredClaims?: readonly string[];
   /** Require and check a key-binding JWT with these expectations. Without it, one that is present is still checked for `typ`, signature and `sd_hash`. */
   keyBinding?: KeyBindingOptions;
-  /** Accept a plain JWT (no `~`), as the credential API issues them. @default true */
+  /**
+   * Accept a plain JWT (no `~`), as the credential API issues them. @default true
+   * A JWT carrying `_sd` digests or `_sd_alg` is an SD-JWT whatever this says: without its `~` it
+   * is refused (`ERR_SD_JWT_MALFORMED`), never taken for a plain JWT.
+   */
   allowPlainJwt?: boolean;
 }
 
@@ -103,12 +107,15 @@ function decodeDisclosure(encoded: string, index: number): Decoded {
 
 const MAX_DEPTH = 64;
 
+/** The digests met while revealing, and whether any `_sd` was met (an empty one too). */
+type Digests = Set<string> & { sdSeen?: boolean };
+
 /**
  * Puts each referenced disclosure in place of its digest (RFC 9901 §7.1 step 3), refusing a
  * digest seen twice, a disclosure of the wrong form for where it is referenced, a reserved name
  * and a name that collides with a plaintext claim.
  */
-function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Set<string>, depth: number): unknown {
+function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Digests, depth: number): unknown {
   if (depth > MAX_DEPTH) throw fail('ERR_SD_JWT_MALFORMED', `payload nested deeper than ${MAX_DEPTH} levels`);
   const claim = (digest: unknown): Decoded | undefined => {
     if (typeof digest !== 'string') throw fail('ERR_SD_JWT_MALFORMED', 'a digest is not a string');
@@ -140,8 +147,9 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Se
   for (const key of Object.keys(value)) {
     if (key !== '_sd') put(out, key, reveal(value[key], byDigest, seen, depth + 1));
   }
+  if (!Object.hasOwn(value, '_sd')) return out;
   const sd = value['_sd'];
-  if (sd === undefined) return out;
+  seen.sdSeen = true;
   if (!Array.isArray(sd)) throw fail('ERR_SD_JWT_MALFORMED', '_sd is not an array');
   for (const digest of sd) {
     const disclosure = claim(digest);
@@ -157,15 +165,42 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Se
   return out;
 }
 
-/** Refuses a payload whose `exp` has elapsed or whose `nbf` has not come, within the tolerance. */
-/** The verifier's clock, in UNIX seconds, read now. */
+/** The verifier's clock, in UNIX seconds, read now: a clock that returns anything but a finite number fails closed. */
 function nowSeconds(options: TimeOptions): number {
-  return Math.floor((options.now ?? Date.now)() / 1000);
+  const ms: unknown = (options.now ?? Date.now)();
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new ConfigurationError('now', 'must return a finite number of milliseconds');
+  return Math.floor(ms / 1000);
 }
 
+/** `clockToleranceSeconds`, refused unless a finite number of seconds, 0 or more. */
+function toleranceOf(options: TimeOptions): number {
+  const tolerance: unknown = options.clockToleranceSeconds ?? 0;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new ConfigurationError('clockToleranceSeconds', 'must be a finite number of seconds, 0 or more');
+  }
+  return tolerance;
+}
+
+/**
+ * Checks the options every verifier takes, before any work: the clock and the tolerance.
+ * @throws {ConfigurationError} naming the option.
+ */
+export function checkTimeOptions(options: unknown, keysRequired: boolean): asserts options is TimeOptions & { keys?: KeySource } {
+  if (!isObject(options)) throw new ConfigurationError('options', keysRequired ? 'are required (at least keys)' : 'are required');
+  if (options['now'] !== undefined && typeof options['now'] !== 'function') throw new ConfigurationError('now', 'must be a function returning milliseconds');
+  toleranceOf(options);
+  const keys = options['keys'];
+  if (keysRequired || keys !== undefined) {
+    if (!isObject(keys) || typeof keys['keyFor'] !== 'function') {
+      throw new ConfigurationError('keys', 'must be a key source such as remoteJwks(authUrl) or localJwks(jwks)');
+    }
+  }
+}
+
+/** Refuses a payload whose `exp` has elapsed or whose `nbf` has not come, within the tolerance. */
 export function checkTimes(claims: Record<string, unknown>, options: TimeOptions, required: readonly string[]): void {
   const now = nowSeconds(options);
-  const tolerance = options.clockToleranceSeconds ?? 0;
+  const tolerance = toleranceOf(options);
   for (const name of required) {
     if (claims[name] === undefined) throw fail('ERR_SD_JWT_MISSING_CLAIM', `required claim "${name}" is absent`);
   }
@@ -193,15 +228,34 @@ function allowedAlgorithms(requested: readonly string[] | undefined): string[] {
  * The signature of `jwt` under `key`, with Web Crypto (`internal/jws.ts`; held to jose's verdicts
  * by its tests). The header was checked already: `alg` is allowed, and no `crit` extension is asked.
  */
-async function verifyJws(jwt: string, key: CryptoKey, alg: string): Promise<void> {
-  let valid: boolean;
-  try {
-    valid = await verifyJwsSignature(jwt, key, alg);
-  } catch (cause) {
-    throw fail('ERR_SD_JWT_SIGNATURE', `the issuer's key cannot verify ${alg}`, cause);
+async function verifyJws(jwt: string, keys: readonly CryptoKey[], alg: string): Promise<void> {
+  // Each fitting key in turn (one, unless the header names no kid): the first that verifies wins.
+  for (const key of keys) {
+    let valid: boolean;
+    try {
+      valid = await verifyJwsSignature(jwt, key, alg);
+    } catch (cause) {
+      throw fail('ERR_SD_JWT_SIGNATURE', `the issuer's key cannot verify ${alg}`, cause);
+    }
+    if (valid) return;
   }
-  if (!valid) throw fail('ERR_SD_JWT_SIGNATURE', 'signature verification failed');
+  throw fail('ERR_SD_JWT_SIGNATURE', 'signature verification failed');
 }
+
+/** The issuer's keys fitting `header`: every candidate when it names no `kid` and the source can list them. */
+async function issuerKeys(source: KeySource, header: Record<string, unknown> & { alg: string }): Promise<CryptoKey[]> {
+  const kid = header['kid'];
+  const wanted = { alg: header.alg, kid: typeof kid === 'string' ? kid : undefined };
+  if (wanted.kid === undefined && typeof source.keysFor === 'function') {
+    const keys = await source.keysFor(wanted);
+    if (Array.isArray(keys) && keys.length > 0) return keys.slice(0, MAX_KEY_CANDIDATES);
+  }
+  return [await source.keyFor(wanted)];
+}
+
+/** base64url without padding, of a length base64 allows (never 1 more than a multiple of 4). */
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const isBase64url = (segment: string) => BASE64URL.test(segment) && segment.length % 4 !== 1;
 
 /** The protected header of a compact JWS, refused unless its `alg` is in `algorithms` and it asks for no `crit` extension. */
 function jwsHeader(segment: string, what: string, algorithms: readonly string[], code: SdJwtErrorCode = 'ERR_SD_JWT_ALG_NOT_ALLOWED') {
@@ -246,7 +300,7 @@ async function checkKeyBinding(
   const iat = payload['iat'];
   if (typeof iat !== 'number') throw bad('iat is missing');
   const now = nowSeconds(options);
-  const tolerance = options.clockToleranceSeconds ?? 0;
+  const tolerance = toleranceOf(options);
   if (iat > now + tolerance) throw bad('iat is in the future');
   if (now - tolerance - iat > (kb?.maxAgeSeconds ?? 300)) throw bad('iat is too old');
   return payload;
@@ -271,6 +325,7 @@ async function checkKeyBinding(
  * @see RFC 9901, section 7
  */
 export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): Promise<VerifiedSdJwt> {
+  checkTimeOptions(options, true);
   if (typeof sdJwt !== 'string') throw fail('ERR_SD_JWT_MALFORMED', 'the SD-JWT must be a string');
   const parts = sdJwt.split('~');
   const jwt = parts[0] ?? '';
@@ -285,18 +340,18 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   if (options.keyBinding && kbJwt === '') throw fail('ERR_SD_JWT_KEY_BINDING', 'a key-binding JWT is required but absent');
   const segments = jwt.split('.');
   if (segments.length !== 3) throw fail('ERR_SD_JWT_MALFORMED', 'the issuer-signed part is not a compact JWS');
+  if (!isBase64url(segments[2]!)) throw fail('ERR_SD_JWT_MALFORMED', 'the signature is not base64url');
 
   const header = jwsHeader(segments[0]!, 'the JWS header', allowedAlgorithms(options.algorithms));
-  const kid = header['kid'];
-  const key = await options.keys.keyFor({ alg: header.alg, kid: typeof kid === 'string' ? kid : undefined });
+  const keys = await issuerKeys(options.keys, header);
   // The signature is checked on a worker thread (Web Crypto: `verifyJws` hands it over before its
   // first await) while this thread decodes and hashes the disclosures.
-  const signature = verifyJws(jwt, key, header.alg);
+  const signature = verifyJws(jwt, keys, header.alg);
   // Handled below; marked now so that a quick rejection is never reported as unhandled meanwhile.
   signature.catch(() => undefined);
   let processed: { claims: Record<string, unknown>; disclosures: VerifiedDisclosure[]; algorithm: HashAlgorithm };
   try {
-    processed = await process(segments[1]!, encoded);
+    processed = await process(segments[1]!, encoded, plain);
   } catch (error) {
     await signature; // a bad signature is the first thing to report
     throw error;
@@ -313,9 +368,10 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   return { ...result, keyBinding: await checkKeyBinding(kbJwt, presented, claims, algorithm, options) };
 }
 
-async function process(payloadSegment: string, encoded: readonly string[]) {
+async function process(payloadSegment: string, encoded: readonly string[], plain: boolean) {
   const payload = decodeJson(payloadSegment, 'the JWT payload');
   if (!isObject(payload)) throw fail('ERR_SD_JWT_MALFORMED', 'the JWT payload is not an object');
+  if (plain && payload['_sd_alg'] !== undefined) throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd_alg) without its "~": not a plain JWT');
   const algorithm = hashAlgorithm(payload['_sd_alg']);
   const decoded = encoded.map(decodeDisclosure);
   const hashes = await digests(algorithm, encoded);
@@ -325,7 +381,10 @@ async function process(payloadSegment: string, encoded: readonly string[]) {
     byDigest.set(digest, decoded[i]!);
   });
   const { _sd_alg: _, ...rest } = payload;
-  const claims = reveal(rest, byDigest, new Set(), 0) as Record<string, unknown>;
+  const seen: Digests = new Set<string>();
+  const claims = reveal(rest, byDigest, seen, 0) as Record<string, unknown>;
+  // Digests (`_sd` or `...`) make it an SD-JWT: as a plain JWT its undisclosed claims would pass unnoticed.
+  if (plain && (seen.size > 0 || seen.sdSeen)) throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd digests) without its "~": not a plain JWT');
   const unused = decoded.find((d) => !d.used);
   if (unused) throw fail('ERR_SD_JWT_UNREFERENCED_DISCLOSURE', `disclosure ${unused.index + 1} is not referenced by any digest`);
   const disclosures = decoded.map(({ encoded: e, salt, name, value }, i): VerifiedDisclosure =>

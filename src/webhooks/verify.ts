@@ -1,8 +1,8 @@
 /** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
 import * as z from 'zod/mini';
-import { ConfigurationError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
+import { ConfigurationError, InvalidInputError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
 import { fromBase64, toBase64Url, utf8 } from '../internal/encoding.js';
-import { nodeCrypto } from '../internal/node-crypto.js';
+import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import type { components } from '../../generated/schema.js';
 import { MemoryReplayStore, type ReplayStore } from './replay.js';
 
@@ -35,8 +35,18 @@ export interface WebhookVerifierOptions {
   timestamp?: { header: string; toleranceSeconds?: number };
   /** Secrets shorter than this many bytes are refused when the verifier is created. @default 16 */
   minSecretBytes?: number;
-  /** Larger bodies are refused before any HMAC is computed. @default 1048576 (1 MiB) */
+  /**
+   * Larger bodies are refused before any HMAC is computed; `verifyRequest` refuses a larger
+   * `Content-Length` before reading and stops reading a body (chunked too) at this size.
+   * @default 1048576 (1 MiB)
+   */
   maxBodyBytes?: number;
+  /**
+   * How many signatures one header may carry (a service rotating its secret sends one per
+   * secret). More is refused as malformed before any HMAC: each costs a pass over the body.
+   * @default 4 per configured secret
+   */
+  maxSignatures?: number;
   /** Where seen deliveries are kept, so a redelivery is refused as a duplicate; `false` turns this off. @default a {@link MemoryReplayStore} */
   replayStore?: ReplayStore | false;
   /** How long a delivery is remembered, in seconds. @default 86400 */
@@ -83,13 +93,21 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 const fail = (code: WebhookErrorCode, message: string, cause?: unknown) =>
   new WebhookVerificationError(code, message, cause === undefined ? undefined : { cause });
 
+/**
+ * A header's value. One rule for both forms: a header sent several times is its values joined by
+ * `, `, as a Web `Headers` object joins them, whether it came as `Headers` or as Node's array.
+ */
 function header(headers: HeaderSource, name: string): string | undefined {
+  if (headers === null || typeof headers !== 'object') throw new InvalidInputError([{ field: 'headers', message: 'must be a Headers object or a plain object of headers' }]);
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   const wanted = name.toLowerCase();
+  const values: string[] = [];
   for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === wanted) return typeof value === 'string' ? value : value?.[0];
+    if (key.toLowerCase() !== wanted || value === undefined) continue;
+    if (typeof value === 'string') values.push(value);
+    else if (Array.isArray(value)) values.push(...value.filter((v): v is string => typeof v === 'string'));
   }
-  return undefined;
+  return values.length > 0 ? values.join(', ') : undefined;
 }
 
 function bodyBytes(body: unknown, maxBytes: number): Uint8Array<ArrayBuffer> {
@@ -111,9 +129,12 @@ function bodyBytes(body: unknown, maxBytes: number): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+/** The value of one hex digit's character code (already checked by {@link HEX}). */
+const nibble = (c: number) => (c <= 57 ? c - 48 : (c | 32) - 87);
+
 function hexBytes(text: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(text.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (nibble(text.charCodeAt(i * 2)) << 4) | nibble(text.charCodeAt(i * 2 + 1));
   return bytes;
 }
 
@@ -123,11 +144,16 @@ function base64Bytes(text: string): Uint8Array<ArrayBuffer> | undefined {
 }
 
 /** The MACs a signature header carries: one or more entries separated by commas or spaces. */
-function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 'auto' | 'hex' | 'base64'): Uint8Array<ArrayBuffer>[] {
+function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 'auto' | 'hex' | 'base64', max: number): Uint8Array<ArrayBuffer>[] {
   const length = MAC_BYTES[algorithm];
   const prefix = `${algorithm.replace('-', '').toLowerCase()}=`;
+  // An entry is at most prefix + hex: a longer header cannot hold `max` valid ones, so it is not even split.
+  if (value.length > max * (prefix.length + length * 2 + 2)) {
+    throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header is longer than ${max} signatures can be`);
+  }
   const entries = value.split(/[\s,]+/).filter(Boolean);
   if (entries.length === 0) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', 'the signature header is empty');
+  if (entries.length > max) throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header carries ${entries.length} signatures; at most ${max} are checked`);
   return entries.map((entry) => {
     const text = entry.toLowerCase().startsWith(prefix) ? entry.slice(prefix.length) : entry;
     const isHex = HEX.test(text) && text.length === length * 2;
@@ -141,9 +167,42 @@ function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 
   });
 }
 
+/**
+ * The body of a Web request, at most `maxBytes`: a larger `Content-Length` is refused before
+ * reading, and a body without one (chunked) is read only until it passes the limit, then cancelled.
+ */
+async function readBody(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  const tooLarge = () => fail('ERR_WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^[0-9]+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const nodeDigest = (node: NodeCrypto, bytes: Uint8Array) => node.createHash('sha256').update(bytes).digest('base64url');
+
 /** base64url SHA-256 of the body: the delivery id. */
 export async function bodyDigest(bytes: Uint8Array<ArrayBuffer>, node = nodeCrypto()): Promise<string> {
-  if (node) return node.createHash('sha256').update(bytes).digest('base64url');
+  if (node) return nodeDigest(node, bytes);
   return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
 }
 
@@ -172,6 +231,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const minSecretBytes = options.minSecretBytes ?? 16;
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const ttl = options.replayTtlSeconds ?? 86_400;
+  const node = nodeCrypto();
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
   if (secrets.length === 0) throw new ConfigurationError('secret', 'at least one secret is required');
@@ -183,17 +243,40 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     }
     return bytes;
   });
+  const maxSignatures = options.maxSignatures ?? 4 * secretBytes.length;
+  if (!Number.isInteger(maxSignatures) || maxSignatures < 1) throw new ConfigurationError('maxSignatures', 'must be a whole number, 1 or more');
   let keys: Promise<CryptoKey[]> | undefined;
   const hmacKeys = () =>
     (keys ??= Promise.all(
       secretBytes.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: algorithm }, false, ['verify'])),
     ));
+  const nodeAlgorithm = algorithm.replace('-', '').toLowerCase();
+
+  /**
+   * Whether any secret's HMAC of `signed` is one of `macs`. Node: `createHmac` and
+   * `timingSafeEqual` (synchronous, far cheaper per call for small bodies); elsewhere Web Crypto's
+   * `verify`, which compares in constant time. Every pair is compared, match or not.
+   */
+  async function matches(signed: Uint8Array<ArrayBuffer>, macs: readonly Uint8Array<ArrayBuffer>[]): Promise<boolean> {
+    const results = await Promise.all((await hmacKeys()).flatMap((key) => macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))));
+    return results.includes(true);
+  }
+
+  /** {@link matches} with `node:crypto`, synchronously: no promise per delivery. */
+  function nodeMatches(crypto: NodeCrypto, signed: Uint8Array<ArrayBuffer>, macs: readonly Uint8Array<ArrayBuffer>[]): boolean {
+    let found = false;
+    for (const secret of secretBytes) {
+      const expected = crypto.createHmac(nodeAlgorithm, secret).update(signed).digest();
+      for (const mac of macs) found = crypto.timingSafeEqual(expected, mac) || found;
+    }
+    return found;
+  }
 
   async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {
     const bytes = bodyBytes(body, maxBodyBytes);
     const signatureValue = header(headers, signatureHeader);
     if (!signatureValue) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', `the ${signatureHeader} header is missing`);
-    const macs = signatures(signatureValue, algorithm, encoding);
+    const macs = signatures(signatureValue, algorithm, encoding, maxSignatures);
     let signed = bytes;
     if (options.timestamp) {
       const stamp = header(headers, options.timestamp.header);
@@ -206,13 +289,12 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
       signed.set(prefix);
       signed.set(bytes, prefix.length);
     }
-    const keys = await hmacKeys();
-    // The delivery id is hashed while Web Crypto checks the MACs on its worker threads.
-    const [results, deliveryId] = await Promise.all([
-      Promise.all(keys.flatMap((key) => macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed)))),
-      bodyDigest(bytes),
-    ]);
-    if (!results.includes(true)) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
+    // Without node:crypto, the delivery id is hashed while Web Crypto checks the MACs on its worker threads.
+    // With node:crypto and no replay store, the delivery id is hashed only if it is read.
+    const [matched, deliveryId] = node
+      ? [nodeMatches(node, signed, macs), store ? bodyDigest(bytes, node) : undefined]
+      : await Promise.all([matches(signed, macs), bodyDigest(bytes, null)]);
+    if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
 
     let json: unknown;
     try {
@@ -227,24 +309,25 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     }
     const { access_token: accessToken, ...payload } = parsed.data;
     const kindField = payload['event'] ?? payload['type'];
-    if (store && !(await store.claim(deliveryId, ttl))) {
+    const id = await deliveryId;
+    if (store && !(await store.claim(id!, ttl))) {
       throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already received; answer 200 and do not process it again');
     }
     const event: Partial<IdentityActionsEvent> = {
       kind: typeof kindField === 'string' ? kindField : undefined,
       accessRequestCode: payload.access_request_code,
-      deliveryId,
       payload,
     };
+    let lazyId = id;
+    Object.defineProperty(event, 'deliveryId', { enumerable: true, get: () => (lazyId ??= nodeDigest(node!, bytes)) });
     return Object.defineProperty(event, 'accessToken', { value: accessToken, enumerable: false }) as IdentityActionsEvent;
   }
 
   return {
     verify,
     async verifyRequest(request) {
-      const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > maxBodyBytes) throw fail('ERR_WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${maxBodyBytes} bytes`);
-      return verify(new Uint8Array(await request.arrayBuffer()), request.headers);
+      if (!(request instanceof Request)) throw new InvalidInputError([{ field: 'request', message: 'must be a Web Request' }]);
+      return verify(await readBody(request, maxBodyBytes), request.headers);
     },
     async release(event) {
       await store?.release(event.deliveryId);

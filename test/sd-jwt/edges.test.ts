@@ -1,0 +1,216 @@
+/**
+ * The verifiers' edges (#13): inputs an attacker or an unusual issuer sends. Each test breaks one
+ * rule on an otherwise valid input built here by hand, so the rule alone decides.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
+import {
+  JwksError,
+  localJwks,
+  readClaim,
+  verifyIdentityResponse,
+  verifySdJwt,
+} from '../../src/sd-jwt/index.js';
+import { ConfigurationError, InvalidInputError } from '../../src/errors/index.js';
+import { rejection } from '../helpers.js';
+import { ISSUER, NOW, NOW_MS, at, digest, disclosure, testIssuer, type TestIssuer } from './issuer.js';
+
+let issuer: TestIssuer;
+beforeAll(async () => {
+  issuer = await testIssuer();
+});
+
+async function code(promise: Promise<unknown>): Promise<string> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(Error);
+  return (error as { code: string }).code;
+}
+
+/** An identity response envelope over `claims` (claim key to value), valid unless changed. */
+function envelope(claims: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const disclosures = Object.entries(claims).map(([claim, value], i) => ({ claim, salt: `salt-${i}`, value }));
+  return {
+    sub: 'person-1',
+    exp: NOW + 600,
+    request_code: 'isc-1',
+    _sd_alg: 'sha256',
+    _sd: disclosures.map((d) => digest(disclosure(d.salt, d.claim, d.value))),
+    disclosures,
+    ...extra,
+  };
+}
+const REQUEST = { requestCode: 'isc-1', now: () => NOW_MS };
+
+/** An envelope and a credential_jwt carrying the same disclosures, signed by the test issuer about `sub`. */
+async function withCredential(claims: Record<string, unknown>, credential: { sub?: string } = { sub: 'person-1' }) {
+  const data = envelope(claims);
+  const encoded = data.disclosures.map((d) => disclosure(d.salt, d.claim, d.value));
+  const jwt = await issuer.sdJwt({ ...credential, _sd: encoded.map((e) => digest(e)) }, encoded);
+  return { ...data, 'acmeidentity.credential_jwt': jwt };
+}
+
+describe('verifyIdentityResponse: the envelope follows RFC 9901 §7.1 too', () => {
+  test('a valid hand-made envelope verifies (the base every test below breaks)', async () => {
+    const verified = await verifyIdentityResponse(envelope({ 'acmeidentity.given_name': 'Jane' }), REQUEST);
+    expect(verified.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
+  });
+
+  test.each(['sub', 'exp', 'request_code', 'acmeidentity.credential_jwt'])(
+    'a disclosure named like a plaintext field (%s) is a collision, never a silent override',
+    async (name) => {
+      const data = envelope({ 'acmeidentity.given_name': 'Jane', [name]: 'forged' }, name === 'acmeidentity.credential_jwt' ? { [name]: 'x~' } : {});
+      expect(await code(verifyIdentityResponse(data, REQUEST))).toBe('ERR_SD_JWT_CLAIM_COLLISION');
+    },
+  );
+
+  test.each(['_sd', '...'])('a disclosure named %s is reserved', async (name) => {
+    expect(await code(verifyIdentityResponse(envelope({ [name]: 'x' }), REQUEST))).toBe('ERR_SD_JWT_RESERVED_NAME');
+  });
+
+  test('a value nested deeper than 64 levels is a typed refusal, not a RangeError', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    // Its digest cannot even be computed (JSON.stringify overflows): the verifier must refuse it before trying.
+    const data = { ...envelope({}), _sd: ['AAAA'], disclosures: [{ claim: 'acmeidentity.name', salt: 's', value: deep }] };
+    expect(await code(verifyIdentityResponse(data, REQUEST))).toBe('ERR_SD_JWT_MALFORMED');
+    let fine: unknown = 'x';
+    for (let i = 0; i < 40; i++) fine = { a: fine };
+    await expect(verifyIdentityResponse(envelope({ 'acmeidentity.name': fine }), REQUEST)).resolves.toBeDefined();
+  });
+});
+
+describe('verifyIdentityResponse: embedded credentials', () => {
+  test('a credential about the response\'s subject proves its claims: proof "signature"', async () => {
+    const verified = await verifyIdentityResponse(await withCredential({ 'acmeidentity.given_name': 'Jane' }), { ...REQUEST, keys: issuer.keys });
+    expect(verified.proof).toBe('signature');
+    expect(verified.signedClaims).toEqual(['acmeidentity.given_name']);
+  });
+
+  test('a validly signed credential of another person is refused with its own code', async () => {
+    const data = await withCredential({ 'acmeidentity.given_name': 'Jane' }, { sub: 'person-2' });
+    expect(await code(verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys }))).toBe('ERR_SD_JWT_SUBJECT_MISMATCH');
+  });
+
+  test('a credential without sub is bound to no one: its claims count as digests only, and requireSignature refuses', async () => {
+    const data = await withCredential({ 'acmeidentity.given_name': 'Jane' }, {});
+    const verified = await verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys });
+    expect(verified.proof).toBe('digests');
+    expect(verified.signedClaims).toEqual([]);
+    const error = await rejection(verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys, requireSignature: true }));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_SIGNATURE_REQUIRED', message: expect.stringContaining('subject') });
+  });
+
+  test('a plain JWT as credential_jwt is refused: the spec calls it a full SD-JWT credential', async () => {
+    const data = { ...envelope({ 'acmeidentity.given_name': 'Jane' }), 'acmeidentity.credential_jwt': await issuer.sign({ iss: ISSUER, sub: 'person-1', exp: NOW + 60 }) };
+    expect(await code(verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys }))).toBe('ERR_SD_JWT_MALFORMED');
+  });
+
+  test('credentialRequiredClaims reaches the credentials: one without exp passes with [] and not by default', async () => {
+    const data = envelope({ 'acmeidentity.given_name': 'Jane' });
+    const encoded = data.disclosures.map((d) => disclosure(d.salt, d.claim, d.value));
+    const jwt = await issuer.sign({ iss: ISSUER, sub: 'person-1', _sd_alg: 'sha-256', _sd: encoded.map((e) => digest(e)) });
+    const full = { ...data, 'acmeidentity.credential_jwt': `${jwt}~${encoded.join('~')}~` };
+    expect(await code(verifyIdentityResponse(full, { ...REQUEST, keys: issuer.keys }))).toBe('ERR_SD_JWT_MISSING_CLAIM');
+    const verified = await verifyIdentityResponse(full, { ...REQUEST, keys: issuer.keys, credentialRequiredClaims: [] });
+    expect(verified.proof).toBe('signature');
+  });
+});
+
+describe('verifySdJwt: edges', () => {
+  test('a JWT carrying _sd digests without its "~" is not a plain JWT, whatever allowPlainJwt says', async () => {
+    const hidden = disclosure('s', 'is_sanctioned', true);
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60, _sd_alg: 'sha-256', _sd: [digest(hidden)] });
+    expect(await code(verifySdJwt(jwt, at(issuer.keys)))).toBe('ERR_SD_JWT_MALFORMED');
+    const empty = await issuer.sign({ iss: ISSUER, exp: NOW + 60, _sd: [] });
+    expect(await code(verifySdJwt(empty, at(issuer.keys)))).toBe('ERR_SD_JWT_MALFORMED');
+    const nested = await issuer.sign({ iss: ISSUER, exp: NOW + 60, list: [{ '...': digest(disclosure('s', 'x')) }] });
+    expect(await code(verifySdJwt(nested, at(issuer.keys)))).toBe('ERR_SD_JWT_MALFORMED');
+    const alg = await issuer.sign({ iss: ISSUER, exp: NOW + 60, _sd_alg: 'sha-256' });
+    expect(await code(verifySdJwt(alg, at(issuer.keys)))).toBe('ERR_SD_JWT_MALFORMED');
+    // With its "~" the same token is an SD-JWT with nothing disclosed.
+    await expect(verifySdJwt(`${jwt}~`, at(issuer.keys))).resolves.toMatchObject({ claims: { exp: NOW + 60 } });
+  });
+
+  test.each([NaN, Infinity, -Infinity, '1700000000000', undefined])('a clock returning %s fails closed with ConfigurationError', async (value) => {
+    const expired = await issuer.sdJwt({ exp: NOW - 10 }, []);
+    const error = await rejection(verifySdJwt(expired, { keys: issuer.keys, now: () => value as number }));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ option: 'now' });
+  });
+
+  test.each([NaN, -1, Infinity, '5'])('clockToleranceSeconds %s is refused', async (value) => {
+    const token = await issuer.sdJwt({}, []);
+    expect(await rejection(verifySdJwt(token, { ...at(issuer.keys), clockToleranceSeconds: value as number }))).toMatchObject({
+      code: 'ERR_INVALID_CONFIG',
+      option: 'clockToleranceSeconds',
+    });
+  });
+
+  test('misuse is typed: no options, no keys, keys that are not a key source', async () => {
+    const token = await issuer.sdJwt({}, []);
+    for (const options of [undefined, null, {}, { keys: null }, { keys: { issuer: ISSUER } }, { keys: 'https://issuer.example' }]) {
+      const error = await rejection(verifySdJwt(token, options as never));
+      expect(error).toBeInstanceOf(ConfigurationError);
+    }
+    expect(await rejection(verifyIdentityResponse(envelope({}), undefined as never))).toBeInstanceOf(ConfigurationError);
+    expect(await rejection(verifyIdentityResponse(envelope({}), { requestCode: 'isc-1', keys: {} as never }))).toBeInstanceOf(ConfigurationError);
+  });
+
+  test('readClaim(null, ...) and readClaim with a key that is not a string are InvalidInputError', () => {
+    expect(() => readClaim(null as never, 'acmeidentity.name')).toThrow(InvalidInputError);
+    expect(() => readClaim({}, 42 as never)).toThrow(InvalidInputError);
+  });
+
+  test('a signature that is not base64url is malformed, not "the key cannot verify"', async () => {
+    const token = await issuer.sdJwt({}, []);
+    const [jwt] = token.split('~');
+    for (const signature of ['!!!!', 'a', 'abcde', 'ab+/']) {
+      const broken = `${jwt!.slice(0, jwt!.lastIndexOf('.') + 1)}${signature}~`;
+      expect(await code(verifySdJwt(broken, at(issuer.keys)))).toBe('ERR_SD_JWT_MALFORMED');
+    }
+  });
+});
+
+describe('verifySdJwt: the issuer\'s keys', () => {
+  async function keyPair() {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    return { privateKey, jwk: { ...(await exportJWK(publicKey)) } as JWK, full: (await exportJWK(privateKey)) as JWK };
+  }
+  const signWith = (key: CryptoKey, header: Record<string, unknown> = {}) =>
+    new SignJWT({ iss: ISSUER, exp: NOW + 60 }).setProtectedHeader({ alg: 'ES256', ...header } as { alg: string }).sign(key);
+
+  test('without a kid, each fitting key is tried: a JWKS in rotation holds two, and the second signs', async () => {
+    const [old, current] = [await keyPair(), await keyPair()];
+    const keys = localJwks({ keys: [old.jwk, current.jwk] }, ISSUER);
+    await expect(verifySdJwt(`${await signWith(current.privateKey)}~`, at(keys))).resolves.toBeDefined();
+    await expect(verifySdJwt(`${await signWith(old.privateKey)}~`, at(keys))).resolves.toBeDefined();
+    const stranger = await keyPair();
+    expect(await code(verifySdJwt(`${await signWith(stranger.privateKey)}~`, at(keys)))).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+
+  test('at most four keys are tried for a token without a kid', async () => {
+    const pairs = await Promise.all(Array.from({ length: 5 }, keyPair));
+    const keys = localJwks({ keys: pairs.map((p) => p.jwk) }, ISSUER);
+    await expect(verifySdJwt(`${await signWith(pairs[3]!.privateKey)}~`, at(keys))).resolves.toBeDefined();
+    expect(await code(verifySdJwt(`${await signWith(pairs[4]!.privateKey)}~`, at(keys)))).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+
+  test.each<[string, (jwk: JWK, full: JWK) => JWK]>([
+    ['key_ops without verify', (jwk) => ({ ...jwk, key_ops: ['encrypt'] })],
+    ['key_ops that is not an array', (jwk) => ({ ...jwk, key_ops: 'verify' as never })],
+    ['use enc', (jwk) => ({ ...jwk, use: 'enc' })],
+    ['a private JWK', (_jwk, full) => full],
+  ])('a key with %s is not used: a typed KEY_NOT_FOUND, never a DOMException', async (_name, change) => {
+    const pair = await keyPair();
+    const keys = localJwks({ keys: [change(pair.jwk, pair.full)] }, ISSUER);
+    expect(await code(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(keys)))).toBe('ERR_SD_JWT_KEY_NOT_FOUND');
+  });
+
+  test('a key Web Crypto cannot import is a JwksError naming it', async () => {
+    const pair = await keyPair();
+    const keys = localJwks({ keys: [{ ...pair.jwk, x: 'AAAA', kid: 'broken' }] }, ISSUER);
+    const error = await rejection(verifySdJwt(`${await signWith(pair.privateKey, { kid: 'broken' })}~`, at(keys)));
+    expect(error).toBeInstanceOf(JwksError);
+    expect((error as Error).message).toContain('"broken"');
+  });
+});

@@ -1,0 +1,163 @@
+/** The webhook verifier's edges (#13): bounded work per delivery, one header rule, early size refusal, typed misuse. */
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHmac } from 'node:crypto';
+import { describe, expect, test, vi } from 'vitest';
+import { InvalidInputError } from '../../src/errors/index.js';
+import { WebhookVerificationError, createWebhookVerifier, type WebhookVerifierOptions } from '../../src/webhooks/index.js';
+import { rejection } from '../helpers.js';
+
+const SECRET = 'whsec_test_0123456789abcdef0123456789';
+const OTHER = 'whsec_other_0123456789abcdef01234567';
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2lnbmF0dXJl';
+const BODY = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: TOKEN });
+const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+const verifier = (options: Partial<WebhookVerifierOptions> = {}) => createWebhookVerifier({ secret: SECRET, replayStore: false, ...options });
+
+async function code(promise: Promise<unknown>): Promise<string> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(WebhookVerificationError);
+  return (error as WebhookVerificationError).code;
+}
+
+describe('webhooks: bounded work per delivery', () => {
+  test('a header with more signatures than 4 per secret is malformed, even when one of them is right', async () => {
+    const wrong = sign(BODY, OTHER);
+    const many = [...Array(4).fill(wrong), sign(BODY)].join(', ');
+    expect(await code(verifier().verify(BODY, { 'x-webhook-signature': many }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    // Four are checked: the right one among them verifies.
+    await expect(verifier().verify(BODY, { 'x-webhook-signature': [...Array(3).fill(wrong), sign(BODY)].join(', ') })).resolves.toBeDefined();
+    // Two secrets: eight.
+    await expect(verifier({ secret: [SECRET, OTHER] }).verify(BODY, { 'x-webhook-signature': [...Array(7).fill(wrong), sign(BODY)].join(' ') })).resolves.toBeDefined();
+    expect(await code(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': `${wrong},${sign(BODY)}` }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+
+  test('a huge signature header is refused without being split', async () => {
+    const split = vi.spyOn(String.prototype, 'split');
+    try {
+      expect(await code(verifier().verify(BODY, { 'x-webhook-signature': 'a'.repeat(1_000_000) }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+      expect(split.mock.contexts.some((context) => String(context).length >= 1_000_000)).toBe(false);
+    } finally {
+      split.mockRestore();
+    }
+  });
+
+  test('maxSignatures that is not a whole number of 1 or more is a ConfigurationError', () => {
+    for (const value of [0, -1, 1.5, NaN]) expect(() => verifier({ maxSignatures: value })).toThrow(/maxSignatures/);
+  });
+});
+
+describe('webhooks: one rule for a header sent twice', () => {
+  test('as Node array or Headers, every value counts: the good signature in the second value verifies in both forms', async () => {
+    const values = [sign(BODY, OTHER), sign(BODY)];
+    await expect(verifier().verify(BODY, { 'x-webhook-signature': values })).resolves.toBeDefined();
+    const headers = new Headers();
+    for (const value of values) headers.append('x-webhook-signature', value);
+    await expect(verifier().verify(BODY, headers)).resolves.toBeDefined();
+  });
+
+  test('a timestamp header sent twice is refused in both forms', async () => {
+    const now = Date.UTC(2026, 10, 24);
+    const stamp = String(now / 1000);
+    const signature = `sha256=${createHmac('sha256', SECRET).update(`${stamp}.${BODY}`).digest('hex')}`;
+    const v = verifier({ timestamp: { header: 'x-webhook-timestamp' }, now: () => now });
+    await expect(v.verify(BODY, { 'x-webhook-signature': signature, 'x-webhook-timestamp': stamp })).resolves.toBeDefined();
+    expect(await code(v.verify(BODY, { 'x-webhook-signature': signature, 'x-webhook-timestamp': [stamp, stamp] }))).toBe('ERR_WEBHOOK_TIMESTAMP');
+    const headers = new Headers({ 'x-webhook-signature': signature });
+    headers.append('x-webhook-timestamp', stamp);
+    headers.append('x-webhook-timestamp', stamp);
+    expect(await code(v.verify(BODY, headers))).toBe('ERR_WEBHOOK_TIMESTAMP');
+  });
+});
+
+describe('webhooks: verifyRequest stops at maxBodyBytes', () => {
+  test('a Content-Length over the limit is refused before the body is read', async () => {
+    let pulled = 0;
+    const body = new ReadableStream({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(1024));
+      },
+    });
+    const request = new Request('https://rp.example/webhooks', { method: 'POST', body, duplex: 'half', headers: { 'content-length': String(2 * 1024 * 1024), 'x-webhook-signature': sign(BODY) } } as RequestInit);
+    expect(await code(verifier().verifyRequest(request))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+    expect(pulled).toBeLessThanOrEqual(1);
+  });
+
+  test('an endless chunked body over a real socket is read to the limit and no further', async () => {
+    let sent = 0;
+    let outcome: string | undefined;
+    const limit = 64 * 1024;
+    const done = new Promise<void>((resolve) => {
+      const server = createServer(async (req, res) => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            req.on('data', (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)));
+            req.on('end', () => controller.close());
+            req.on('error', (error) => controller.error(error));
+          },
+          cancel() {
+            req.destroy();
+          },
+        });
+        const request = new Request('http://127.0.0.1/webhooks', { method: 'POST', headers, body, duplex: 'half' } as RequestInit);
+        outcome = await code(verifier({ maxBodyBytes: limit }).verifyRequest(request));
+        res.writeHead(400).end();
+        server.close();
+        resolve();
+      }).listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        const client = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks', headers: { 'x-webhook-signature': sign(BODY) } });
+        client.on('error', () => undefined);
+        client.on('response', (response) => response.resume());
+        const chunk = Buffer.alloc(16 * 1024, 0x20);
+        const write = () => {
+          // 32 MiB at most: the verifier must stop long before.
+          while (sent < 32 * 1024 * 1024 && !client.destroyed) {
+            sent += chunk.length;
+            if (!client.write(chunk)) return void client.once('drain', write);
+          }
+          client.end();
+        };
+        write();
+      });
+    });
+    await done;
+    expect(outcome).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+    expect(sent).toBeLessThan(8 * 1024 * 1024);
+  });
+});
+
+describe('webhooks: misuse is typed', () => {
+  test.each([null, undefined, 'x-webhook-signature: a', 42])('verify(body, %s) is an InvalidInputError naming headers', async (headers) => {
+    const error = await rejection(verifier().verify(BODY, headers as never));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ field: 'headers' });
+  });
+
+  test('verifyRequest of something that is not a Request is an InvalidInputError', async () => {
+    expect(await rejection(verifier().verifyRequest({ headers: {} } as never))).toBeInstanceOf(InvalidInputError);
+  });
+});
+
+describe('webhooks: the Web Crypto path (no node:crypto, as in browsers and edge runtimes)', () => {
+  test('verifies, refuses a wrong signature, and agrees with the node:crypto path', async () => {
+    vi.resetModules();
+    const original = process.getBuiltinModule;
+    (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+    try {
+      const { createWebhookVerifier: webOnly } = await import('../../src/webhooks/index.js');
+      const v = webOnly({ secret: [OTHER, SECRET], replayStore: false });
+      const event = await v.verify(BODY, { 'x-webhook-signature': sign(BODY) });
+      const nodeEvent = await verifier().verify(BODY, { 'x-webhook-signature': sign(BODY) });
+      expect(event.deliveryId).toBe(nodeEvent.deliveryId);
+      const error = await rejection(v.verify(BODY, { 'x-webhook-signature': sign(`${BODY} `) }));
+      expect(error).toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+    } finally {
+      process.getBuiltinModule = original;
+      vi.resetModules();
+    }
+  });
+});
