@@ -30,9 +30,11 @@ const budgets: Budget[] = [
     goalBytes: 6.5 * KB,
   },
   {
+    // #13's fail-closed rules (typed misuse, envelope collisions, subject binding, key candidates,
+    // nesting limit) cost 1.0 KB here: the budget follows them to 7 KB; the issue's goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 6.5 * KB,
+    budgetBytes: 7 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -43,9 +45,10 @@ const budgets: Budget[] = [
     goalBytes: 9 * KB,
   },
   {
+    // #13: the node:crypto path, the bounded body reader and the one header rule take it past 8 KB.
     name: 'webhooks: createWebhookVerifier + createWebhookReceiver (edge runtimes)',
     code: `export { createWebhookVerifier, createWebhookReceiver } from './src/webhooks/index.ts';`,
-    budgetBytes: 8 * KB,
+    budgetBytes: 8.5 * KB,
   },
 ];
 

@@ -79,14 +79,14 @@ export type WebhookErrorCode =
   | 'ERR_WEBHOOK_EMPTY_BODY'
   | 'ERR_WEBHOOK_BODY_TOO_LARGE'
   | 'ERR_WEBHOOK_MISSING_SIGNATURE'
-  /** The signature header is not hex or base64 of a MAC of the configured algorithm's length (truncated, say). */
+  /** The signature header is not hex or base64 of a MAC of the configured algorithm's length (truncated, say), or lists more than `maxSignatures`. */
   | 'ERR_WEBHOOK_MALFORMED_SIGNATURE'
   /** The signature is in an encoding other than the one configured. */
   | 'ERR_WEBHOOK_SIGNATURE_ENCODING'
   /** The signature does not match the body with any configured secret. */
   | 'ERR_WEBHOOK_SIGNATURE'
   | 'ERR_WEBHOOK_MISSING_TIMESTAMP'
-  /** The timestamp is outside the tolerance, in either direction. */
+  /** The timestamp is not UNIX seconds (sent twice, say) or is outside the tolerance, in either direction. */
   | 'ERR_WEBHOOK_TIMESTAMP'
   /** The verified body is not the documented payload. */
   | 'ERR_WEBHOOK_PAYLOAD'
@@ -99,11 +99,11 @@ export type WebhookErrorCode =
  * @see RFC 9901, section 7
  */
 export type SdJwtErrorCode =
-  /** Not a compact SD-JWT or JWT; a disclosure or the payload is not base64url JSON; a field has the wrong type. */
+  /** Not a compact SD-JWT or JWT; a segment or disclosure is not base64url (JSON); a field has the wrong type; nested deeper than 64; an SD-JWT without its `~`; a plain JWT as `credential_jwt`. */
   | 'ERR_SD_JWT_MALFORMED'
   /** The JWS algorithm is `none`, symmetric (HMAC) or not in the allowed list. */
   | 'ERR_SD_JWT_ALG_NOT_ALLOWED'
-  /** No key of the issuer's JWKS matches the header (`kid`, `alg`), even after one refetch. */
+  /** No usable key of the issuer's JWKS matches the header (`kid`, `alg`, `use`, `key_ops`; never a private JWK), even after one refetch. */
   | 'ERR_SD_JWT_KEY_NOT_FOUND'
   /** The signature does not verify. */
   | 'ERR_SD_JWT_SIGNATURE'
@@ -121,7 +121,7 @@ export type SdJwtErrorCode =
   | 'ERR_SD_JWT_DUPLICATE_DISCLOSURE'
   /** A disclosure that no digest in the payload references. */
   | 'ERR_SD_JWT_UNREFERENCED_DISCLOSURE'
-  /** A disclosed claim name that already exists as a plaintext claim at the same level. */
+  /** A disclosed claim name that already exists as a plaintext claim at the same level (or as a field of the response envelope). */
   | 'ERR_SD_JWT_CLAIM_COLLISION'
   /** A disclosure in a response envelope whose digest is not in `_sd`. */
   | 'ERR_SD_JWT_DIGEST_MISMATCH'

@@ -3,7 +3,7 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { isObject } from '../internal/guards.js';
-import { checkTimeOptions, checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt } from './sd-jwt.js';
+import { checkTimeOptions, checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt, type VerifySdJwtOptions } from './sd-jwt.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
@@ -149,15 +149,8 @@ async function verifyCredentials(data: Record<string, unknown>, options: VerifyI
     if (typeof value !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `${field} is not a string`);
     // The spec calls it a "full SD-JWT credential": a plain JWT there is refused, not taken as one.
     if (!value.includes('~')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is a plain JWT, not the full SD-JWT credential (no "~")`);
-    const verified = await verifySdJwt(value, {
-      keys,
-      allowPlainJwt: false,
-      ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
-      ...(options.algorithms !== undefined ? { algorithms: options.algorithms } : {}),
-      ...(options.credentialRequiredClaims !== undefined ? { requiredClaims: options.credentialRequiredClaims } : {}),
-      ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}),
-      ...(options.now !== undefined ? { now: options.now } : {}),
-    });
+    // issuer, algorithms, clockToleranceSeconds and now pass through as they are (verifySdJwt reads an absent one as its default).
+    const verified = await verifySdJwt(value, { ...options, keys, allowPlainJwt: false, requiredClaims: options.credentialRequiredClaims } as VerifySdJwtOptions);
     // A credential of another person proves nothing about this one: a sub in both must be the same.
     const sub = verified.claims['sub'];
     if (sub !== undefined && data['sub'] !== undefined && sub !== data['sub']) {
