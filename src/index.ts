@@ -27,6 +27,9 @@ export type {
   VerifiedIdentityOptions,
   WebhookEventLike,
 } from './client/index.js';
+export type { AppInfo } from './client/options.js';
+export type { Hooks, LogLevel, Logger, ObservabilityOptions, RequestEvent, ResponseEvent, RetryEvent, TokenRenewalEvent } from './internal/observe.js';
+export { VERSION } from './version.js';
 export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from './claims/index.js';
 export type { ClaimKey, ClaimsRequest, ClaimValue, KnownClaimTypes, ObtainableCredential, PersonName } from './claims/index.js';
 export {

@@ -200,6 +200,7 @@ export class AcmeIdentityClient {
       now: this.#options.now,
       serviceOffsetMs: () => this.#transport.offsetMs(),
       retries: this.#options.maxRetries,
+      observer: this.#options.observer,
     });
     this.#transport.tokens = this.#tokens;
 

@@ -1,10 +1,19 @@
 import { ConfigurationError } from '../errors/index.js';
+import { Observer, type ObservabilityOptions } from '../internal/observe.js';
+import { VERSION } from '../version.js';
 import { MemoryTokenStore, type TokenStore } from './tokens.js';
 
 /** How `X-Request-Timestamp` is written. The spec does not show a format. */
 export type TimestampFormat = 'unix-seconds' | 'unix-ms' | 'iso8601' | ((date: Date) => string);
 
-export interface ClientOptions {
+/** Your application, named in the `User-Agent` after the SDK's (as stripe-node's `appInfo`). */
+export interface AppInfo {
+  name: string;
+  version?: string;
+  url?: string;
+}
+
+export interface ClientOptions extends ObservabilityOptions {
   /** `{base_url}`: the REST root, including `/api/v1`, for example `https://api.example.com/api/v1`. */
   baseUrl: string;
   /** API key pair from the operator's user portal. */
@@ -55,6 +64,11 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** The clock, in ms. @default Date.now */
   now?: () => number;
+  /**
+   * Appended to the `User-Agent` the SDK sends in server runtimes
+   * (`@acme/identity/0.1.0 node/22.12.0 my-app/1.2.3 (+https://my-app.example)`).
+   */
+  appInfo?: AppInfo;
 }
 
 /** Options every call accepts. */
@@ -85,6 +99,9 @@ export interface ResolvedOptions {
   /** Sends one attempt: the caller's `fetch` with a `Request`, or `globalThis.fetch(url, init)`. */
   send: (url: string, init: RequestInit) => Promise<Response>;
   now: () => number;
+  observer: Observer;
+  /** Sent as `User-Agent`, except in browsers (which send their own). */
+  userAgent: string | undefined;
 }
 
 /** Printable ASCII without spaces: safe in a header, and what a tenant id or correlation id looks like. */
@@ -173,7 +190,37 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     send: sender(options.fetch),
     // Looked up at each call, like fetch, so a clock installed later (fake timers) is the one used.
     now: options.now ?? (() => Date.now()),
+    observer: new Observer(options, (option, message) => new ConfigurationError(option, message)),
+    userAgent: userAgent(options.appInfo),
   };
+}
+
+/** `@acme/identity/<version> <runtime>/<version>` and the app's name, in server runtimes; nothing in a browser page. */
+function userAgent(app: AppInfo | undefined): string | undefined {
+  if (app !== undefined) {
+    if (app === null || typeof app !== 'object' || typeof app.name !== 'string' || !HEADER_TOKEN.test(app.name)) {
+      throw new ConfigurationError('appInfo', 'must be { name, version?, url? } with a name of printable ASCII without spaces');
+    }
+    for (const key of ['version', 'url'] as const) {
+      if (app[key] !== undefined && (typeof app[key] !== 'string' || !HEADER_TOKEN.test(app[key]))) {
+        throw new ConfigurationError(`appInfo.${key}`, 'must be printable ASCII without spaces');
+      }
+    }
+  }
+  const g = globalThis as { document?: unknown; process?: { versions?: Record<string, string> }; Deno?: { version?: { deno?: string } }; navigator?: { userAgent?: string } };
+  if (g.document !== undefined) return undefined;
+  const versions = g.process?.versions;
+  const runtime = versions?.['bun']
+    ? `bun/${versions['bun']}`
+    : g.Deno?.version?.deno
+      ? `deno/${g.Deno.version.deno}`
+      : versions?.['node']
+        ? `node/${versions['node']}`
+        : g.navigator?.userAgent === 'Cloudflare-Workers'
+          ? 'workerd'
+          : 'unknown-runtime';
+  const appPart = app ? ` ${app.name}${app.version ? `/${app.version}` : ''}${app.url ? ` (+${app.url})` : ''}` : '';
+  return `@acme/identity/${VERSION} ${runtime}${appPart}`;
 }
 
 function sender(fetch: ClientOptions['fetch']): ResolvedOptions['send'] {

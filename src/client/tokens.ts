@@ -1,5 +1,6 @@
 import type { components } from '../../generated/schema.js';
-import { ApiError, InvalidResponseError, TimeoutError } from '../errors/index.js';
+import { AcmeIdentityError, ApiError, InvalidResponseError, TimeoutError } from '../errors/index.js';
+import type { Observer } from '../internal/observe.js';
 
 /** Tokens as the client keeps them. Secret: never log a `StoredToken`. */
 export interface StoredToken {
@@ -92,6 +93,7 @@ export class TokenManager {
   readonly #now: () => number;
   readonly #offsetMs: () => number;
   readonly #retries: number;
+  readonly #observer: Observer | undefined;
   #inflight: Promise<StoredToken> | undefined;
 
   constructor(options: {
@@ -104,6 +106,8 @@ export class TokenManager {
     serviceOffsetMs?: () => number;
     /** How many times a token request that timed out is tried again. @default 2 */
     retries?: number;
+    /** Where renewals are logged (`info`, a fallback at `warn`) and reported (`onTokenRenewal`). */
+    observer?: Observer;
   }) {
     this.#endpoints = options.endpoints;
     this.#store = options.store;
@@ -112,6 +116,7 @@ export class TokenManager {
     this.#now = options.now;
     this.#offsetMs = options.serviceOffsetMs ?? (() => 0);
     this.#retries = options.retries ?? 2;
+    this.#observer = options.observer;
   }
 
   /**
@@ -160,20 +165,43 @@ export class TokenManager {
     if (latest?.refreshToken) {
       const refreshToken = latest.refreshToken;
       try {
-        grant = await this.#attempts(() => this.#endpoints.refresh(refreshToken));
+        grant = await this.#observed('refresh', false, () => this.#attempts(() => this.#endpoints.refresh(refreshToken)));
       } catch (error) {
         const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
         const stillValid = latest.accessToken && this.#now() < latest.expiresAt;
         if (!refused && stillValid) return latest;
         if (!refused) throw error;
-        grant = await this.#attempts(() => this.#endpoints.authenticate());
+        this.#observer?.log('warn', `the refresh token was refused (HTTP ${error.status}); renewing with the key pair`, { status: error.status });
+        grant = await this.#observed('key-pair', true, () => this.#attempts(() => this.#endpoints.authenticate()));
       }
     } else {
-      grant = await this.#attempts(() => this.#endpoints.authenticate());
+      grant = await this.#observed('key-pair', false, () => this.#attempts(() => this.#endpoints.authenticate()));
     }
     const token = this.#fromGrant(grant, latest?.refreshToken);
     await this.#store.set(this.#key, token);
     return token;
+  }
+
+  /** A renewal, logged at `info` (a failure at `warn`) and reported to `onTokenRenewal`. */
+  async #observed(grant: 'refresh' | 'key-pair', fallback: boolean, renew: () => Promise<TokenGrant>): Promise<TokenGrant> {
+    const observer = this.#observer;
+    if (!observer?.watching('info')) return renew();
+    const started = performance.now();
+    const report = (outcome: 'ok' | 'failed', error?: unknown) => {
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const errorCode = error instanceof AcmeIdentityError ? error.code : error === undefined ? undefined : 'ERR_UNKNOWN';
+      const event = { grant, outcome, durationMs, ...(fallback ? { fallback } : {}), ...(errorCode ? { errorCode } : {}) };
+      observer.log(outcome === 'ok' ? 'info' : 'warn', `access token ${outcome === 'ok' ? 'renewed' : 'renewal failed'} (${grant}) in ${durationMs} ms`, event);
+      observer.emit('onTokenRenewal', event);
+    };
+    try {
+      const result = await renew();
+      report('ok');
+      return result;
+    } catch (error) {
+      report('failed', error);
+      throw error;
+    }
   }
 
   /** A token request, tried again when it timed out (it hung: the next one may well not). */

@@ -1,4 +1,5 @@
 import { AbortError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
+import { pathTemplate, type RequestEvent, type ResponseEvent } from '../internal/observe.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import type { TokenManager } from './tokens.js';
@@ -210,6 +211,9 @@ export class Transport {
   fetchFor(ctx: CallContext, policy: SendPolicy): (request: Request) => Promise<Response> {
     return async (request) => {
       const { url, init } = PreparedRequest.from(request);
+      const observer = this.#options.observer;
+      // Events are built only when someone listens: at the default level, one check an attempt.
+      const watched = observer.watching('debug');
       let attempt = 0;
       let replayed = false;
       for (;;) {
@@ -230,8 +234,12 @@ export class Transport {
           headers.set('authorization', `Bearer ${token}`);
         }
         if (stale && headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
+        if (this.#options.userAgent !== undefined) headers.set('user-agent', this.#options.userAgent);
         init.headers = headers;
         init.signal = ctx.signal;
+        const number = attempt + (replayed ? 2 : 1);
+        const started = watched ? performance.now() : 0;
+        if (watched) observer.emit('onRequest', this.#event(url, init, ctx, number));
         let response: Response | undefined;
         let failure: unknown;
         try {
@@ -239,6 +247,7 @@ export class Transport {
         } catch (error) {
           failure = error;
         }
+        if (watched) this.#attempted(this.#event(url, init, ctx, number), performance.now() - started, response, failure, ctx);
         if (response) {
           if (ctx.signal.aborted) {
             // A fetch that ignored the signal answered after the deadline: the call is over.
@@ -260,9 +269,15 @@ export class Transport {
             // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
             if (wait <= this.#options.maxRetryAfterMs && this.#fits(ctx, wait)) {
               discard(response);
+              this.#retrying(this.#event(url, init, ctx, number + 1), wait, response.status === 429 ? 'rate-limit' : 'status', response.status, asked !== undefined);
               await sleep(wait, ctx.signal);
               attempt += 1;
               continue;
+            }
+            if (observer.enabled('warn')) {
+              const base = this.#event(url, init, ctx, number);
+              const why = wait > this.#options.maxRetryAfterMs ? `longer than maxRetryAfterMs (${this.#options.maxRetryAfterMs} ms)` : 'past the deadline';
+              observer.log('warn', `not retrying ${base.method} ${base.path} after ${response.status}: the wait of ${Math.round(wait)} ms is ${why}`, { ...base, status: response.status, waitMs: wait });
             }
           }
           // The body is read here, inside the attempt: a reset or a truncation mid-body is a
@@ -282,6 +297,7 @@ export class Transport {
         // No answer, or an answer cut short: a network failure either way.
         const wait = backoffMs(attempt);
         if (policy.retry === 'safe' && attempt < ctx.maxRetries && this.#fits(ctx, wait)) {
+          this.#retrying(this.#event(url, init, ctx, number + 1), wait, 'connection', undefined, false);
           await sleep(wait, ctx.signal);
           attempt += 1;
           continue;
@@ -289,6 +305,39 @@ export class Transport {
         throw new ConnectionError(ctx.correlationId, failure, response ? 'body' : 'send');
       }
     };
+  }
+
+  /** What an event says of an attempt: never a path value, header or body. */
+  #event(url: string, init: RequestInit, ctx: CallContext, attempt: number): RequestEvent {
+    return { method: init.method ?? 'GET', path: pathTemplate(url.slice(this.#options.baseUrl.length)), attempt, correlationId: ctx.correlationId };
+  }
+
+  /** A retry about to wait: an `info` line and the `onRetry` hook. */
+  #retrying(base: RequestEvent, waitMs: number, reason: 'status' | 'rate-limit' | 'connection', status: number | undefined, retryAfter: boolean): void {
+    const observer = this.#options.observer;
+    if (!observer.watching('info')) return;
+    const event = { ...base, reason, ...(status !== undefined ? { status } : {}), waitMs, retryAfter };
+    observer.log('info', `retrying ${base.method} ${base.path} in ${Math.round(waitMs)} ms after ${status ?? 'a connection failure'}`, event);
+    observer.emit('onRetry', event);
+  }
+
+  /** One attempt done: a `debug` line and the `onResponse` hook. */
+  #attempted(base: RequestEvent, durationMs: number, response: Response | undefined, failure: unknown, ctx: CallContext): void {
+    const observer = this.#options.observer;
+    const ms = Math.round(durationMs * 10) / 10;
+    let done: ResponseEvent;
+    if (response) done = { ...base, status: response.status, durationMs: ms };
+    else {
+      const errorCode = ctx.signal.aborted ? (ctx.signal.reason === DEADLINE ? 'ERR_TIMEOUT' : 'ERR_ABORTED') : 'ERR_CONNECTION';
+      const systemCode = errorCode === 'ERR_CONNECTION' ? new ConnectionError(ctx.correlationId, failure, 'send').systemCode : undefined;
+      done = { ...base, durationMs: ms, errorCode, ...(systemCode ? { systemCode } : {}) };
+    }
+    observer.log(
+      'debug',
+      `${base.method} ${base.path} ${done.status ?? done.errorCode}${done.systemCode ? ` ${done.systemCode}` : ''} in ${ms} ms (attempt ${base.attempt}, correlation id ${base.correlationId})`,
+      done,
+    );
+    observer.emit('onResponse', done);
   }
 
   /** The body as text: UTF-8, strictly for a success (it must be JSON), leniently for an error page. */

@@ -1,0 +1,180 @@
+/** Logging, hooks and the User-Agent (#15): what an operator sees, and that it never holds a secret. */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { ConfigurationError, VERSION, type Logger, type RequestEvent, type ResponseEvent, type RetryEvent, type TokenRenewalEvent } from '../../src/index.js';
+import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { harness, person, received, rejection } from '../helpers.js';
+import packageJson from '../../package.json' with { type: 'json' };
+
+/** A logger that keeps every line, as a console would print it. */
+function recorder() {
+  const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+  const at = (level: string) => (message: string, fields: object) => lines.push({ level, message, fields: fields as Record<string, unknown> });
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines, text: () => JSON.stringify(lines) };
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('logging', () => {
+  test('debug logs each attempt (method, path template, status, ms, attempt, correlation id); info the retry with its reason and wait', async () => {
+    const log = recorder();
+    const { client, service } = await harness({ client: { logger: log.logger, logLevel: 'debug' } });
+    service.injectFault({ kind: 'status', status: 503, path: '/status/health' });
+    await client.status.health({ correlationId: 'corr-1' });
+    const attempts = log.lines.filter((l) => l.level === 'debug' && l.fields['path'] === '/status/health');
+    expect(attempts.map((l) => [l.fields['status'], l.fields['attempt'], l.fields['correlationId']])).toEqual([
+      [503, 1, 'corr-1'],
+      [200, 2, 'corr-1'],
+    ]);
+    expect(attempts[0]!.message).toMatch(/^\[acme-identity\] GET \/status\/health 503 in [\d.]+ ms \(attempt 1, correlation id corr-1\)$/);
+    const retry = log.lines.find((l) => l.level === 'info' && l.fields['reason'] === 'status');
+    expect(retry?.fields).toMatchObject({ status: 503, attempt: 2, waitMs: expect.any(Number), retryAfter: false });
+    // A token request is logged too, and the renewal at info.
+    await client.identityRequests.create(person());
+    expect(log.lines.some((l) => l.fields['path'] === '/auth/api-token' && l.fields['status'] === 200)).toBe(true);
+    expect(log.lines.find((l) => l.fields['grant'] === 'key-pair')).toMatchObject({ level: 'info', fields: { outcome: 'ok' } });
+  });
+
+  test('paths are templates: no request code or credential reference reaches a log line', async () => {
+    const log = recorder();
+    const { client, service } = await harness({ client: { logger: log.logger, logLevel: 'debug' } });
+    const { data } = await client.identityRequests.create(person());
+    await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+    const event = await service.approve(data.access_request_code);
+    await client.identityResponses.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code, accessToken: event.access_token });
+    const text = log.text();
+    expect(text).toContain('/identity/request/{access_request_code}/{identity_session_code}');
+    for (const secret of [data.access_request_code, data.identity_session_code, event.access_token, DEFAULT_CLIENT.clientSecret, DEFAULT_CLIENT.tenantId, 'jane', 'Citizen', '412345678']) {
+      expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
+    }
+  });
+
+  test('the default level is warn: a run with no trouble logs nothing', async () => {
+    const log = recorder();
+    const { client } = await harness({ client: { logger: log.logger } });
+    await client.identityRequests.create(person());
+    expect(log.lines).toEqual([]);
+  });
+
+  test('a Retry-After longer than maxRetryAfterMs is logged at warn', async () => {
+    const log = recorder();
+    const { client, service } = await harness({ client: { logger: log.logger, maxRetryAfterMs: 1000 } });
+    service.injectFault({ kind: 'status', status: 429, retryAfter: '30', path: '/status/current' });
+    await rejection(client.status.current());
+    expect(log.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringContaining('longer than maxRetryAfterMs') })]);
+  });
+
+  test('ACME_IDENTITY_LOG switches logging on without a code change; a wrong value is warned about, never fatal', async () => {
+    vi.stubEnv('ACME_IDENTITY_LOG', 'debug');
+    const log = recorder();
+    const { client } = await harness({ client: { logger: log.logger } });
+    await client.status.health();
+    expect(log.lines.some((l) => l.level === 'debug')).toBe(true);
+    vi.stubEnv('ACME_IDENTITY_LOG', 'off');
+    const { makeClient } = await harness();
+    vi.stubEnv('ACME_IDENTITY_LOG', 'loud');
+    const warned = recorder();
+    await makeClient({ logger: warned.logger }).status.health();
+    expect(warned.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringContaining('ACME_IDENTITY_LOG is not one of') })]);
+    // The option wins over the environment.
+    vi.stubEnv('ACME_IDENTITY_LOG', 'debug');
+    const quiet = recorder();
+    await makeClient({ logger: quiet.logger, logLevel: 'off' }).status.health();
+    expect(quiet.lines).toEqual([]);
+  });
+
+  test('a logger without the four methods, or a logLevel that is not a level, is a ConfigurationError', async () => {
+    const { makeClient } = await harness();
+    expect(() => makeClient({ logger: { info() {} } as never })).toThrow(/logger/);
+    expect(() => makeClient({ logLevel: 'verbose' as never })).toThrow(/logLevel/);
+  });
+
+  test('a logger that throws does not break a call', async () => {
+    const broken = () => {
+      throw new Error('disk full');
+    };
+    const { client } = await harness({ client: { logger: { debug: broken, info: broken, warn: broken, error: broken }, logLevel: 'debug' } });
+    await expect(client.status.health()).resolves.toBeDefined();
+  });
+});
+
+describe('hooks', () => {
+  test('onRequest, onResponse, onRetry and onTokenRenewal see every attempt, retry and renewal, with nothing secret', async () => {
+    const seen: { name: string; event: RequestEvent | ResponseEvent | RetryEvent | TokenRenewalEvent }[] = [];
+    const hook = (name: string) => (event: never) => seen.push({ name, event });
+    const { client, service } = await harness({
+      client: { hooks: { onRequest: hook('request'), onResponse: hook('response'), onRetry: hook('retry'), onTokenRenewal: hook('renewal') } },
+    });
+    service.injectFault({ kind: 'network', path: '/status/current' });
+    await client.status.current();
+    await client.identityRequests.create(person());
+    expect(seen.map((s) => s.name)).toEqual(['request', 'response', 'retry', 'request', 'response', 'request', 'response', 'renewal', 'request', 'response']);
+    expect(seen[1]!.event).toMatchObject({ method: 'GET', path: '/status/current', attempt: 1, errorCode: 'ERR_CONNECTION' });
+    expect(seen[2]!.event).toMatchObject({ reason: 'connection', attempt: 2, retryAfter: false });
+    expect(seen[7]!.event).toMatchObject({ grant: 'key-pair', outcome: 'ok', durationMs: expect.any(Number) });
+    expect(seen[9]!.event).toMatchObject({ method: 'POST', path: '/identity/request', status: 200, attempt: 1 });
+    const text = JSON.stringify(seen);
+    for (const secret of [DEFAULT_CLIENT.clientSecret, 'jane.citizen', 'Bearer']) expect(text).not.toContain(secret);
+  });
+
+  test('a hook that throws is logged at warn and ignored', async () => {
+    const log = recorder();
+    const { client } = await harness({
+      client: {
+        logger: log.logger,
+        hooks: {
+          onResponse() {
+            throw new TypeError('oops');
+          },
+        },
+      },
+    });
+    await expect(client.status.health()).resolves.toBeDefined();
+    expect(log.lines[0]).toMatchObject({ level: 'warn', fields: { hook: 'onResponse', error: 'TypeError' } });
+  });
+
+  test('hooks that are not functions are a ConfigurationError naming them', async () => {
+    const { makeClient } = await harness();
+    expect(() => makeClient({ hooks: { onRetry: 'yes' } as never })).toThrow(/hooks\.onRetry/);
+  });
+
+  test('a refused refresh token falling back to the key pair is a warn line and a renewal with fallback', async () => {
+    let clock = Date.UTC(2026, 10, 24, 12);
+    const log = recorder();
+    const renewals: TokenRenewalEvent[] = [];
+    const { client, service } = await harness({
+      fake: { now: () => clock },
+      client: { now: () => clock, logger: log.logger, hooks: { onTokenRenewal: (e) => renewals.push(e) } },
+    });
+    await client.status.health();
+    await client.identityRequests.create(person());
+    service.injectFault({ kind: 'status', status: 401, path: '/auth/api-token/refresh' });
+    clock += 900_000;
+    await client.identityRequests.create(person({ email: 'other@example.com', phone: '400000001' }));
+    expect(renewals.map((r) => [r.grant, r.outcome, r.fallback ?? false])).toEqual([
+      ['key-pair', 'ok', false],
+      ['refresh', 'failed', false],
+      ['key-pair', 'ok', true],
+    ]);
+    expect(log.lines.map((l) => l.level)).toEqual(['warn', 'warn']);
+    expect(log.lines[1]!.message).toContain('refresh token was refused (HTTP 401)');
+  });
+});
+
+describe('User-Agent', () => {
+  test('names the SDK, its version and the runtime, then appInfo', async () => {
+    expect(VERSION).toBe(packageJson.version);
+    const { makeClient, service } = await harness();
+    await makeClient({ appInfo: { name: 'my-app', version: '1.2.3', url: 'https://my-app.example' } }).status.health();
+    const [request] = received(service, /status\/health/);
+    expect(request!.headers['user-agent']).toBe(`@acme/identity/${VERSION} node/${process.versions.node} my-app/1.2.3 (+https://my-app.example)`);
+  });
+
+  test('an appInfo with spaces or without a name is a ConfigurationError', async () => {
+    const { makeClient } = await harness();
+    expect(() => makeClient({ appInfo: { name: 'my app' } })).toThrow(/appInfo/);
+    expect(() => makeClient({ appInfo: {} as never })).toThrow(/appInfo/);
+  });
+});
