@@ -10,9 +10,10 @@
  * ```
  * @module
  */
-export { AcmeIdentityClient, createClient, MAX_FILE_BYTES, MemoryTokenStore } from './client/index.js';
+export { AcmeIdentityClient, createClient, MAX_FILE_BYTES, MemoryTokenStore, responseOf } from './client/index.js';
 export type {
   ApiResult,
+  ResponseInfo,
   ClientOptions,
   CreateIdentityRequestOptions,
   CredentialSubmitInput,

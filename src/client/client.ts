@@ -27,6 +27,43 @@ export interface ApiResult<T> {
   data: T;
   correlationId: string;
   meta?: Record<string, unknown>;
+  /**
+   * The HTTP answer this result came from: status, headers and how many attempts the call made.
+   * Always set by the client; not enumerable, so results compare, serialise and log as before.
+   * {@link responseOf} reads it for every operation, status records included.
+   */
+  readonly response?: ResponseInfo;
+}
+
+/** The HTTP answer behind a successful result. */
+export interface ResponseInfo {
+  readonly status: number;
+  readonly headers: Headers;
+  /** How many attempts the call made, the successful one included. */
+  readonly attempts: number;
+}
+
+const RESPONSES = new WeakMap<object, ResponseInfo>();
+
+/** Records the answer behind `result` (non-enumerable `response` on an `ApiResult`). */
+function withResponse<R extends object>(result: R, response: Response, apiResult: boolean): R {
+  const info: ResponseInfo = { status: response.status, headers: response.headers, attempts: (response as unknown as Partial<ReadResponse>).attempts ?? 1 };
+  RESPONSES.set(result, info);
+  if (apiResult) Object.defineProperty(result, 'response', { value: info, enumerable: false, configurable: true });
+  return result;
+}
+
+/**
+ * The HTTP answer (status, headers, attempts) behind any result the client returned: an
+ * `ApiResult` or a status record. `undefined` for an object the client did not return.
+ * @example
+ * ```ts
+ * const health = await acme.status.health();
+ * responseOf(health)?.headers.get('date');
+ * ```
+ */
+export function responseOf(result: object): ResponseInfo | undefined {
+  return RESPONSES.get(result);
 }
 
 /** The two codes that name an identity request (both returned by `create`). */
@@ -340,8 +377,8 @@ export class AcmeIdentityClient {
           : await this.#api.POST('/auth/api-token/refresh', { body: { refresh_token: refreshToken }, parseAs: 'text', fetch });
       const body = this.#readJson(sent, ctx);
       const wrapped = z.safeParse(S.envelope(S.TokenResponse), body);
-      if (wrapped.success) return this.#result(wrapped.data);
-      return { data: this.#validate(S.TokenResponse, body, sent.response, ctx), correlationId: ctx.correlationId };
+      if (wrapped.success) return withResponse(this.#result(wrapped.data), sent.response, true);
+      return withResponse({ data: this.#validate(S.TokenResponse, body, sent.response, ctx), correlationId: ctx.correlationId }, sent.response, true);
     });
   }
 
@@ -353,7 +390,7 @@ export class AcmeIdentityClient {
   ): Promise<ApiResult<T>> {
     return this.#transport.call(options, (ctx) =>
       send(this.#transport.fetchFor(ctx, policy), ctx).then((sent) =>
-        this.#unwrap(schema, this.#readJson(sent, ctx, policy), sent.response, ctx),
+        withResponse(this.#unwrap(schema, this.#readJson(sent, ctx, policy), sent.response, ctx), sent.response, true),
       ),
     );
   }
@@ -375,7 +412,8 @@ export class AcmeIdentityClient {
   #callBare<T>(options: RequestOptions | undefined, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {
     return this.#transport.call(options, async (ctx) => {
       const sent = await send(this.#transport.fetchFor(ctx, PUBLIC));
-      return this.#validate(schema, this.#readJson(sent, ctx), sent.response, ctx);
+      const value = this.#validate(schema, this.#readJson(sent, ctx), sent.response, ctx);
+      return isObject(value) ? withResponse(value, sent.response, false) : value;
     });
   }
 

@@ -1,6 +1,7 @@
-export { AcmeIdentityClient, createClient } from './client.js';
+export { AcmeIdentityClient, createClient, responseOf } from './client.js';
 export type {
   ApiResult,
+  ResponseInfo,
   CreateIdentityRequestOptions,
   IdentityRequestCodes,
   IdentityResponseRequest,

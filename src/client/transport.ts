@@ -126,8 +126,12 @@ export class Transport {
   /** The last `Date` header learnt from. */
   #lastDate: string | null = null;
 
+  /** The service's host, for messages: configuration, not a secret. */
+  readonly #host: string;
+
   constructor(options: ResolvedOptions) {
     this.#options = options;
+    this.#host = new URL(options.baseUrl).host;
   }
 
   set tokens(tokens: TokenManager) {
@@ -302,7 +306,7 @@ export class Transport {
           attempt += 1;
           continue;
         }
-        throw new ConnectionError(ctx.correlationId, failure, response ? 'body' : 'send');
+        throw new ConnectionError(ctx.correlationId, failure, response ? 'body' : 'send', this.#host);
       }
     };
   }

@@ -1,6 +1,6 @@
 /** Logging, hooks and the User-Agent (#15): what an operator sees, and that it never holds a secret. */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ConfigurationError, VERSION, type Logger, type RequestEvent, type ResponseEvent, type RetryEvent, type TokenRenewalEvent } from '../../src/index.js';
+import { ConfigurationError, VERSION, responseOf, type Logger, type RequestEvent, type ResponseEvent, type RetryEvent, type TokenRenewalEvent } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
 import { harness, person, received, rejection } from '../helpers.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -176,5 +176,24 @@ describe('User-Agent', () => {
     const { makeClient } = await harness();
     expect(() => makeClient({ appInfo: { name: 'my app' } })).toThrow(/appInfo/);
     expect(() => makeClient({ appInfo: {} as never })).toThrow(/appInfo/);
+  });
+});
+
+describe('the raw response on success', () => {
+  test('every result carries its status, headers and attempts, without changing what it compares or serialises to', async () => {
+    const { client, service } = await harness();
+    service.injectFault({ kind: 'status', status: 503, path: /^\/identity\/request\//, method: 'GET' });
+    const created = await client.identityRequests.create(person(), { correlationId: 'corr-r' });
+    expect(created.response).toMatchObject({ status: 200, attempts: 1 });
+    expect(created.response!.headers.get('x-correlation-id')).toBe('corr-r');
+    expect(Object.keys(created)).toEqual(['data', 'correlationId']);
+    expect(JSON.parse(JSON.stringify(created))).toEqual({ data: created.data, correlationId: created.correlationId });
+    const read = await client.identityRequests.get({ accessRequestCode: created.data.access_request_code, identitySessionCode: created.data.identity_session_code });
+    expect(responseOf(read)).toMatchObject({ status: 200, attempts: 2 });
+    const health = await client.status.health();
+    expect(responseOf(health)?.status).toBe(200);
+    expect(Object.keys(health)).not.toContain('response');
+    expect(responseOf({})).toBeUndefined();
+    expect((await client.auth.createToken()).response?.status).toBe(200);
   });
 });

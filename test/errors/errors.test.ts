@@ -188,7 +188,8 @@ describe('what the server wrote is made printable before it reaches a message (l
   test('a megabyte of type or code is cut to 64 characters in the message and the fields', () => {
     const huge = 'A'.repeat(1 << 20);
     const error = apiErrorFrom(init(500, { code: huge, type: huge, correlation_id: huge }));
-    expect(error.message.length).toBeLessThan(200);
+    // Summary, status, type and code (64 each) and the correlation id (128): bounded whatever the service sent.
+    expect(error.message.length).toBeLessThan(400);
     expect(error.serviceCode).toHaveLength(65); // 64 and an ellipsis
     expect(error.correlationId!.length).toBeLessThanOrEqual(129);
     expect(inspect(error).length).toBeLessThan(4_000);
@@ -210,12 +211,36 @@ describe('what the server wrote is made printable before it reaches a message (l
   });
 });
 
+describe('messages a person can act on', () => {
+  test.each<[string, number, Record<string, unknown>, RegExp]>([
+    ['a conflict names the open request and how to reuse it', 409, { type: 'CONFLICT', code: 'E1006', details: { existing_code: 'arc_9' } }, /^an open identity request to this person exists \(existingCode arc_9\): use it, or delete it and create the request again \(HTTP 409, CONFLICT E1006, correlation id corr-1\)$/],
+    ['a rate limit says when to retry', 429, { type: 'RATE_LIMIT_EXCEEDED', code: 'E1007' }, /^rate limited by the service: retry after 30 s \(HTTP 429, RATE_LIMIT_EXCEEDED E1007, correlation id corr-1\)$/],
+    ['a 410 without a body says what happened', 410, {}, /^the credential was revoked \(HTTP 410, correlation id corr-1\)$/],
+    ['an authentication failure says what to check', 401, { type: 'AUTHENTICATION_FAILED', code: 'E1003' }, /check clientId and clientSecret/],
+    ['a validation error names the fields', 400, { code: 'E1001', details: { validation_errors: { email: 'bad' } } }, /^the service refused a parameter: email \(see validationErrors\) \(HTTP 400, E1001/],
+  ])('%s', (_name, status, body, expected) => {
+    const headers = new Headers(status === 429 ? { 'retry-after': '30' } : {});
+    const error = apiErrorFrom({ status, body, requestCorrelationId: 'corr-1', headers }, status === 429 ? 30_000 : undefined);
+    expect(error.message).toMatch(expected);
+  });
+
+  test('names are string literals that survive minification', () => {
+    for (const [name, value] of Object.entries(sdk)) {
+      if (typeof value === 'function' && value.prototype instanceof sdk.AcmeIdentityError) {
+        expect(Object.getOwnPropertyDescriptor(value.prototype, 'name')?.get, name).toBeTypeOf('function');
+        expect((Object.create(value.prototype) as Error).name).toBe(name);
+      }
+    }
+  });
+});
+
 describe('ConnectionError', () => {
   test('names the phase and the system error code, found along the cause chain', () => {
     const cause = new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
     const error = new sdk.ConnectionError('c', cause, 'body');
     expect(error).toMatchObject({ code: 'ERR_CONNECTION', phase: 'body', systemCode: 'UND_ERR_SOCKET' });
-    expect(error.message).toBe('the connection failed while the response body was read (UND_ERR_SOCKET)');
+    expect(error.message).toBe('the connection to the service failed while the response body was read (UND_ERR_SOCKET)');
+    expect(new sdk.ConnectionError('c', cause, 'send', 'api.acme.test').message).toBe('could not reach api.acme.test (UND_ERR_SOCKET)');
     expect(new sdk.ConnectionError('c', new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })).message).toBe(
       'could not reach the service (ECONNREFUSED)',
     );
