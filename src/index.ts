@@ -29,6 +29,7 @@ export type {
   WebhookEventLike,
 } from './client/index.js';
 export type { AppInfo } from './client/options.js';
+export type { OpenTelemetryApi } from './internal/tracing.js';
 export type { Hooks, LogLevel, Logger, ObservabilityOptions, RequestEvent, ResponseEvent, RetryEvent, TokenRenewalEvent } from './internal/observe.js';
 export { VERSION } from './version.js';
 export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from './claims/index.js';

@@ -47,7 +47,8 @@ const RESPONSES = new WeakMap<object, ResponseInfo>();
 
 /** Records the answer behind `result` (non-enumerable `response` on an `ApiResult`). */
 function withResponse<R extends object>(result: R, response: Response, apiResult: boolean): R {
-  const info: ResponseInfo = { status: response.status, headers: response.headers, attempts: (response as unknown as Partial<ReadResponse>).attempts ?? 1 };
+  // The transport's ReadResponse already is { status, headers, attempts }: kept as it is, no copy.
+  const info = response as unknown as ResponseInfo;
   RESPONSES.set(result, info);
   if (apiResult) Object.defineProperty(result, 'response', { value: info, enumerable: false, configurable: true });
   return result;

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors/index.js';
 import { Observer, type ObservabilityOptions } from '../internal/observe.js';
+import { Tracing, type OpenTelemetryApi } from '../internal/tracing.js';
 import { VERSION } from '../version.js';
 import { MemoryTokenStore, type TokenStore } from './tokens.js';
 
@@ -69,6 +70,13 @@ export interface ClientOptions extends ObservabilityOptions {
    * (`@acme/identity/0.1.0 node/22.12.0 my-app/1.2.3 (+https://my-app.example)`).
    */
   appInfo?: AppInfo;
+  /**
+   * OpenTelemetry tracing: pass the `@opentelemetry/api` module (`import * as api from
+   * '@opentelemetry/api'`). A span per call and per attempt goes to the tracer provider registered
+   * with it, and the trace context is propagated in each request's headers. Without it, nothing of
+   * OpenTelemetry is loaded.
+   */
+  openTelemetry?: OpenTelemetryApi;
 }
 
 /** Options every call accepts. */
@@ -102,6 +110,7 @@ export interface ResolvedOptions {
   observer: Observer;
   /** Sent as `User-Agent`, except in browsers (which send their own). */
   userAgent: string | undefined;
+  tracing: Tracing | undefined;
 }
 
 /** Printable ASCII without spaces: safe in a header, and what a tenant id or correlation id looks like. */
@@ -192,7 +201,16 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     now: options.now ?? (() => Date.now()),
     observer: new Observer(options, (option, message) => new ConfigurationError(option, message)),
     userAgent: userAgent(options.appInfo),
+    tracing: tracing(options.openTelemetry, baseUrl),
   };
+}
+
+function tracing(api: OpenTelemetryApi | undefined, baseUrl: string): Tracing | undefined {
+  if (api === undefined) return undefined;
+  if (api === null || typeof api !== 'object' || typeof api.trace?.getTracer !== 'function' || typeof api.propagation?.inject !== 'function') {
+    throw new ConfigurationError('openTelemetry', "must be the @opentelemetry/api module (import * as api from '@opentelemetry/api')");
+  }
+  return new Tracing(api, baseUrl);
 }
 
 /** `@acme/identity/<version> <runtime>/<version>` and the app's name, in server runtimes; nothing in a browser page. */

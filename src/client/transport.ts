@@ -1,5 +1,6 @@
 import { AbortError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import { pathTemplate, type RequestEvent, type ResponseEvent } from '../internal/observe.js';
+import type { Span } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import type { TokenManager } from './tokens.js';
@@ -27,6 +28,8 @@ export interface CallContext {
   /** The deadline, on the local clock, in ms. */
   readonly deadline: number;
   readonly maxRetries: number;
+  /** The call's span and how many attempts it made, when tracing is on. */
+  readonly trace?: { span: Span; attempts: number; described: boolean } | undefined;
 }
 
 const BASE_DELAY_MS = 500;
@@ -96,6 +99,11 @@ export class ReadResponse {
 }
 
 const DEADLINE = Symbol('deadline');
+
+function errorCodeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_') ? code : 'ERR_UNKNOWN';
+}
 
 /**
  * What openapi-fetch builds instead of a `Request` (its `Request` option): the URL and init only.
@@ -181,6 +189,8 @@ export class Transport {
       const onAbort = () => stop(caller?.reason, new AbortError(correlationId, caller?.reason));
       const timer = setTimeout(() => stop(DEADLINE, new TimeoutError(correlationId, timeoutMs)), timeoutMs);
       caller?.addEventListener('abort', onAbort, { once: true });
+      const tracing = this.#options.tracing;
+      const trace = tracing ? { span: tracing.startCall(correlationId), attempts: 0, described: false } : undefined;
       let running: Promise<T>;
       try {
         running = run({
@@ -188,9 +198,20 @@ export class Transport {
           signal: controller.signal,
           deadline: this.#options.now() + timeoutMs,
           maxRetries: options?.maxRetries ?? this.#options.maxRetries,
+          trace,
         });
       } catch (error) {
         running = Promise.reject(error);
+      }
+      if (trace) {
+        // The call's span ends when the call does: at its deadline or abort too.
+        running.catch(() => undefined);
+        const settle = (error?: unknown) => tracing!.endCall(trace.span, trace.attempts, error === undefined ? undefined : errorCodeOf(error));
+        const outcome = new Promise<T>((resolveOutcome, rejectOutcome) => {
+          running.then(resolveOutcome, rejectOutcome);
+          controller.signal.addEventListener('abort', () => rejectOutcome(controller.signal.reason === DEADLINE ? new TimeoutError(correlationId, timeoutMs) : new AbortError(correlationId, controller.signal.reason)), { once: true });
+        });
+        outcome.then(() => settle(), settle);
       }
       // After a stop, the promise is settled already: what `running` does later changes nothing.
       running.then(
@@ -242,6 +263,15 @@ export class Transport {
         init.headers = headers;
         init.signal = ctx.signal;
         const number = attempt + (replayed ? 2 : 1);
+        const trace = ctx.trace;
+        let attemptSpan: Span | undefined;
+        if (trace) {
+          const { method, path } = this.#event(url, init, ctx, number);
+          if (!trace.described) this.#options.tracing!.describeCall(trace.span, method, path);
+          trace.described = true;
+          trace.attempts = number;
+          attemptSpan = this.#options.tracing!.startAttempt(trace.span, method, path, number, headers);
+        }
         const started = watched ? performance.now() : 0;
         if (watched) observer.emit('onRequest', this.#event(url, init, ctx, number));
         let response: Response | undefined;
@@ -252,6 +282,7 @@ export class Transport {
           failure = error;
         }
         if (watched) this.#attempted(this.#event(url, init, ctx, number), performance.now() - started, response, failure, ctx);
+        if (attemptSpan) this.#options.tracing!.endAttempt(attemptSpan, response?.status, response ? undefined : ctx.signal.aborted ? 'ERR_ABORTED' : 'ERR_CONNECTION');
         if (response) {
           if (ctx.signal.aborted) {
             // A fetch that ignored the signal answered after the deadline: the call is over.

@@ -1,0 +1,74 @@
+/** OpenTelemetry spans (#15): a span per call and per attempt, HTTP semantic conventions, trace context propagated, nothing secret. */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import * as api from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ConfigurationError } from '../../src/index.js';
+import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { harness, person, received, rejection } from '../helpers.js';
+
+const exporter = new InMemorySpanExporter();
+beforeAll(() => {
+  api.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+  api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+});
+afterAll(() => {
+  api.trace.disable();
+  api.propagation.disable();
+});
+beforeEach(() => exporter.reset());
+
+const spans = () => exporter.getFinishedSpans();
+
+describe('tracing', () => {
+  test('a call span with its attempts as children: method, url.template, server, status, resend count, retry count', async () => {
+    const { client, service } = await harness({ client: { openTelemetry: api } });
+    service.injectFault({ kind: 'status', status: 503, path: '/status/health' });
+    await client.status.health({ correlationId: 'corr-t' });
+    const [first, second, call] = spans();
+    expect(call).toMatchObject({ name: 'GET /status/health', kind: api.SpanKind.INTERNAL });
+    expect(call!.attributes).toMatchObject({ 'acme.correlation_id': 'corr-t', 'acme.retry_count': 1, 'http.request.method': 'GET', 'url.template': '/status/health', 'server.address': 'api.acme.test', 'server.port': 443 });
+    for (const attempt of [first!, second!]) {
+      expect(attempt).toMatchObject({ name: 'GET /status/health', kind: api.SpanKind.CLIENT });
+      expect(attempt.parentSpanContext?.spanId).toBe(call!.spanContext().spanId);
+      expect(attempt.spanContext().traceId).toBe(call!.spanContext().traceId);
+    }
+    expect(first!.attributes).toMatchObject({ 'http.response.status_code': 503, 'error.type': '503' });
+    expect(first!.status.code).toBe(api.SpanStatusCode.ERROR);
+    expect(second!.attributes).toMatchObject({ 'http.response.status_code': 200, 'http.request.resend_count': 1 });
+    expect(call!.status.code).toBe(api.SpanStatusCode.UNSET);
+    // The attempt's trace context went to the service.
+    const sent = received(service, /status\/health/);
+    expect(sent[1]!.headers['traceparent']).toBe(`00-${second!.spanContext().traceId}-${second!.spanContext().spanId}-01`);
+  });
+
+  test('a failed call ends its span with the SDK error code; no attribute holds a secret, a code or a personal value', async () => {
+    const { client } = await harness({ client: { openTelemetry: api } });
+    const { data } = await client.identityRequests.create(person());
+    await rejection(client.identityRequests.create(person()));
+    const failed = spans().filter((s) => s.name === 'POST /identity/request' && s.kind === api.SpanKind.INTERNAL).at(-1)!;
+    expect(failed.attributes).toMatchObject({ 'acme.error_code': 'ERR_CONFLICT', 'error.type': 'ERR_CONFLICT' });
+    expect(failed.status).toMatchObject({ code: api.SpanStatusCode.ERROR, message: 'ERR_CONFLICT' });
+    await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+    const text = JSON.stringify(spans().map((s) => ({ name: s.name, attributes: s.attributes, events: s.events })));
+    expect(text).toContain('/identity/request/{access_request_code}/{identity_session_code}');
+    for (const secret of [data.access_request_code, data.identity_session_code, DEFAULT_CLIENT.clientSecret, DEFAULT_CLIENT.tenantId, 'jane']) {
+      expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
+    }
+  });
+
+  test('a call that times out ends its span with ERR_TIMEOUT at the deadline', async () => {
+    const { client, service } = await harness({ client: { openTelemetry: api } });
+    service.injectFault({ kind: 'hang', path: '/status/current' });
+    await rejection(client.status.current({ timeoutMs: 200 }));
+    const call = spans().find((s) => s.name === 'GET /status/current' && s.kind === api.SpanKind.INTERNAL)!;
+    expect(call.attributes['acme.error_code']).toBe('ERR_TIMEOUT');
+  });
+
+  test('without openTelemetry, no span is made; something that is not the API is a ConfigurationError', async () => {
+    const { client, makeClient } = await harness();
+    await client.status.health();
+    expect(spans()).toEqual([]);
+    expect(() => makeClient({ openTelemetry: {} as never })).toThrow(ConfigurationError);
+  });
+});
