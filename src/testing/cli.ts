@@ -63,6 +63,8 @@ try {
     hostname: values.host,
     redirectUris: values['redirect-uri'],
     oidcJourney: values.journey,
+    // Each request, journey outcome and webhook delivery on the console (ACME_IDENTITY_LOG overrides).
+    ...(process.env['ACME_IDENTITY_LOG'] ? {} : { logLevel: 'info' as const }),
     ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
   });
 } catch (error) {

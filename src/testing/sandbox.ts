@@ -7,6 +7,7 @@
 import { DEFAULT_CLIENT, createFakeService, type FakeService, type FakeServiceOptions } from './service.js';
 import { DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT } from './oidc.js';
 import { serveFetch } from './server.js';
+import { Observer, pathTemplate, type LogLevel, type Logger } from '../internal/observe.js';
 
 export interface SandboxOptions {
   /** @default 0 (a free port) */
@@ -21,6 +22,14 @@ export interface SandboxOptions {
   oidcJourney?: 'auto' | 'page';
   /** Anything else the fake takes (`now`, `clients`, `purposes`, …); the URLs are the sandbox's. */
   fake?: Omit<FakeServiceOptions, 'baseUrl' | 'authUrl' | 'oidcJourney'>;
+  /**
+   * Where the sandbox logs each request (method, path template, status, ms) at `info`, each
+   * journey outcome, each webhook delivery (a failed attempt at `warn`). The SDK's own logger
+   * type: `console`, winston, or pino adapted. @default console
+   */
+  logger?: Logger;
+  /** @default 'off' (`npx acme-identity-sandbox`: 'info'); `ACME_IDENTITY_LOG` when unset */
+  logLevel?: LogLevel;
 }
 
 /** What to configure an app with to talk to the sandbox. Sandbox values: not secrets anywhere else. */
@@ -65,8 +74,31 @@ export interface Sandbox {
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   let service: FakeService | undefined;
+  // Quiet unless asked: by the option, or by ACME_IDENTITY_LOG as for the SDK's clients.
+  const level = options.logLevel ?? (hasLogEnvironment() ? undefined : 'off');
+  const log = new Observer(
+    { ...(options.logger ? { logger: options.logger } : {}), ...(level ? { logLevel: level } : {}) },
+    (option, message) => new TypeError(`${option}: ${message}`),
+  );
   // Listen first (port 0 picks a free one without a race), then make the fake on that origin.
-  const running = await serveFetch((request) => service!.fetch(request), {
+  const running = await serveFetch(async (request) => {
+    if (!log.enabled('info')) return service!.fetch(request);
+    const started = performance.now();
+    const response = await service!.fetch(request);
+    const path = sandboxPath(new URL(request.url).pathname, new URL(service!.baseUrl).pathname);
+    log.log('info', `sandbox: ${request.method} ${path} ${response.status} in ${Math.round(performance.now() - started)} ms`, {
+      method: request.method,
+      path,
+      status: response.status,
+    });
+    const outcome = /^\/(journey|oauth\/oidc\/consent)\/[^/]+\/(approve|partial|cancel)$/.exec(new URL(request.url).pathname);
+    if (outcome && response.status < 400) {
+      const what = outcome[1] === 'journey' ? 'an identity request' : 'a sign-in';
+      const verb = { approve: 'approved', partial: 'completed partially (off-ramp)', cancel: 'cancelled' }[outcome[2] as 'approve'];
+      log.log('info', `sandbox: the person ${verb} ${what}`, { journey: outcome[1] === 'journey' ? 'identity-request' : 'sign-in', outcome: outcome[2] });
+    }
+    return response;
+  }, {
     port: options.port ?? 0,
     hostname: options.hostname ?? '127.0.0.1',
   });
@@ -83,6 +115,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       baseUrl: `${origin}/api/v1`,
       authUrl: origin,
       oidcJourney: options.oidcJourney ?? 'page',
+      onDelivery: (delivery) => {
+        options.fake?.onDelivery?.(delivery);
+        const fields = { event: delivery.payload.event, url: delivery.url, attempt: delivery.attempt, status: delivery.status ?? null };
+        if (delivery.delivered) log.log('info', `sandbox: webhook ${delivery.payload.event} delivered to ${delivery.url} (attempt ${delivery.attempt})`, fields);
+        else log.log('warn', `sandbox: webhook ${delivery.payload.event} to ${delivery.url} failed (attempt ${delivery.attempt}, ${delivery.status === undefined ? 'unreachable' : `HTTP ${delivery.status}`})`, fields);
+      },
     });
   } catch (error) {
     await running.close();
@@ -107,4 +145,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     close: () => running.close(),
   };
+}
+
+function hasLogEnvironment(): boolean {
+  return Boolean((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['ACME_IDENTITY_LOG']);
+}
+
+/** A request's path for the log: API paths as templates, the person's pages without their codes, never a query. */
+function sandboxPath(pathname: string, apiPath: string): string {
+  if (pathname.startsWith(`${apiPath}/`)) return `${apiPath}${pathTemplate(pathname.slice(apiPath.length))}`;
+  return pathname.replace(/^\/journey\/[^/]+/, '/journey/{access_request_code}').replace(/^\/oauth\/oidc\/consent\/[^/]+/, '/oauth/oidc/consent/{transaction}');
 }

@@ -141,6 +141,8 @@ export interface FakeServiceOptions {
    * and the kind of fault injected, if any. Tests use it to hold the fake to its OpenAPI document.
    */
   onExchange?: (exchange: FakeExchange) => void;
+  /** Called with each webhook delivery attempt as it finishes (also recorded in `deliveries`). */
+  onDelivery?: (delivery: WebhookDelivery) => void;
 }
 
 /** One request and the answer the fake gave it, for {@link FakeServiceOptions.onExchange}. */
@@ -751,9 +753,10 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     events.push(payload);
     const client = clientFor(clients, found.clientId);
     if (client?.webhookUrl && client.webhookSecret && client.subscriptions?.includes(IDENTITY_ACTIONS)) {
-      const sending = deliverWebhook({ url: client.webhookUrl, secret: client.webhookSecret }, payload, options.webhookRetry ?? {}, (d) =>
-        deliveries.push(d),
-      );
+      const sending = deliverWebhook({ url: client.webhookUrl, secret: client.webhookSecret }, payload, options.webhookRetry ?? {}, (d) => {
+        deliveries.push(d);
+        options.onDelivery?.(d);
+      });
       pendingDeliveries.add(sending);
       void sending.finally(() => pendingDeliveries.delete(sending));
     }

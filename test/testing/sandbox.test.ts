@@ -50,6 +50,50 @@ describe('startSandbox', () => {
   });
 });
 
+describe('startSandbox: its log', () => {
+  test('each request (method, path template, status, ms), each journey outcome, each webhook delivery and failed attempt; no code or secret', async () => {
+    const lines: { level: string; message: string }[] = [];
+    const at = (level: string) => (message: string) => lines.push({ level, message });
+    let answers = 0;
+    const receiver = createServer((_req, res) => res.writeHead(answers++ === 0 ? 500 : 200).end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const sandbox = await startSandbox({
+      webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+      logLevel: 'info',
+      fake: { webhookRetry: { attempts: 3, baseDelayMs: 10 } },
+    });
+    try {
+      const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+      const { data } = await acme.identityRequests.create(person());
+      await acme.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+      await fetch(`${data.redirect_url}/approve`, { method: 'POST', redirect: 'manual' });
+      await sandbox.service.webhooksSettled();
+      const messages = lines.map((l) => `${l.level} ${l.message}`);
+      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: POST \/api\/v1\/identity\/request 200 in \d+ ms$/));
+      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: GET \/api\/v1\/identity\/request\/\{access_request_code\}\/\{identity_session_code\} 200 in \d+ ms$/));
+      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: POST \/journey\/\{access_request_code\}\/approve 303 in \d+ ms$/));
+      expect(messages).toContain('info [acme-identity] sandbox: the person approved an identity request');
+      expect(messages).toContainEqual(expect.stringMatching(/^warn \[acme-identity\] sandbox: webhook approved to http:\/\/127\.0\.0\.1:\d+\/hook failed \(attempt 1, HTTP 500\)$/));
+      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: webhook approved delivered to .* \(attempt 2\)$/));
+      const text = messages.join('\n');
+      for (const secret of [data.access_request_code, data.identity_session_code, sandbox.credentials.clientSecret, 'jane']) expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
+    } finally {
+      await sandbox.close();
+      receiver.close();
+    }
+  });
+
+  test('quiet by default', async () => {
+    const lines: string[] = [];
+    const push = (message: string) => lines.push(message);
+    const sandbox = await startSandbox({ logger: { debug: push, info: push, warn: push, error: push } });
+    await fetch(`${sandbox.baseUrl}/status/health`);
+    await sandbox.close();
+    expect(lines).toEqual([]);
+  });
+});
+
 /** Runs the command; resolves with its output once `until` appears in stdout, and a way to stop it. */
 function run(args: string[], until = 'Ctrl-C to stop.') {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
