@@ -144,7 +144,7 @@ const REFRESH_COOLDOWN_MS = 60_000;
 const fail = (code: OidcErrorCode, message: string, details?: ConstructorParameters<typeof OidcError>[2]) => new OidcError(code, message, details);
 
 /** The service's `error`/`error_description` pair, as the error's fields and message. */
-function oauthError(code: OidcErrorCode, e: { error: string; error_description?: string | undefined; status?: number }) {
+export function oauthError(code: OidcErrorCode, e: { error: string; error_description?: string | undefined; status?: number }) {
   const { error, error_description: description, status } = e;
   return fail(code, description ? `${error}: ${description}` : error, { error, ...(description ? { errorDescription: description } : {}), ...(status ? { status } : {}) });
 }
@@ -157,6 +157,7 @@ function oauthError(code: OidcErrorCode, e: { error: string; error_description?:
 export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
   if (e instanceof OidcError) return e;
   if (e instanceof ResponseBodyError) return oauthError(fallback, e);
+
   const known = e instanceof OperationProcessingError;
   const { claim = /JWT "(\w+)"/.exec(String(e))?.[1], claims, header } = (known ? e.cause : {}) as { claim?: string; claims?: unknown; header?: unknown };
   const code = header
@@ -207,7 +208,12 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
 }
 
 /** The shared machinery of one client; `auth` says how it authenticates at the token endpoint. */
-export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
+/**
+ * @param mapError How a failure of the token exchange becomes an `OidcError`. The backend entry
+ *   adds `WWW-Authenticate` challenges to {@link mapFailure}; the browser entry, whose budget is
+ *   tight and whose public client meets no challenge, keeps the plain one.
+ */
+export function createCore(options: OidcOptions, exchange: Exchange, mapError: typeof mapFailure = mapFailure): OidcCore {
   for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
     if (!(key === 'clientId' ? isString(options[key]) : URL.canParse(options[key]))) throw new ConfigurationError(key, 'is required (URLs absolute)');
   }
@@ -298,7 +304,7 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
   async function finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void): Promise<SignInResult> {
     const as = await metadata();
     if (as.issuer !== transaction.issuer || transaction.clientId !== options.clientId || !(now() - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000))) {
-      throw fail('ERR_OIDC_TRANSACTION', 'the sign-in was started by another client or is too old: start again');
+      throw fail('ERR_OIDC_TRANSACTION', 'the sign-in is too old or not this client\'s: start again');
     }
     const c = client();
     let params: URLSearchParams;
@@ -322,7 +328,7 @@ export function createCore(options: OidcOptions, exchange: Exchange): OidcCore {
       });
       return { claims: getValidatedIdTokenClaims(tokens) as IdTokenClaims, tokens: tokens as SignInResult['tokens'], data: transaction.data };
     } catch (e) {
-      throw mapFailure(e, 'ERR_OIDC_TOKEN');
+      throw mapError(e, 'ERR_OIDC_TOKEN');
     }
   }
 

@@ -24,6 +24,7 @@
 import { ClientSecretBasic, ClientSecretPost, None, PrivateKeyJwt, authorizationCodeGrantRequest, type AuthorizationServer, type ClientAuth } from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
 import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
+import { mapChallenge } from './challenge.js';
 import { userinfo, type UserInfo } from './userinfo.js';
 
 /**
@@ -112,8 +113,11 @@ function clientAuth(auth: ClientAuthentication | undefined): ClientAuth {
  */
 export function createOidcClient(options: OidcClientOptions): OidcClient {
   const auth = clientAuth(options.clientAuthentication);
-  const core = createCore(options, (c, as, callback, transaction) =>
-    authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, c.http()),
+  const core = createCore(
+    options,
+    (c, as, callback, transaction) =>
+      authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, c.http()),
+    mapChallenge,
   );
   /** States finished here, until their transaction would have expired anyway. */
   const finished = new Map<string, number>();

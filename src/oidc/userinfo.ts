@@ -1,6 +1,7 @@
 /** The userinfo call, kept apart so a browser page that does not use it does not ship it. */
 import { processUserInfoResponse, userInfoRequest, type UserInfoResponse } from 'oauth4webapi';
-import { mapFailure, type OidcCore, type SignInResult } from './core.js';
+import type { OidcCore, SignInResult } from './core.js';
+import { mapChallenge } from './challenge.js';
 
 /** The userinfo endpoint's claims: `sub`, plus the requested claims. */
 export type UserInfo = UserInfoResponse & Readonly<Record<string, unknown>>;
@@ -17,6 +18,6 @@ export async function userinfo(core: OidcCore, result: Pick<SignInResult, 'claim
     const response = await userInfoRequest(as, client, result.tokens.access_token, core.http());
     return (await processUserInfoResponse(as, client, result.claims.sub as string, response)) as UserInfo;
   } catch (e) {
-    throw mapFailure(e, 'ERR_OIDC_USERINFO');
+    throw mapChallenge(e, 'ERR_OIDC_USERINFO');
   }
 }

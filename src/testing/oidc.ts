@@ -366,8 +366,14 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
         { headers: { 'cache-control': 'no-store' } },
       );
     } catch (error) {
-      if (error instanceof OAuthError) return oauthJson(error);
-      throw error;
+      if (!(error instanceof OAuthError)) throw error;
+      const answer = oauthJson(error);
+      // RFC 6749 §5.2: a client that authenticated with the Authorization header gets a 401 with a
+      // WWW-Authenticate challenge of its scheme.
+      if (error.error === 'invalid_client' && /^Basic /.test(request.headers.get('authorization') ?? '')) {
+        answer.headers.set('www-authenticate', 'Basic realm="acme-identity"');
+      }
+      return answer;
     }
   }
 

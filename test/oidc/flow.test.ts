@@ -120,7 +120,8 @@ describe('OIDC helper: the flow against the fake', () => {
     await rejection(s.client().finishSignIn(callback, transaction));
     const error = await rejection(s.client().userinfo(result));
     expect(error).toBeInstanceOf(OidcError);
-    expect(error).toMatchObject({ code: 'ERR_OIDC_USERINFO' });
+    // From the WWW-Authenticate challenge (Bearer error="invalid_token"), as from a JSON body.
+    expect(error).toMatchObject({ code: 'ERR_OIDC_USERINFO', error: 'invalid_token', status: 401 });
   });
 });
 
@@ -278,6 +279,15 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     const { url, transaction } = await oidc.startSignIn();
     const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction));
     expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client', status: 401 });
+    // The fake answers with a Basic challenge, as RFC 6749 §5.2 asks: the error above came from it.
+    const raw = await s.service.fetch(
+      new Request(`${s.service.authUrl}/oauth/oidc/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${btoa('client-client_secret_basic:wrong')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=authorization_code&code=x',
+      }),
+    );
+    expect(raw.headers.get('www-authenticate')).toBe('Basic realm="acme-identity"');
     const { inspect } = await import('node:util');
     expect(inspect(error, { depth: 5 }) + JSON.stringify(error)).not.toContain('wrong-secret');
   });
