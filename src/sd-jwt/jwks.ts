@@ -2,6 +2,7 @@
 import type { JSONWebKeySet, JWK } from 'jose';
 import { importVerifyKey, jwkFits } from '../internal/jws.js';
 import { JwksError, SdJwtVerificationError } from '../errors/index.js';
+import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 
 /** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
 export const ASYMMETRIC_ALGORITHMS = [
@@ -122,7 +123,7 @@ export function localJwks(jwks: JSONWebKeySet, issuer?: string): KeySource {
   };
 }
 
-export interface RemoteJwksOptions {
+export interface RemoteJwksOptions extends LiteLogOptions {
   /** The `fetch` to use; looked up on `globalThis` at call time when absent. */
   fetch?: (input: string, init?: RequestInit) => Promise<Response>;
   /** How long a fetched key set is used before it is fetched again, in ms. @default 600000 (10 minutes) */
@@ -160,6 +161,7 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
   const cooldown = options.cooldownMs ?? 30_000;
   const now = () => (options.now ?? Date.now)();
   const cache = new KeyCache(`${issuer}/.well-known/openid-configuration`);
+  const log = liteLog(options);
   let fetchedAt = -Infinity;
   let inFlight: Promise<void> | undefined;
 
@@ -199,6 +201,8 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
     if (now() - fetchedAt > maxAge) await refresh();
     let keys = cache.find(header);
     if (keys.length === 0 && now() - fetchedAt >= cooldown) {
+      // An unknown kid: the issuer may have rotated its keys, or someone presents a forged token.
+      log('warn', 'no cached key fits a token: fetching the JWKS again', { alg: header.alg, kid: header.kid?.slice(0, 64) });
       await refresh();
       keys = cache.find(header);
     }

@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { ConfigurationError, InvalidInputError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
 import { fromBase64, toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
+import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 import type { components } from '../../generated/schema.js';
 import { MemoryReplayStore, type ReplayStore } from './replay.js';
 
@@ -15,7 +16,7 @@ export type HeaderSource = Headers | Readonly<Record<string, string | readonly s
 /** A signing secret: text (its UTF-8 bytes are the key) or the key bytes. */
 export type WebhookSecret = string | Uint8Array;
 
-export interface WebhookVerifierOptions {
+export interface WebhookVerifierOptions extends LiteLogOptions {
   /** The signing secret, or several during a rotation (any of them verifies). */
   secret: WebhookSecret | readonly WebhookSecret[];
   /** HMAC hash. The spec does not show it. @default 'SHA-256' */
@@ -323,11 +324,21 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     return Object.defineProperty(event, 'accessToken', { value: accessToken, enumerable: false }) as IdentityActionsEvent;
   }
 
+  const log = liteLog(options);
+  /** A refusal, logged by its code only: a signature that does not match at `warn` (a wrong secret looks like this), the rest at `info`. */
+  const logged = (run: () => Promise<IdentityActionsEvent>) =>
+    run().catch((error: unknown) => {
+      if (error instanceof WebhookVerificationError) {
+        log(error.code === 'ERR_WEBHOOK_SIGNATURE' ? 'warn' : 'info', `webhook delivery refused: ${error.code}`, { code: error.code });
+      }
+      throw error;
+    });
+
   return {
-    verify,
-    async verifyRequest(request) {
-      if (!(request instanceof Request)) throw new InvalidInputError([{ field: 'request', message: 'must be a Web Request' }]);
-      return verify(await readBody(request, maxBodyBytes), request.headers);
+    verify: (body, headers) => logged(() => verify(body, headers)),
+    verifyRequest(request) {
+      if (!(request instanceof Request)) return Promise.reject(new InvalidInputError([{ field: 'request', message: 'must be a Web Request' }]));
+      return logged(async () => verify(await readBody(request, maxBodyBytes), request.headers));
     },
     async release(event) {
       await store?.release(event.deliveryId);

@@ -1,0 +1,29 @@
+/**
+ * The verifiers' logging: the same `logger`, `logLevel` and `ACME_IDENTITY_LOG` as the clients'
+ * (`internal/observe.ts`), without hooks, in a few bytes for the browser and edge bundles.
+ */
+import type { LogLevel, Logger } from './observe.js';
+
+export interface LiteLogOptions {
+  /** Where logs go. @default console */
+  logger?: Pick<Logger, 'info' | 'warn'>;
+  /** @default 'warn', or `ACME_IDENTITY_LOG` where `process.env` exists */
+  logLevel?: LogLevel;
+}
+
+const RANK: Record<string, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+
+/** A `log(level, message, fields)` that writes what the level allows, and never throws. */
+export function liteLog(options: LiteLogOptions = {}): (level: 'info' | 'warn', message: string, fields: object) => void {
+  const level = options.logLevel ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['ACME_IDENTITY_LOG'];
+  const rank = RANK[level ?? 'warn'] ?? 2;
+  const logger = options.logger ?? console;
+  return (at, message, fields) => {
+    if (rank < RANK[at]!) return;
+    try {
+      logger[at](`[acme-identity] ${message}`, fields);
+    } catch {
+      // A logger that throws never breaks a verification.
+    }
+  };
+}
