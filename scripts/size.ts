@@ -46,10 +46,11 @@ const budgets: Budget[] = [
     goalBytes: 9 * KB,
   },
   {
-    // #13: the node:crypto path, the bounded body reader and the one header rule take it past 8 KB.
+    // #13: the node:crypto path, the bounded body reader and the one header rule take it past 8 KB;
+    // #14's two-state replay guard and #15's logging past 8.5 KB. No issue sets a goal here.
     name: 'webhooks: createWebhookVerifier + createWebhookReceiver (edge runtimes)',
     code: `export { createWebhookVerifier, createWebhookReceiver } from './src/webhooks/index.ts';`,
-    budgetBytes: 8.5 * KB,
+    budgetBytes: 9 * KB,
   },
 ];
 

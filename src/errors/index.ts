@@ -90,8 +90,10 @@ export type WebhookErrorCode =
   | 'ERR_WEBHOOK_TIMESTAMP'
   /** The verified body is not the documented payload. */
   | 'ERR_WEBHOOK_PAYLOAD'
-  /** This delivery was seen before (a redelivery): it must not be processed twice. */
-  | 'ERR_WEBHOOK_DUPLICATE';
+  /** This delivery was processed before (a redelivery): answer 200, it must not be processed twice. */
+  | 'ERR_WEBHOOK_DUPLICATE'
+  /** Another attempt is processing this delivery now: answer non-200 (409), so the service retries it later. */
+  | 'ERR_WEBHOOK_IN_PROGRESS';
 
 /**
  * Why an SD-JWT, a credential JWT or an identity response was refused: one code per rule, so a

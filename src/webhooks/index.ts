@@ -31,6 +31,6 @@ export type {
 export { createWebhookReceiver } from './receiver.js';
 export type { WebhookOutcome, WebhookReceiver } from './receiver.js';
 export { MemoryReplayStore } from './replay.js';
-export type { ReplayStore } from './replay.js';
+export type { ReplayClaim, ReplayStore } from './replay.js';
 export { ConfigurationError, WebhookVerificationError } from '../errors/index.js';
 export type { WebhookErrorCode } from '../errors/index.js';

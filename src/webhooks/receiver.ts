@@ -4,10 +4,13 @@ import type { HeaderSource, IdentityActionsEvent, RawBody, WebhookVerifier } fro
 
 /** What the receiver answered, and why. */
 export interface WebhookOutcome {
-  /** 200: processed, or a duplicate of a processed delivery; 400: refused; 500: the handler failed (the service retries). */
-  status: 200 | 400 | 500;
+  /**
+   * 200: processed, or a duplicate of a processed delivery; 400: refused; 409: another attempt is
+   * processing it now (the service retries); 500: the handler failed (the service retries).
+   */
+  status: 200 | 400 | 409 | 500;
   event?: IdentityActionsEvent;
-  /** The refusal or the handler's failure. */
+  /** The refusal, the handler's failure, or the replay store's. */
   error?: unknown;
 }
 
@@ -20,9 +23,12 @@ export interface WebhookReceiver {
 
 /**
  * Wraps a verifier and your handler into the answers the service expects: 200 once `onEvent` has
- * resolved (keep it short: record or queue the event, fetch the identity afterwards, since the
- * spec has the client answer 200 first), 200 for a redelivery, 400 for a refused delivery, and
- * 500 when `onEvent` throws, after forgetting the delivery so the service's retry is accepted.
+ * resolved and the delivery is marked done (keep it short: record or queue the event, fetch the
+ * identity afterwards, since the spec has the client answer 200 first), 200 for a redelivery of a
+ * processed delivery, 409 while another attempt processes it, 400 for a refused delivery, and 500
+ * when `onEvent` throws, after forgetting the delivery so the service's retry is processed. A
+ * process that dies inside `onEvent` leaves the delivery to the retry once the processing lease
+ * runs out: each delivery is processed at least once, and once when all goes well.
  *
  * @example
  * ```ts
@@ -39,14 +45,21 @@ export function createWebhookReceiver(
     try {
       event = await verify();
     } catch (error) {
-      const duplicate = error instanceof AcmeIdentityError && error.code === 'ERR_WEBHOOK_DUPLICATE';
-      return { status: duplicate ? 200 : 400, error };
+      // Not a refusal of the delivery (the replay store is unreachable, say): 500, so the service retries.
+      if (!(error instanceof AcmeIdentityError)) return { status: 500, error };
+      return { status: error.code === 'ERR_WEBHOOK_DUPLICATE' ? 200 : error.code === 'ERR_WEBHOOK_IN_PROGRESS' ? 409 : 400, error };
     }
     try {
       await onEvent(event);
-      return { status: 200, event };
     } catch (error) {
       await verifier.release(event);
+      return { status: 500, event, error };
+    }
+    // Processed: marked done, or a store that cannot be written leaves it to a redelivery (500).
+    try {
+      await verifier.complete(event);
+      return { status: 200, event };
+    } catch (error) {
       return { status: 500, event, error };
     }
   }
@@ -54,7 +67,7 @@ export function createWebhookReceiver(
     handle: (body, headers) => settle(() => verifier.verify(body, headers)),
     async fetch(request) {
       const outcome = await settle(() => verifier.verifyRequest(request));
-      const code = outcome.error instanceof AcmeIdentityError ? outcome.error.code : outcome.error ? 'ERR_HANDLER' : undefined;
+      const code = outcome.error instanceof AcmeIdentityError ? outcome.error.code : outcome.error ? (outcome.event ? 'ERR_HANDLER' : 'ERR_UNAVAILABLE') : undefined;
       return Response.json(code ? { error: code } : { received: true }, { status: outcome.status });
     },
   };

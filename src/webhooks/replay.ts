@@ -1,29 +1,49 @@
-/** Remembers webhook deliveries, so a redelivery is not processed twice. */
+/**
+ * Remembers webhook deliveries in two states, so each is processed once and never zero times:
+ * *processing* (a short lease while the handler runs) and *done* (kept for the replay TTL).
+ */
+
+/** What {@link ReplayStore.claim} found. */
+export type ReplayClaim =
+  /** Nobody had it: it is yours to process, under a lease of `leaseSeconds`. */
+  | 'claimed'
+  /** Another attempt holds its lease now: answer non-200 so the service retries later. */
+  | 'processing'
+  /** Processed already, within the TTL: answer 200 and do not process it again. */
+  | 'done';
 
 /**
- * Where seen deliveries are kept. Share one between processes (Redis `SET NX EX`, a database
- * unique key) so a redelivery reaching another instance is caught too.
+ * Where deliveries are kept. Share one between processes (`@acme/identity/redis`, or a database
+ * with a unique key) so a redelivery reaching another instance is caught too. Every method is
+ * atomic per id.
  */
 export interface ReplayStore {
   /**
-   * Records delivery `id` for `ttlSeconds`. Resolves `true` when it was not recorded yet, `false`
-   * when it was (a duplicate). Must be atomic: two concurrent claims of one id, one `true`.
+   * Takes delivery `id` for processing for `leaseSeconds`, unless it is being processed or was
+   * processed. A lease that runs out (its holder died) lets the next claim take it.
    */
-  claim(id: string, ttlSeconds: number): boolean | Promise<boolean>;
-  /** Forgets `id`, so its redelivery is accepted (processing the first one failed). */
+  claim(id: string, leaseSeconds: number): ReplayClaim | Promise<ReplayClaim>;
+  /** The delivery was processed: remembered as done for `ttlSeconds`. */
+  complete(id: string, ttlSeconds: number): void | Promise<void>;
+  /** Processing failed: forgotten, so the service's next attempt processes it. */
   release(id: string): void | Promise<void>;
+}
+
+interface Entry {
+  done: boolean;
+  until: number;
 }
 
 /**
  * The default {@link ReplayStore}: one process's memory, at most `maxEntries` deliveries (the
- * oldest are forgotten first).
+ * oldest are forgotten first). Use a shared store when several instances receive webhooks.
  * @example
  * ```ts
  * const verifier = createWebhookVerifier({ secret, replayStore: new MemoryReplayStore({ maxEntries: 50_000 }) });
  * ```
  */
 export class MemoryReplayStore implements ReplayStore {
-  readonly #seen = new Map<string, number>();
+  readonly #entries = new Map<string, Entry>();
   readonly #maxEntries: number;
   readonly #now: () => number;
 
@@ -33,17 +53,26 @@ export class MemoryReplayStore implements ReplayStore {
     this.#now = options.now ?? (() => Date.now());
   }
 
-  claim(id: string, ttlSeconds: number): boolean {
+  claim(id: string, leaseSeconds: number): ReplayClaim {
     const now = this.#now();
-    const until = this.#seen.get(id);
-    if (until !== undefined && until > now) return false;
-    this.#seen.delete(id);
-    this.#seen.set(id, now + ttlSeconds * 1000);
-    while (this.#seen.size > this.#maxEntries) this.#seen.delete(this.#seen.keys().next().value!);
-    return true;
+    const entry = this.#entries.get(id);
+    if (entry && entry.until > now) return entry.done ? 'done' : 'processing';
+    this.#set(id, { done: false, until: now + leaseSeconds * 1000 });
+    return 'claimed';
+  }
+
+  complete(id: string, ttlSeconds: number): void {
+    this.#set(id, { done: true, until: this.#now() + ttlSeconds * 1000 });
   }
 
   release(id: string): void {
-    this.#seen.delete(id);
+    this.#entries.delete(id);
+  }
+
+  #set(id: string, entry: Entry): void {
+    // Re-inserted, so the map's order stays oldest first for eviction.
+    this.#entries.delete(id);
+    this.#entries.set(id, entry);
+    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
   }
 }

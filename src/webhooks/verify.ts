@@ -48,10 +48,21 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
    * @default 4 per configured secret
    */
   maxSignatures?: number;
-  /** Where seen deliveries are kept, so a redelivery is refused as a duplicate; `false` turns this off. @default a {@link MemoryReplayStore} */
+  /**
+   * Where deliveries are kept, so each is processed once: a redelivery of a processed one is
+   * refused as `ERR_WEBHOOK_DUPLICATE` (answer 200), one arriving while another attempt processes
+   * it as `ERR_WEBHOOK_IN_PROGRESS` (answer non-200: the service retries later). `false` turns this
+   * off. @default a {@link MemoryReplayStore}
+   */
   replayStore?: ReplayStore | false;
-  /** How long a delivery is remembered, in seconds. @default 86400 */
+  /** How long a processed delivery is remembered, in seconds. @default 86400 */
   replayTtlSeconds?: number;
+  /**
+   * How long a delivery being processed is held, in seconds: if its handler neither completes nor
+   * releases it by then (the process died), the next attempt processes it. Keep handlers shorter.
+   * @default 60
+   */
+  processingLeaseSeconds?: number;
   /** The clock, in ms. @default Date.now */
   now?: () => number;
 }
@@ -72,13 +83,18 @@ export interface IdentityActionsEvent {
 
 export interface WebhookVerifier {
   /**
-   * Verifies one delivery and returns its event.
-   * @throws {WebhookVerificationError} with a code per failure; `ERR_WEBHOOK_DUPLICATE` for a redelivery.
+   * Verifies one delivery and returns its event, which is then held as *processing* (for
+   * `processingLeaseSeconds`) until you call {@link WebhookVerifier.complete} or
+   * {@link WebhookVerifier.release}. `createWebhookReceiver` does both for you.
+   * @throws {WebhookVerificationError} with a code per failure; `ERR_WEBHOOK_DUPLICATE` for a
+   *   redelivery of a processed delivery, `ERR_WEBHOOK_IN_PROGRESS` while another attempt processes it.
    */
   verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent>;
   /** {@link WebhookVerifier.verify} for a Web `Request` (Workers, Next.js route handlers, Hono, Deno, Bun). Reads the body. */
   verifyRequest(request: Request): Promise<IdentityActionsEvent>;
-  /** Forgets a delivery, so its redelivery is accepted: call it when processing the event failed. */
+  /** The event was processed: its redeliveries are duplicates for `replayTtlSeconds`. */
+  complete(event: IdentityActionsEvent): Promise<void>;
+  /** Processing the event failed: forgotten, so the service's next attempt is processed. */
   release(event: IdentityActionsEvent): Promise<void>;
 }
 
@@ -232,6 +248,10 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const minSecretBytes = options.minSecretBytes ?? 16;
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const ttl = options.replayTtlSeconds ?? 86_400;
+  const lease = options.processingLeaseSeconds ?? 60;
+  for (const [name, value] of [['replayTtlSeconds', ttl], ['processingLeaseSeconds', lease]] as const) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new ConfigurationError(name, 'must be a number of seconds above 0');
+  }
   const node = nodeCrypto();
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
@@ -311,8 +331,12 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const { access_token: accessToken, ...payload } = parsed.data;
     const kindField = payload['event'] ?? payload['type'];
     const id = await deliveryId;
-    if (store && !(await store.claim(id!, ttl))) {
-      throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already received; answer 200 and do not process it again');
+    if (store) {
+      const claim = await store.claim(id!, lease);
+      if (claim === 'done') throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already processed; answer 200 and do not process it again');
+      if (claim !== 'claimed') {
+        throw fail('ERR_WEBHOOK_IN_PROGRESS', 'this delivery is being processed by another attempt; answer non-200 so the service retries it later');
+      }
     }
     const event: Partial<IdentityActionsEvent> = {
       kind: typeof kindField === 'string' ? kindField : undefined,
@@ -339,6 +363,9 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     verifyRequest(request) {
       if (!(request instanceof Request)) return Promise.reject(new InvalidInputError([{ field: 'request', message: 'must be a Web Request' }]));
       return logged(async () => verify(await readBody(request, maxBodyBytes), request.headers));
+    },
+    async complete(event) {
+      await store?.complete(event.deliveryId, ttl);
     },
     async release(event) {
       await store?.release(event.deliveryId);

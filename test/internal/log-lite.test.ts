@@ -44,7 +44,7 @@ describe('webhook verifier', () => {
     await rejection(verifier.verify(body, { 'x-webhook-signature': `sha256=${'0'.repeat(64)}` }));
     await rejection(verifier.verify(body, {}));
     const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-    await verifier.verify(body, { 'x-webhook-signature': signature });
+    await verifier.complete(await verifier.verify(body, { 'x-webhook-signature': signature }));
     await rejection(verifier.verify(body, { 'x-webhook-signature': signature }));
     expect(log.lines.map((l) => [l.level, l.fields['code']])).toEqual([
       ['warn', 'ERR_WEBHOOK_SIGNATURE'],

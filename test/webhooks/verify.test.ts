@@ -163,12 +163,42 @@ describe('createWebhookVerifier: refuses', () => {
     expect(await refusal(verifier(options).verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
   });
 
-  test('a replayed delivery; release() lets a redelivery through after a failed processing', async () => {
+  test('two states: in progress while processed, a duplicate once complete; release() lets the next attempt process it', async () => {
     const webhooks = verifier({ replayStore: new MemoryReplayStore() });
     const event = await webhooks.verify(body, { 'x-webhook-signature': good() });
-    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_DUPLICATE');
+    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_IN_PROGRESS');
     await webhooks.release(event);
-    await expect(webhooks.verify(body, { 'x-webhook-signature': good() })).resolves.toMatchObject({ deliveryId: event.deliveryId });
+    const again = await webhooks.verify(body, { 'x-webhook-signature': good() });
+    expect(again.deliveryId).toBe(event.deliveryId);
+    await webhooks.complete(again);
+    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_DUPLICATE');
+  });
+
+  test('a processing lease that runs out (its process died) lets the next attempt process the delivery', async () => {
+    let clock = Date.UTC(2026, 10, 24);
+    const webhooks = verifier({ replayStore: new MemoryReplayStore({ now: () => clock }), processingLeaseSeconds: 30 });
+    await webhooks.verify(body, { 'x-webhook-signature': good() });
+    clock += 29_000;
+    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_IN_PROGRESS');
+    clock += 2_000;
+    await expect(webhooks.verify(body, { 'x-webhook-signature': good() })).resolves.toBeDefined();
+  });
+
+  test('a done delivery is remembered for replayTtlSeconds, then forgotten', async () => {
+    let clock = Date.UTC(2026, 10, 24);
+    const webhooks = verifier({ replayStore: new MemoryReplayStore({ now: () => clock }), replayTtlSeconds: 3600 });
+    await webhooks.complete(await webhooks.verify(body, { 'x-webhook-signature': good() }));
+    clock += 3_599_000;
+    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_DUPLICATE');
+    clock += 2_000;
+    await expect(webhooks.verify(body, { 'x-webhook-signature': good() })).resolves.toBeDefined();
+  });
+
+  test('replayTtlSeconds and processingLeaseSeconds must be above 0', () => {
+    for (const value of [0, -1, NaN, Infinity]) {
+      expect(() => verifier({ processingLeaseSeconds: value })).toThrow(/processingLeaseSeconds/);
+      expect(() => verifier({ replayTtlSeconds: value })).toThrow(/replayTtlSeconds/);
+    }
   });
 
   test('a verified body that is not an Identity Actions event', async () => {
