@@ -8,6 +8,7 @@ export default defineConfig([
       'oidc/browser': 'src/oidc/browser.ts',
       'sd-jwt/index': 'src/sd-jwt/index.ts',
       'webhooks/index': 'src/webhooks/index.ts',
+      'redis/index': 'src/redis/index.ts',
       'testing/index': 'src/testing/index.ts',
       'testing/msw': 'src/testing/msw.ts',
     },

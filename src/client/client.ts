@@ -239,6 +239,8 @@ export class AcmeIdentityClient {
       serviceOffsetMs: () => this.#transport.offsetMs(),
       retries: this.#options.maxRetries,
       observer: this.#options.observer,
+      // A shared store's renewal lease outlives the longest renewal: every token request timing out.
+      leaseMs: this.#options.tokenTimeoutMs * (this.#options.maxRetries + 1) + 5_000,
     });
     this.#transport.tokens = this.#tokens;
 

@@ -1,6 +1,7 @@
 import type { components } from '../../generated/schema.js';
 import { AcmeIdentityError, ApiError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
+import { sleep } from '../internal/sleep.js';
 
 /** Tokens as the client keeps them. Secret: never log a `StoredToken`. */
 export interface StoredToken {
@@ -10,6 +11,16 @@ export interface StoredToken {
   expiresAt: number;
   /** When it was obtained, in ms on the local clock: with `expiresAt`, its lifetime. */
   obtainedAt: number;
+  /**
+   * The writer's offset to the service's clock (service minus local, ms) when it wrote the token:
+   * a reader on another machine moves `expiresAt` and `obtainedAt` onto its own clock with it.
+   */
+  serviceOffsetMs?: number;
+}
+
+/** A renewal lease held by this instance; released when the renewal is over. */
+export interface TokenLease {
+  release(): Promise<void>;
 }
 
 /**
@@ -17,10 +28,20 @@ export interface StoredToken {
  * database) lets several processes use one token instead of each fetching its own.
  */
 export interface TokenStore {
-  /** The tokens kept under `key` (one key per client id and base URL), if any. */
-  get(key: string): Promise<StoredToken | undefined> | StoredToken | undefined;
+  /**
+   * The tokens kept under `key` (one key per client id and base URL), if any. `fresh`: the client
+   * is about to renew, so a store with a local copy reads the shared one (another process may have
+   * renewed meanwhile).
+   */
+  get(key: string, options?: { fresh?: boolean }): Promise<StoredToken | undefined> | StoredToken | undefined;
   /** Keeps `token` under `key`, replacing what was there. */
   set(key: string, token: StoredToken): Promise<void> | void;
+  /**
+   * Optional: takes the renewal lease of `key` for `ttlMs` across every process sharing the store,
+   * resolving `undefined` when another holds it. With it, one instance renews per expiry and the
+   * others wait for its token; a holder that dies holds the lease only until `ttlMs` passes.
+   */
+  lease?(key: string, ttlMs: number): Promise<TokenLease | undefined>;
 }
 
 /**
@@ -94,6 +115,11 @@ export class TokenManager {
   readonly #offsetMs: () => number;
   readonly #retries: number;
   readonly #observer: Observer | undefined;
+  readonly #leaseMs: number;
+  /** The last token this process obtained: what it uses while a shared store fails. */
+  #last: StoredToken | undefined;
+  /** The store failed its last write: renew without its lease until it works again. */
+  #storeDown = false;
   #inflight: Promise<StoredToken> | undefined;
 
   constructor(options: {
@@ -108,6 +134,8 @@ export class TokenManager {
     retries?: number;
     /** Where renewals are logged (`info`, a fallback at `warn`) and reported (`onTokenRenewal`). */
     observer?: Observer;
+    /** How long a renewal lease is held, when the store offers leases: longer than a renewal can take. @default 35000 */
+    leaseMs?: number;
   }) {
     this.#endpoints = options.endpoints;
     this.#store = options.store;
@@ -117,6 +145,7 @@ export class TokenManager {
     this.#offsetMs = options.serviceOffsetMs ?? (() => 0);
     this.#retries = options.retries ?? 2;
     this.#observer = options.observer;
+    this.#leaseMs = options.leaseMs ?? 35_000;
   }
 
   /**
@@ -125,9 +154,46 @@ export class TokenManager {
    * waits on nothing.
    */
   accessToken(signal?: AbortSignal): string | Promise<string> {
-    const stored = this.#store.get(this.#key);
-    if (isThenable(stored)) return Promise.resolve(stored).then((token) => this.#valid(token, signal));
-    return this.#valid(stored, signal);
+    let stored: ReturnType<TokenStore['get']>;
+    try {
+      stored = this.#store.get(this.#key);
+    } catch (error) {
+      stored = Promise.reject(error);
+    }
+    if (isThenable(stored)) {
+      return Promise.resolve(stored).then(
+        (token) => this.#valid(this.#onOurClock(token), signal),
+        (error: unknown) => this.#valid(this.#storeFailed('read', error), signal),
+      );
+    }
+    return this.#valid(this.#onOurClock(stored), signal);
+  }
+
+  /**
+   * A shared store that fails (Redis unreachable): this process carries on with its own last
+   * token, as if alone, and says so at `warn`. The store is tried again on the next call.
+   */
+  #storeFailed(what: string, error: unknown): StoredToken | undefined {
+    this.#observer?.log('warn', `the token store could not ${what}; using this process's own token meanwhile`, {
+      error: error instanceof Error ? error.name : typeof error,
+      ...(typeof (error as { code?: unknown } | null)?.code === 'string' ? { code: (error as { code: string }).code } : {}),
+    });
+    return this.#last;
+  }
+
+  /** A token another machine wrote, its times moved onto this clock by the two offsets to the service's. */
+  #onOurClock(token: StoredToken | undefined): StoredToken | undefined {
+    if (token?.serviceOffsetMs === undefined) return token;
+    const delta = token.serviceOffsetMs - this.#offsetMs();
+    return delta === 0 ? token : { ...token, expiresAt: token.expiresAt + delta, obtainedAt: token.obtainedAt + delta, serviceOffsetMs: this.#offsetMs() };
+  }
+
+  async #fresh(): Promise<StoredToken | undefined> {
+    try {
+      return this.#onOurClock(await this.#store.get(this.#key, { fresh: true }));
+    } catch (error) {
+      return this.#storeFailed('read', error);
+    }
   }
 
   #valid(stored: StoredToken | undefined, signal: AbortSignal | undefined): string | Promise<string> {
@@ -145,9 +211,14 @@ export class TokenManager {
 
   /** Forgets `accessToken` after the service refused it; a newer token already stored is kept. */
   async invalidate(accessToken: string): Promise<void> {
-    const stored = await this.#store.get(this.#key);
-    if (stored?.accessToken === accessToken) {
-      await this.#store.set(this.#key, { ...stored, accessToken: undefined, expiresAt: 0 });
+    if (this.#last?.accessToken === accessToken) this.#last = { ...this.#last, accessToken: undefined, expiresAt: 0 };
+    try {
+      const stored = await this.#store.get(this.#key, { fresh: true });
+      if (stored?.accessToken === accessToken) {
+        await this.#store.set(this.#key, { ...stored, accessToken: undefined, expiresAt: 0 });
+      }
+    } catch (error) {
+      this.#storeFailed('forget a refused token', error);
     }
   }
 
@@ -159,8 +230,47 @@ export class TokenManager {
 
   async #renew(stored: StoredToken | undefined): Promise<StoredToken> {
     // Another process sharing the store may have renewed meanwhile.
-    const latest = (await this.#store.get(this.#key)) ?? stored;
+    const latest = (await this.#fresh()) ?? stored;
     if (latest?.accessToken && !this.#isDue(latest)) return latest;
+    return this.#store.lease && !this.#storeDown ? this.#renewLeased(latest) : this.#renewNow(latest);
+  }
+
+  /**
+   * One renewal across every process sharing the store: the lease holder renews; the others keep
+   * using a token that has not expired yet, or wait for the holder's. A holder that dies releases
+   * nothing: its lease runs out and another instance takes it.
+   */
+  async #renewLeased(latest: StoredToken | undefined): Promise<StoredToken> {
+    const giveUp = this.#now() + 2 * this.#leaseMs;
+    for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
+      let lease: TokenLease | undefined;
+      try {
+        lease = await this.#store.lease!(this.#key, this.#leaseMs);
+      } catch (error) {
+        // No lease to be had: renewed here, as a process alone would.
+        this.#storeFailed('take the renewal lease', error);
+        return this.#renewNow(latest);
+      }
+      if (lease) {
+        try {
+          // Renewed by the previous holder just before this one took the lease?
+          const again = (await this.#fresh()) ?? latest;
+          if (again?.accessToken && !this.#isDue(again)) return again;
+          return await this.#renewNow(again);
+        } finally {
+          await lease.release().catch(() => undefined);
+        }
+      }
+      if (latest?.accessToken && this.#now() < latest.expiresAt) return latest;
+      if (this.#now() >= giveUp) throw new TimeoutError(undefined, 2 * this.#leaseMs);
+      await sleep(wait);
+      const seen = await this.#fresh();
+      if (seen?.accessToken && !this.#isDue(seen)) return seen;
+      latest = seen ?? latest;
+    }
+  }
+
+  async #renewNow(latest: StoredToken | undefined): Promise<StoredToken> {
     let grant: TokenGrant;
     if (latest?.refreshToken) {
       const refreshToken = latest.refreshToken;
@@ -178,7 +288,14 @@ export class TokenManager {
       grant = await this.#observed('key-pair', false, () => this.#attempts(() => this.#endpoints.authenticate()));
     }
     const token = this.#fromGrant(grant, latest?.refreshToken);
-    await this.#store.set(this.#key, token);
+    this.#last = token;
+    try {
+      await this.#store.set(this.#key, token);
+      this.#storeDown = false;
+    } catch (error) {
+      this.#storeDown = true;
+      this.#storeFailed('keep the new token', error);
+    }
     return token;
   }
 
@@ -235,6 +352,7 @@ export class TokenManager {
       refreshToken: grant.refresh_token ?? previousRefresh,
       expiresAt,
       obtainedAt: now,
+      serviceOffsetMs: this.#offsetMs(),
     };
   }
 }

@@ -121,7 +121,7 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
         // An unreadable entry is treated as missing.
       }
       if (!transaction) {
-        throw new OidcError('ERR_OIDC_STATE', 'no sign-in waits for this state: already finished, or started elsewhere');
+        throw new OidcError('ERR_OIDC_STATE', 'no sign-in waits for this state: finished, or started elsewhere');
       }
       return core.finish(params, transaction);
     },

@@ -125,7 +125,7 @@ export interface OidcCore {
   metadata(refresh?: boolean): Promise<AuthorizationServer>;
   start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
   /** `use` runs once the callback's state and iss are checked, before the code is exchanged. */
-  finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void): Promise<SignInResult>;
+  finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult>;
   /** The oauth4webapi client and request options, for what an entry adds (userinfo, client authentication). */
   client(): Client;
   http(): { [customFetch]: (url: string, init: object) => Promise<Response>; [allowInsecureRequests]: boolean };
@@ -301,7 +301,7 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
     return { url, transaction };
   }
 
-  async function finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void): Promise<SignInResult> {
+  async function finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult> {
     const as = await metadata();
     if (as.issuer !== transaction.issuer || transaction.clientId !== options.clientId || !(now() - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000))) {
       throw fail('ERR_OIDC_TRANSACTION', 'the sign-in is too old or not this client\'s: start again');
@@ -318,7 +318,7 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
       throw fail('ERR_OIDC_STATE', (e as Error).message);
     }
     if (!params.get('code')) throw fail('ERR_OIDC_RESPONSE', 'the callback has no code');
-    use?.();
+    await use?.();
     try {
       const response = await exchange(core, as, params, transaction);
       const tokens = await processAuthorizationCodeResponse(as, c, response, { expectedNonce: transaction.nonce, requireIdToken: true });

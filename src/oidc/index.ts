@@ -40,6 +40,37 @@ export type ClientAuthentication =
 export interface OidcClientOptions extends OidcOptions {
   /** @default { method: 'none' } */
   clientAuthentication?: ClientAuthentication;
+  /**
+   * Where finished sign-ins are remembered, so a callback is used once. Share one across instances
+   * (`RedisStateStore` from `@acme/identity/redis`): a callback replayed to another instance is
+   * then refused before it reaches the service. @default this process's memory
+   */
+  stateStore?: StateStore;
+}
+
+/** Remembers finished sign-in states. */
+export interface StateStore {
+  /**
+   * Marks `state` used for `ttlMs`. Resolves `true` the first time, `false` when it was used
+   * already. Must be atomic across everything sharing the store.
+   */
+  use(state: string, ttlMs: number): boolean | Promise<boolean>;
+}
+
+/** The default {@link StateStore}: one process's memory, forgotten as transactions expire. */
+export class MemoryStateStore implements StateStore {
+  readonly #used = new Map<string, number>();
+  readonly #now: () => number;
+  constructor(options: { now?: () => number } = {}) {
+    this.#now = options.now ?? (() => Date.now());
+  }
+  use(state: string, ttlMs: number): boolean {
+    const now = this.#now();
+    for (const [key, until] of this.#used) if (until <= now) this.#used.delete(key);
+    if (this.#used.has(state)) return false;
+    this.#used.set(state, now + ttlMs);
+    return true;
+  }
 }
 
 export interface FinishSignInOptions {
@@ -119,9 +150,10 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
       authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, c.http()),
     mapChallenge,
   );
-  /** States finished here, until their transaction would have expired anyway. */
-  const finished = new Map<string, number>();
+  /** States finished, until their transaction would have expired anyway. */
   const now = () => (options.now ?? Date.now)();
+  const states = options.stateStore ?? new MemoryStateStore({ now });
+  if (typeof (states as Partial<StateStore> | null)?.use !== 'function') throw new ConfigurationError('stateStore', 'must have a use(state, ttlMs) method');
 
   return {
     metadata: (o) => core.metadata(o?.refresh),
@@ -136,11 +168,16 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
       if (![t.state, t.nonce, t.codeVerifier, t.redirectUri, t.issuer].every(isString) || typeof t.createdAt !== 'number') {
         throw new OidcError('ERR_OIDC_TRANSACTION', 'the transaction is not one startSignIn returned');
       }
-      const result = await core.finish(callbackParams(callback, options.redirectUri), transaction, () => {
-        for (const [state, until] of finished) if (until < now()) finished.delete(state);
-        if (finished.has(t.state!)) throw new OidcError('ERR_OIDC_STATE', 'this sign-in was already finished: a state is used once');
-        // Marked before the exchange, so two callbacks racing with one state cannot both finish.
-        finished.set(t.state!, t.createdAt! + (options.transactionMaxAgeMs ?? 1_800_000));
+      const result = await core.finish(callbackParams(callback, options.redirectUri), transaction, async () => {
+        // Marked before the exchange, so two callbacks racing with one state (on any instance) cannot both finish.
+        let first: boolean;
+        try {
+          first = await states.use(t.state!, Math.max(1, t.createdAt! + (options.transactionMaxAgeMs ?? 1_800_000) - now()));
+        } catch (cause) {
+          // The shared store is unreachable: fail closed, the callback may be a replay.
+          throw new OidcError('ERR_OIDC_STATE', 'the state store could not be reached: the sign-in cannot be finished safely', { cause });
+        }
+        if (!first) throw new OidcError('ERR_OIDC_STATE', 'this sign-in was already finished: a state is used once');
       });
       return o.userinfo ? { ...result, userinfo: await userinfo(core, result) } : result;
     },

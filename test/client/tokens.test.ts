@@ -147,21 +147,34 @@ describe('token lifecycle', () => {
     expect(tokenRequests(h)).toHaveLength(1);
   });
 
-  test('a store that fails makes the call fail with the store error, not a token request', async () => {
+  test('a store that fails (a shared Redis unreachable): the process carries on with its own token, and says so at warn', async () => {
     const h = await clocked();
-    const broken = new Error('store unreachable');
-    const a = h.makeClient({ tokenStore: { get: async () => Promise.reject(broken), set: () => undefined } });
+    const broken = Object.assign(new Error('store unreachable'), { code: 'ECONNREFUSED' });
+    const warnings: { message: string; fields: object }[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string, fields: object) => warnings.push({ message, fields }) };
+    const a = h.makeClient({ logger, tokenStore: { get: async () => Promise.reject(broken), set: () => Promise.reject(broken) } });
     const b = h.makeClient({
+      logger,
       tokenStore: {
         get: () => {
           throw broken;
         },
-        set: () => undefined,
+        set: () => {
+          throw broken;
+        },
       },
     });
-    expect(await rejection(a.identityRequests.get({ accessRequestCode: 'arc_x', identitySessionCode: 'isc_x' }))).toBe(broken);
-    expect(await rejection(b.identityRequests.get({ accessRequestCode: 'arc_x', identitySessionCode: 'isc_x' }))).toBe(broken);
-    expect(tokenRequests(h)).toHaveLength(0);
+    for (const client of [a, b]) {
+      const { data } = await client.identityRequests.create(person());
+      // The second call reuses the process's own token: no second token request.
+      await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+      await client.identityRequests.delete({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+    }
+    expect(tokenRequests(h)).toHaveLength(2);
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings[0]!.message).toContain('the token store could not');
+    expect(warnings[0]!.fields).toMatchObject({ error: 'Error', code: 'ECONNREFUSED' });
+    expect(JSON.stringify(warnings)).not.toContain('store unreachable');
   });
 
   test('token requests carry no bearer token and no identity headers', async () => {

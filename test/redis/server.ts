@@ -1,0 +1,48 @@
+/** A real redis-server per test file, on a free localhost port: started here, stopped after. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
+import { freePort } from '../../src/testing/index.js';
+
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  stop(): Promise<void>;
+  /** Stops it without a goodbye (as a crash or a network cut would), for the outage tests. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (empty: no persistence). */
+  restart(): Promise<void>;
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' }, () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  let child: ChildProcess;
+  const launch = async () => {
+    child = spawn(process.env['REDIS_SERVER'] ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 100; i++) {
+      if (await ping(port)) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`redis-server did not start on port ${port} (bash scripts/ensure-redis.sh installs it)`);
+  };
+  const halt = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  await launch();
+  return { port, url: `redis://127.0.0.1:${port}`, stop: () => halt('SIGTERM'), kill: () => halt('SIGKILL'), restart: launch };
+}

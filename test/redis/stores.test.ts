@@ -1,0 +1,202 @@
+/**
+ * The Redis stores (#14) against a real redis-server started here, with both clients people use
+ * (node-redis v5 and ioredis), and several processes where the issue is across processes.
+ */
+import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createClient } from 'redis';
+import { Redis } from 'ioredis';
+import { ConfigurationError } from '../../src/index.js';
+import { RedisReplayStore, RedisStateStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
+import { createOidcClient, OidcError } from '../../src/oidc/index.js';
+import { DEFAULT_CLIENT, DEFAULT_OIDC_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { startRedis, type RedisServer } from './server.js';
+
+/** The rejection of `promise` (not importing the shared helpers: they start msw, which would intercept the sandbox's traffic). */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+const KEY = new Uint8Array(32).fill(7);
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedis();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Runs the worker in its own process; resolves its JSON line. */
+function worker(args: string[]): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`worker exited with ${code}: ${out}`))));
+  });
+}
+
+const kinds = ['node-redis', 'ioredis'] as const;
+async function connect(kind: (typeof kinds)[number]): Promise<{ client: RedisClientLike; close(): Promise<unknown>; raw: (cmd: string[]) => Promise<unknown> }> {
+  if (kind === 'ioredis') {
+    const io = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    return { client: io, close: () => io.quit(), raw: ([c, ...a]) => io.call(c!, ...a!) };
+  }
+  const node = await createClient({ url: server.url }).connect();
+  return { client: node, close: () => node.quit(), raw: (cmd) => node.sendCommand(cmd) };
+}
+
+describe.each(kinds)('with %s', (kind) => {
+  describe('RedisTokenStore', () => {
+    let sandbox: Sandbox;
+    beforeAll(async () => {
+      sandbox = await startSandbox({ fake: { accessTokenTtlSeconds: 4 } });
+    });
+    afterAll(async () => {
+      await sandbox?.close();
+    });
+
+    test('8 processes × 250 concurrent calls: one token request on a cold start, one refresh at expiry, no rotated refresh token presented', async () => {
+      const before = sandbox.service.requests.length;
+      const phase2 = Date.now();
+      const results = await Promise.all(Array.from({ length: 8 }, () => worker(['tokens', kind, server.url, sandbox.baseUrl, '250', String(phase2)])));
+      const requests = sandbox.service.requests.slice(before);
+      expect(requests.filter((r) => r.path === '/auth/api-token')).toHaveLength(1);
+      expect(requests.filter((r) => r.path === '/auth/api-token/refresh')).toHaveLength(1);
+      // Within each round, every one of a process's 250 calls got the same token (the still-valid one or
+      // the renewed one, never a mix of a rotated-away token and others).
+      expect(results).toEqual(Array(8).fill({ first: 1, second: 1 }));
+    }, 60_000);
+
+    test('tokens reach Redis encrypted, bound to their key; without a key the store refuses to start', async () => {
+      const redis = await connect(kind);
+      try {
+        const store = new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix: `t-${kind}:` });
+        await store.set('k', { accessToken: 'at_secret_value', refreshToken: 'rt_secret_value', expiresAt: Date.now() + 60_000, obtainedAt: Date.now() });
+        const raw = String(await redis.raw(['GET', `t-${kind}:token:k`]));
+        expect(raw).toMatch(/^v1\./);
+        expect(raw).not.toContain('secret_value');
+        expect(Number(await redis.raw(['PTTL', `t-${kind}:token:k`]))).toBeGreaterThan(0);
+        // Another process (a fresh store) reads it back; a value moved to another key does not open.
+        const other = new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix: `t-${kind}:` });
+        expect(await other.get('k')).toMatchObject({ accessToken: 'at_secret_value' });
+        await redis.raw(['SET', `t-${kind}:token:moved`, raw]);
+        expect(await other.get('moved')).toBeUndefined();
+        expect(await new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(32).fill(8), prefix: `t-${kind}:` }).get('k')).toBeUndefined();
+        expect(() => new RedisTokenStore(redis.client)).toThrow(ConfigurationError);
+        expect(() => new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(16) })).toThrow(/32 bytes/);
+      } finally {
+        await redis.close();
+      }
+    });
+
+    test('the lease is one holder at a time, released only by its holder, and expires when the holder dies', async () => {
+      const redis = await connect(kind);
+      try {
+        const a = new RedisTokenStore(redis.client, { allowPlaintext: true, prefix: `l-${kind}:` });
+        const b = new RedisTokenStore(redis.client, { allowPlaintext: true, prefix: `l-${kind}:` });
+        const held = await a.lease('k', 300);
+        expect(held).toBeDefined();
+        expect(await b.lease('k', 300)).toBeUndefined();
+        await new Promise((resolve) => setTimeout(resolve, 350)); // the holder "died"
+        const taken = await b.lease('k', 5_000);
+        expect(taken).toBeDefined();
+        await held!.release(); // the dead holder's late release must not free b's lease
+        expect(await a.lease('k', 300)).toBeUndefined();
+        await taken!.release();
+        expect(await a.lease('k', 300)).toBeDefined();
+      } finally {
+        await redis.close();
+      }
+    });
+  });
+
+  describe('RedisReplayStore', () => {
+    test('the same delivery to 8 processes at once is processed exactly once; the others get 409 or 200', async () => {
+      const secret = DEFAULT_CLIENT.webhookSecret;
+      const body = JSON.stringify({ event: 'approved', access_request_code: `arc_${kind}_${Date.now()}`, access_token: 'a.b.c' });
+      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      const results = await Promise.all(Array.from({ length: 8 }, () => worker(['webhook', kind, server.url, secret, body, signature, '300'])));
+      expect(results.reduce((sum, r) => sum + r['processed']!, 0)).toBe(1);
+      expect(results.filter((r) => r['status'] === 200 && r['processed'] === 1)).toHaveLength(1);
+      expect(results.every((r) => r['status'] === 200 || r['status'] === 409)).toBe(true);
+      // A redelivery afterwards: 200, not processed.
+      const later = await worker(['webhook', kind, server.url, secret, body, signature, '0']);
+      expect(later).toEqual({ status: 200, processed: 0 });
+    }, 60_000);
+
+    test("a release by a holder whose lease ran out does not drop the next holder's", async () => {
+      const redis = await connect(kind);
+      try {
+        const [a, b] = [new RedisReplayStore(redis.client, { prefix: `r-${kind}:` }), new RedisReplayStore(redis.client, { prefix: `r-${kind}:` })];
+        expect(await a.claim('d', 0.2)).toBe('claimed');
+        expect(await b.claim('d', 0.2)).toBe('processing');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        expect(await b.claim('d', 5)).toBe('claimed');
+        await a.release('d');
+        expect(await a.claim('d', 5)).toBe('processing');
+        await b.complete('d', 60);
+        expect(await a.claim('d', 5)).toBe('done');
+        expect(Number(await redis.raw(['PTTL', `r-${kind}:webhook:d`]))).toBeGreaterThan(0);
+      } finally {
+        await redis.close();
+      }
+    });
+  });
+
+  describe('RedisStateStore', () => {
+    test('a callback replayed to another instance is refused before it reaches the token endpoint', async () => {
+      const redis = await connect(kind);
+      const sandbox = await startSandbox({ oidcJourney: 'auto', redirectUris: ['https://rp.example/callback'] });
+      try {
+        const instance = () =>
+          createOidcClient({ authUrl: sandbox.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: 'https://rp.example/callback', stateStore: new RedisStateStore(redis.client, { prefix: `s-${kind}:` }) });
+        const [a, b] = [instance(), instance()];
+        const { url, transaction } = await a.startSignIn();
+        const back = await fetch(url, { redirect: 'manual' });
+        const callback = back.headers.get('location')!;
+        await expect(a.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+        const tokenCalls = sandbox.service.requests.filter((r) => r.path.endsWith('/oauth/oidc/token')).length;
+        const error = await rejection(b.finishSignIn(callback, transaction));
+        expect(error).toBeInstanceOf(OidcError);
+        expect(error).toMatchObject({ code: 'ERR_OIDC_STATE' });
+        expect(sandbox.service.requests.filter((r) => r.path.endsWith('/oauth/oidc/token'))).toHaveLength(tokenCalls);
+      } finally {
+        await sandbox.close();
+        await redis.close();
+      }
+    });
+  });
+});
+
+describe('when Redis is unreachable', () => {
+  test('webhooks answer 500 (the service retries) and OIDC callbacks fail closed with a typed error', async () => {
+    const down = await startRedis();
+    const io = new Redis(down.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    await new Promise((resolve) => io.once('ready', resolve));
+    await down.kill();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { createWebhookReceiver, createWebhookVerifier } = await import('../../src/webhooks/index.js');
+    const secret = DEFAULT_CLIENT.webhookSecret;
+    const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_down', access_token: 'a.b.c' });
+    let processed = 0;
+    const receiver = createWebhookReceiver(createWebhookVerifier({ secret, replayStore: new RedisReplayStore(io) }), () => {
+      processed += 1;
+    });
+    const outcome = await receiver.handle(body, { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` });
+    expect(outcome.status).toBe(500);
+    expect(processed).toBe(0);
+    const state = new RedisStateStore(io);
+    await expect(Promise.resolve().then(() => state.use('s', 1000))).rejects.toThrow();
+    io.disconnect();
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * One instance of a relying party, as a separate process, for the multi-process tests of the Redis
+ * stores. Prints one JSON line with what it saw.
+ *
+ *   tokens  <client> <redisUrl> <baseUrl> <calls> <not before, ms> (the second round runs just after the token's exp)
+ *   webhook <client> <redisUrl> <secret> <body> <signature> <holdMs>
+ */
+import { createClient } from 'redis';
+import { Redis } from 'ioredis';
+import { AcmeIdentityClient } from '../../src/index.js';
+import { RedisReplayStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
+import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks/index.js';
+
+const [mode, kind, redisUrl, ...rest] = process.argv.slice(2);
+const KEY = new Uint8Array(32).fill(7);
+
+async function connect(): Promise<{ client: RedisClientLike; close(): Promise<unknown> }> {
+  if (kind === 'ioredis') {
+    const io = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await io.connect();
+    return { client: io, close: () => io.quit() };
+  }
+  const node = await createClient({ url: redisUrl! }).connect();
+  return { client: node, close: () => node.quit() };
+}
+
+const redis = await connect();
+if (mode === 'tokens') {
+  const [baseUrl, calls, phase2At] = rest;
+  const acme = new AcmeIdentityClient({
+    baseUrl: baseUrl!,
+    clientId: DEFAULT_CLIENT.clientId,
+    clientSecret: DEFAULT_CLIENT.clientSecret,
+    tenantId: DEFAULT_CLIENT.tenantId,
+    refreshMarginSeconds: 1,
+    tokenStore: new RedisTokenStore(redis.client, { encryptionKey: KEY }),
+  });
+  const round = async () => new Set(await Promise.all(Array.from({ length: Number(calls) }, () => acme.auth.accessToken()))).size;
+  const first = await round();
+  // Every process wakes at the same instant, just after the shared token's exp (whole seconds): due for renewal in every process.
+  const token = await acme.auth.accessToken();
+  const exp = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.max(Number(phase2At), exp + 100) - Date.now())));
+  const second = await round();
+  process.stdout.write(`${JSON.stringify({ first, second })}\n`);
+} else if (mode === 'webhook') {
+  const [secret, body, signature, holdMs] = rest;
+  let processed = 0;
+  const receiver = createWebhookReceiver(createWebhookVerifier({ secret: secret!, replayStore: new RedisReplayStore(redis.client) }), async () => {
+    processed += 1;
+    await new Promise((resolve) => setTimeout(resolve, Number(holdMs)));
+  });
+  const outcome = await receiver.handle(body!, { 'x-webhook-signature': signature! });
+  process.stdout.write(`${JSON.stringify({ status: outcome.status, processed })}\n`);
+}
+await redis.close();
