@@ -57,7 +57,14 @@ export interface StateStore {
   use(state: string, ttlMs: number): boolean | Promise<boolean>;
 }
 
-/** The default {@link StateStore}: one process's memory, forgotten as transactions expire. */
+/**
+ * The default {@link StateStore}: one process's memory, forgotten as transactions expire. With
+ * several instances, use a shared one (`RedisStateStore` from `@acme/identity/redis`).
+ * @example
+ * ```ts
+ * const oidc = createOidcClient({ ...options, stateStore: new MemoryStateStore() });
+ * ```
+ */
 export class MemoryStateStore implements StateStore {
   readonly #used = new Map<string, number>();
   readonly #now: () => number;
