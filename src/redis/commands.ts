@@ -21,19 +21,41 @@ export type RedisClientLike = NodeRedisLike | IoRedisLike;
 /** Sends one command and resolves its reply. */
 export type Send = (command: string, ...args: string[]) => Promise<unknown>;
 
-export function sender(client: RedisClientLike): Send {
+/**
+ * How commands go to `client`, each bounded by `timeoutMs`: a client that queues commands while
+ * disconnected (both do by default) would otherwise hold a webhook answer or a sign-in until Redis
+ * returns. A command past its time is rejected here (it may still run later: the stores' writes are
+ * idempotent or guarded by holder tokens).
+ */
+export function sender(client: RedisClientLike, timeoutMs = 2_000): Send {
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ConfigurationError('commandTimeoutMs', 'must be a number of milliseconds above 0');
+  let send: Send | undefined;
   if (client !== null && typeof client === 'object') {
     // ioredis has a `sendCommand` too, taking its own Command objects: `call` tells it apart first.
     if (typeof (client as IoRedisLike).call === 'function' && !('isOpen' in client)) {
       const io = client as IoRedisLike;
-      return (command, ...args) => io.call(command, ...args);
-    }
-    if (typeof (client as NodeRedisLike).sendCommand === 'function') {
+      send = (command, ...args) => io.call(command, ...args);
+    } else if (typeof (client as NodeRedisLike).sendCommand === 'function') {
       const node = client as NodeRedisLike;
-      return (command, ...args) => node.sendCommand([command, ...args]);
+      send = (command, ...args) => node.sendCommand([command, ...args]);
     }
   }
-  throw new ConfigurationError('client', 'must be a node-redis v5 client (createClient from redis) or an ioredis client');
+  if (!send) throw new ConfigurationError('client', 'must be a node-redis v5 client (createClient from redis) or an ioredis client');
+  const direct = send;
+  return (command, ...args) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Redis did not answer ${command} within ${timeoutMs} ms`)), timeoutMs);
+      direct(command, ...args).then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
 }
 
 /** Runs a Lua script atomically (`EVAL`) over `keys` with `args`. */

@@ -12,6 +12,11 @@ import { COMPARE_AND_DELETE, checkPrefix, evaluate, holderToken, sender, type Re
 export interface RedisStoreOptions {
   /** Prepended to every key. @default 'acme-identity:' */
   prefix?: string;
+  /**
+   * How long a command may take before the store treats Redis as unreachable, in ms (a client
+   * queues commands while disconnected). @default 2000
+   */
+  commandTimeoutMs?: number;
 }
 
 const DEFAULT_PREFIX = 'acme-identity:';
@@ -32,13 +37,16 @@ export class RedisReplayStore implements ReplayStore {
   readonly #held = new Map<string, string>();
 
   constructor(client: RedisClientLike, options: RedisStoreOptions = {}) {
-    this.#send = sender(client);
+    this.#send = sender(client, options.commandTimeoutMs);
     this.#prefix = `${checkPrefix(options.prefix ?? DEFAULT_PREFIX)}webhook:`;
   }
 
   async claim(id: string, leaseSeconds: number): Promise<ReplayClaim> {
     const token = holderToken();
-    const result = await evaluate(this.#send, CLAIM, [this.#prefix + id], [`processing:${token}`, String(Math.ceil(leaseSeconds * 1000))]);
+    const value = `processing:${token}`;
+    const result = await undoIfLate(this.#send, this.#prefix + id, value, () =>
+      evaluate(this.#send, CLAIM, [this.#prefix + id], [value, String(Math.ceil(leaseSeconds * 1000))]),
+    );
     if (result === 'claimed') this.#held.set(id, `processing:${token}`);
     return result === 'claimed' || result === 'done' ? result : 'processing';
   }
@@ -52,6 +60,21 @@ export class RedisReplayStore implements ReplayStore {
     const token = this.#held.get(id);
     this.#held.delete(id);
     if (token !== undefined) await evaluate(this.#send, COMPARE_AND_DELETE, [this.#prefix + id], [token]);
+  }
+}
+
+/**
+ * Runs a command that writes `value` to `key`; when it fails or times out (Redis unreachable, the
+ * client queueing it for later), a compare-and-delete of `value` is queued behind it, so a write
+ * that runs late, after its caller gave up, is undone at once instead of holding a lease or a
+ * state nobody owns.
+ */
+async function undoIfLate<T>(send: Send, key: string, value: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    evaluate(send, COMPARE_AND_DELETE, [key], [value]).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -73,12 +96,14 @@ export class RedisStateStore implements StateStore {
   readonly #prefix: string;
 
   constructor(client: RedisClientLike, options: RedisStoreOptions = {}) {
-    this.#send = sender(client);
+    this.#send = sender(client, options.commandTimeoutMs);
     this.#prefix = `${checkPrefix(options.prefix ?? DEFAULT_PREFIX)}oidc-state:`;
   }
 
   async use(state: string, ttlMs: number): Promise<boolean> {
-    const answer = await this.#send('SET', this.#prefix + state, '1', 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs))));
+    const key = this.#prefix + state;
+    const holder = holderToken();
+    const answer = await undoIfLate(this.#send, key, holder, () => this.#send('SET', key, holder, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs)))));
     return answer === 'OK';
   }
 }
@@ -124,7 +149,7 @@ export class RedisTokenStore implements TokenStore {
   readonly #local = new Map<string, StoredToken>();
 
   constructor(client: RedisClientLike, options: RedisTokenStoreOptions = {}) {
-    this.#send = sender(client);
+    this.#send = sender(client, options.commandTimeoutMs);
     this.#prefix = `${checkPrefix(options.prefix ?? DEFAULT_PREFIX)}token:`;
     const ttl = options.ttlSeconds ?? 86_400;
     if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0) throw new ConfigurationError('ttlSeconds', 'must be a number of seconds above 0');
@@ -151,7 +176,7 @@ export class RedisTokenStore implements TokenStore {
   async lease(key: string, ttlMs: number): Promise<TokenLease | undefined> {
     const name = `${this.#prefix + key}:lease`;
     const holder = holderToken();
-    const taken = await this.#send('SET', name, holder, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs))));
+    const taken = await undoIfLate(this.#send, name, holder, () => this.#send('SET', name, holder, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs)))));
     if (taken !== 'OK') return undefined;
     return { release: async () => void (await evaluate(this.#send, COMPARE_AND_DELETE, [name], [holder])) };
   }

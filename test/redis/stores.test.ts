@@ -178,6 +178,75 @@ describe.each(kinds)('with %s', (kind) => {
   });
 });
 
+describe('a lease holder killed mid-renewal', () => {
+  test('holds the others back only until its lease runs out: then one of them renews, once', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const key = `${sandbox.baseUrl}#${DEFAULT_CLIENT.clientId}`;
+      const holder = spawn(process.execPath, ['--import', 'tsx', WORKER, 'hold-lease', 'node-redis', server.url, key, '5500'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+      holder.kill('SIGKILL');
+      const started = Date.now();
+      const results = await Promise.all(Array.from({ length: 4 }, () => worker(['tokens-short', 'ioredis', server.url, sandbox.baseUrl, '50'])));
+      expect(results).toEqual(Array(4).fill({ tokens: 1 }));
+      expect(sandbox.service.requests.filter((r) => r.path === '/auth/api-token')).toHaveLength(1);
+      // They waited for the dead holder's lease, no longer than its life and a few polls.
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await sandbox.close();
+    }
+  }, 30_000);
+});
+
+describe('Redis stopped and started again mid-run', () => {
+  test('no delivery is lost (500 while down, processed once after) and the token store works again without a restart', async () => {
+    const flaky = await startRedis();
+    const node = createClient({ url: flaky.url, socket: { reconnectStrategy: () => 100 } });
+    node.on('error', () => undefined);
+    await node.connect();
+    const sandbox = await startSandbox();
+    try {
+      const { createWebhookReceiver, createWebhookVerifier } = await import('../../src/webhooks/index.js');
+      const { AcmeIdentityClient } = await import('../../src/index.js');
+      const secret = DEFAULT_CLIENT.webhookSecret;
+      const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_outage', access_token: 'a.b.c' });
+      const headers = { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` };
+      let processed = 0;
+      const receiver = createWebhookReceiver(createWebhookVerifier({ secret, replayStore: new RedisReplayStore(node) }), () => {
+        processed += 1;
+      });
+      const warnings: string[] = [];
+      const acme = new AcmeIdentityClient({
+        baseUrl: sandbox.baseUrl,
+        clientId: DEFAULT_CLIENT.clientId,
+        clientSecret: DEFAULT_CLIENT.clientSecret,
+        tenantId: DEFAULT_CLIENT.tenantId,
+        tokenStore: new RedisTokenStore(node, { encryptionKey: KEY }),
+        logger: { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) },
+      });
+      await flaky.kill();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Down: the delivery is answered 500 (the service retries), the client works on its own token.
+      expect((await receiver.handle(body, headers)).status).toBe(500);
+      expect(await acme.auth.accessToken()).toMatch(/^eyJ/);
+      expect(warnings.some((w) => w.includes('the token store could not'))).toBe(true);
+      await flaky.restart();
+      for (let i = 0; i < 50 && !node.isReady; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      // Back: the service's retry is processed, once; the store is written again.
+      expect((await receiver.handle(body, headers)).status).toBe(200);
+      expect((await receiver.handle(body, headers)).status).toBe(200);
+      expect(processed).toBe(1);
+      const store = new RedisTokenStore(node, { encryptionKey: KEY });
+      await store.set('after', { accessToken: 'x', refreshToken: undefined, expiresAt: Date.now() + 60_000, obtainedAt: Date.now() });
+      expect(await new RedisTokenStore(node, { encryptionKey: KEY }).get('after')).toMatchObject({ accessToken: 'x' });
+    } finally {
+      await sandbox.close();
+      await node.quit().catch(() => undefined);
+      await flaky.stop();
+    }
+  }, 30_000);
+});
+
 describe('when Redis is unreachable', () => {
   test('webhooks answer 500 (the service retries) and OIDC callbacks fail closed with a typed error', async () => {
     const down = await startRedis();

@@ -4,6 +4,8 @@
  *
  *   tokens  <client> <redisUrl> <baseUrl> <calls> <not before, ms> (the second round runs just after the token's exp)
  *   webhook <client> <redisUrl> <secret> <body> <signature> <holdMs>
+ *   hold-lease <client> <redisUrl> <tokenKey> <ttlMs>      (then hangs: the test kills it)
+ *   tokens-short <client> <redisUrl> <baseUrl> <calls>
  */
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
@@ -44,6 +46,26 @@ if (mode === 'tokens') {
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.max(Number(phase2At), exp + 100) - Date.now())));
   const second = await round();
   process.stdout.write(`${JSON.stringify({ first, second })}\n`);
+} else if (mode === 'hold-lease') {
+  // Takes the renewal lease of a client's tokens, says so, and hangs until it is killed.
+  const [key, ttlMs] = rest;
+  const lease = await new RedisTokenStore(redis.client, { encryptionKey: KEY }).lease(key!, Number(ttlMs));
+  process.stdout.write(`${JSON.stringify({ held: lease ? 1 : 0 })}\n`);
+  await new Promise(() => undefined);
+} else if (mode === 'tokens-short') {
+  // Token calls with a short renewal lease (tokenTimeoutMs 500, no retries: a 5.5 s lease).
+  const [baseUrl, calls] = rest;
+  const acme = new AcmeIdentityClient({
+    baseUrl: baseUrl!,
+    clientId: DEFAULT_CLIENT.clientId,
+    clientSecret: DEFAULT_CLIENT.clientSecret,
+    tenantId: DEFAULT_CLIENT.tenantId,
+    tokenTimeoutMs: 500,
+    maxRetries: 0,
+    tokenStore: new RedisTokenStore(redis.client, { encryptionKey: KEY }),
+  });
+  const tokens = new Set(await Promise.all(Array.from({ length: Number(calls) }, () => acme.auth.accessToken({ timeoutMs: 20_000 }))));
+  process.stdout.write(`${JSON.stringify({ tokens: tokens.size })}\n`);
 } else if (mode === 'webhook') {
   const [secret, body, signature, holdMs] = rest;
   let processed = 0;
