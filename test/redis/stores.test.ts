@@ -178,6 +178,22 @@ describe.each(kinds)('with %s', (kind) => {
   });
 });
 
+describe('a process killed inside the webhook handler', () => {
+  test('leaves the delivery to the service\'s retry: 409 while its lease lasts, then processed, once', async () => {
+    const secret = DEFAULT_CLIENT.webhookSecret;
+    const body = JSON.stringify({ event: 'approved', access_request_code: `arc_killed_${Date.now()}`, access_token: 'a.b.c' });
+    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    const dying = spawn(process.execPath, ['--import', 'tsx', WORKER, 'webhook', 'node-redis', server.url, secret, body, signature, '60000', '8'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve) => dying.stderr.on('data', (chunk) => String(chunk).includes('handling') && resolve()));
+    dying.kill('SIGKILL');
+    const killedAt = Date.now();
+    expect(await worker(['webhook', 'ioredis', server.url, secret, body, signature, '0', '8'])).toEqual({ status: 409, processed: 0 });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + 8_300 - Date.now())));
+    expect(await worker(['webhook', 'ioredis', server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 1 });
+    expect(await worker(['webhook', 'node-redis', server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 0 });
+  }, 30_000);
+});
+
 describe('a lease holder killed mid-renewal', () => {
   test('holds the others back only until its lease runs out: then one of them renews, once', async () => {
     const sandbox = await startSandbox();

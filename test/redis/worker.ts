@@ -3,7 +3,7 @@
  * stores. Prints one JSON line with what it saw.
  *
  *   tokens  <client> <redisUrl> <baseUrl> <calls> <not before, ms> (the second round runs just after the token's exp)
- *   webhook <client> <redisUrl> <secret> <body> <signature> <holdMs>
+ *   webhook <client> <redisUrl> <secret> <body> <signature> <holdMs> [leaseSeconds]   (writes "handling" to stderr in the handler)
  *   hold-lease <client> <redisUrl> <tokenKey> <ttlMs>      (then hangs: the test kills it)
  *   tokens-short <client> <redisUrl> <baseUrl> <calls>
  */
@@ -67,10 +67,16 @@ if (mode === 'tokens') {
   const tokens = new Set(await Promise.all(Array.from({ length: Number(calls) }, () => acme.auth.accessToken({ timeoutMs: 20_000 }))));
   process.stdout.write(`${JSON.stringify({ tokens: tokens.size })}\n`);
 } else if (mode === 'webhook') {
-  const [secret, body, signature, holdMs] = rest;
+  const [secret, body, signature, holdMs, leaseSeconds] = rest;
   let processed = 0;
-  const receiver = createWebhookReceiver(createWebhookVerifier({ secret: secret!, replayStore: new RedisReplayStore(redis.client) }), async () => {
+  const verifier = createWebhookVerifier({
+    secret: secret!,
+    replayStore: new RedisReplayStore(redis.client),
+    ...(leaseSeconds ? { processingLeaseSeconds: Number(leaseSeconds) } : {}),
+  });
+  const receiver = createWebhookReceiver(verifier, async () => {
     processed += 1;
+    process.stderr.write('handling\n');
     await new Promise((resolve) => setTimeout(resolve, Number(holdMs)));
   });
   const outcome = await receiver.handle(body!, { 'x-webhook-signature': signature! });
