@@ -4,7 +4,7 @@
  *
  *   npm run demo
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort, startSandbox } from '@acme/identity/testing';
@@ -27,6 +27,13 @@ const sandbox = await startSandbox({
   fake: { webhookRetry: { attempts: 5, baseDelayMs: 200 } },
 });
 const { credentials } = sandbox;
+// A redis-server for the several-instances example, when one is installed (scripts/ensure-redis.sh).
+const redisPort = await freePort();
+const redis = await new Promise<ChildProcess | undefined>((resolve) => {
+  const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  child.once('error', () => resolve(undefined));
+  child.once('spawn', () => setTimeout(() => resolve(child), 300));
+});
 console.log(`sandbox on ${sandbox.origin} (base URL ${sandbox.baseUrl})\n`);
 
 const env = {
@@ -42,6 +49,7 @@ const env = {
   ACME_OIDC_BACKEND_CLIENT_ID: credentials.oidcBackendClientId,
   ACME_OIDC_BACKEND_CLIENT_SECRET: credentials.oidcBackendClientSecret,
   RP_PORT: String(rpPort),
+  ...(redis ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}),
 };
 
 let failed = 0;
@@ -55,5 +63,6 @@ for (const name of examples) {
   if (code !== 0) failed += 1;
 }
 await sandbox.close();
+redis?.kill();
 console.log(`${examples.length - failed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
