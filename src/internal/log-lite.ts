@@ -11,7 +11,8 @@ export interface LiteLogOptions {
   logLevel?: LogLevel;
 }
 
-const RANK: Record<string, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+/** Each level's rank: a line is written when the configured rank is at least its level's. Shared with `observe.ts`. */
+export const RANK: Readonly<Record<string, number>> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
 /** A `log(level, message, fields)` that writes what the level allows, and never throws. */
 export function liteLog(options: LiteLogOptions = {}): (level: 'info' | 'warn', message: string, fields: object) => void {

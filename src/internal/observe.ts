@@ -4,6 +4,7 @@
  * attempt numbers, correlation ids, error codes and reasons; never a header, a body, a token, a
  * secret, a code of a request, a path value or a claim.
  */
+import { RANK } from './log-lite.js';
 
 /** How much is logged. Each level includes the ones before it. */
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
@@ -88,9 +89,8 @@ export interface ObservabilityOptions {
   hooks?: Hooks;
 }
 
-const LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
-const WARN = 2;
-const RANK = { error: 1, warn: 2, info: 3, debug: 4 } as const;
+const LEVELS = Object.keys(RANK) as LogLevel[];
+const WARN = RANK['warn']!;
 
 function environmentLevel(): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
@@ -130,11 +130,11 @@ export class Observer {
 
   /** Whether anything listens at `level` or through a hook: the caller skips building events otherwise. */
   watching(level: Exclude<LogLevel, 'off'>): boolean {
-    return this.#hooks !== undefined || this.#rank >= RANK[level];
+    return this.#hooks !== undefined || this.#rank >= RANK[level]!;
   }
 
   enabled(level: Exclude<LogLevel, 'off'>): boolean {
-    return this.#rank >= RANK[level];
+    return this.#rank >= RANK[level]!;
   }
 
   log(level: Exclude<LogLevel, 'off'>, message: string, fields: object = {}): void {

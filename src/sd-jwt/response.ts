@@ -3,7 +3,7 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { isObject } from '../internal/guards.js';
-import { checkTimeOptions, checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt, type VerifySdJwtOptions } from './sd-jwt.js';
+import { MAX_DEPTH, checkTimeOptions, checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt, type VerifySdJwtOptions } from './sd-jwt.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
@@ -94,9 +94,6 @@ interface EnvelopeDisclosure {
   salt: string;
   value: unknown;
 }
-
-/** How deep a response's values may nest, as in a compact SD-JWT: deeper is refused before any work. */
-const MAX_DEPTH = 64;
 
 /** Whether `value` nests no deeper than `room` levels (each object or array is one). */
 function shallow(value: unknown, room: number): boolean {

@@ -105,7 +105,8 @@ function decodeDisclosure(encoded: string, index: number): Decoded {
   return { encoded, index, salt: array[0], name: array[1], value: array[2], used: false };
 }
 
-const MAX_DEPTH = 64;
+/** How deep a payload or a response may nest: deeper is refused before any work that recurses. */
+export const MAX_DEPTH = 64;
 
 /** The digests met while revealing, and whether any `_sd` was met (an empty one too). */
 type Digests = Set<string> & { sdSeen?: boolean };
