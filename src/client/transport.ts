@@ -1,4 +1,4 @@
-import { AbortError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
+import { AbortError, ConnectionError, InvalidResponseError, TimeoutError, systemCode } from '../errors/index.js';
 import { pathTemplate, type RequestEvent, type ResponseEvent } from '../internal/observe.js';
 import type { Span } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
@@ -364,8 +364,8 @@ export class Transport {
     if (response) done = { ...base, status: response.status, durationMs: ms };
     else {
       const errorCode = ctx.signal.aborted ? (ctx.signal.reason === DEADLINE ? 'ERR_TIMEOUT' : 'ERR_ABORTED') : 'ERR_CONNECTION';
-      const systemCode = errorCode === 'ERR_CONNECTION' ? new ConnectionError(ctx.correlationId, failure, 'send').systemCode : undefined;
-      done = { ...base, durationMs: ms, errorCode, ...(systemCode ? { systemCode } : {}) };
+      const system = errorCode === 'ERR_CONNECTION' ? systemCode(failure) : undefined;
+      done = { ...base, durationMs: ms, errorCode, ...(system ? { systemCode: system } : {}) };
     }
     observer.log(
       'debug',

@@ -523,7 +523,7 @@ export class ServiceUnavailableError extends ApiError {
 }
 
 /** The `code` of a system or undici error (`ECONNRESET`, `UND_ERR_SOCKET`), looked for along the `cause` chain. */
-function systemCode(error: unknown): string | undefined {
+export function systemCode(error: unknown): string | undefined {
   for (let depth = 0; depth < 4 && error !== null && typeof error === 'object'; depth++) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return code;
