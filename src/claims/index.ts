@@ -43,6 +43,15 @@ export function canBeEssential(key: ClaimKey): boolean {
   return credential !== 'document' && (OBTAINABLE_CREDENTIALS as readonly string[]).includes(credential);
 }
 
+/** Why a key is not one the service knows, or `undefined` when it is. */
+export type KeyCheck = (key: string) => string | undefined;
+
+/** The live `acme_claims_supported` list as a {@link KeyCheck}: a key it holds is accepted in any form. */
+export const listedIn =
+  (supported: ReadonlySet<string>): KeyCheck =>
+  (key) =>
+    supported.has(key) ? undefined : "is not in the service's acme_claims_supported";
+
 /**
  * Checks a claims request in either form. `supported` is the live `acme_claims_supported` list
  * from discovery; without it, keys are checked for form only (the service still rejects unknown ones).
@@ -50,10 +59,18 @@ export function canBeEssential(key: ClaimKey): boolean {
  * @example
  * ```ts
  * claimsIssues({ 'document.passport.travel_document_number': { essential: true } });
- * // [{ field: 'claims.document.passport.travel_document_number', message: 'document claims are never obtainable, …' }]
+ * // [{ field: 'claims.document.passport.travel_document_number', message: 'cannot be essential: only acicncchc, … can be obtained during a journey, never document.*' }]
  * ```
  */
 export function claimsIssues(claims: unknown, supported?: ReadonlySet<string>, path = 'claims'): InputIssue[] {
+  return claimsRequestIssues(claims, supported ? listedIn(supported) : keyFormProblem, path);
+}
+
+/**
+ * {@link claimsIssues} with the key rule given: the OIDC entries pass {@link listedIn} alone, so
+ * a browser bundle carries no key-form rule.
+ */
+export function claimsRequestIssues(claims: unknown, unknownKey: KeyCheck, path: string): InputIssue[] {
   const issues: InputIssue[] = [];
   let entries: [string, unknown][];
   if (Array.isArray(claims)) {
@@ -70,13 +87,9 @@ export function claimsIssues(claims: unknown, supported?: ReadonlySet<string>, p
   if (entries.length === 0 && issues.length === 0) issues.push({ field: path, message: 'must request at least one claim' });
   for (const [key, marker] of entries) {
     const field = `${path}.${key}`;
-    const form = keyFormProblem(key);
-    if (form) {
-      issues.push({ field, message: form });
-      continue;
-    }
-    if (supported && !supported.has(key)) {
-      issues.push({ field, message: 'is not in acme_claims_supported; the service rejects unrecognised claim keys' });
+    const unknown = unknownKey(key);
+    if (unknown) {
+      issues.push({ field, message: unknown });
       continue;
     }
     if (marker === null) continue;
@@ -87,9 +100,7 @@ export function claimsIssues(claims: unknown, supported?: ReadonlySet<string>, p
     } else if (!canBeEssential(key)) {
       issues.push({
         field,
-        message: key.startsWith('document.')
-          ? 'document claims are never obtainable, so cannot be essential'
-          : `cannot be essential: only ${OBTAINABLE_CREDENTIALS.join(', ')} can be obtained during a journey`,
+        message: `cannot be essential: only ${OBTAINABLE_CREDENTIALS.join(', ')} can be obtained during a journey, never document.*`,
       });
     }
   }

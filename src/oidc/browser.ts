@@ -68,7 +68,7 @@ const PREFIX = 'acme-identity.oidc.';
 const publicExchange: Exchange = (core, as, callback, transaction) =>
   core.get(as.token_endpoint!, {
     method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+    headers: { accept: 'application/json' },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
       code: callback.get('code')!,

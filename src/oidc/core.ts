@@ -10,11 +10,9 @@ import {
   JWT_TIMESTAMP_CHECK,
   OperationProcessingError,
   ResponseBodyError,
-  allowInsecureRequests,
   calculatePKCECodeChallenge,
   clockSkew,
   clockTolerance,
-  customFetch,
   generateRandomCodeVerifier,
   generateRandomNonce,
   generateRandomState,
@@ -26,7 +24,7 @@ import {
   type IDToken,
   type TokenEndpointResponse,
 } from 'oauth4webapi';
-import { claimsIssues, type ClaimsRequest } from '../claims/index.js';
+import { claimsRequestIssues, listedIn, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
 import { jwsVerifier } from './jws.js';
 
@@ -86,6 +84,24 @@ export interface SignInParams {
   phoneCountryCode?: string | number;
   /** A pre-seeded email address. */
   email?: string;
+  /**
+   * Standard OpenID Connect (Core §3.1.2.1), sent as `prompt`: `login` to make the person
+   * authenticate again, `none` to get an error rather than a page, `consent`, `select_account`.
+   * The service's spec does not name it: it may ignore it.
+   */
+  prompt?: 'none' | 'login' | 'consent' | 'select_account' | (string & {});
+  /** Standard OpenID Connect `login_hint`: who is expected to sign in (an email, say). The service may ignore it. */
+  loginHint?: string;
+  /**
+   * Standard OpenID Connect `max_age`: the most seconds since the person last authenticated. When
+   * set, the callback requires the ID token's `auth_time` and refuses one older than this
+   * (`ERR_OIDC_ID_TOKEN`, claim `auth_time`), whether the service honoured the request or not.
+   */
+  maxAge?: number;
+  /** Standard OpenID Connect `ui_locales`: BCP 47 tags, preferred first (`['fr-CA', 'fr']`). The service may ignore it. */
+  uiLocales?: string | readonly string[];
+  /** Standard OpenID Connect `acr_values`: the authentication context classes asked for, preferred first. The service may ignore it. */
+  acrValues?: string | readonly string[];
   /** Anything JSON your app wants back in the callback (where to go next, say). Kept with the transaction, never sent. */
   data?: unknown;
 }
@@ -103,6 +119,8 @@ export interface OidcTransaction {
   readonly codeVerifier: string;
   /** When the sign-in started, in milliseconds since the epoch. */
   readonly createdAt: number;
+  /** {@link SignInParams.maxAge}, checked against the ID token's `auth_time`. */
+  readonly maxAge?: number | undefined;
   readonly data?: unknown;
 }
 
@@ -126,9 +144,10 @@ export interface OidcCore {
   start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
   /** `use` runs once the callback's state and iss are checked, before the code is exchanged. */
   finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult>;
-  /** The oauth4webapi client and request options, for what an entry adds (userinfo, client authentication). */
+  /** The oauth4webapi client, for what an entry adds (userinfo, client authentication). */
   client(): Client;
-  http(): { [customFetch]: (url: string, init: object) => Promise<Response>; [allowInsecureRequests]: boolean };
+  /** Whether plain `http:` endpoints are allowed. */
+  readonly insecure: boolean;
   /** The configured `fetch`, looked up at call time, refusing plain `http:` where not allowed. */
   get(url: string, init?: RequestInit): Promise<Response>;
 }
@@ -176,6 +195,28 @@ export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
 
 export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
+/** The text parameters: each option and the query parameter it is sent as. */
+const TEXT = {
+  ruleset: 'ruleset',
+  aobo: 'aobo',
+  phone: 'phone',
+  email: 'email',
+  prompt: 'prompt',
+  loginHint: 'login_hint',
+  uiLocales: 'ui_locales',
+  acrValues: 'acr_values',
+} as const;
+
+/**
+ * The value a text option is sent as: a string as it is; for `uiLocales` and `acrValues` also a
+ * list, space-separated. `''` (refused) for anything else.
+ */
+function textOf(params: SignInParams, option: keyof typeof TEXT): string | undefined {
+  const value: unknown = params[option];
+  const list = option === 'uiLocales' || option === 'acrValues' ? [value].flat() : [value];
+  return value === undefined ? value : list.every(isString) ? list.join(' ') : '';
+}
+
 /** Every problem with the authorization request, each naming the option, before the person leaves. */
 function paramIssues(params: SignInParams, scope: readonly string[], as: AuthorizationServer): InputIssue[] {
   // What discovery lists: claim keys (`acme_claims_supported`) and standard claim names (`claims_supported`).
@@ -191,7 +232,8 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
     if (!claims || typeof claims !== 'object' || Array.isArray(claims)) add('claims', 'must be an object');
     else
       for (const [name, value] of Object.entries(claims)) {
-        if (name === 'acme') issues.push(...claimsIssues(value, Array.isArray(supported) ? new Set(supported as string[]) : undefined, 'claims.acme'));
+        // The spec's discovery always lists acme_claims_supported: one without it lists no key.
+        if (name === 'acme') issues.push(...claimsRequestIssues(value, listedIn(new Set(Array.isArray(supported) ? (supported as string[]) : [])), 'claims.acme'));
         else if (!STANDARD.includes(name)) add(`claims.${name}`, `is not one of ${STANDARD} or acme`);
         // Names the discovery document's claims_supported does not list are refused by the service too.
         else if (!Array.isArray(value) || !value.every((claim) => isString(claim) && (!Array.isArray(standard) || standard.includes(claim)))) {
@@ -199,9 +241,9 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
         }
       }
   }
-  for (const key of ['ruleset', 'aobo', 'email', 'phone'] as const) {
-    if (params[key] !== undefined && !isString(params[key])) add(key, 'must be a non-empty string');
-  }
+  for (const option in TEXT) if (textOf(params, option as keyof typeof TEXT) === '') add(option, 'must be a non-empty string');
+  const { maxAge } = params;
+  if (maxAge !== undefined && !(Number.isInteger(maxAge) && maxAge >= 0)) add('maxAge', 'must be whole seconds, 0 or more');
   if (phone !== undefined && country === undefined) add('phoneCountryCode', 'is required with phone');
   if (country !== undefined && !/^[0-9]{1,3}$/.test(`${country}`)) add('phoneCountryCode', 'must be 1 to 3 digits');
   return issues;
@@ -228,7 +270,6 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
     if (!allowed(url)) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
     return (options.fetch ?? fetch)(url, init);
   };
-  const http = () => ({ [customFetch]: get as (url: string, init: object) => Promise<Response>, [allowInsecureRequests]: insecure });
   const verifySignature = jwsVerifier(async (url) => (await get(url)).json(), now);
   const client = (): Client => ({
     client_id: options.clientId,
@@ -278,6 +319,7 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
       nonce: generateRandomNonce(),
       codeVerifier: generateRandomCodeVerifier(),
       createdAt: now(),
+      maxAge: params.maxAge,
       ...(params.data !== undefined ? { data: params.data } : {}),
     };
     const url = new URL(as.authorization_endpoint!);
@@ -291,12 +333,10 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
       code_challenge: await calculatePKCECodeChallenge(transaction.codeVerifier),
       code_challenge_method: 'S256',
       claims: params.claims && JSON.stringify(params.claims),
-      ruleset: params.ruleset,
-      aobo: params.aobo,
-      phone: params.phone,
       phone_country_code: params.phoneCountryCode?.toString(),
-      email: params.email,
+      max_age: params.maxAge?.toString(),
     };
+    for (const option in TEXT) query[TEXT[option as keyof typeof TEXT]] = textOf(params, option as keyof typeof TEXT);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     return { url, transaction };
   }
@@ -321,7 +361,7 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
     await use?.();
     try {
       const response = await exchange(core, as, params, transaction);
-      const tokens = await processAuthorizationCodeResponse(as, c, response, { expectedNonce: transaction.nonce, requireIdToken: true });
+      const tokens = await processAuthorizationCodeResponse(as, c, response, { expectedNonce: transaction.nonce, requireIdToken: true, maxAge: transaction.maxAge! });
       // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
       await verifySignature(as, tokens.id_token!).catch((e: unknown) => {
         throw mapFailure(e, 'ERR_OIDC_ID_TOKEN_SIGNATURE');
@@ -332,6 +372,6 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
     }
   }
 
-  const core: OidcCore = { options, metadata, start, finish, client, http, get };
+  const core: OidcCore = { options, metadata, start, finish, client, insecure, get };
   return core;
 }

@@ -25,7 +25,7 @@ import { ClientSecretBasic, ClientSecretPost, None, PrivateKeyJwt, authorization
 import { ConfigurationError, OidcError } from '../errors/index.js';
 import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
 import { mapChallenge } from './challenge.js';
-import { userinfo, type UserInfo } from './userinfo.js';
+import { http, userinfo, type UserInfo } from './userinfo.js';
 
 /**
  * How the client authenticates at the token endpoint. The spec does not show it; the fake
@@ -154,7 +154,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
   const core = createCore(
     options,
     (c, as, callback, transaction) =>
-      authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, c.http()),
+      authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, http(c)),
     mapChallenge,
   );
   /** States finished, until their transaction would have expired anyway. */

@@ -74,6 +74,8 @@ interface IssuedCode {
   transaction: AuthorizationTransaction;
   sub: string;
   expiresAt: number;
+  /** When the person authenticated: the ID token's `auth_time`. */
+  authTime: number;
   used: boolean;
   /** Access tokens issued with this code, revoked if the code is replayed. */
   accessTokens: string[];
@@ -257,7 +259,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   function complete(transaction: AuthorizationTransaction): Response {
     transactions.delete(transaction.id);
     const code = randomId(24);
-    codes.set(code, { transaction, sub: `person_${randomId(9)}`, expiresAt: ctx.now() + 60_000, used: false, accessTokens: [] });
+    codes.set(code, { transaction, sub: `person_${randomId(9)}`, expiresAt: ctx.now() + 60_000, authTime: ctx.now(), used: false, accessTokens: [] });
     return back(transaction.redirectUri, { code, state: transaction.state, session_state: randomId(12) });
   }
 
@@ -355,7 +357,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       const nowMs = ctx.now();
       const idToken = await signJwt(
         ctx.keys(),
-        { iss: ctx.issuer, aud: client.clientId, ...claims, auth_time: Math.floor(nowMs / 1000), ...(transaction.nonce ? { nonce: transaction.nonce } : {}) },
+        { iss: ctx.issuer, aud: client.clientId, ...claims, auth_time: Math.floor(issued.authTime / 1000), ...(transaction.nonce ? { nonce: transaction.nonce } : {}) },
         { nowMs, ttlSeconds: 600 },
       );
       const accessToken = `oat_${randomId(24)}`;

@@ -160,6 +160,13 @@ describe('identityRequests.create input checks (nothing is sent)', () => {
     expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'claims.student.credential' });
   });
 
+  test('a key supportedClaims lists is accepted whatever its form: the live list decides, the key form only stands in without one', async () => {
+    const { client } = await harness({ fake: { extraClaims: ['loyalty_tier'] } });
+    const created = await client.identityRequests.create(person({ claims: ['loyalty_tier'] }), { supportedClaims: ['loyalty_tier'] });
+    expect(created.data.access_request_code).toEqual(expect.any(String));
+    await expect(client.identityRequests.create(person({ claims: ['loyalty_tier'] }))).rejects.toMatchObject({ field: 'claims.loyalty_tier' });
+  });
+
   test('an unrecognised but well-formed claim key is refused by the service, never ignored', async () => {
     const { client } = await harness();
     const error = await rejection(client.identityRequests.create(person({ claims: ['acmeidentity.shoe_size'] })));

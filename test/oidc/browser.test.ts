@@ -18,7 +18,7 @@ afterEach(() => vi.unstubAllGlobals());
 async function browserSetup(extra: Partial<BrowserSignInOptions> = {}) {
   const s = await oidcSetup();
   const storage = new TabStorage();
-  const signIn = createBrowserSignIn({ authUrl: s.service.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: REDIRECT, storage, ...extra });
+  const signIn = createBrowserSignIn({ authUrl: s.service.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: REDIRECT, storage, now: s.now, ...extra });
   return { ...s, storage, signIn };
 }
 
@@ -37,6 +37,15 @@ describe('OIDC browser helper', () => {
     const again = await rejection(signIn.handleCallback(callback.href));
     expect(again).toBeInstanceOf(OidcError);
     expect(again).toMatchObject({ code: 'ERR_OIDC_STATE' });
+  });
+
+  test('the standard OpenID Connect parameters, and max_age checked at the callback from the stored transaction', async () => {
+    const { signIn, visit, advance } = await browserSetup();
+    const url = await signIn.authorizationUrl({ prompt: 'consent', loginHint: 'jane@example.com', maxAge: 30, uiLocales: 'en-AU', acrValues: ['a', 'b'] });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ prompt: 'consent', login_hint: 'jane@example.com', max_age: '30', ui_locales: 'en-AU', acr_values: 'a b' });
+    const callback = await visit(url);
+    advance(31_000);
+    await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
   });
 
   test('two tabs signing in at once both succeed, whichever comes back first', async () => {

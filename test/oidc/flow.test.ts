@@ -86,6 +86,62 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(claims['email']).toBe('jane@example.com');
   });
 
+  test('prompt, login_hint, max_age, ui_locales and acr_values are sent as OpenID Connect names them; the service takes them', async () => {
+    const s = await oidcSetup();
+    const { url, transaction } = await s.client().startSignIn({
+      prompt: 'login',
+      loginHint: 'jane@example.com',
+      maxAge: 0,
+      uiLocales: ['fr-CA', 'fr'],
+      acrValues: 'urn:acme:loa:2',
+    });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      prompt: 'login',
+      login_hint: 'jane@example.com',
+      max_age: '0',
+      ui_locales: 'fr-CA fr',
+      acr_values: 'urn:acme:loa:2',
+    });
+    // The transaction keeps max_age for the callback's auth_time check; as JSON, like the rest.
+    const stored = JSON.parse(JSON.stringify(transaction)) as OidcTransaction;
+    expect(stored.maxAge).toBe(0);
+    const { claims } = await s.client().finishSignIn(await s.visit(url), stored);
+    expect(claims.auth_time).toBe(Math.floor(s.now() / 1000));
+  });
+
+  test('max_age: an ID token whose auth_time is older than max_age is refused, naming auth_time; one within it is taken', async () => {
+    const s = await oidcSetup();
+    const within = await s.client().startSignIn({ maxAge: 30 });
+    const callbackWithin = await s.visit(within.url);
+    s.advance(30_000);
+    await expect(s.client().finishSignIn(callbackWithin, within.transaction)).resolves.toHaveProperty('claims.auth_time');
+
+    const late = await s.client().startSignIn({ maxAge: 30 });
+    const callback = await s.visit(late.url);
+    // The person authenticated at the visit; 31 s later the authentication is older than max_age.
+    s.advance(31_000);
+    const error = await rejection(s.client().finishSignIn(callback, late.transaction));
+    expect(error).toBeInstanceOf(OidcError);
+    expect(error).toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
+    // Without max_age, the same age is fine.
+    const plain = await s.client().startSignIn();
+    const plainCallback = await s.visit(plain.url);
+    s.advance(31_000);
+    await expect(s.client().finishSignIn(plainCallback, plain.transaction)).resolves.toHaveProperty('claims');
+  });
+
+  test('a claim key discovery lists is accepted whatever its form; one it does not list is refused', async () => {
+    const s = await oidcSetup({ fake: { extraClaims: ['loyalty_tier'] } });
+    const { url, transaction } = await s.client().startSignIn({ claims: { acme: ['loyalty_tier'] } });
+    expect(JSON.parse(url.searchParams.get('claims')!)).toEqual({ acme: ['loyalty_tier'] });
+    await expect(s.client().finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims');
+    await expect(s.client().startSignIn({ claims: { acme: ['loyalty_points'] } })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      field: 'claims.acme.loyalty_points',
+      issues: [{ message: expect.stringMatching(/acme_claims_supported/) }],
+    });
+  });
+
   test('the callback may be given as a URL, a path with its query, a query string or a Request', async () => {
     const s = await oidcSetup();
     const forms: ((u: URL) => URL | string | URLSearchParams | Request)[] = [
@@ -212,6 +268,14 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     ['a standard namespace that is not an array', { claims: { profile: 'given_name' } as never }, 'claims.profile', /array/],
     ['an empty ruleset', { ruleset: '' }, 'ruleset', /non-empty/],
     ['a standard claim name discovery does not list', { claims: { profile: ['shoe_size'] } }, 'claims.profile', /claims_supported/],
+    ['an empty prompt', { prompt: '' }, 'prompt', /non-empty/],
+    ['a login_hint that is not a string', { loginHint: 5 as never }, 'loginHint', /non-empty/],
+    ['an empty list of ui_locales', { uiLocales: [] }, 'uiLocales', /non-empty/],
+    ['acr_values with an empty entry', { acrValues: ['urn:acme:loa:2', ''] }, 'acrValues', /non-empty/],
+    ['a list where one string is expected', { ruleset: ['basic'] as never }, 'ruleset', /non-empty string/],
+    ['a negative max_age', { maxAge: -1 }, 'maxAge', /whole seconds/],
+    ['a max_age that is not whole seconds', { maxAge: 1.5 }, 'maxAge', /whole seconds/],
+    ['a max_age given as text', { maxAge: '60' as never }, 'maxAge', /whole seconds/],
   ];
   test.each(cases)('%s', async (_name, params, field, message) => {
     const s = await oidcSetup();

@@ -139,6 +139,15 @@ describe('OIDC helper against oidc-provider', () => {
     await expect(oidc.finishSignIn(await person(url), transaction)).resolves.toHaveProperty('claims.aud', 'jwt');
   });
 
+  test('prompt=login and max_age against a provider that honours them: a fresh login, and auth_time within max_age', async () => {
+    const oidc = client();
+    const { url, transaction } = await oidc.startSignIn({ prompt: 'login', maxAge: 60, loginHint: 'person-1', uiLocales: ['en-AU', 'en'] });
+    const started = Math.floor(Date.now() / 1000);
+    const { claims } = await oidc.finishSignIn(await person(url), transaction);
+    // oidc-provider puts auth_time in the ID token when max_age is asked; the helper requires it then.
+    expect(claims.auth_time).toBeGreaterThanOrEqual(started);
+  });
+
   test('the browser entry, as a public client', async () => {
     const items = new Map<string, string>();
     const storage = { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v), removeItem: (k: string) => void items.delete(k) };
