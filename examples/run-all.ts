@@ -4,10 +4,11 @@
  *
  *   npm run demo
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort, startSandbox } from '@acme/identity/testing';
+import { startRedis } from '../scripts/redis-server.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
@@ -28,12 +29,7 @@ const sandbox = await startSandbox({
 });
 const { credentials } = sandbox;
 // A redis-server for the several-instances example, when one is installed (scripts/ensure-redis.sh).
-const redisPort = await freePort();
-const redis = await new Promise<ChildProcess | undefined>((resolve) => {
-  const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  child.once('error', () => resolve(undefined));
-  child.once('spawn', () => setTimeout(() => resolve(child), 300));
-});
+const redis = await startRedis().catch(() => undefined);
 console.log(`sandbox on ${sandbox.origin} (base URL ${sandbox.baseUrl})\n`);
 
 const env = {
@@ -49,7 +45,7 @@ const env = {
   ACME_OIDC_BACKEND_CLIENT_ID: credentials.oidcBackendClientId,
   ACME_OIDC_BACKEND_CLIENT_SECRET: credentials.oidcBackendClientSecret,
   RP_PORT: String(rpPort),
-  ...(redis ? { REDIS_URL: `redis://127.0.0.1:${redisPort}` } : {}),
+  ...(redis ? { REDIS_URL: redis.url } : {}),
 };
 
 let failed = 0;
@@ -63,6 +59,6 @@ for (const name of examples) {
   if (code !== 0) failed += 1;
 }
 await sandbox.close();
-redis?.kill();
+await redis?.stop();
 console.log(`${examples.length - failed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -12,7 +12,7 @@ import { ConfigurationError } from '../../src/index.js';
 import { RedisReplayStore, RedisStateStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import { createOidcClient, OidcError } from '../../src/oidc/index.js';
 import { DEFAULT_CLIENT, DEFAULT_OIDC_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { startRedis, type RedisServer } from './server.js';
+import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 
 /** The rejection of `promise` (not importing the shared helpers: they start msw, which would intercept the sandbox's traffic). */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -178,32 +178,33 @@ describe.each(kinds)('with %s', (kind) => {
   });
 });
 
-describe('a process killed inside the webhook handler', () => {
+// Every process of a run on the same client, then the same run on the other client.
+describe.each(kinds)('a process killed inside the webhook handler, with %s', (kind) => {
   test('leaves the delivery to the service\'s retry: 409 while its lease lasts, then processed, once', async () => {
     const secret = DEFAULT_CLIENT.webhookSecret;
-    const body = JSON.stringify({ event: 'approved', access_request_code: `arc_killed_${Date.now()}`, access_token: 'a.b.c' });
+    const body = JSON.stringify({ event: 'approved', access_request_code: `arc_killed_${kind}_${Date.now()}`, access_token: 'a.b.c' });
     const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-    const dying = spawn(process.execPath, ['--import', 'tsx', WORKER, 'webhook', 'node-redis', server.url, secret, body, signature, '60000', '8'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const dying = spawn(process.execPath, ['--import', 'tsx', WORKER, 'webhook', kind, server.url, secret, body, signature, '60000', '8'], { stdio: ['ignore', 'ignore', 'pipe'] });
     await new Promise<void>((resolve) => dying.stderr.on('data', (chunk) => String(chunk).includes('handling') && resolve()));
     dying.kill('SIGKILL');
     const killedAt = Date.now();
-    expect(await worker(['webhook', 'ioredis', server.url, secret, body, signature, '0', '8'])).toEqual({ status: 409, processed: 0 });
+    expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 409, processed: 0 });
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + 8_300 - Date.now())));
-    expect(await worker(['webhook', 'ioredis', server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 1 });
-    expect(await worker(['webhook', 'node-redis', server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 0 });
+    expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 1 });
+    expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 0 });
   }, 30_000);
 });
 
-describe('a lease holder killed mid-renewal', () => {
+describe.each(kinds)('a lease holder killed mid-renewal, with %s', (kind) => {
   test('holds the others back only until its lease runs out: then one of them renews, once', async () => {
     const sandbox = await startSandbox();
     try {
       const key = `${sandbox.baseUrl}#${DEFAULT_CLIENT.clientId}`;
-      const holder = spawn(process.execPath, ['--import', 'tsx', WORKER, 'hold-lease', 'node-redis', server.url, key, '5500'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const holder = spawn(process.execPath, ['--import', 'tsx', WORKER, 'hold-lease', kind, server.url, key, '5500'], { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
       holder.kill('SIGKILL');
       const started = Date.now();
-      const results = await Promise.all(Array.from({ length: 4 }, () => worker(['tokens-short', 'ioredis', server.url, sandbox.baseUrl, '50'])));
+      const results = await Promise.all(Array.from({ length: 4 }, () => worker(['tokens-short', kind, server.url, sandbox.baseUrl, '50'])));
       expect(results).toEqual(Array(4).fill({ tokens: 1 }));
       expect(sandbox.service.requests.filter((r) => r.path === '/auth/api-token')).toHaveLength(1);
       // They waited for the dead holder's lease, no longer than its life and a few polls.

@@ -4,7 +4,7 @@ import { createClient } from 'redis';
 import { AcmeIdentityClient } from '../../src/index.js';
 import { RedisTokenStore } from '../../src/redis/index.js';
 import { DEFAULT_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { startRedis, type RedisServer } from './server.js';
+import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 
 let server: RedisServer;
 let sandbox: Sandbox;

@@ -1,7 +1,10 @@
-/** A real redis-server per test file, on a free localhost port: started here, stopped after. */
+/**
+ * A real redis-server on a free localhost port, started and stopped by whoever needs one: the Redis
+ * tests (one per file), the benchmark and the demo. Debian's `redis-server` (scripts/ensure-redis.sh).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { freePort } from '../../src/testing/index.js';
+import { freePort } from '../src/testing/index.js';
 
 export interface RedisServer {
   readonly port: number;
@@ -31,11 +34,14 @@ export async function startRedis(): Promise<RedisServer> {
     child = spawn(process.env['REDIS_SERVER'] ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    for (let i = 0; i < 100; i++) {
+    // Not installed: say so now rather than after the pings (and never as an unhandled 'error').
+    let missing: Error | undefined;
+    child.once('error', (error) => (missing = error));
+    for (let i = 0; i < 100 && !missing; i++) {
       if (await ping(port)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`redis-server did not start on port ${port} (bash scripts/ensure-redis.sh installs it)`);
+    throw new Error(`redis-server did not start on port ${port}${missing ? `: ${missing.message}` : ''} (bash scripts/ensure-redis.sh installs it)`);
   };
   const halt = (signal: NodeJS.Signals) =>
     new Promise<void>((resolve) => {
