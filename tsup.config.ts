@@ -1,25 +1,36 @@
 import { defineConfig } from 'tsup';
 
+const entry = {
+  index: 'src/index.ts',
+  'oidc/index': 'src/oidc/index.ts',
+  'oidc/browser': 'src/oidc/browser.ts',
+  'sd-jwt/index': 'src/sd-jwt/index.ts',
+  'webhooks/index': 'src/webhooks/index.ts',
+  'redis/index': 'src/redis/index.ts',
+  'testing/index': 'src/testing/index.ts',
+  'testing/msw': 'src/testing/msw.ts',
+};
+
+const common = {
+  entry,
+  dts: true,
+  sourcemap: true,
+  // `npm run build` empties dist/ first: the builds run side by side and must not clean each other's output.
+  clean: false,
+  target: 'es2022',
+  splitting: true,
+  treeshake: true,
+} as const;
+
 export default defineConfig([
+  { ...common, format: ['esm'] },
   {
-    entry: {
-      index: 'src/index.ts',
-      'oidc/index': 'src/oidc/index.ts',
-      'oidc/browser': 'src/oidc/browser.ts',
-      'sd-jwt/index': 'src/sd-jwt/index.ts',
-      'webhooks/index': 'src/webhooks/index.ts',
-      'redis/index': 'src/redis/index.ts',
-      'testing/index': 'src/testing/index.ts',
-      'testing/msw': 'src/testing/msw.ts',
-    },
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
-    // `npm run build` empties dist/ first: the two builds run side by side and must not clean each other's output.
-    clean: false,
-    target: 'es2022',
-    splitting: true,
-    treeshake: true,
+    ...common,
+    format: ['cjs'],
+    // jose and oauth4webapi publish ESM only: a CommonJS `require` of them needs Node's
+    // require(esm) (20.19+, 22.12+). Bundled into the CommonJS build, `require('@acme/identity')`
+    // works on every Node the package supports, with or without it. The ESM build imports them.
+    noExternal: ['jose', 'oauth4webapi'],
   },
   {
     // The sandbox command (`bin`): ESM only, it awaits at the top level.

@@ -8,6 +8,8 @@ import type { RequestOptions } from './options.js';
 
 /** What the flow needs of a webhook event: `IdentityActionsEvent` from `@acme/identity/webhooks` fits. */
 export interface WebhookEventLike {
+  /** The webhook's `event`: only `approved` has an identity response; without one, the fetch is tried. */
+  readonly kind?: string | undefined;
   readonly accessRequestCode: string;
   /** The webhook's `access_token`, exactly as received. */
   readonly accessToken: string;
@@ -36,6 +38,9 @@ export async function verifiedIdentity(
   options: VerifiedIdentityOptions,
   now: () => number,
 ): Promise<VerifiedIdentityResponse> {
+  if (event.kind !== undefined && event.kind !== 'approved') {
+    throw new IdentityFlowError('event', `the request was ${JSON.stringify(event.kind).slice(0, 40)}, not approved: it has no identity response to fetch`, undefined);
+  }
   let named: unknown;
   try {
     named = decodeJwt(event.accessToken)['access_request_code'];

@@ -716,9 +716,13 @@ export class IdentityFlowError extends AcmeIdentityError {
     return 'IdentityFlowError';
   }
 
-  /** `token`: the webhook's X-Access-Token does not name the event's request; `fetch`: GET /identity/response failed; `verify`: the response was refused. */
-  readonly step: 'token' | 'fetch' | 'verify';
-  constructor(step: 'token' | 'fetch' | 'verify', message: string, cause: unknown) {
+  /**
+   * `event`: the webhook reports something other than an approval (`cancelled`), so there is no
+   * identity to fetch; `token`: the webhook's X-Access-Token does not name the event's request;
+   * `fetch`: GET /identity/response failed; `verify`: the response was refused.
+   */
+  readonly step: 'event' | 'token' | 'fetch' | 'verify';
+  constructor(step: 'event' | 'token' | 'fetch' | 'verify', message: string, cause: unknown) {
     super('ERR_IDENTITY_FLOW', `${step}: ${message}`, { cause });
     this.step = step;
   }

@@ -1,7 +1,8 @@
 /**
  * The package as a user gets it: `npm pack`, installed into a fresh project, imported through every entry with ESM `import` and CommonJS `require`, type-checked from
  * a consumer file, its `bin` run, and smoke-tested in every runtime it claims: Node 20 (this one),
- * 22 and 24, Bun, Deno, workerd (miniflare) and Chromium, against the sandbox on localhost.
+ * 22, 24 and 26 (through ESM import, and CommonJS require without require(esm)), Bun, Deno,
+ * workerd (miniflare) and Chromium, against the sandbox on localhost.
  *
  * The runtimes come from `scripts/runtimes/install.sh` and Chromium from
  * `scripts/ensure-chromium.sh`; `npm test` runs both first.
@@ -26,7 +27,7 @@ import { credentialInput, person } from '../fixtures.js';
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RUNTIMES = join(ROOT, 'scripts/runtimes/node_modules');
-const ENTRIES = ['@acme/identity', '@acme/identity/oidc', '@acme/identity/oidc/browser', '@acme/identity/sd-jwt', '@acme/identity/webhooks', '@acme/identity/testing', '@acme/identity/testing/msw'];
+const ENTRIES = ['@acme/identity', '@acme/identity/oidc', '@acme/identity/oidc/browser', '@acme/identity/sd-jwt', '@acme/identity/webhooks', '@acme/identity/redis', '@acme/identity/testing', '@acme/identity/testing/msw'];
 
 let dir: string;
 let consumer: string;
@@ -98,7 +99,7 @@ describe('npm pack', () => {
   test('holds the built files, types, README, CHANGELOG, LICENSE and bin; no sources, tests, examples or fixtures', () => {
     const paths = packed.files.map((f) => f.path);
     for (const needed of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/bin/sandbox.js']) expect(paths).toContain(needed);
-    for (const entry of ['index', 'oidc/index', 'oidc/browser', 'sd-jwt/index', 'webhooks/index', 'testing/index', 'testing/msw']) {
+    for (const entry of ['index', 'oidc/index', 'oidc/browser', 'sd-jwt/index', 'webhooks/index', 'redis/index', 'testing/index', 'testing/msw']) {
       for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) expect(paths).toContain(`dist/${entry}.${ext}`);
     }
     expect(paths.filter((p) => !p.startsWith('dist/') && !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(p))).toEqual([]);
@@ -114,10 +115,13 @@ describe('the installed package', () => {
     expect(counts.every((n) => n > 0)).toBe(true);
   });
 
-  test('every entry loads with CommonJS require, with the same exports', async () => {
-    const script = `const names = ${JSON.stringify(ENTRIES)}.map((e) => Object.keys(require(e)).sort());\nconsole.log(JSON.stringify(names));`;
+  test('every entry loads with CommonJS require, without require(esm) (but testing/msw), with the same exports', async () => {
+    // msw's own CommonJS build requires an ESM-only package (rettime): its entry needs what msw needs.
+    const script = `const names = ${JSON.stringify(ENTRIES)}.map((e) => e.endsWith('/msw') && process.argv[2] ? [] : Object.keys(require(e)).sort());\nconsole.log(JSON.stringify(names));`;
     await writeFile(join(consumer, 'cjs-check.cjs'), script);
+    const withoutRequireEsm = JSON.parse((await run(process.execPath, ['--no-experimental-require-module', 'cjs-check.cjs', 'skip-msw'])).stdout) as string[][];
     const cjs = JSON.parse((await run(process.execPath, ['cjs-check.cjs'])).stdout) as string[][];
+    expect(withoutRequireEsm).toEqual(cjs.map((names, i) => (ENTRIES[i]!.endsWith('/msw') ? [] : names)));
     await writeFile(join(consumer, 'esm-names.mjs'), `${ENTRIES.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nconsole.log(JSON.stringify([${ENTRIES.map((_, i) => `Object.keys(m${i}).sort()`).join(',')}]));`);
     const esm = JSON.parse((await run(process.execPath, ['esm-names.mjs'])).stdout) as string[][];
     expect(cjs).toEqual(esm);
@@ -179,11 +183,20 @@ function binary(path: string) {
   return path;
 }
 
+/** Every Node of the matrix: 20 (this one, past its end of life), 22 and 24 (maintenance LTS), 26 (active LTS). */
+const NODES: [string, () => string][] = [
+  ['Node 20 (this one)', () => process.execPath],
+  ['Node 22', () => binary(join(RUNTIMES, 'node22/bin/node'))],
+  ['Node 24', () => binary(join(RUNTIMES, 'node24/bin/node'))],
+  ['Node 26', () => binary(join(RUNTIMES, 'node26/bin/node'))],
+];
+
 describe('runtimes: a smoke test of the installed package in each', () => {
   const runners: [string, () => [string, string[]]][] = [
-    ['Node 20 (this one)', () => [process.execPath, ['run.mjs']]],
-    ['Node 22', () => [binary(join(RUNTIMES, 'node22/bin/node')), ['run.mjs']]],
-    ['Node 24', () => [binary(join(RUNTIMES, 'node24/bin/node')), ['run.mjs']]],
+    ...NODES.map(([name, path]): [string, () => [string, string[]]] => [name, () => [path(), ['run.mjs']]]),
+    // CommonJS without require(esm): the CommonJS build carries what is published as ESM only.
+    ...NODES.map(([name, path]): [string, () => [string, string[]]] => [`${name}, CommonJS without require(esm)`, () => [path(), ['--no-experimental-require-module', 'run.cjs']]]),
+    ['Node 20 (this one), CommonJS with require(esm)', () => [process.execPath, ['run.cjs']]],
     ['Bun', () => [binary(join(RUNTIMES, '@oven/bun-linux-x64/bin/bun')), ['run.mjs']]],
     ['Deno', () => [binary(join(RUNTIMES, '.bin/deno')), ['run', '--allow-env', '--allow-net=127.0.0.1', '--allow-read', 'run.mjs']]],
   ];

@@ -58,8 +58,14 @@ describe('asynchronous identity flow', () => {
     expect(events[0]?.kind).toBe('cancelled');
     const error = await rejection(client.identityResponses.getVerified(events[0]!, { identitySessionCode: data.identity_session_code }));
     expect(error).toBeInstanceOf(IdentityFlowError);
-    expect(error).toMatchObject({ step: 'fetch' });
-    expect((error as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
+    // Said before any request: the service would only answer 404.
+    expect(error).toMatchObject({ step: 'event', message: expect.stringContaining('"cancelled", not approved') });
+    expect(service.requests.filter((r) => r.path.startsWith('/identity/response'))).toHaveLength(0);
+    // An event without a kind is tried: the service says what there is.
+    const unlabelled = { accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
+    const fetched = await rejection(client.identityResponses.getVerified(unlabelled, { identitySessionCode: data.identity_session_code }));
+    expect(fetched).toMatchObject({ step: 'fetch' });
+    expect((fetched as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
   });
 
   test('a receiver that does not answer 200 gets the webhook again, with backoff, a bounded number of times', async () => {

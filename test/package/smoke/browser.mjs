@@ -1,6 +1,8 @@
 // Chromium: what a page uses (verification, and the PKCE redirect of the browser entry).
 import { createBrowserSignIn } from '@acme/identity/oidc/browser';
-import { verifyEverywhere } from './common.mjs';
+import { remoteJwks, verifySdJwt } from '@acme/identity/sd-jwt';
+import { createWebhookVerifier } from '@acme/identity/webhooks';
+import { verifyEverywhere } from './checks.mjs';
 
 async function smoke(config) {
   const items = new Map();
@@ -9,7 +11,7 @@ async function smoke(config) {
   const url = await signIn.authorizationUrl({ scope: ['openid'] });
   return {
     oidc: url.searchParams.get('code_challenge_method') === 'S256' && items.size === 1 ? 'redirect-ready' : 'wrong request',
-    ...(await verifyEverywhere(config)),
+    ...(await verifyEverywhere({ remoteJwks, verifySdJwt, createWebhookVerifier }, config)),
   };
 }
 
