@@ -68,6 +68,8 @@ try {
   // 4. The webhook arrives, signed; the receiver verified it and answered 200.
   const event = await webhook;
   console.log(`webhook: ${event.kind} for ${event.accessRequestCode}`);
+  // Only an approved request has an identity (getVerified refuses another kind, step 'event').
+  if (event.kind !== 'approved') throw new Error(`the request was ${event.kind}`);
 
   // 5. Fetch the identity with the webhook's token and verify it.
   const identity = await acme.identityResponses.getVerified(event, {

@@ -17,7 +17,7 @@ const CAPTURE = fileURLToPath(new URL('./capture-log.mjs', import.meta.url));
 test('a whole run of every example at debug logs no secret, token or personal value', async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'acme-log-')), 'log.jsonl');
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/run-all.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/run-all.ts', '--all'], {
       cwd: ROOT,
       env: { ...process.env, ACME_IDENTITY_LOG: 'debug', ACME_LOG_CAPTURE: file, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${CAPTURE}`.trim() },
       stdio: ['ignore', 'ignore', 'inherit'],

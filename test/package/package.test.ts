@@ -107,6 +107,22 @@ describe('npm pack', () => {
   });
 });
 
+describe('what a reader on the registry can reach', () => {
+  test('the manifest names the repository, its home page and where to report bugs', async () => {
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, { url?: string } | string>;
+    expect(manifest['repository']).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) });
+    expect(manifest['homepage']).toMatch(/^https:\/\//);
+    expect(manifest['bugs']).toMatchObject({ url: expect.stringMatching(/^https:\/\//) });
+  });
+
+  test('each README link into the repository (examples/, test/) names a file that exists', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(((?:examples|test|scripts)\/[^)#\s]*)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(4);
+    expect(links.filter((link) => !existsSync(join(ROOT, link)))).toEqual([]);
+  });
+});
+
 describe('the installed package', () => {
   test('every entry imports with ESM import', async () => {
     const script = `${ENTRIES.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nconsole.log(JSON.stringify([${ENTRIES.map((_, i) => `Object.keys(m${i}).length`).join(',')}]));`;
