@@ -18,7 +18,8 @@ Options:
   --journey page|auto   the person approves on a page (default), or at once
   --help, -h            this text
 
-State lives in memory and goes with the process. Ctrl-C stops it.`;
+State lives in memory and goes with the process. Ctrl-C (or SIGTERM, to it or to
+whatever launched it) stops it. Its home page lists what it serves and what is happening.`;
 
 function fail(message: string): never {
   process.stderr.write(`acme-identity-sandbox: ${message}\n\n${HELP}\n`);
@@ -73,19 +74,24 @@ try {
 
 // Before the banner: whoever waits for it may send a signal at once.
 let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    sandbox.close().then(
-      () => {
-        process.stdout.write('sandbox stopped\n');
-        process.exit(0);
-      },
-      () => process.exit(1),
-    );
-  });
+function stop(why: string) {
+  if (stopping) return;
+  stopping = true;
+  sandbox.close().then(
+    () => {
+      process.stdout.write(`sandbox stopped (${why})\n`);
+      process.exit(0);
+    },
+    () => process.exit(1),
+  );
 }
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+// Started by a launcher (npx, npm run, tsx) that dies without passing its signal on: this process
+// is then given to another parent. Stop with it rather than serve on as an orphan.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop('its launcher exited');
+}, 500).unref();
 
 const c = sandbox.credentials;
 const rows: [string, string][] = [
@@ -103,5 +109,5 @@ const rows: [string, string][] = [
 ];
 const width = Math.max(...rows.map(([name]) => name.length));
 process.stdout.write(
-  `acme identity sandbox (sandbox credentials: use them nowhere else)\n${rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}\nCtrl-C to stop.\n`,
+  `acme identity sandbox (sandbox credentials: use them nowhere else)\n  home page${' '.repeat(Math.max(0, width - 9))}  ${sandbox.origin}/\n${rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}\nCtrl-C to stop.\n`,
 );

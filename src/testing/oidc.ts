@@ -6,7 +6,7 @@
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { OBTAINABLE_CREDENTIALS, STANDARD_SCOPE_CLAIMS, claimsProblem } from './claims.js';
-import { escapeHtml } from './journey.js';
+import { button, escapeHtml, notFoundPage, page } from './pages.js';
 import { signJwt, type SigningKeys } from './keys.js';
 import { randomId } from '../internal/encoding.js';
 import { sha256 } from './sd-jwt.js';
@@ -275,12 +275,13 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     }
     if (ctx.journey === 'auto') return complete(transaction);
     transactions.set(transaction.id, transaction);
-    return new Response(consentPage(transaction, endpoint('consent')), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    return consentPage(transaction, endpoint('consent'));
   }
 
   async function consent(transactionId: string, action: string): Promise<Response> {
     const transaction = transactions.get(transactionId);
-    if (!transaction) return oauthJson(new OAuthError('invalid_request', 'no such authorization request'));
+    // The person's browser, answering a page already answered (or never shown): a page, not JSON.
+    if (!transaction) return notFoundPage('No sign-in waits for an answer here: it was answered already, or never started.');
     if (action === 'approve') return complete(transaction);
     transactions.delete(transactionId);
     return back(transaction.redirectUri, { error: 'access_denied', error_description: 'the person cancelled', state: transaction.state });
@@ -388,16 +389,20 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     return Response.json(grant.claims);
   }
 
-  return { metadata, authorize, consent, token, userinfo };
+  /** Sign-ins waiting for the person's answer on the consent page, for the sandbox's home page. */
+  const waiting = () => [...transactions.values()].map((t) => ({ id: t.id, clientId: t.clientId, claims: t.claims }));
+
+  return { metadata, authorize, consent, token, userinfo, waiting };
 }
 
 /** The consent page of the sandbox: what the client asks for, approve or cancel. */
-function consentPage(transaction: AuthorizationTransaction, consentUrl: string): string {
-  const form = (action: string, label: string) =>
-    `<form method="post" action="${escapeHtml(consentUrl)}/${transaction.id}/${action}"><button id="${action}">${label}</button></form>`;
+function consentPage(transaction: AuthorizationTransaction, consentUrl: string): Response {
+  const action = (name: string) => `${consentUrl}/${transaction.id}/${name}`;
   const essential = transaction.claims.filter((c) => OBTAINABLE_CREDENTIALS.includes(c.split('.')[0] ?? ''));
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>acme identity sandbox: sign in</title></head>
-<body><h1>Sandbox sign-in</h1><p>${escapeHtml(transaction.clientId)} asks for (ruleset ${escapeHtml(transaction.ruleset)}):</p>
+  return page(
+    'Sign in',
+    `<section><p><code>${escapeHtml(transaction.clientId)}</code> asks for (ruleset ${escapeHtml(transaction.ruleset)}):</p>
 <ul>${transaction.claims.map((c) => `<li><code>${escapeHtml(c)}</code>${essential.includes(c) ? ' (obtainable)' : ''}</li>`).join('')}</ul>
-${form('approve', 'Approve')}${form('cancel', 'Cancel')}</body></html>`;
+${button(action('approve'), 'Approve', 'approve', true)}${button(action('cancel'), 'Cancel', 'cancel')}</section>`,
+  );
 }

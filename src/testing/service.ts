@@ -43,7 +43,7 @@ import {
 } from './identity.js';
 import { createSigningKeys, signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
-import { journeyHtml } from './journey.js';
+import { homePage, journeyPage as journeyHtml, notFoundPage, page } from './pages.js';
 import {
   DEFAULT_DELEGATIONS,
   DEFAULT_OIDC_BACKEND_CLIENT,
@@ -544,26 +544,28 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
 
   const jwks: Route = async (_request, ctx) => json(ctx, { keys: allKeys.map((k) => k.publicJwk) });
 
-  /** The person's side of an identity request: where `redirect_url` leads. */
+  /** The person's side of an identity request: where `redirect_url` leads. Pages, for a browser: HTML, errors too. */
   const journeyRecord = (arc: string) => {
     const found = identity.get(arc);
-    if (!found || found.status === 'deleted') throw serviceError('E1005', 'No such identity request');
-    return found;
+    return !found || found.status === 'deleted' ? undefined : found;
   };
+  const noJourney = () => notFoundPage('No identity request waits at this address: it was deleted, or never existed. Its redirect_url comes from POST /identity/request.');
 
   const journeyPage: Route = async (_request, _ctx, [arc]) => {
     const found = journeyRecord(arc!);
+    if (!found) return noJourney();
     if (found.status === 'pending') {
       found.status = 'opened';
       found.openedAt ??= Math.floor(now() / 1000);
     }
-    return new Response(journeyHtml(found, isOpen(found, now())), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    return journeyHtml(found, isOpen(found, now()));
   };
 
   /** The person approves (fully or, via the off-ramp, partially) or cancels; then back to the client's URL. */
   const journeyAction: Route = async (_request, _ctx, [arc, action]) => {
     const found = journeyRecord(arc!);
-    if (!isOpen(found, now())) throw serviceError('E1006', `The request is ${isExpired(found, now()) ? 'expired' : found.status}`);
+    if (!found) return noJourney();
+    if (!isOpen(found, now())) return page('Verify your identity', `<section><p>This request is ${isExpired(found, now()) ? 'expired' : found.status}: there is nothing left to answer.</p></section>`, 409);
     if (action === 'cancel') await cancelRequest(found.accessRequestCode);
     else await approveRequest(found.accessRequestCode, { partiallyComplete: action === 'partial' });
     const target = action === 'partial' ? found.input.off_ramp_url : found.input.return_url;
@@ -580,7 +582,19 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   };
 
   /** Routes of the authorization server, matched on the path below `authUrl`. */
+  /** The home page: what this fake serves, and what is happening in it. */
+  const home: Route = async () =>
+    homePage({
+      baseUrl,
+      authUrl,
+      jwksUrl: `${authUrl}${JWKS_PATH}`,
+      journeys: [...identity.values()].filter((r) => isOpen(r, now())),
+      signIns: oidc.waiting(),
+      deliveries,
+    });
+
   const authRoutes: [method: string, pattern: RegExp, route: Route][] = [
+    ['GET', /^\/$/, home],
     ['GET', /^\/\.well-known\/openid-configuration$/, discovery],
     ['GET', new RegExp(`^${JWKS_PATH}$`), jwks],
     ['GET', /^\/oauth\/oidc\/authorize$/, (request) => oidc.authorize(request)],

@@ -50,6 +50,55 @@ describe('startSandbox', () => {
   });
 });
 
+describe('startSandbox: its pages', () => {
+  test('the home page lists the endpoints, identity requests in progress, sign-ins waiting and recent webhook deliveries', async () => {
+    const receiver = createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const sandbox = await startSandbox({ webhookUrl, fake: { webhookRetry: { attempts: 1, baseDelayMs: 1 } } });
+    try {
+      const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+      const { data: open } = await acme.identityRequests.create(person());
+      const { data: done } = await acme.identityRequests.create(person({ email: 'other@example.com', phone: '498765432' }));
+      await fetch(`${done.redirect_url}/cancel`, { method: 'POST', redirect: 'manual' });
+      await sandbox.service.webhooksSettled();
+      const authorize = new URL(`${sandbox.authUrl}/oauth/oidc/authorize`);
+      for (const [k, v] of Object.entries({ response_type: 'code', client_id: sandbox.credentials.oidcClientId, redirect_uri: sandbox.credentials.redirectUris[0]!, scope: 'openid', state: 's', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+      expect((await fetch(authorize)).status).toBe(200);
+
+      const home = await fetch(`${sandbox.origin}/`);
+      expect(home.headers.get('content-type')).toContain('text/html');
+      const html = await home.text();
+      for (const shown of [sandbox.baseUrl, `${sandbox.baseUrl}/docs/spec`, `${sandbox.authUrl}/.well-known/openid-configuration`, open.access_request_code, sandbox.credentials.oidcClientId]) {
+        expect(html).toContain(shown);
+      }
+      // The cancelled request is no longer in progress; its webhook delivery is, with the receiver's 503.
+      expect(html.split(done.access_request_code)).toHaveLength(2);
+      expect(html).toMatch(/cancelled<\/td><td><code>[^<]+<\/code><\/td><td><code>http:\/\/127\.0\.0\.1:\d+\/hook<\/code><\/td><td>1<\/td><td><span class="bad">503/);
+      expect(html).not.toContain(sandbox.credentials.clientSecret);
+    } finally {
+      await sandbox.close();
+      receiver.close();
+    }
+  });
+
+  test('a journey or a consent page that does not exist is an HTML page saying so, in the same look, not raw JSON', async () => {
+    const sandbox = await startSandbox();
+    try {
+      for (const [method, path] of [['GET', '/journey/arc_nope'], ['POST', '/journey/arc_nope/approve'], ['POST', '/oauth/oidc/consent/nope/approve']] as const) {
+        const answer = await fetch(`${sandbox.origin}${path}`, { method });
+        expect(answer.status).toBe(404);
+        expect(answer.headers.get('content-type')).toContain('text/html');
+        const html = await answer.text();
+        expect(html).toContain('<header><a href="/">acme identity sandbox</a>');
+        expect(html).toContain('Nothing here');
+      }
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
 describe('startSandbox: its log', () => {
   test('each request (method, path template, status, ms), each journey outcome, each webhook delivery and failed attempt; no code or secret', async () => {
     const lines: { level: string; message: string }[] = [];
@@ -124,6 +173,28 @@ describe('acme-identity-sandbox', () => {
     sandbox.child.kill('SIGTERM');
     expect(await sandbox.exited).toBe(0);
     expect(sandbox.output().stdout).toContain('sandbox stopped');
+  });
+
+  test('a launcher that exits without passing its signal on (as npx and npm can): the sandbox stops too, not left as an orphan', async () => {
+    // The launcher answers SIGTERM by exiting alone, as a wrapper that forwards nothing would.
+    const launcher = spawn(
+      process.execPath,
+      ['-e', `const c = require('node:child_process').spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(CLI)}, '--port', '0'], { stdio: 'inherit' }); process.on('SIGTERM', () => process.exit(0));`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let stdout = '';
+    launcher.stdout.on('data', (chunk) => (stdout += chunk));
+    await new Promise<void>((resolve) => launcher.stdout.on('data', () => stdout.includes('Ctrl-C') && resolve()));
+    const baseUrl = /base URL\s+(\S+)/.exec(stdout)![1]!;
+    expect((await fetch(`${baseUrl}/status/health`)).status).toBe(200);
+    launcher.kill('SIGTERM');
+    // The sandbox notices it has been given to another parent, and stops serving.
+    let serving = true;
+    for (let i = 0; i < 50 && serving; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      serving = await fetch(`${baseUrl}/status/health`).then(() => true, () => false);
+    }
+    expect(serving).toBe(false);
   });
 
   test('SIGINT (Ctrl-C) stops it too', async () => {
