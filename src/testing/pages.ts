@@ -18,7 +18,7 @@ header a{color:#fff;text-decoration:none;font-weight:600}header span{color:#b8c0
 main{max-width:52rem;margin:1.5rem auto;padding:0 1.5rem}
 section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:1rem 1.25rem;margin-bottom:1rem}
 h1{font-size:1.35rem;margin:0 0 .75rem}h2{font-size:1.05rem;margin:0 0 .5rem}
-table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem .5rem;border-top:1px solid var(--line);vertical-align:top}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem .5rem;border-top:1px solid var(--line);vertical-align:top}tr:first-child>*{border-top:0}
 th{color:var(--muted);font-weight:500;border-top:0}code{font-size:.9em;background:var(--bg);padding:.05rem .3rem;border-radius:4px}
 .muted{color:var(--muted)}.ok{color:var(--ok)}.bad{color:var(--bad)}
 form{display:inline-block;margin:.25rem .5rem .25rem 0}
@@ -76,7 +76,7 @@ export function homePage(state: HomeState): Response {
   const row = (cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
   const link = (url: string) => `<a href="${escapeHtml(url)}"><code>${escapeHtml(url)}</code></a>`;
   const table = (head: string[], rows: string[], empty: string) =>
-    rows.length ? `<table><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.join('')}</table>` : `<p class="muted">${empty}</p>`;
+    rows.length ? `<table>${head.length ? `<tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>` : ''}${rows.join('')}</table>` : `<p class="muted">${empty}</p>`;
   const endpoints = [
     ['REST API (base URL)', `<code>${escapeHtml(state.baseUrl)}</code>`],
     ['OpenAPI document', link(`${state.baseUrl}/docs/spec`)],
@@ -107,7 +107,7 @@ export function homePage(state: HomeState): Response {
     );
   return page(
     'What this sandbox serves',
-    `<section><h2>Endpoints</h2>${table(['', ''], endpoints, '')}</section>
+    `<section><h2>Endpoints</h2>${table([], endpoints, '')}</section>
 <section><h2>Identity requests in progress</h2>${table(['access_request_code', 'person', 'status', 'created (UTC)'], journeys, 'None open. Create one with POST /identity/request; its redirect_url leads to its journey page.')}</section>
 <section><h2>Sign-ins waiting for the person</h2>${table(['client', 'claims'], signIns, 'None waiting. A sign-in started at the authorize endpoint waits here until the person answers its consent page.')}</section>
 <section><h2>Recent webhook deliveries</h2>${table(['event', 'access_request_code', 'to', 'attempt', 'status'], deliveries, 'None yet. Webhooks go to the URL given with --webhook-url.')}</section>`,
