@@ -9,7 +9,18 @@ const entry = {
   'redis/index': 'src/redis/index.ts',
   'testing/index': 'src/testing/index.ts',
   'testing/msw': 'src/testing/msw.ts',
+  // Not a public entry (the exports map has none): it puts the client in a chunk of its own, so
+  // that `import { ConflictError } from '@acme/identity'` leaves the client and zod out of a bundle.
+  'internal/client': 'src/client/index.ts',
 };
+
+/**
+ * Bundled into every build: zod/mini and openapi-fetch, which no public type names. Imported, zod
+ * loads its 40-odd locale modules (about 50 ms of a cold start) that its tree-shaken copy here
+ * leaves out; see scripts/bench/cold-start.ts. jose and oauth4webapi, whose security fixes users
+ * must be able to take without us, stay dependencies of the ESM build.
+ */
+const bundled = [/^zod(\/|$)/, /^openapi-fetch(\/|$)/];
 
 const common = {
   entry,
@@ -23,14 +34,14 @@ const common = {
 } as const;
 
 export default defineConfig([
-  { ...common, format: ['esm'] },
+  { ...common, format: ['esm'], noExternal: bundled },
   {
     ...common,
     format: ['cjs'],
     // jose and oauth4webapi publish ESM only: a CommonJS `require` of them needs Node's
     // require(esm) (20.19+, 22.12+). Bundled into the CommonJS build, `require('@acme/identity')`
     // works on every Node the package supports, with or without it. The ESM build imports them.
-    noExternal: ['jose', 'oauth4webapi'],
+    noExternal: [...bundled, /^jose(\/|$)/, /^oauth4webapi(\/|$)/],
   },
   {
     // The sandbox command (`bin`): ESM only, it awaits at the top level.

@@ -1,7 +1,7 @@
 /** The last leg of the asynchronous flow: from a verified webhook event to a verified identity. */
-import { decodeJwt } from 'jose';
+import { decodeJwt } from 'jose/jwt/decode';
 import { AcmeIdentityError, IdentityFlowError } from '../errors/index.js';
-import { verifyIdentityResponse, type KeySource, type VerifiedIdentityResponse } from '../sd-jwt/index.js';
+import type { KeySource, VerifiedIdentityResponse } from '../sd-jwt/index.js';
 import type { ApiResult, IdentityResponseRequest } from './client.js';
 import type { Schemas } from './schemas.js';
 import type { RequestOptions } from './options.js';
@@ -59,6 +59,8 @@ export async function verifiedIdentity(
     throw new IdentityFlowError('fetch', `GET /identity/response failed${code}`, cause);
   }
   try {
+    // Loaded on the first verification: a client that never verifies never loads the SD-JWT verifier.
+    const { verifyIdentityResponse } = await import('../sd-jwt/response.js');
     return await verifyIdentityResponse(response, {
       requestCode: identitySessionCode,
       now,

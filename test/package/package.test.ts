@@ -181,6 +181,21 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
     expect((result as { stdout: string }).stdout).toBe('');
   });
 
+  test('an error class alone bundles without the client or zod: each entry carries what it uses', async () => {
+    const bundle = async (contents: string) => {
+      const result = await build({ stdin: { contents, resolveDir: consumer }, bundle: true, minify: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'silent' });
+      return result.outputFiles[0]!.text;
+    };
+    const errorsOnly = await bundle(`export { ConflictError } from '@acme/identity';`);
+    const client = await bundle(`export { AcmeIdentityClient } from '@acme/identity';`);
+    // zod's marker ($ZodType) and the client's own (its User-Agent) are in the client's bundle, not the error's.
+    for (const marker of ['$ZodType', '@acme/identity/']) {
+      expect(client).toContain(marker);
+      expect(errorsOnly).not.toContain(marker);
+    }
+    expect(errorsOnly.length).toBeLessThan(client.length / 10);
+  });
+
   test('the bin answers --help', async () => {
     const { stdout } = await run(join(consumer, 'node_modules/.bin/acme-identity-sandbox'), ['--help']);
     expect(stdout).toContain('--webhook-url');
