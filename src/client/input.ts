@@ -8,7 +8,10 @@ import { InvalidInputError, type InputIssue } from '../errors/index.js';
 import { toBase64 } from '../internal/encoding.js';
 import type { Schemas } from './schemas.js';
 
-/** The body of POST /identity/request, as the SDK takes it. */
+/**
+ * The body of POST /identity/request, as the SDK takes it.
+ * @interface
+ */
 export type IdentityRequestInput = Omit<
   Schemas['IdentityRequestInput'],
   'results_emails' | 'download_email' | 'expiry_hours' | 'claims'

@@ -6,6 +6,12 @@
 import * as z from 'zod/mini';
 import type { components } from '../../generated/schema.js';
 
+/**
+ * The service's data shapes, as its OpenAPI document (`{base_url}/docs/spec`) names them: each
+ * result's `data` is one of them (`Schemas['IdentityRequestCreated']`, …). Generated into
+ * `generated/` by openapi-typescript; listed here field by field.
+ * @interface
+ */
 export type Schemas = components['schemas'];
 
 /** A zod/mini schema whose output is `T`. */
