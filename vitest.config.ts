@@ -14,7 +14,8 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // `npm run mutation` runs each group against its own tests (scripts/mutation.ts).
+    include: process.env['MUTATION_TESTS']?.split(',') ?? ['test/**/*.test.ts'],
     // Every fake service a test creates is held to its OpenAPI document.
     setupFiles: ['test/setup/contract.ts'],
     environment: 'node',

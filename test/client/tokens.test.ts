@@ -118,6 +118,38 @@ describe('token lifecycle', () => {
     expect(tokenRequests(h)).toHaveLength(1);
   });
 
+  test.each([429, 500, 503])('a refresh answered %i is a passing failure: the still-valid token is used, the key pair is not', async (status) => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.clock.now += (900 - 30) * 1000;
+    h.service.injectFault({ kind: 'status', status, path: '/auth/api-token/refresh', times: 3 });
+    await expect(h.client.identityRequests.get(codes, { maxRetries: 0 })).resolves.toBeDefined();
+    expect(refreshRequests(h)).toHaveLength(3); // the refresh, with the renewal's own two retries
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test.each([400, 401, 499])('a refresh answered %i is a refusal: the key pair is used at once', async (status) => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    h.clock.now += (900 - 30) * 1000;
+    h.service.injectFault({ kind: 'status', status, path: '/auth/api-token/refresh' });
+    await expect(h.client.identityRequests.get(codes, { maxRetries: 0 })).resolves.toBeDefined();
+    expect(refreshRequests(h)).toHaveLength(1);
+    expect(tokenRequests(h)).toHaveLength(2);
+  });
+
+  test('an expired token is never sent again after its refresh failed for a passing reason: the call fails with that failure', async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    const reads = () => received(h.service, /^\/identity\/request\/[^/]+\/[^/]+$/).length;
+    h.clock.now += 900_000; // the token's expiry, exactly
+    h.service.injectFault({ kind: 'status', status: 503, path: '/auth/api-token/refresh', times: 3 });
+    const error = await rejection(h.client.identityRequests.get(codes, { maxRetries: 0 }));
+    expect(error).toMatchObject({ status: 503 });
+    expect(reads()).toBe(0);
+    expect(tokenRequests(h)).toHaveLength(1);
+  });
+
   test('clients sharing a token store share one token', async () => {
     const h = await clocked();
     const tokenStore = new MemoryTokenStore();

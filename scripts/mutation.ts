@@ -1,0 +1,101 @@
+/**
+ * Mutation testing (issue #18) with StrykerJS: each group mutates its own modules and runs them
+ * against the tests that exercise them, then one table of the scores against their goals. Message
+ * text (string literals) is left out (stryker.config.mjs says why). Not part of `npm test`: a whole
+ * run takes hours on two cores. Run it before a release, or a group after changing its modules.
+ *
+ *   npm run mutation                      every group
+ *   npm run mutation -- webhooks sd-jwt   the groups named
+ *   npm run mutation -- --incremental     only what changed since the last run (.stryker/<group>.json)
+ *
+ * Reports: .tmp/mutation/<group>.html (survivors with their diffs) and .json. Exits 1 when a group
+ * is under its goal. Survivors that cannot change behaviour are listed in stryker.equivalent.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+interface Group {
+  name: string;
+  mutate: string[];
+  tests: string[];
+  /** Minimum mutation score, in percent. */
+  goal: number;
+}
+
+const GROUPS: Group[] = [
+  { name: 'webhooks', mutate: ['src/webhooks/**/*.ts'], tests: ['test/webhooks/**/*.test.ts'], goal: 90 },
+  { name: 'sd-jwt', mutate: ['src/sd-jwt/**/*.ts', 'src/internal/jws.ts'], tests: ['test/sd-jwt/**/*.test.ts', 'test/internal/**/*.test.ts'], goal: 90 },
+  { name: 'client', mutate: ['src/client/transport.ts', 'src/client/tokens.ts'], tests: ['test/client/**/*.test.ts'], goal: 85 },
+  { name: 'oidc', mutate: ['src/oidc/**/*.ts'], tests: ['test/oidc/**/*.test.ts'], goal: 85 },
+  { name: 'claims', mutate: ['src/claims/**/*.ts'], tests: ['test/client/identity-requests.test.ts', 'test/oidc/flow.test.ts', 'test/sd-jwt/**/*.test.ts'], goal: 85 },
+];
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const OUT = `${ROOT}.tmp/mutation/`;
+const args = process.argv.slice(2);
+const incremental = args.includes('--incremental');
+const named = args.filter((a) => !a.startsWith('--'));
+const unknown = named.filter((n) => !GROUPS.some((g) => g.name === n));
+if (unknown.length) {
+  console.error(`unknown group ${unknown.join(', ')}: the groups are ${GROUPS.map((g) => g.name).join(', ')}`);
+  process.exit(2);
+}
+const chosen = GROUPS.filter((g) => named.length === 0 || named.includes(g.name));
+mkdirSync(OUT, { recursive: true });
+
+interface Row {
+  group: string;
+  killed: number;
+  survived: number;
+  noCoverage: number;
+  timeout: number;
+  score: number;
+  goal: number;
+}
+
+/** The score as Stryker counts it: detected (killed, timed out) over the mutants that ran or had no test. */
+function rowOf(group: Group): Row {
+  const report = JSON.parse(readFileSync(`${OUT}${group.name}.json`, 'utf8')) as { files: Record<string, { mutants: { status: string }[] }> };
+  const count: Record<string, number> = {};
+  for (const file of Object.values(report.files)) for (const m of file.mutants) count[m.status] = (count[m.status] ?? 0) + 1;
+  const killed = count['Killed'] ?? 0;
+  const timeout = count['Timeout'] ?? 0;
+  const survived = count['Survived'] ?? 0;
+  const noCoverage = count['NoCoverage'] ?? 0;
+  const valid = killed + timeout + survived + noCoverage;
+  return { group: group.name, killed, survived, noCoverage, timeout, score: valid ? (100 * (killed + timeout)) / valid : 100, goal: group.goal };
+}
+
+for (const group of chosen) {
+  const config = `${OUT}${group.name}.config.mjs`;
+  writeFileSync(
+    config,
+    `import base from ${JSON.stringify(`${ROOT}stryker.config.mjs`)};
+export default {
+  ...base,
+  mutate: ${JSON.stringify(group.mutate)},
+  htmlReporter: { fileName: ${JSON.stringify(`.tmp/mutation/${group.name}.html`)} },
+  jsonReporter: { fileName: ${JSON.stringify(`.tmp/mutation/${group.name}.json`)} },
+  incremental: ${incremental},
+  incrementalFile: ${JSON.stringify(`.stryker/${group.name}.json`)},
+};
+`,
+  );
+  console.log(`\n▶ ${group.name}: mutating ${group.mutate.join(', ')} against ${group.tests.join(', ')}`);
+  const run = spawnSync('npx', ['stryker', 'run', config], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: group.tests.join(',') } });
+  if (run.status !== 0 || !existsSync(`${OUT}${group.name}.json`)) {
+    console.error(`stryker failed for ${group.name} (exit ${run.status})`);
+    process.exit(1);
+  }
+}
+
+const rows = chosen.filter((g) => existsSync(`${OUT}${g.name}.json`)).map(rowOf);
+const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+console.log(`\n${line(['group', 'killed', 'timed out', 'survived', 'no coverage', 'score', 'goal', ''])}`);
+console.log(line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---']));
+for (const r of rows) {
+  console.log(line([r.group, r.killed, r.timeout, r.survived, r.noCoverage, `${r.score.toFixed(1)}%`, `${r.goal}%`, r.score >= r.goal ? 'met' : 'NOT met']));
+}
+console.log(`\nreports: .tmp/mutation/<group>.html`);
+process.exit(rows.every((r) => r.score >= r.goal) ? 0 : 1);
