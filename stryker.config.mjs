@@ -17,5 +17,7 @@ export default {
   reporters: ['html', 'json', 'clear-text', 'progress'],
   incremental: false,
   tempDirName: '.tmp/stryker-tmp',
+  // What the sandboxes need not copy: outputs, reports, screenshots, the smoke-test runtimes.
+  ignorePatterns: ['.tmp', 'dist', 'docs', 'coverage', 'scripts/runtimes', 'scripts/bench/cold-start', '*.tgz'],
   cleanTempDir: 'always',
 };

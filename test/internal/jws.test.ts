@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
-import { base64urlBytes, importVerifyKey, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
+import { base64urlBytes, importVerifyKey, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
 import { ASYMMETRIC_ALGORITHMS } from '../../src/sd-jwt/jwks.js';
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
@@ -75,6 +75,24 @@ describe('JWS signatures with Web Crypto', () => {
     await expect(importVerifyKey({ ...jwk, use: 'enc' }, 'RS256')).rejects.toThrow();
     const ec = await signed('ES256');
     await expect(importVerifyKey(ec.jwk, 'ES384')).rejects.toThrow();
+  });
+
+  test('the key fit: a key that fails only one condition (kty, crv, kid, alg, use) is not picked', () => {
+    const rsa = { kty: 'RSA', n: 'AQAB', e: 'AQAB', kid: 'k1', alg: 'RS256', use: 'sig' };
+    const ec = { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA', kid: 'e1' };
+    expect(jwkFits(rsa, 'RS256', 'k1')).toBe(true);
+    expect(jwkFits(rsa, 'RS256', undefined)).toBe(true); // no kid in the token: any fitting key
+    expect(jwkFits({ kty: 'RSA', kid: 'k1' }, 'PS256', 'k1')).toBe(true); // no alg, no use: fits any RSA algorithm
+    expect(jwkFits(rsa, 'PS256', 'k1')).toBe(false); // its alg says RS256 only
+    expect(jwkFits({ ...rsa, kty: 'EC' }, 'RS256', 'k1')).toBe(false);
+    expect(jwkFits({ ...rsa, crv: 'P-256' }, 'RS256', 'k1')).toBe(false);
+    expect(jwkFits(rsa, 'RS256', 'k2')).toBe(false);
+    expect(jwkFits({ ...rsa, alg: 'RS384' }, 'RS256', 'k1')).toBe(false);
+    expect(jwkFits({ ...rsa, use: 'enc' }, 'RS256', 'k1')).toBe(false);
+    expect(jwkFits(ec, 'ES256', 'e1')).toBe(true);
+    expect(jwkFits({ ...ec, crv: 'P-384' }, 'ES256', 'e1')).toBe(false);
+    expect(jwkFits(ec, 'ES384', 'e1')).toBe(false);
+    expect(jwkFits(ec, 'HS256', 'e1')).toBe(false);
   });
 
   test('base64url only: padding, + and / are refused', () => {

@@ -5,6 +5,8 @@ import { credentialInput, harness, received, rejection } from '../helpers.js';
 
 const DISCOVERY = /^\/\.well-known\/openid-configuration$/;
 const JWKS = /^\/oauth\/oidc\/jwks$/;
+/** The issuer a discovery URL belongs to. */
+const ISSUER_OF = (url: string) => url.replace(/\/\.well-known\/openid-configuration$/, '');
 
 /** A credential JWT signed by the fake's current key, as the credential API issues them. */
 async function credentialJwt(h: Awaited<ReturnType<typeof harness>>) {
@@ -63,6 +65,35 @@ describe('remoteJwks', () => {
     const error = await rejection(verifySdJwt(jwt, { keys: wrong, requiredClaims: [] }));
     expect(error).toBeInstanceOf(JwksError);
     expect((error as JwksError).code).toBe('ERR_JWKS');
+  });
+
+  test('the key set is used for maxAgeMs, and fetched again once older, not before', async () => {
+    let clock = Date.now();
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const keys = remoteJwks(h.service.authUrl, { now: () => clock, maxAgeMs: 60_000 });
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    clock += 60_000;
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    expect(received(h.service, JWKS)).toHaveLength(1);
+    clock += 1;
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    expect(received(h.service, JWKS)).toHaveLength(2);
+  });
+
+  test.each([
+    ['discovery answering 500', (url: string) => (url.includes('well-known') ? new Response('oops', { status: 500 }) : undefined), /HTTP 500/],
+    ['the JWKS answering 404', (url: string) => (url.includes('jwks') ? new Response('no', { status: 404 }) : undefined), /HTTP 404/],
+    ['discovery that is not JSON', (url: string) => (url.includes('well-known') ? new Response('<html>', { status: 200 }) : undefined), /not JSON/],
+    ['the JWKS not JSON', (url: string) => (url.includes('jwks') ? new Response('<html>', { status: 200 }) : undefined), /not JSON/],
+    ['discovery without jwks_uri', (url: string) => (url.includes('well-known') ? Response.json({ issuer: ISSUER_OF(url) }) : undefined), /no jwks_uri/],
+  ] as const)('%s is a JwksError saying so', async (_name, answer, message) => {
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const keys = remoteJwks(h.service.authUrl, { fetch: async (url, init) => answer(url) ?? h.service.fetch(new Request(url, init)) });
+    const error = await rejection(verifySdJwt(jwt, { keys, requiredClaims: [] }));
+    expect(error).toBeInstanceOf(JwksError);
+    expect((error as JwksError).message).toMatch(message);
   });
 
   test('an unreachable JWKS is a JwksError, not a crash', async () => {

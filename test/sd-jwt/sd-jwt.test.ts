@@ -247,4 +247,43 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     for (const kbJwt of cases) expect(await refusal(presented + kbJwt, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
   });
+
+  test('iat on both sides of its bounds: no later than now (plus tolerance), no older than maxAgeSeconds (300 by default)', async () => {
+    const { presented, kb } = await withHolder();
+    const verify = async (iat: number, extra: { clockToleranceSeconds?: number; maxAgeSeconds?: number } = {}) => {
+      const { maxAgeSeconds, ...rest } = extra;
+      const keyBinding = { ...expectations.keyBinding, ...(maxAgeSeconds !== undefined ? { maxAgeSeconds } : {}) };
+      return verifySdJwt(presented + (await kb({ iat })), { ...at(issuer.keys), ...rest, keyBinding }).then(
+        () => 'accepted',
+        (error: SdJwtVerificationError) => error.code,
+      );
+    };
+    expect(await verify(NOW)).toBe('accepted');
+    expect(await verify(NOW + 1)).toBe('ERR_SD_JWT_KEY_BINDING');
+    expect(await verify(NOW + 5, { clockToleranceSeconds: 5 })).toBe('accepted');
+    expect(await verify(NOW + 6, { clockToleranceSeconds: 5 })).toBe('ERR_SD_JWT_KEY_BINDING');
+    expect(await verify(NOW - 300)).toBe('accepted');
+    expect(await verify(NOW - 301)).toBe('ERR_SD_JWT_KEY_BINDING');
+    expect(await verify(NOW - 60, { maxAgeSeconds: 60 })).toBe('accepted');
+    expect(await verify(NOW - 61, { maxAgeSeconds: 60 })).toBe('ERR_SD_JWT_KEY_BINDING');
+    expect(await verify('1700000000' as unknown as number)).toBe('ERR_SD_JWT_KEY_BINDING');
+  });
+});
+
+describe('verifySdJwt: JWS rules', () => {
+  test('rejects a JWS that asks for a crit extension (RFC 7515 §4.1.11), even one its signer understood', async () => {
+    const jwt = await new SignJWT({ iss: ISSUER, exp: NOW + 60 })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1', crit: ['acme-ext'], 'acme-ext': true } as { alg: string })
+      .sign(issuer.privateKey, { crit: { 'acme-ext': true } });
+    expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_ALG_NOT_ALLOWED');
+    // The same token without crit verifies: the refusal is the extension's.
+    const plain = await issuer.sign({ iss: ISSUER, exp: NOW + 60 });
+    await expect(verifySdJwt(`${plain}~`, at(issuer.keys))).resolves.toBeDefined();
+  });
+
+  test.each(['exp', 'nbf', 'iat'])('a %s that is not a number is malformed, never skipped', async (claim) => {
+    // A string exp in the past: read as a string, the expiry check would not run at all.
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60, [claim]: String(NOW - 3600) });
+    expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_MALFORMED');
+  });
 });
