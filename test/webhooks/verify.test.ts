@@ -194,6 +194,32 @@ describe('createWebhookVerifier: refuses', () => {
     await expect(webhooks.verify(body, { 'x-webhook-signature': good() })).resolves.toBeDefined();
   });
 
+  test('MemoryReplayStore: an entry lasts until its time exactly, and past maxEntries the oldest is forgotten first', () => {
+    let clock = 1_000_000;
+    const store = new MemoryReplayStore({ now: () => clock, maxEntries: 2 });
+    expect(store.claim('a', 10)).toBe('claimed');
+    clock += 9_999;
+    expect(store.claim('a', 10)).toBe('processing');
+    clock += 1; // the lease's end: over
+    expect(store.claim('a', 10)).toBe('claimed');
+    store.complete('a', 60);
+    clock += 59_999;
+    expect(store.claim('a', 10)).toBe('done');
+    clock += 1;
+    expect(store.claim('a', 10)).toBe('claimed');
+    // a (claimed just now), then b and c: the store holds two, so a, the oldest, goes.
+    expect(store.claim('b', 10)).toBe('claimed');
+    expect(store.claim('c', 10)).toBe('claimed');
+    expect(store.claim('b', 10)).toBe('processing');
+    // Completing b makes it the newest: c is the oldest now, and goes when d comes.
+    store.complete('b', 60);
+    expect(store.claim('d', 10)).toBe('claimed');
+    expect(store.claim('b', 10)).toBe('done');
+    expect(store.claim('c', 10)).toBe('claimed');
+    // a was forgotten when c came.
+    expect(store.claim('a', 10)).toBe('claimed');
+  });
+
   test('replayTtlSeconds and processingLeaseSeconds must be above 0', () => {
     for (const value of [0, -1, NaN, Infinity]) {
       expect(() => verifier({ processingLeaseSeconds: value })).toThrow(/processingLeaseSeconds/);
@@ -250,5 +276,66 @@ describe('property: no single-byte change verifies', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('createWebhookVerifier: each limit on both sides', () => {
+  const body = payload();
+  const signature = () => hmac(body).digest('hex');
+  const outcome = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'accepted',
+      (error: WebhookVerificationError) => error.code,
+    );
+
+  test('maxBodyBytes: a body of exactly that many bytes is read; one more is refused', async () => {
+    const size = new TextEncoder().encode(body).length;
+    expect(await outcome(verifier({ maxBodyBytes: size, replayStore: false }).verify(body, { 'x-webhook-signature': signature() }))).toBe('accepted');
+    expect(await outcome(verifier({ maxBodyBytes: size - 1, replayStore: false }).verify(body, { 'x-webhook-signature': signature() }))).toBe(
+      'ERR_WEBHOOK_BODY_TOO_LARGE',
+    );
+  });
+
+  test('a declared Content-Length is refused before reading only above maxBodyBytes, and only when it is a number', async () => {
+    const size = new TextEncoder().encode(body).length;
+    const request = (contentLength: string) =>
+      new Request('https://rp.example/webhooks', { method: 'POST', body, headers: { 'content-length': contentLength, 'x-webhook-signature': signature() } });
+    expect(await outcome(verifier({ maxBodyBytes: size, replayStore: false }).verifyRequest(request(String(size))))).toBe('accepted');
+    expect(await outcome(verifier({ maxBodyBytes: size - 1, replayStore: false }).verifyRequest(request(String(size))))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+  });
+
+  test('toleranceSeconds: a timestamp exactly that far either way is accepted; one second more is refused', async () => {
+    const now = 1_800_000_000;
+    const options = { timestamp: { header: 'x-webhook-timestamp', toleranceSeconds: 300 }, now: () => now * 1000, replayStore: false as const };
+    const at = (stamp: number | string) =>
+      outcome(verifier(options).verify(body, { 'x-webhook-signature': hmac(`${stamp}.${body}`).digest('hex'), 'x-webhook-timestamp': String(stamp) }));
+    expect(await at(now - 300)).toBe('accepted');
+    expect(await at(now + 300)).toBe('accepted');
+    expect(await at(now - 301)).toBe('ERR_WEBHOOK_TIMESTAMP');
+    expect(await at(now + 301)).toBe('ERR_WEBHOOK_TIMESTAMP');
+    // Not UNIX seconds: refused for its form, never compared (NaN would pass a tolerance test).
+    for (const stamp of [`${now}.5`, `${now}x`, ` ${now}`, `-${now}`, '1e9', 'NaN', `${now}000000`]) {
+      expect(await at(stamp), stamp).toBe('ERR_WEBHOOK_TIMESTAMP');
+    }
+  });
+
+  test('minSecretBytes: a secret of exactly that length is taken; one byte shorter is refused', () => {
+    expect(() => createWebhookVerifier({ secret: 'x'.repeat(16) })).not.toThrow();
+    expect(() => createWebhookVerifier({ secret: 'x'.repeat(15) })).toThrow(ConfigurationError);
+    expect(() => createWebhookVerifier({ secret: new Uint8Array(24), minSecretBytes: 24 })).not.toThrow();
+    expect(() => createWebhookVerifier({ secret: new Uint8Array(23), minSecretBytes: 24 })).toThrow(ConfigurationError);
+  });
+
+  test('the signature forms are anchored: garbage before or after a valid signature is refused', async () => {
+    const hex = signature();
+    const b64 = hmac(body).digest('base64');
+    for (const header of [`x${hex}`, `${hex}x`, `sha256=${hex}!`, `!sha256=${hex}`, `${b64}==x`, `x${b64}`, `sha256=${hex} extra`]) {
+      const code = await outcome(verifier({ replayStore: false }).verify(body, { 'x-webhook-signature': header }));
+      expect(code, header).not.toBe('accepted');
+    }
+    // The bare forms themselves are accepted, so the refusals above are the garbage's.
+    for (const header of [hex, `sha256=${hex}`, b64]) {
+      expect(await outcome(verifier({ replayStore: false }).verify(body, { 'x-webhook-signature': header })), header).toBe('accepted');
+    }
   });
 });
