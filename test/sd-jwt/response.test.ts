@@ -10,7 +10,7 @@ import {
 } from '../../src/sd-jwt/index.js';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, rejection } from '../helpers.js';
-import { digest } from './issuer.js';
+import { digest, disclosure } from './issuer.js';
 
 const CLAIMS: IdentityRequestInput['claims'] = [
   'acmeidentity.name',
@@ -242,5 +242,63 @@ describe('readClaim', () => {
       expect((error as ClaimDecodeError).claim).toBe(key);
       expect((error as ClaimDecodeError).message).not.toContain(String(value));
     }
+  });
+});
+
+describe('verifyIdentityResponse: the envelope against the signed credential', () => {
+  const SIGNED: IdentityRequestInput['claims'] = ['acmeidentity.name', 'sanctionscheck.matches', 'acmeidentity.credential'];
+  const VALUES = { 'sanctionscheck.matches': [{ list: 'un', score: 0.9, names: ['J. Citizen'] }], 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' } };
+
+  test('a claim only the envelope carries (its digest added to the unsigned _sd) is not proven: requireSignature refuses, and proof says digests', async () => {
+    const { response, options } = await fetched(SIGNED, {}, VALUES);
+    const extra = disclosure('salt-x', 'acmeidentity.given_name', 'Mallory');
+    const forged = tampered(response, (d) => {
+      (d['disclosures'] as unknown[]).push({ claim: 'acmeidentity.given_name', salt: 'salt-x', value: 'Mallory' });
+      (d['_sd'] as string[]).push(digest(extra));
+    });
+    const verified = await verifyIdentityResponse(forged, options);
+    expect(verified.proof).toBe('digests');
+    expect(verified.signedClaims).toEqual(['acmeidentity.name', 'sanctionscheck.matches']);
+    const error = await rejection(verifyIdentityResponse(forged, { ...options, requireSignature: true }));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_SIGNATURE_REQUIRED', message: expect.stringContaining('some claims are not in a signed credential_jwt') });
+    // Untouched, the same response is proven by the signature.
+    expect((await verifyIdentityResponse(response, { ...options, requireSignature: true })).proof).toBe('signature');
+  });
+
+  test('a signed disclosure renamed in the envelope is an envelope mismatch', async () => {
+    const { response, options } = await fetched(SIGNED, {}, VALUES);
+    const forged = tampered(response, (d) => {
+      const first = (d['disclosures'] as { claim: string }[]).find((x) => x.claim === 'acmeidentity.name')!;
+      first.claim = 'acmeidentity.family_name';
+    });
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+  });
+
+  test.each([
+    ['a nested object field', (v: Record<string, unknown>) => ((v['acmeidentity.name'] as Record<string, unknown>)['last_name'] = 'Mallory')],
+    ['an extra object field', (v: Record<string, unknown>) => ((v['acmeidentity.name'] as Record<string, unknown>)['middle_name'] = 'X')],
+    ['a number deep in an array', (v: Record<string, unknown>) => (((v['sanctionscheck.matches'] as Record<string, unknown>[])[0]!)['score'] = 0.1)],
+    ['a string deep in an array', (v: Record<string, unknown>) => (((v['sanctionscheck.matches'] as { names: string[] }[])[0]!).names[0] = 'M. Allory')],
+    ['an array made longer', (v: Record<string, unknown>) => (v['sanctionscheck.matches'] as unknown[]).push({ list: 'eu' })],
+    ['an array turned into an object', (v: Record<string, unknown>) => (v['sanctionscheck.matches'] = { 0: (v['sanctionscheck.matches'] as unknown[])[0] })],
+  ])('an envelope value that differs from the signed one in %s only is an envelope mismatch', async (_name, change) => {
+    const { response, options } = await fetched(SIGNED, {}, VALUES);
+    const forged = tampered(response, (d) => {
+      const values: Record<string, unknown> = {};
+      for (const x of d['disclosures'] as { claim: string; value: unknown }[]) values[x.claim] = x.value;
+      change(values);
+      for (const x of d['disclosures'] as { claim: string; value: unknown }[]) x.value = values[x.claim];
+    });
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+    await expect(verifyIdentityResponse(response, options)).resolves.toHaveProperty('proof', 'signature');
+  });
+
+  test('issuer and algorithms are held to the credential_jwt: another issuer, or an algorithm not allowed, is refused', async () => {
+    const { response, options } = await fetched(SIGNED, {}, VALUES);
+    await expect(verifyIdentityResponse(response, { ...options, issuer: options.keys.issuer! })).resolves.toHaveProperty('proof', 'signature');
+    const otherIssuer = await rejection(verifyIdentityResponse(response, { ...options, issuer: 'https://other.example' }));
+    expect(otherIssuer).toBeInstanceOf(SdJwtVerificationError);
+    const otherAlgorithm = await rejection(verifyIdentityResponse(response, { ...options, algorithms: ['ES256'] }));
+    expect(otherAlgorithm).toMatchObject({ code: 'ERR_SD_JWT_ALG_NOT_ALLOWED' });
   });
 });
