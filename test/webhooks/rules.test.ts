@@ -1,0 +1,227 @@
+/**
+ * The webhook verifier's smaller rules, each pinned by a case that breaks only it (found by
+ * mutation testing, #18): how headers are read, how signature headers are split and decoded, how
+ * a streamed body is read, what a refusal carries and logs, and what the receiver answers.
+ */
+import { createHmac } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { ConfigurationError, InvalidInputError } from '../../src/index.js';
+import {
+  WebhookVerificationError,
+  createWebhookReceiver,
+  createWebhookVerifier,
+  type WebhookErrorCode,
+  type WebhookVerifierOptions,
+} from '../../src/webhooks/index.js';
+import { rejection } from '../helpers.js';
+
+const SECRET = 'whsec_rules_0123456789abcdef0123';
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2lnbmF0dXJl';
+const BODY = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: TOKEN });
+const mac = (body: string | Uint8Array, algorithm = 'sha256') => createHmac(algorithm, SECRET).update(body);
+const HEX = mac(BODY).digest('hex');
+
+const verifier = (options: Partial<WebhookVerifierOptions> = {}) => createWebhookVerifier({ secret: SECRET, replayStore: false, ...options });
+
+/** The code a verification ends with, or 'accepted'. */
+const outcome = (promise: Promise<unknown>): Promise<WebhookErrorCode | 'accepted'> =>
+  promise.then(
+    () => 'accepted',
+    (error: unknown) => {
+      if (error instanceof WebhookVerificationError) return error.code;
+      throw error;
+    },
+  );
+
+describe('webhooks: reading headers given as a plain object', () => {
+  test('the name is matched whatever its case; undefined values and other headers are passed over', async () => {
+    const headers = { 'content-type': 'application/json', 'X-Webhook-Signature': HEX, 'x-other': undefined };
+    expect(await outcome(verifier().verify(BODY, headers))).toBe('accepted');
+  });
+
+  test('non-string entries of an array value are dropped; an array with none left is no header', async () => {
+    expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': [7 as never, HEX] }))).toBe('accepted');
+    expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': [] }))).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+    expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': [7 as never] }))).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+  });
+});
+
+describe('webhooks: the signature header', () => {
+  test('separators around and between the entries are not entries', async () => {
+    for (const header of [` ${HEX}`, `${HEX} `, `,${HEX},`, `sha256=${HEX},  ,sha256=${'0'.repeat(64)}`]) {
+      expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': header })), header).toBe('accepted');
+    }
+  });
+
+  test('a header of separators only carries no signature', async () => {
+    expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': ' , ,' }))).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+  });
+
+  test('more entries than maxSignatures is refused before any is checked, even when one of them matches', async () => {
+    // Base64 entries are short enough to pass the header's length bound, so the count is what refuses.
+    const other = Buffer.alloc(32).toString('base64');
+    const b64 = mac(BODY).digest('base64');
+    expect(await outcome(verifier({ maxSignatures: 2 }).verify(BODY, { 'x-webhook-signature': `${other},${other},${b64}` }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect(await outcome(verifier({ maxSignatures: 2 }).verify(BODY, { 'x-webhook-signature': `${other},${b64}` }))).toBe('accepted');
+  });
+
+  test('a header exactly as long as maxSignatures entries can be is read; one character more is refused unread', async () => {
+    // Each entry is at most "sha256=" and 64 hex digits, and two separators: 73 characters.
+    const exact = `sha256=${HEX}`.padEnd(73, ' ');
+    expect(await outcome(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': exact }))).toBe('accepted');
+    expect(await outcome(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': `${exact} ` }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+
+  test('a signature that is neither hex nor base64 is malformed, not a crash: both forms are anchored at each end', async () => {
+    const b64 = mac(BODY).digest('base64');
+    const malformed = ['sha256=!!!!', 'sha256=zz', `sha256=${'g'.repeat(64)}`, '%%%', `g${HEX.slice(1)}`, `${HEX.slice(0, -1)}g`, `!${b64.slice(1)}`, `${b64}!`];
+    for (const header of malformed) {
+      expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': header })), header).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    }
+  });
+
+  test('base64 with its padding, or without, and base64url: SHA-512 needs two padding characters', async () => {
+    const padded = mac(BODY, 'sha512').digest('base64');
+    expect(padded.endsWith('==')).toBe(true);
+    for (const header of [padded, padded.replace(/=+$/, ''), mac(BODY, 'sha512').digest('base64url')]) {
+      expect(await outcome(verifier({ algorithm: 'SHA-512' }).verify(BODY, { 'x-webhook-signature': header })), header).toBe('accepted');
+    }
+  });
+});
+
+describe('webhooks: a body read from a Web request', () => {
+  const streamed = (chunks: string[], headers: Record<string, string> = {}) => {
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+        controller.close();
+      },
+    });
+    return new Request('https://rp.example/webhooks', { method: 'POST', body, duplex: 'half', headers: { 'x-webhook-signature': HEX, ...headers } } as RequestInit);
+  };
+  const thirds = [BODY.slice(0, 10), BODY.slice(10, 60), BODY.slice(60)];
+
+  test('a body in several chunks is put together in order', async () => {
+    expect(await outcome(verifier().verifyRequest(streamed(thirds)))).toBe('accepted');
+  });
+
+  test('without Content-Length, a body of exactly maxBodyBytes is read; one byte more is refused', async () => {
+    const size = new TextEncoder().encode(BODY).length;
+    expect(await outcome(verifier({ maxBodyBytes: size }).verifyRequest(streamed(thirds)))).toBe('accepted');
+    expect(await outcome(verifier({ maxBodyBytes: size - 1 }).verifyRequest(streamed(thirds)))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+  });
+
+  test('a Content-Length that is not a decimal number is not trusted either way: the body is read, within the limit', async () => {
+    const size = new TextEncoder().encode(BODY).length;
+    for (const declared of ['1e9', '0x7fffffff', ' 99999999x']) {
+      expect(await outcome(verifier({ maxBodyBytes: size }).verifyRequest(streamed(thirds, { 'content-length': declared }))), declared).toBe('accepted');
+    }
+  });
+
+  test('anything but a Request is refused as input, naming it', async () => {
+    const error = await rejection(verifier().verifyRequest({ headers: {}, body: BODY } as never));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).issues).toEqual([{ field: 'request', message: expect.any(String) }]);
+  });
+});
+
+describe('webhooks: what a refusal carries', () => {
+  test('bytes that are not UTF-8 are refused even when signed, with the decoding error as the cause', async () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode(BODY.slice(0, -2)), 0xff, 0x22, 0x7d]);
+    const error = await rejection(verifier().verify(bytes, { 'x-webhook-signature': mac(bytes).digest('hex') }));
+    expect(error).toMatchObject({ code: 'ERR_WEBHOOK_PAYLOAD' });
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+  });
+
+  test('signed text that is not JSON is a payload refusal whose cause is the parse error', async () => {
+    const error = await rejection(verifier().verify('not json', { 'x-webhook-signature': mac('not json').digest('hex') }));
+    expect(error).toMatchObject({ code: 'ERR_WEBHOOK_PAYLOAD' });
+    expect((error as Error).cause).toBeInstanceOf(SyntaxError);
+  });
+
+  test('a refusal with no underlying error has no cause at all', async () => {
+    const error = await rejection(verifier().verify(BODY, { 'x-webhook-signature': '0'.repeat(64) }));
+    expect(error).toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+    expect('cause' in (error as object)).toBe(false);
+  });
+
+  test('a payload refusal names the fields at fault, or (body) when the body is not an object', async () => {
+    const missing = JSON.stringify({ event: 'approved', access_request_code: 'arc_1' });
+    const error = await rejection(verifier().verify(missing, { 'x-webhook-signature': mac(missing).digest('hex') }));
+    expect((error as Error).message).toMatch(/\(access_token\)$/);
+    const list = await rejection(verifier().verify('[1]', { 'x-webhook-signature': mac('[1]').digest('hex') }));
+    expect((list as Error).message).toMatch(/\(\(body\)\)$/);
+  });
+
+  test('a token with anything before or after its three parts is not an access_token', async () => {
+    for (const token of [` ${TOKEN}`, `${TOKEN} `, `!${TOKEN}`, `${TOKEN}.x`, `${TOKEN}\n`]) {
+      const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: token });
+      expect(await outcome(verifier().verify(body, { 'x-webhook-signature': mac(body).digest('hex') })), JSON.stringify(token)).toBe('ERR_WEBHOOK_PAYLOAD');
+    }
+  });
+
+  test('deliveryId is an enumerable field of the event; the access token is not', async () => {
+    const event = await createWebhookVerifier({ secret: SECRET }).verify(BODY, { 'x-webhook-signature': HEX });
+    expect(Object.keys(event)).toContain('deliveryId');
+    expect(Object.keys(event)).not.toContain('accessToken');
+    expect(event.deliveryId).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+  });
+
+  test('refusals are logged by their code only: a signature mismatch at warn, the others at info', async () => {
+    const lines: { level: string; message: string; fields: unknown }[] = [];
+    const logger = Object.fromEntries(['debug', 'info', 'warn', 'error'].map((level) => [level, (message: string, fields: unknown) => lines.push({ level, message, fields })]));
+    const logging = verifier({ logger: logger as never, logLevel: 'info' });
+    await rejection(logging.verify(BODY, { 'x-webhook-signature': '0'.repeat(64) }));
+    await rejection(logging.verify('', { 'x-webhook-signature': HEX }));
+    expect(lines).toEqual([
+      { level: 'warn', message: expect.stringContaining('ERR_WEBHOOK_SIGNATURE'), fields: { code: 'ERR_WEBHOOK_SIGNATURE' } },
+      { level: 'info', message: expect.stringContaining('ERR_WEBHOOK_EMPTY_BODY'), fields: { code: 'ERR_WEBHOOK_EMPTY_BODY' } },
+    ]);
+  });
+});
+
+describe('webhooks: configuration', () => {
+  test('an algorithm other than SHA-256, SHA-384 or SHA-512 is refused, naming algorithm', () => {
+    for (const algorithm of ['SHA-1', 'sha256', 'MD5', 'toString']) {
+      const error = (() => {
+        try {
+          verifier({ algorithm: algorithm as never });
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error, algorithm).toBeInstanceOf(ConfigurationError);
+      expect(error).toMatchObject({ option: 'algorithm' });
+    }
+  });
+
+  test('no secret at all is refused as such, and a short one is named by its place in the list', () => {
+    expect(() => createWebhookVerifier({ secret: [] })).toThrow(expect.objectContaining({ option: 'secret', message: expect.stringContaining('at least one') }));
+    expect(() => createWebhookVerifier({ secret: [SECRET, 'short'] })).toThrow(/secret 2 is shorter than 16 bytes/);
+    expect(() => createWebhookVerifier({ secret: [SECRET, 42 as never] })).toThrow(/secret 2 must be a string or a Uint8Array/);
+  });
+});
+
+describe('webhooks: what the receiver answers a Web request', () => {
+  const receiver = (handler: () => Promise<void> = async () => undefined) => createWebhookReceiver(verifier(), handler);
+  const request = (signature = HEX) => new Request('https://rp.example/webhooks', { method: 'POST', body: BODY, headers: { 'x-webhook-signature': signature } });
+
+  test('200 with {received: true} when processed', async () => {
+    const response = await receiver().fetch(request());
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true });
+  });
+
+  test('400 with the refusal code; 500 with ERR_HANDLER when the handler throws', async () => {
+    const refused = await receiver().fetch(request('0'.repeat(64)));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: 'ERR_WEBHOOK_SIGNATURE' });
+    const failed = await receiver(async () => {
+      throw new Error('database down');
+    }).fetch(request());
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toEqual({ error: 'ERR_HANDLER' });
+  });
+});
