@@ -127,6 +127,13 @@ describe('webhooks: a body read from a Web request', () => {
 });
 
 describe('webhooks: what a refusal carries', () => {
+  test('a body that is neither text, bytes nor an object (a number, a boolean) is no body, not a parsed one', async () => {
+    for (const body of [42, true]) {
+      expect(await outcome(verifier().verify(body as never, { 'x-webhook-signature': HEX })), String(body)).toBe('ERR_WEBHOOK_EMPTY_BODY');
+    }
+    expect(await outcome(verifier().verify({ event: 'approved' } as never, { 'x-webhook-signature': HEX }))).toBe('ERR_WEBHOOK_PARSED_BODY');
+  });
+
   test('bytes that are not UTF-8 are refused even when signed, with the decoding error as the cause', async () => {
     const bytes = new Uint8Array([...new TextEncoder().encode(BODY.slice(0, -2)), 0xff, 0x22, 0x7d]);
     const error = await rejection(verifier().verify(bytes, { 'x-webhook-signature': mac(bytes).digest('hex') }));
