@@ -1,0 +1,141 @@
+/**
+ * The claim rules of `src/claims/` on their own: the key form, which credentials may be essential,
+ * a claims request in either form, and the decoders `readClaim` applies to the values the spec
+ * calls out. (The client and the OIDC helper apply the same rules before sending; their tests show
+ * the service agrees.)
+ */
+import { describe, expect, test } from 'vitest';
+import { ClaimDecodeError, InvalidInputError, OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from '../../src/index.js';
+
+const fields = (claims: unknown, supported?: readonly string[]) => claimsIssues(claims, supported && new Set(supported)).map((i) => i.field);
+const messages = (claims: unknown, supported?: readonly string[]) => claimsIssues(claims, supported && new Set(supported)).map((i) => i.message);
+
+describe('claim keys: their form, without the live list', () => {
+  test.each(['acmeidentity.name', 'sanctionscheck.is_pep', 'document.passport.travel_document_number', 'a-b_c.D9'])('%s is a key', (key) => {
+    expect(claimsIssues([key])).toEqual([]);
+  });
+
+  test.each([
+    ['name', /must be \{credential\}\.\{field\}/],
+    ['acmeidentity.name.first', /must be \{credential\}\.\{field\}/],
+    ['document.passport', /document\.\{doc_type\}\.\{field\}/],
+    ['document.passport.a.b', /document\.\{doc_type\}\.\{field\}/],
+    ['acmeidentity..name', /letters, digits/],
+    ['acme identity.name', /letters, digits/],
+    ['acmeidentity.name!', /letters, digits/],
+    ['.name', /letters, digits/],
+  ])('%s is not, and the message says why', (key, message) => {
+    expect(messages([key])).toEqual([expect.stringMatching(message)]);
+  });
+});
+
+describe('claim keys: with the live list, the list decides', () => {
+  test('a listed key is accepted whatever its form; an unlisted one is refused whatever its form', () => {
+    expect(claimsIssues(['loyalty_tier'], new Set(['loyalty_tier']))).toEqual([]);
+    expect(messages(['acmeidentity.name'], ['loyalty_tier'])).toEqual([expect.stringContaining('acme_claims_supported')]);
+    expect(messages(['nope'], ['loyalty_tier'])).toEqual([expect.stringContaining('acme_claims_supported')]);
+  });
+});
+
+describe('essential', () => {
+  test('only the obtainable credentials, never a document claim', () => {
+    for (const credential of OBTAINABLE_CREDENTIALS) expect(canBeEssential(`${credential}.field`), credential).toBe(true);
+    for (const key of ['acmeidentity.name', 'document.passport.travel_document_number', 'document', 'studentx.field', '', 'toString.x']) {
+      expect(canBeEssential(key), key).toBe(false);
+    }
+  });
+
+  test('{essential: true} is taken on an obtainable credential and refused elsewhere; null is optional; anything else is neither', () => {
+    expect(claimsIssues({ 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': null })).toEqual([]);
+    expect(fields({ 'acmeidentity.name': { essential: true } })).toEqual(['claims.acmeidentity.name']);
+    expect(messages({ 'document.passport.travel_document_number': { essential: true } })).toEqual([expect.stringContaining('cannot be essential')]);
+    for (const marker of [{ essential: false }, { essential: 'true' }, { essential: true, value: 1 }, {}, true, 'essential', 0]) {
+      expect(messages({ 'sanctionscheck.is_pep': marker }), JSON.stringify(marker)).toEqual([expect.stringContaining('must be null (optional) or {essential: true}')]);
+    }
+  });
+});
+
+describe('a claims request in either form', () => {
+  test('an array of keys, or an object of keys; each problem reported, each naming its key or position', () => {
+    expect(claimsIssues(['acmeidentity.name', 'sanctionscheck.is_pep'])).toEqual([]);
+    expect(fields(['acmeidentity.name', 7, 'bad'])).toEqual(['claims[1]', 'claims.bad']);
+    expect(fields({ bad: null, 'acmeidentity.name': { essential: true } })).toEqual(['claims.bad', 'claims.acmeidentity.name']);
+  });
+
+  test('neither an array nor an object, or an empty one, is refused as a whole', () => {
+    for (const claims of ['acmeidentity.name', 7, null, undefined, true]) {
+      expect(claimsIssues(claims), String(claims)).toEqual([{ field: 'claims', message: expect.stringContaining('must be an array of claim keys or an object') }]);
+    }
+    expect(claimsIssues([])).toEqual([{ field: 'claims', message: 'must request at least one claim' }]);
+    expect(claimsIssues({})).toEqual([{ field: 'claims', message: 'must request at least one claim' }]);
+    // Not empty when something was given, even if none of it was a key.
+    expect(fields([7])).toEqual(['claims[0]']);
+  });
+
+  test('the field names start with the path given', () => {
+    expect(claimsIssues(['bad'], undefined, 'claims.acme').map((i) => i.field)).toEqual(['claims.acme.bad']);
+  });
+});
+
+describe('readClaim: the documented form of each value', () => {
+  const claims = {
+    'acmeidentity.valid': true,
+    'acmeidentity.name': '{"first_name":"Jane","last_name":"Citizen","extra":1}',
+    'acmeidentity.given_name': 'Jane',
+    'sanctionscheck.is_pep': 'No',
+    'sanctionscheck.is_sanctioned': true,
+    'sanctionscheck.matches': '[{"list":"un"}]',
+    'future.claim': { any: 'shape' },
+    'document.passport.travel_document_number': 'PA1234567',
+  };
+
+  test('each known claim decoded to its type; an unknown one returned as it is; a missing one undefined', () => {
+    expect(readClaim(claims, 'acmeidentity.valid')).toBe(true);
+    expect(readClaim(claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
+    expect(readClaim(claims, 'acmeidentity.given_name')).toBe('Jane');
+    expect(readClaim(claims, 'sanctionscheck.is_pep')).toBe(false);
+    expect(readClaim({ 'sanctionscheck.is_pep': 'Yes' }, 'sanctionscheck.is_pep')).toBe(true);
+    expect(readClaim({ 'sanctionscheck.is_pep': false }, 'sanctionscheck.is_pep')).toBe(false);
+    expect(readClaim(claims, 'sanctionscheck.is_sanctioned')).toBe(true);
+    expect(readClaim(claims, 'sanctionscheck.matches')).toEqual([{ list: 'un' }]);
+    expect(readClaim(claims, 'document.passport.travel_document_number')).toBe('PA1234567');
+    expect(readClaim(claims, 'future.claim')).toEqual({ any: 'shape' });
+    expect(readClaim(claims, 'acmeidentity.email')).toBeUndefined();
+    expect(readClaim({ 'acmeidentity.email': undefined }, 'acmeidentity.email')).toBeUndefined();
+  });
+
+  test('a name from the prototype is not a claim', () => {
+    expect(readClaim({}, 'toString')).toBeUndefined();
+    expect(readClaim({ toString: 'x' }, 'toString')).toBe('x');
+  });
+
+  test.each([
+    ['acmeidentity.valid', 'true', /not a boolean/],
+    ['acmeidentity.email_verified', 1, /not a boolean/],
+    ['acmeidentity.given_name', 7, /not a string/],
+    ['sanctionscheck.is_pep', 'yes', /"Yes" or "No"/],
+    ['sanctionscheck.is_pep', 1, /"Yes" or "No"/],
+    ['sanctionscheck.matches', [], /JSON-encoded string/],
+    ['sanctionscheck.matches', '{oops', /not valid JSON/],
+    ['acmeidentity.name', '{"first_name":"Jane"}', /first_name and last_name/],
+    ['acmeidentity.name', '{"first_name":"Jane","last_name":7}', /first_name and last_name/],
+    ['acmeidentity.name', 'null', /first_name and last_name/],
+  ])('%s = %j is refused with ClaimDecodeError, naming the claim', (key, value, message) => {
+    let error: unknown;
+    try {
+      readClaim({ [key]: value }, key);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ClaimDecodeError);
+    expect(error).toMatchObject({ code: 'ERR_CLAIM_DECODE', message: expect.stringMatching(message) });
+    expect((error as Error).message).toContain(key);
+  });
+
+  test('misuse is a typed input error naming the argument', () => {
+    expect(() => readClaim(null as never, 'acmeidentity.name')).toThrow(InvalidInputError);
+    expect(() => readClaim(null as never, 'acmeidentity.name')).toThrow(expect.objectContaining({ field: 'claims' }));
+    expect(() => readClaim('x' as never, 'acmeidentity.name')).toThrow(expect.objectContaining({ field: 'claims' }));
+    expect(() => readClaim({}, 7 as never)).toThrow(expect.objectContaining({ field: 'key' }));
+  });
+});
