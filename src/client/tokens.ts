@@ -229,8 +229,9 @@ export class TokenManager {
   }
 
   async #renew(stored: StoredToken | undefined): Promise<StoredToken> {
-    // Another process sharing the store may have renewed meanwhile.
-    const latest = (await this.#fresh()) ?? stored;
+    // Another process sharing the store may have renewed meanwhile. A store that keeps nothing
+    // (its writes failing, or emptied) leaves this process's own last token.
+    const latest = (await this.#fresh()) ?? stored ?? this.#last;
     if (latest?.accessToken && !this.#isDue(latest)) return latest;
     return this.#store.lease && !this.#storeDown ? this.#renewLeased(latest) : this.#renewNow(latest);
   }

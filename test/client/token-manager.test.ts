@@ -1,0 +1,327 @@
+/**
+ * The token manager on its own, with a store and endpoints of the test's making and a clock it
+ * moves by hand: the renewal lease that several instances share, where an expiry comes from, and
+ * when a token is due. The end-to-end behaviour is in tokens.test.ts; Redis in test/redis.
+ */
+import { describe, expect, test } from 'vitest';
+import { ApiError, TimeoutError } from '../../src/errors/index.js';
+import { TokenManager, type StoredToken, type TokenGrant, type TokenLease, type TokenStore } from '../../src/client/tokens.js';
+import { Observer } from '../../src/internal/observe.js';
+
+const T0 = Date.UTC(2026, 10, 24, 12);
+const KEY = 'client-id@https://api.example';
+
+/** A shared store with a renewal lease, on the test's clock: what Redis gives several instances. */
+class LeasingStore implements TokenStore {
+  readonly tokens = new Map<string, StoredToken>();
+  /** The lease's TTL each time one was asked for. */
+  readonly asked: number[] = [];
+  released = 0;
+  /** Until when (test clock) the lease is held, by us or by an instance the test plays. */
+  heldUntil = -Infinity;
+  /** Runs as a lease is granted, before the holder reads the store again. */
+  onGrant: (() => void) | undefined;
+  failSet = 0;
+  constructor(private readonly clock: { now: number }) {}
+  get(key: string): StoredToken | undefined {
+    return this.tokens.get(key);
+  }
+  set(key: string, token: StoredToken): void {
+    if (this.failSet > 0) {
+      this.failSet -= 1;
+      throw Object.assign(new Error('store down'), { code: 'ECONNREFUSED' });
+    }
+    this.tokens.set(key, token);
+  }
+  async lease(_key: string, ttlMs: number): Promise<TokenLease | undefined> {
+    this.asked.push(ttlMs);
+    if (this.clock.now < this.heldUntil) return undefined;
+    this.heldUntil = this.clock.now + ttlMs;
+    this.onGrant?.();
+    return {
+      release: async () => {
+        this.released += 1;
+        this.heldUntil = -Infinity;
+      },
+    };
+  }
+}
+
+/** Token endpoints that count their calls; `hold` keeps the next key-pair answer until released. */
+function endpoints(grant: (n: number) => TokenGrant = (n) => ({ access_token: `access-${n}`, refresh_token: `refresh-${n}`, expires_in: 900 })) {
+  let issued = 0;
+  const calls = { authenticate: 0, refresh: [] as string[] };
+  let gate: Promise<void> | undefined;
+  let open: (() => void) | undefined;
+  let failWith: unknown;
+  return {
+    calls,
+    hold() {
+      gate = new Promise((resolve) => (open = resolve));
+    },
+    release() {
+      open?.();
+      gate = undefined;
+    },
+    fail(error: unknown) {
+      failWith = error;
+    },
+    api: {
+      authenticate: async () => {
+        calls.authenticate += 1;
+        if (gate) await gate;
+        if (failWith) throw failWith;
+        return grant(++issued);
+      },
+      refresh: async (refreshToken: string) => {
+        calls.refresh.push(refreshToken);
+        if (failWith) throw failWith;
+        return grant(++issued);
+      },
+    },
+  };
+}
+
+function manager(store: TokenStore, api: ReturnType<typeof endpoints>['api'], clock: { now: number }, extra: Partial<ConstructorParameters<typeof TokenManager>[0]> = {}) {
+  return new TokenManager({ endpoints: api, store, key: KEY, refreshMarginSeconds: 60, now: () => clock.now, ...extra });
+}
+
+const token = (clock: { now: number }, fields: Partial<StoredToken> = {}): StoredToken => ({
+  accessToken: 'access-old',
+  refreshToken: undefined,
+  obtainedAt: clock.now - 850_000,
+  expiresAt: clock.now + 50_000,
+  ...fields,
+});
+
+function serverError(status: number) {
+  return new ApiError({ status, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
+}
+
+describe('the renewal lease shared by several instances', () => {
+  test('two instances due at once renew once: the one without the lease waits for the holder’s token', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const e = endpoints();
+    const a = manager(store, e.api, clock);
+    const b = manager(store, e.api, clock);
+    e.hold();
+    const first = a.accessToken();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = b.accessToken();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    e.release();
+    expect(await first).toBe('access-1');
+    expect(await second).toBe('access-1');
+    expect(e.calls.authenticate).toBe(1);
+    expect(store.released).toBe(1);
+  });
+
+  test('an instance whose token is due but unexpired keeps using it while another holds the lease', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.tokens.set(KEY, token(clock));
+    store.heldUntil = clock.now + 30_000; // another instance is renewing
+    const e = endpoints();
+    expect(await manager(store, e.api, clock).accessToken()).toBe('access-old');
+    expect(e.calls.authenticate).toBe(0);
+    expect(store.asked).toHaveLength(1);
+  });
+
+  test('an expired token is not used while another instance holds the lease', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.tokens.set(KEY, token(clock, { expiresAt: clock.now, obtainedAt: clock.now - 900_000 }));
+    store.heldUntil = clock.now + 30_000;
+    const e = endpoints();
+    const waiting = manager(store, e.api, clock).accessToken();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    // The holder's token lands: the waiter takes it.
+    store.tokens.set(KEY, token(clock, { accessToken: 'access-holder', obtainedAt: clock.now, expiresAt: clock.now + 900_000 }));
+    expect(await waiting).toBe('access-holder');
+    expect(e.calls.authenticate).toBe(0);
+  });
+
+  test('the holder renews nothing when the previous holder’s token landed just before it took the lease', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.onGrant = () => store.tokens.set(KEY, token(clock, { accessToken: 'access-previous', obtainedAt: clock.now, expiresAt: clock.now + 900_000 }));
+    const e = endpoints();
+    expect(await manager(store, e.api, clock).accessToken()).toBe('access-previous');
+    expect(e.calls.authenticate).toBe(0);
+    expect(store.released).toBe(1);
+  });
+
+  test('the lease is asked for leaseMs (35 s unless set), and released after a renewal that failed', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const e = endpoints();
+    e.fail(serverError(503));
+    await expect(manager(store, e.api, clock).accessToken()).rejects.toMatchObject({ status: 503 });
+    expect(store.released).toBe(1);
+    e.fail(undefined);
+    expect(await manager(store, e.api, clock, { leaseMs: 4_000 }).accessToken()).toBe('access-1');
+    expect(store.asked).toEqual([35_000, 4_000]);
+  });
+
+  test('a waiter gives up with a TimeoutError after twice the lease time when no token comes', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.heldUntil = Infinity; // a holder that never finishes and never lets go
+    const e = endpoints();
+    // Each look at the clock moves it 400 ms on; the waits themselves are short and real.
+    const m = new TokenManager({ endpoints: e.api, store, key: KEY, refreshMarginSeconds: 60, leaseMs: 1_000, now: () => (clock.now += 400) });
+    const error = await m.accessToken().then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 2_000 });
+    // Given up at the first look at or past two lease times, not before and not a look later.
+    expect(clock.now - T0).toBeGreaterThanOrEqual(2_000);
+    expect(clock.now - T0).toBeLessThan(2_000 + 2 * 400);
+    expect(e.calls.authenticate).toBe(0);
+  });
+
+  test('a store whose lease fails: the instance renews alone and says so at warn', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.lease = async () => {
+      throw Object.assign(new Error('lease unreachable'), { code: 'ECONNRESET' });
+    };
+    const warnings: string[] = [];
+    const observer = new Observer({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) } }, (o, m) => new Error(`${o} ${m}`));
+    const e = endpoints();
+    expect(await manager(store, e.api, clock, { observer }).accessToken()).toBe('access-1');
+    expect(e.calls.authenticate).toBe(1);
+    expect(warnings.join('\n')).toContain('take the renewal lease');
+    expect(store.tokens.get(KEY)?.accessToken).toBe('access-1');
+  });
+
+  test('while the store cannot keep a token, renewals skip the lease; once it can, they take it again', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.failSet = 1;
+    const e = endpoints();
+    const m = manager(store, e.api, clock);
+    expect(await m.accessToken()).toBe('access-1');
+    expect(store.asked).toHaveLength(1);
+    // This process's own token carries it while the store keeps nothing: no second request.
+    expect(await m.accessToken()).toBe('access-1');
+    expect(e.calls.authenticate).toBe(1);
+    clock.now += 900_000;
+    expect(await m.accessToken()).toBe('access-2');
+    expect(store.asked).toHaveLength(1);
+    clock.now += 900_000;
+    expect(await m.accessToken()).toBe('access-3');
+    expect(store.asked).toHaveLength(2);
+  });
+});
+
+describe('when a token expires', () => {
+  /** The expiry the manager stores for a grant, relative to the time it was obtained. */
+  async function expiryOf(grant: TokenGrant, serviceOffsetMs = 0): Promise<number> {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    await manager(store, endpoints(() => grant).api, clock, { serviceOffsetMs: () => serviceOffsetMs }).accessToken();
+    return store.tokens.get(KEY)!.expiresAt - T0;
+  }
+  const jwt = (payload: object) => `eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
+
+  test('expires_in, in seconds from now', async () => {
+    expect(await expiryOf({ access_token: 'a', expires_in: 900 })).toBe(900_000);
+  });
+
+  test('expires, an instant on the service’s clock, moved onto the local one', async () => {
+    const expires = new Date(T0 + 600_000).toUTCString();
+    expect(await expiryOf({ access_token: 'a', expires })).toBe(600_000);
+    expect(await expiryOf({ access_token: 'a', expires_in: 0, expires }, 30_000)).toBe(570_000);
+  });
+
+  test('the access token’s own exp when the answer states no lifetime, base64url read as such', async () => {
+    // "~~~??>" in the payload encodes with the base64url-only characters "-" and "_".
+    const access = jwt({ note: '~~~??>', exp: (T0 + 420_000) / 1000 });
+    expect(access).toMatch(/[-_]/);
+    expect(await expiryOf({ access_token: access })).toBe(420_000);
+    expect(await expiryOf({ access_token: access, expires: 'not a date' }, -10_000)).toBe(430_000);
+  });
+
+  test('five minutes when nothing states a lifetime: no exp, an exp that is not a number, not a JWT', async () => {
+    expect(await expiryOf({ access_token: jwt({ sub: 'x' }) })).toBe(300_000);
+    expect(await expiryOf({ access_token: jwt({ exp: String((T0 + 420_000) / 1000) }) })).toBe(300_000);
+    expect(await expiryOf({ access_token: 'opaque-token' })).toBe(300_000);
+    expect(await expiryOf({ access_token: 'a.!!!.b' })).toBe(300_000);
+    expect(await expiryOf({ access_token: 'a', expires_in: -5 })).toBe(300_000);
+  });
+
+  test('an answer without access_token is an invalid response, and nothing is stored', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    await expect(manager(store, endpoints(() => ({ access_token: '' }) as TokenGrant).api, clock).accessToken()).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE' });
+    expect(store.tokens.size).toBe(0);
+  });
+
+  test('a refresh answer without a refresh token keeps the one that was used', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const e = endpoints((n) => (n === 1 ? { access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 900 } : { access_token: `access-${n}`, expires_in: 900 }));
+    const m = manager(store, e.api, clock);
+    await m.accessToken();
+    for (let i = 0; i < 2; i++) {
+      clock.now += 900_000;
+      await m.accessToken();
+    }
+    expect(e.calls.refresh).toEqual(['refresh-1', 'refresh-1']);
+  });
+});
+
+describe('when a token is due', () => {
+  test('the margin before expiry is at most half the lifetime: a 100 s token is renewed at 50 s, not at 40 s', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const e = endpoints((n) => ({ access_token: `access-${n}`, expires_in: 100 }));
+    const m = manager(store, e.api, clock);
+    await m.accessToken();
+    clock.now = T0 + 49_999;
+    expect(m.accessToken()).toBe('access-1');
+    clock.now = T0 + 50_000;
+    expect(await m.accessToken()).toBe('access-2');
+  });
+
+  test('a long-lived token is renewed refreshMarginSeconds before it expires, not earlier', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const e = endpoints();
+    const m = manager(store, e.api, clock);
+    await m.accessToken();
+    clock.now = T0 + 839_999;
+    expect(m.accessToken()).toBe('access-1');
+    clock.now = T0 + 840_000;
+    expect(await m.accessToken()).toBe('access-2');
+  });
+
+  test('a token written on another machine is judged on this clock, through both offsets to the service', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    // Written by a machine 20 s behind the service; this one is 5 s behind it: 15 s apart.
+    store.tokens.set(KEY, { accessToken: 'access-there', refreshToken: undefined, obtainedAt: T0 - 20_000, expiresAt: T0 - 20_000 + 900_000, serviceOffsetMs: 20_000 });
+    const e = endpoints();
+    const m = manager(store, e.api, clock, { serviceOffsetMs: () => 5_000 });
+    // On this clock it expires at T0 - 5 s + 900 s; due 60 s before.
+    clock.now = T0 + 834_999;
+    expect(m.accessToken()).toBe('access-there');
+    clock.now = T0 + 835_000;
+    expect(await m.accessToken()).toBe('access-1');
+  });
+
+  test('a refused token is forgotten, but a newer token stored meanwhile by another instance is kept', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const e = endpoints();
+    const m = manager(store, e.api, clock);
+    await m.accessToken();
+    await m.invalidate('access-1');
+    expect(store.tokens.get(KEY)).toMatchObject({ accessToken: undefined, expiresAt: 0, refreshToken: 'refresh-1' });
+    expect(await m.accessToken()).toBe('access-2');
+    expect(e.calls.refresh).toEqual(['refresh-1']);
+    await m.invalidate('access-1');
+    expect(store.tokens.get(KEY)?.accessToken).toBe('access-2');
+  });
+});
