@@ -171,7 +171,7 @@ describe('the renewal lease shared by several instances', () => {
     const e = endpoints();
     // Each look at the clock moves it 400 ms on; the waits themselves are short and real.
     const m = new TokenManager({ endpoints: e.api, store, key: KEY, refreshMarginSeconds: 60, leaseMs: 1_000, now: () => (clock.now += 400) });
-    const error = await m.accessToken().then(() => undefined, (caught: unknown) => caught);
+    const error = await Promise.resolve(m.accessToken()).then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ timeoutMs: 2_000 });
     // Given up at the first look at or past two lease times, not before and not a look later.
