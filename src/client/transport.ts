@@ -50,7 +50,8 @@ export function retryAfterMs(headers: Headers, nowMs: number): number | undefine
   const value = headers.get('retry-after')?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
+  // Every HTTP-date form (RFC 9110 §5.6.7) carries hh:mm:ss; Date.parse alone takes "in 7" for 2001.
+  const date = /\d\d:\d\d:\d\d/.test(value) ? Date.parse(value) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 

@@ -228,4 +228,18 @@ describe('backoff and Retry-After parsing', () => {
     expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined();
     expect(retryAfterMs(new Headers(), now)).toBeUndefined();
   });
+
+  test('Retry-After-Ms takes fractions and wins over Retry-After; a value with anything around its number is not one', () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': ' 2.5 ', 'retry-after': '9' }), now)).toBe(2.5);
+    // An unreadable Retry-After-Ms leaves Retry-After to decide.
+    for (const ms of ['x1500', '1500x', '1.5.5', '-20', '']) {
+      expect(retryAfterMs(new Headers({ 'retry-after-ms': ms, 'retry-after': '9' }), now), ms).toBe(9_000);
+    }
+    // Digits with text around them are not seconds: read as a date, which they are not.
+    for (const seconds of ['7s', 'in 7']) expect(retryAfterMs(new Headers({ 'retry-after': seconds }), now), seconds).toBeUndefined();
+    expect(retryAfterMs(new Headers({ 'retry-after': ' 7 ' }), now)).toBe(7_000);
+    // A date already past asks for no wait at all.
+    expect(retryAfterMs(new Headers({ 'retry-after': new Date(now - 60_000).toUTCString() }), now)).toBe(0);
+  });
 });
