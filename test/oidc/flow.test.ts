@@ -196,6 +196,18 @@ describe('OIDC helper: discovery', () => {
     expect(s.calls(/openid-configuration$/)).toBe(3);
   });
 
+  test('discoveryMaxAgeMs sets how long the document is reused', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client({ discoveryMaxAgeMs: 10_000 });
+    await oidc.startSignIn();
+    s.advance(9_999);
+    await oidc.startSignIn();
+    expect(s.calls(/openid-configuration$/)).toBe(1);
+    s.advance(1);
+    await oidc.startSignIn();
+    expect(s.calls(/openid-configuration$/)).toBe(2);
+  });
+
   test('a claim key the cached list lacks is looked up again once before it is refused', async () => {
     const s = await oidcSetup();
     let stale = true;
