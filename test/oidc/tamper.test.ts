@@ -146,6 +146,17 @@ describe('OIDC helper: a tampered or reused transaction', () => {
     await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_TRANSACTION');
   });
 
+  test('transactionMaxAgeMs is the last moment a sign-in may finish', async () => {
+    const s = await oidcSetup();
+    const client = s.client({ transactionMaxAgeMs: 20_000 });
+    const late = await started(s, client);
+    const onTime = await started(s, client);
+    s.advance(20_000);
+    await expect(client.finishSignIn(onTime.callback, onTime.transaction)).resolves.toHaveProperty('claims.nonce', onTime.transaction.nonce);
+    s.advance(1);
+    await refused(client.finishSignIn(late.callback, late.transaction), 'ERR_OIDC_TRANSACTION');
+  });
+
   test('a transaction that is not one startSignIn made, or is another client’s', async () => {
     const s = await oidcSetup();
     const { client, transaction, callback } = await started(s);
