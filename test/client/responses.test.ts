@@ -153,6 +153,40 @@ describe('identity headers', () => {
     expect(Math.abs(stamp * 1000 - (Date.now() + skew))).toBeLessThan(5_000);
   });
 
+  test('an offset under 2 s is within the Date header’s resolution and ignored; 2 s or more is applied, either way; a Date header seen again teaches nothing new', async () => {
+    const T0 = Date.UTC(2026, 10, 24, 12);
+    const clock = { now: T0 };
+    let date = T0;
+    const { makeClient, service } = await harness({ fake: { now: () => clock.now } });
+    const client = makeClient({
+      now: () => clock.now,
+      // The service's answers, with the Date header the test chooses.
+      fetch: async (request) => {
+        const answer = await service.fetch(request);
+        const headers = new Headers(answer.headers);
+        headers.set('date', new Date(date).toUTCString());
+        return new Response(await answer.arrayBuffer(), { status: answer.status, headers });
+      },
+    });
+    const { data } = await client.identityRequests.create(person());
+    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    /** The X-Request-Timestamp of a call, in seconds after T0: what the client had learnt before it. */
+    const stamped = async (answerDate: number) => {
+      date = answerDate;
+      await client.identityRequests.get(codes);
+      return Number(received(service, /^\/identity\/request\/[^/]+\/[^/]+$/).at(-1)!.headers['x-request-timestamp']) - T0 / 1000;
+    };
+    expect(await stamped(T0 + 1_000)).toBe(0);
+    expect(await stamped(T0 + 2_000)).toBe(0); // learnt 1 s before it: ignored
+    clock.now = T0 + 900;
+    expect(await stamped(T0 + 2_000)).toBe(2); // learnt 2 s: applied
+    // The same Date header again, 0.9 s later on the local clock: the offset stays 2 s (relearnt, it would be 1.1 s, and ignored).
+    expect(await stamped(T0 + 2_000)).toBe(2);
+    clock.now = T0;
+    expect(await stamped(T0 - 2_000)).toBe(2);
+    expect(await stamped(T0)).toBe(-2); // learnt 2 s behind: applied
+  });
+
   test('without the correction, a skewed clock is refused by the service', async () => {
     const { makeClient } = await harness({ fake: { now: () => Date.now() + 3_600_000 } });
     const client = makeClient({ correctClockSkew: false });
