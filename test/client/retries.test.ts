@@ -196,6 +196,17 @@ describe('deadlines and abort', () => {
     expect(attempts).toBeLessThan(6);
   });
 
+  test.each([
+    [2_000, 1],
+    [2_001, 2],
+  ])('a Retry-After of 2 s under timeoutMs %i makes %i request(s): a retry must start before the deadline', async (timeoutMs, requests) => {
+    h.service.injectFault({ kind: 'status', status: 503, retryAfter: '2', path: GET_REQUEST });
+    const { value, error } = await run(h.client.identityRequests.get(h.codes, { timeoutMs }));
+    expect(received(h.service, GET_REQUEST)).toHaveLength(requests);
+    if (requests === 2) expect(value?.data).toBeDefined();
+    else expect(error).toBeInstanceOf(ServiceUnavailableError);
+  });
+
   test('aborting the signal ends the call with an AbortError', async () => {
     h.service.injectFault({ kind: 'delay', ms: 10_000, path: GET_REQUEST });
     const controller = new AbortController();
