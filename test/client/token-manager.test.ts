@@ -4,7 +4,7 @@
  * when a token is due. The end-to-end behaviour is in tokens.test.ts; Redis in test/redis.
  */
 import { describe, expect, test } from 'vitest';
-import { ApiError, TimeoutError } from '../../src/errors/index.js';
+import { TimeoutError, apiErrorFrom } from '../../src/errors/index.js';
 import { TokenManager, type StoredToken, type TokenGrant, type TokenLease, type TokenStore } from '../../src/client/tokens.js';
 import { Observer } from '../../src/internal/observe.js';
 
@@ -95,7 +95,7 @@ const token = (clock: { now: number }, fields: Partial<StoredToken> = {}): Store
 });
 
 function serverError(status: number) {
-  return new ApiError({ status, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
+  return apiErrorFrom({ status, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
 }
 
 describe('the renewal lease shared by several instances', () => {
@@ -323,5 +323,51 @@ describe('when a token is due', () => {
     expect(e.calls.refresh).toEqual(['refresh-1']);
     await m.invalidate('access-1');
     expect(store.tokens.get(KEY)?.accessToken).toBe('access-2');
+  });
+});
+
+describe('each renewal, told', () => {
+  function watched() {
+    const events: Record<string, unknown>[] = [];
+    const observer = new Observer({ logLevel: 'off', hooks: { onTokenRenewal: (event) => void events.push({ ...event }) } }, (o, m) => new Error(`${o} ${m}`));
+    return { events, observer };
+  }
+
+  test('onTokenRenewal gets the grant and the outcome, and the SDK error code of a failure (ERR_UNKNOWN for any other error)', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const { events, observer } = watched();
+    const e = endpoints();
+    const m = manager(store, e.api, clock, { observer });
+    e.fail(new Error('not the SDK’s'));
+    await expect(m.accessToken()).rejects.toThrow('not the SDK’s');
+    e.fail(serverError(503));
+    await expect(m.accessToken()).rejects.toMatchObject({ status: 503 });
+    e.fail(undefined);
+    await m.accessToken();
+    clock.now += 900_000;
+    await m.accessToken();
+    for (const event of events) expect(event['durationMs']).toBeGreaterThanOrEqual(0);
+    expect(events.map(({ durationMs: _, ...rest }) => rest)).toEqual([
+      { grant: 'key-pair', outcome: 'failed', errorCode: 'ERR_UNKNOWN' },
+      { grant: 'key-pair', outcome: 'failed', errorCode: 'ERR_SERVICE_UNAVAILABLE' },
+      { grant: 'key-pair', outcome: 'ok' },
+      { grant: 'refresh', outcome: 'ok' },
+    ]);
+  });
+
+  test('a token request that timed out is tried again, `retries` times; any other failure is not', async () => {
+    const clock = { now: T0 };
+    for (const [retries, failure, calls] of [
+      [undefined, new TimeoutError(undefined, 10_000), 3],
+      [0, new TimeoutError(undefined, 10_000), 1],
+      [5, new TimeoutError(undefined, 10_000), 6],
+      [5, serverError(503), 1],
+    ] as const) {
+      const e = endpoints();
+      e.fail(failure);
+      await expect(manager(new LeasingStore(clock), e.api, clock, retries === undefined ? {} : { retries }).accessToken()).rejects.toBe(failure);
+      expect(e.calls.authenticate, `retries ${retries}, ${failure.name}`).toBe(calls);
+    }
   });
 });
