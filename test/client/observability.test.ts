@@ -119,6 +119,43 @@ describe('hooks', () => {
     for (const secret of [DEFAULT_CLIENT.clientSecret, 'jane.citizen', 'Bearer']) expect(text).not.toContain(secret);
   });
 
+  test('an attempt that got no answer says why: refused (with the system code), past the deadline, or aborted by the caller', async () => {
+    const log = recorder();
+    const events: ResponseEvent[] = [];
+    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+    const { makeClient } = await harness();
+    const client = makeClient({
+      logger: log.logger,
+      logLevel: 'debug',
+      maxRetries: 0,
+      hooks: { onResponse: (event) => void events.push(event) },
+      // Refuses the health check; never answers anything else until the signal aborts it.
+      fetch: (request) =>
+        request.url.endsWith('/status/health')
+          ? Promise.reject(refused)
+          : new Promise((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason))),
+    });
+    expect(await rejection(client.status.health())).toMatchObject({ code: 'ERR_CONNECTION' });
+    expect(await rejection(client.status.current({ timeoutMs: 50 }))).toMatchObject({ code: 'ERR_TIMEOUT' });
+    const controller = new AbortController();
+    const aborted = client.status.current({ signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    expect(await rejection(aborted)).toMatchObject({ code: 'ERR_ABORTED' });
+    await vi.waitFor(() => expect(events).toHaveLength(3));
+    expect(events.map(({ path, errorCode, systemCode, status }) => ({ path, errorCode, systemCode, status }))).toEqual([
+      { path: '/status/health', errorCode: 'ERR_CONNECTION', systemCode: 'ECONNREFUSED', status: undefined },
+      { path: '/status/current', errorCode: 'ERR_TIMEOUT', systemCode: undefined, status: undefined },
+      { path: '/status/current', errorCode: 'ERR_ABORTED', systemCode: undefined, status: undefined },
+    ]);
+    const lines = log.lines.filter((l) => l.level === 'debug').map((l) => l.message);
+    expect(lines[0]).toMatch(/^\[acme-identity\] GET \/status\/health ERR_CONNECTION ECONNREFUSED in [\d.]+ ms \(attempt 1, correlation id [\w-]+\)$/);
+    expect(lines[1]).toMatch(/^\[acme-identity\] GET \/status\/current ERR_TIMEOUT in [\d.]+ ms /);
+    // Durations are milliseconds to a tenth: the 50 ms deadline shows as about 50, not 5 or 500.
+    expect(events[1]!.durationMs).toBeGreaterThanOrEqual(45);
+    expect(events[1]!.durationMs).toBeLessThan(450);
+    expect(Math.round(events[1]!.durationMs * 10)).toBe(events[1]!.durationMs * 10);
+  });
+
   test('a hook that throws is logged at warn and ignored', async () => {
     const log = recorder();
     const { client } = await harness({
