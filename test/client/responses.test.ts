@@ -87,6 +87,22 @@ describe('reading answers', () => {
     expect(error).toMatchObject({ status: 502, type: undefined, serviceCode: undefined });
   });
 
+  test('a successful answer that is not UTF-8 is an InvalidResponseError with its correlation id; an error page that is not is still read', async () => {
+    // JSON with a Latin-1 "é" (0xE9), which is not UTF-8: never decoded into a replacement character.
+    const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+    const ok = clientAnswering(() => new Response(latin1('{"data":{"status":"op\xe9rationnel"},"correlation_id":"c1"}'), { headers: { 'x-correlation-id': 'c-latin1' } }));
+    const error = await rejection(ok.status.current());
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ status: 200, correlationId: 'c-latin1' });
+    expect((error as Error).message).toContain('UTF-8');
+    const noHeader = clientAnswering(() => new Response(latin1('{"x":"\xe9"}')));
+    expect(await rejection(noHeader.status.current({ correlationId: 'mine' }))).toMatchObject({ code: 'ERR_INVALID_RESPONSE', correlationId: 'mine' });
+    const page = clientAnswering(() => new Response(latin1('{"type":"SERVICE_UNAVAILABLE","message":"indisponibilit\xe9"}'), { status: 503 }));
+    const unavailable = await rejection(page.status.current());
+    expect(unavailable).toBeInstanceOf(ServiceUnavailableError);
+    expect(unavailable).toMatchObject({ type: 'SERVICE_UNAVAILABLE', serviceMessage: 'indisponibilit\ufffd' });
+  });
+
   test('fields the service adds later pass through', async () => {
     const client = clientAnswering(() =>
       Response.json({
