@@ -103,6 +103,31 @@ describe('reading answers', () => {
     expect(unavailable).toMatchObject({ type: 'SERVICE_UNAVAILABLE', serviceMessage: 'indisponibilit\ufffd' });
   });
 
+  test('the body of an answer that is retried or replayed is let go at once, not left holding its connection', async () => {
+    const cancelled: string[] = [];
+    const body = (name: string) =>
+      new ReadableStream({
+        pull: () => new Promise(() => undefined), // a body that would never end if read
+        cancel: () => void cancelled.push(name),
+      });
+    let tokens = 0;
+    let calls = 0;
+    const client = new AcmeIdentityClient({
+      ...base,
+      maxRetries: 1,
+      fetch: async (request) => {
+        if (request.url.endsWith('/auth/api-token')) return Response.json({ data: { access_token: `token-${++tokens}`, expires_in: 900 }, correlation_id: 'c' });
+        calls += 1;
+        if (calls === 1) return new Response(body('401'), { status: 401 });
+        if (calls === 2) return new Response(body('503'), { status: 503, headers: { 'retry-after-ms': '1' } });
+        return Response.json({ data: { status: 'ok' }, correlation_id: 'c' });
+      },
+    });
+    await client.identityRequests.get({ accessRequestCode: 'a'.repeat(8), identitySessionCode: 'b'.repeat(8) }).catch(() => undefined);
+    expect(calls).toBe(3);
+    expect(cancelled).toEqual(['401', '503']);
+  });
+
   test('fields the service adds later pass through', async () => {
     const client = clientAnswering(() =>
       Response.json({
