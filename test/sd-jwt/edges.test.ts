@@ -212,5 +212,100 @@ describe('verifySdJwt: the issuer\'s keys', () => {
     const error = await rejection(verifySdJwt(`${await signWith(pair.privateKey, { kid: 'broken' })}~`, at(keys)));
     expect(error).toBeInstanceOf(JwksError);
     expect((error as Error).message).toContain('"broken"');
+    // Web Crypto's own refusal stays reachable for whoever debugs the key set.
+    expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+
+  test('a key whose key_ops include verify is used', async () => {
+    const pair = await keyPair();
+    const keys = localJwks({ keys: [{ ...pair.jwk, key_ops: ['verify'] }] }, ISSUER);
+    await expect(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(keys))).resolves.toBeDefined();
+  });
+
+  test('KEY_NOT_FOUND names the kid the token asked for, or says it named none', async () => {
+    const pair = await keyPair();
+    const keys = localJwks({ keys: [{ ...pair.jwk, kid: 'k-current' }] }, ISSUER);
+    const withKid = await rejection(verifySdJwt(`${await signWith(pair.privateKey, { kid: 'k-gone' })}~`, at(keys)));
+    expect(withKid).toMatchObject({ code: 'ERR_SD_JWT_KEY_NOT_FOUND', message: expect.stringContaining('with kid "k-gone"') });
+    const rsa = localJwks({ keys: [issuer.publicJwk] }, ISSUER);
+    const without = await rejection(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(rsa)));
+    expect(without).toMatchObject({ code: 'ERR_SD_JWT_KEY_NOT_FOUND', message: expect.stringContaining('without a kid') });
+  });
+
+  test('a key source of its own: keysFor with no key falls back to keyFor; more than four candidates are cut to four', async () => {
+    const pairs = await Promise.all(Array.from({ length: 6 }, keyPair));
+    const imported = await Promise.all(pairs.map((p) => crypto.subtle.importKey('jwk', p.jwk as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])));
+    const source = (candidates: CryptoKey[], single: CryptoKey) => ({ issuer: ISSUER, keysFor: async () => candidates, keyFor: async () => single });
+    await expect(verifySdJwt(`${await signWith(pairs[5]!.privateKey)}~`, at(source([], imported[5]!)))).resolves.toBeDefined();
+    await expect(verifySdJwt(`${await signWith(pairs[3]!.privateKey)}~`, at(source(imported, imported[0]!)))).resolves.toBeDefined();
+    expect(await code(verifySdJwt(`${await signWith(pairs[4]!.privateKey)}~`, at(source(imported, imported[4]!))))).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+});
+
+describe('verifyIdentityResponse: the envelope’s own fields', () => {
+  test('the request code is required, even of a response that carries none or an empty one', async () => {
+    const { request_code: _, ...without } = envelope({ 'acmeidentity.given_name': 'Jane' });
+    expect(await code(verifyIdentityResponse(without, { now: () => NOW_MS } as never))).toBe('ERR_SD_JWT_REQUEST_CODE');
+    expect(await code(verifyIdentityResponse({ ...without, request_code: '' }, { requestCode: '', now: () => NOW_MS }))).toBe('ERR_SD_JWT_REQUEST_CODE');
+    expect(await code(verifyIdentityResponse({ ...without, request_code: 7 }, { requestCode: 7 as never, now: () => NOW_MS }))).toBe('ERR_SD_JWT_REQUEST_CODE');
+  });
+
+  test.each([
+    ['partially_complete that is not a boolean', { partially_complete: 'false' }],
+    ['disclosures_missing that is not a list of strings', { disclosures_missing: ['acmeidentity.phone', 3] }],
+    ['disclosures_missing that is not a list', { disclosures_missing: 'acmeidentity.phone' }],
+    ['a disclosure that is not an object', { disclosures: ['acmeidentity.given_name'] }],
+    ['a disclosure whose claim is not a string', { disclosures: [{ claim: 5, salt: 'salt-0', value: 'Jane' }] }],
+    ['disclosures that is not a list', { disclosures: { claim: 'acmeidentity.given_name', salt: 'salt-0', value: 'Jane' } }],
+  ])('%s is malformed', async (_name, change) => {
+    expect(await code(verifyIdentityResponse({ ...envelope({ 'acmeidentity.given_name': 'Jane' }), ...change }, REQUEST))).toBe('ERR_SD_JWT_MALFORMED');
+  });
+
+  test('a response without disclosures or disclosures_missing discloses nothing and misses nothing; nothing is proven', async () => {
+    const { disclosures: _, ...bare } = envelope({});
+    const verified = await verifyIdentityResponse(bare, REQUEST);
+    expect(verified).toMatchObject({ claims: {}, disclosuresMissing: [], signedClaims: [], proof: 'digests', partiallyComplete: false });
+    await expect(verifyIdentityResponse(bare, { ...REQUEST, keys: issuer.keys, requireSignature: true })).rejects.toMatchObject({ code: 'ERR_SD_JWT_SIGNATURE_REQUIRED' });
+  });
+
+  test('the verified claims are read-only: what was checked cannot be changed afterwards', async () => {
+    const verified = await verifyIdentityResponse(envelope({ 'acmeidentity.given_name': 'Jane' }), REQUEST);
+    expect(() => ((verified.claims as Record<string, unknown>)['acmeidentity.given_name'] = 'Mallory')).toThrow(TypeError);
+    expect(() => delete (verified.claims as Record<string, unknown>)['acmeidentity.given_name']).toThrow(TypeError);
+    expect(verified.claims['acmeidentity.given_name']).toBe('Jane');
+  });
+
+  test('requireSignature says what is missing: keys, a credential_jwt, or signed claims', async () => {
+    const message = async (data: object, options: object) => ((await rejection(verifyIdentityResponse(data, { ...REQUEST, requireSignature: true, ...options }))) as Error).message;
+    const plain = envelope({ 'acmeidentity.given_name': 'Jane' });
+    expect(await message(plain, {})).toMatch(/no keys/);
+    expect(await message(plain, { keys: issuer.keys })).toMatch(/no credential_jwt \(request the acmeidentity\.credential claim\)/);
+    const credential = await withCredential({ 'acmeidentity.given_name': 'Jane' });
+    // One claim more in the envelope than in the signed credential.
+    const extra = { claim: 'acmeidentity.family_name', salt: 'salt-x', value: 'Citizen' };
+    const mixed = { ...credential, _sd: [...credential._sd, digest(disclosure(extra.salt, extra.claim, extra.value))], disclosures: [...credential.disclosures, extra] };
+    expect(await message(mixed, { keys: issuer.keys })).toMatch(/some claims are not in a signed credential_jwt/);
+  });
+});
+
+describe('verifyIdentityResponse: which credential speaks for the response', () => {
+  test('a response that names no subject takes the credential’s subject as its own: proof "signature"', async () => {
+    const { sub: _, ...anonymous } = await withCredential({ 'acmeidentity.given_name': 'Jane' });
+    const verified = await verifyIdentityResponse(anonymous, { ...REQUEST, keys: issuer.keys });
+    expect(verified.proof).toBe('signature');
+    expect(verified.signedClaims).toEqual(['acmeidentity.given_name']);
+  });
+
+  test('an envelope array that differs from the signed one only after its first element is an envelope mismatch', async () => {
+    const credential = await withCredential({ 'sanctionscheck.matches': ['same', 'signed'] });
+    const changed = { ...credential, disclosures: [{ ...credential.disclosures[0]!, value: ['same', 'forged'] }] };
+    expect(await code(verifyIdentityResponse(changed, { ...REQUEST, keys: issuer.keys }))).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+  });
+
+  test('an object value hashed in the spaced (Python) form verifies', async () => {
+    const value = { first_name: 'Jane', last_name: 'Citizen' };
+    const spaced = Buffer.from(`["salt-0", "acmeidentity.name", {"first_name": "Jane", "last_name": "Citizen"}]`).toString('base64url');
+    const data = { ...envelope({ 'acmeidentity.name': value }), _sd: [digest(spaced)] };
+    expect((await verifyIdentityResponse(data, REQUEST)).claims['acmeidentity.name']).toEqual(value);
   });
 });

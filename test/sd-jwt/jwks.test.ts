@@ -104,6 +104,44 @@ describe('remoteJwks', () => {
         throw new TypeError('fetch failed');
       },
     });
-    expect(await rejection(verifySdJwt(jwt, { keys, requiredClaims: [] }))).toBeInstanceOf(JwksError);
+    const error = await rejection(verifySdJwt(jwt, { keys, requiredClaims: [] }));
+    expect(error).toBeInstanceOf(JwksError);
+    // The network error stays reachable, as does the parser's for an answer that is not JSON.
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+    const html = remoteJwks(h.service.authUrl, { fetch: async () => new Response('<html>') });
+    expect(((await rejection(verifySdJwt(jwt, { keys: html, requiredClaims: [] }))) as Error).cause).toBeInstanceOf(SyntaxError);
+  });
+
+  test('discovery and the JWKS are asked for as JSON; an auth URL with trailing slashes is the same issuer', async () => {
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const accepts: (string | null)[] = [];
+    const keys = remoteJwks(`${h.service.authUrl}//`, {
+      fetch: async (url, init) => {
+        accepts.push(new Headers(init?.headers).get('accept'));
+        return h.service.fetch(new Request(url, init));
+      },
+    });
+    expect(keys.issuer).toBe(h.service.authUrl);
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    expect(accepts).toEqual(['application/json', 'application/json']);
+  });
+
+  test('an unknown kid refetches exactly when the cooldown has passed, and logs the kid at most 64 characters long', async () => {
+    let clock = Date.now();
+    const h = await harness();
+    const warnings: Record<string, unknown>[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (_message: string, fields: object) => void warnings.push(fields as Record<string, unknown>) };
+    const keys = remoteJwks(h.service.authUrl, { now: () => clock, cooldownMs: 10_000, logger });
+    await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
+    const kid = 'k'.repeat(100);
+    const stranger = await signJwt({ ...h.service.keys, kid }, { iss: h.service.authUrl }, { nowMs: clock });
+    clock += 9_999;
+    await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
+    expect(received(h.service, JWKS)).toHaveLength(1);
+    clock += 1;
+    await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
+    expect(received(h.service, JWKS)).toHaveLength(2);
+    expect(warnings).toEqual([{ alg: 'RS256', kid: 'k'.repeat(64) }]);
   });
 });

@@ -60,7 +60,7 @@ describe('verifySdJwt: what it accepts', () => {
     const d = disclosure('s', '__proto__', { polluted: true });
     const { claims } = await verifySdJwt(await issuer.sdJwt({ _sd: [digest(d)] }, [d]), at(issuer.keys));
     expect(Object.getPrototypeOf(claims)).toBe(Object.prototype);
-    expect(Object.getOwnPropertyDescriptor(claims, '__proto__')?.value).toEqual({ polluted: true });
+    expect(Object.getOwnPropertyDescriptor(claims, '__proto__')).toEqual({ value: { polluted: true }, enumerable: true, writable: true, configurable: true });
   });
 });
 
@@ -180,6 +180,41 @@ describe('verifySdJwt: the MUSTs of RFC 9901 §7.1', () => {
   });
 });
 
+describe('verifySdJwt: a refusal names the disclosure by its place in the SD-JWT (1 for the first)', () => {
+  const first = disclosure('salt-1', 'given_name', 'Jane');
+  test.each<[string, (d: string) => { payload: Record<string, unknown>; sent: string[] }, RegExp]>([
+    ['sent twice', (d) => ({ payload: { _sd: [digest(first), digest(d)] }, sent: [first, d, d] }), /disclosure 3 was sent twice/],
+    ['referenced by no digest', (d) => ({ payload: { _sd: [digest(first)] }, sent: [first, d] }), /disclosure 2 is not referenced/],
+    ['of four elements', () => ({ payload: { _sd: [digest(first)] }, sent: [first, disclosure('s', 'a', 'b', 'c')] }), /disclosure 2 is not \[salt, name, value\]/],
+    ['with a name that is not a string', () => ({ payload: { _sd: [digest(first)] }, sent: [first, disclosure('s', 5, 'v')] }), /disclosure 2 has a claim name that is not a string/],
+    ['of three elements referenced from an array', (d) => ({ payload: { _sd: [digest(first)], list: [{ '...': digest(d) }] }, sent: [first, d] }), /disclosure 2 has three elements/],
+    ['of two elements referenced from _sd', () => ({ payload: { _sd: [digest(first), digest(disclosure('s', 'v'))] }, sent: [first, disclosure('s', 'v')] }), /disclosure 2 has two elements/],
+    ['naming _sd', () => ({ payload: { _sd: [digest(first), digest(disclosure('s', '_sd', 'v'))] }, sent: [first, disclosure('s', '_sd', 'v')] }), /disclosure 2 names the reserved claim/],
+  ])('a disclosure %s', async (_name, build, message) => {
+    const { payload, sent } = build(disclosure('salt-2', 'family_name', 'Citizen'));
+    const error = await rejection(verifySdJwt(await issuer.sdJwt(payload, sent), at(issuer.keys)));
+    expect(error).toBeInstanceOf(SdJwtVerificationError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  test('a segment that is not base64url JSON is malformed, with the decoder’s error as its cause', async () => {
+    const jwt = await issuer.sdJwt({}, []);
+    const error = await rejection(verifySdJwt(`!!!${jwt.slice(jwt.indexOf('.'))}`, at(issuer.keys)));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED' });
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    // A refusal that has no cause carries none.
+    expect((await rejection(verifySdJwt(`${jwt}${disclosure('s', 'x', 1)}~`, at(issuer.keys))) as Error).cause).toBeUndefined();
+  });
+
+  test('a header that is empty, or JSON with bytes that are not UTF-8, is malformed: never read with replacement characters', async () => {
+    const jwt = await issuer.sdJwt({}, []);
+    const rest = jwt.slice(jwt.indexOf('.'));
+    expect(await refusal(rest)).toBe('ERR_SD_JWT_MALFORMED');
+    const latin1 = Buffer.concat([Buffer.from('{"alg":"RS256","kid":"k1","x":"'), Buffer.from([0xff]), Buffer.from('"}')]);
+    expect(await refusal(latin1.toString('base64url') + rest)).toBe('ERR_SD_JWT_MALFORMED');
+  });
+});
+
 describe('verifySdJwt: time, after processing', () => {
   const plain = (payload: JWTPayload) => issuer.sdJwt(payload, []);
 
@@ -264,6 +299,9 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     expect(await verify(NOW + 6, { clockToleranceSeconds: 5 })).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await verify(NOW - 300)).toBe('accepted');
     expect(await verify(NOW - 301)).toBe('ERR_SD_JWT_KEY_BINDING');
+    // The tolerance widens the age too.
+    expect(await verify(NOW - 305, { clockToleranceSeconds: 5 })).toBe('accepted');
+    expect(await verify(NOW - 306, { clockToleranceSeconds: 5 })).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await verify(NOW - 60, { maxAgeSeconds: 60 })).toBe('accepted');
     expect(await verify(NOW - 61, { maxAgeSeconds: 60 })).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await verify('1700000000' as unknown as number)).toBe('ERR_SD_JWT_KEY_BINDING');
