@@ -212,8 +212,21 @@ describe('verifySdJwt: the issuer\'s keys', () => {
     const error = await rejection(verifySdJwt(`${await signWith(pair.privateKey, { kid: 'broken' })}~`, at(keys)));
     expect(error).toBeInstanceOf(JwksError);
     expect((error as Error).message).toContain('"broken"');
+    // A kid is named at most 64 characters long: the key set is the issuer's text, not ours.
+    const long = `${'b'.repeat(64)}${'z'.repeat(36)}`;
+    const named = localJwks({ keys: [{ ...pair.jwk, x: 'AAAA', kid: long }] }, ISSUER);
+    const message = ((await rejection(verifySdJwt(`${await signWith(pair.privateKey, { kid: long })}~`, at(named)))) as Error).message;
+    expect(message).toContain(`"${'b'.repeat(64)}"`);
     // Web Crypto's own refusal stays reachable for whoever debugs the key set.
     expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+
+  test('entries of a key set that are not keys, or are symmetric, are passed over', async () => {
+    const pair = await keyPair();
+    const keys = localJwks({ keys: [null, 'key', [pair.jwk], { kty: 'oct', k: 'c2VjcmV0' }, pair.jwk] as never }, ISSUER);
+    await expect(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(keys))).resolves.toBeDefined();
+    const none = localJwks({ keys: [null, 'key', [pair.jwk]] as never }, ISSUER);
+    expect(await code(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(none)))).toBe('ERR_SD_JWT_KEY_NOT_FOUND');
   });
 
   test('a key whose key_ops include verify is used', async () => {
@@ -237,6 +250,8 @@ describe('verifySdJwt: the issuer\'s keys', () => {
     const imported = await Promise.all(pairs.map((p) => crypto.subtle.importKey('jwk', p.jwk as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])));
     const source = (candidates: CryptoKey[], single: CryptoKey) => ({ issuer: ISSUER, keysFor: async () => candidates, keyFor: async () => single });
     await expect(verifySdJwt(`${await signWith(pairs[5]!.privateKey)}~`, at(source([], imported[5]!)))).resolves.toBeDefined();
+    // A token naming its kid gets keyFor's one key, whatever keysFor would list.
+    await expect(verifySdJwt(`${await signWith(pairs[5]!.privateKey, { kid: 'k5' })}~`, at(source(imported.slice(0, 2), imported[5]!)))).resolves.toBeDefined();
     await expect(verifySdJwt(`${await signWith(pairs[3]!.privateKey)}~`, at(source(imported, imported[0]!)))).resolves.toBeDefined();
     expect(await code(verifySdJwt(`${await signWith(pairs[4]!.privateKey)}~`, at(source(imported, imported[4]!))))).toBe('ERR_SD_JWT_SIGNATURE');
   });

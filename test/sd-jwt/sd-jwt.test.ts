@@ -189,6 +189,7 @@ describe('verifySdJwt: a refusal names the disclosure by its place in the SD-JWT
     ['with a name that is not a string', () => ({ payload: { _sd: [digest(first)] }, sent: [first, disclosure('s', 5, 'v')] }), /disclosure 2 has a claim name that is not a string/],
     ['of three elements referenced from an array', (d) => ({ payload: { _sd: [digest(first)], list: [{ '...': digest(d) }] }, sent: [first, d] }), /disclosure 2 has three elements/],
     ['of two elements referenced from _sd', () => ({ payload: { _sd: [digest(first), digest(disclosure('s', 'v'))] }, sent: [first, disclosure('s', 'v')] }), /disclosure 2 has two elements/],
+    ['that is not base64url JSON', () => ({ payload: { _sd: [digest(first)] }, sent: [first, '!!!'] }), /disclosure 2 is not base64url-encoded JSON/],
     ['naming _sd', () => ({ payload: { _sd: [digest(first), digest(disclosure('s', '_sd', 'v'))] }, sent: [first, disclosure('s', '_sd', 'v')] }), /disclosure 2 names the reserved claim/],
   ])('a disclosure %s', async (_name, build, message) => {
     const { payload, sent } = build(disclosure('salt-2', 'family_name', 'Citizen'));
@@ -212,6 +213,48 @@ describe('verifySdJwt: a refusal names the disclosure by its place in the SD-JWT
     expect(await refusal(rest)).toBe('ERR_SD_JWT_MALFORMED');
     const latin1 = Buffer.concat([Buffer.from('{"alg":"RS256","kid":"k1","x":"'), Buffer.from([0xff]), Buffer.from('"}')]);
     expect(await refusal(latin1.toString('base64url') + rest)).toBe('ERR_SD_JWT_MALFORMED');
+  });
+});
+
+describe('verifySdJwt: the payload’s shape', () => {
+  const nest = (depth: number, wrap: (inner: unknown) => unknown) => {
+    let value: unknown = 'x';
+    for (let i = 0; i < depth; i++) value = wrap(value);
+    return value;
+  };
+  test.each<[string, (depth: number) => { payload: Record<string, unknown>; sent: string[] }]>([
+    ['objects', (depth) => ({ payload: { deep: nest(depth, (v) => ({ v })) }, sent: [] })],
+    ['arrays', (depth) => ({ payload: { deep: nest(depth, (v) => [v]) }, sent: [] })],
+    ['a disclosed claim', (depth) => {
+      const d = disclosure('s', 'deep', nest(depth, (v) => ({ v })));
+      return { payload: { _sd: [digest(d)] }, sent: [d] };
+    }],
+    ['a disclosed array element', (depth) => {
+      const d = disclosure('s', nest(depth, (v) => [v]));
+      return { payload: { list: [{ '...': digest(d) }] }, sent: [d] };
+    }],
+  ])('nesting deeper than 64 levels through %s is malformed; 60 levels are fine', async (_name, build) => {
+    const deep = build(70);
+    expect(await refusal(await issuer.sdJwt(deep.payload, deep.sent))).toBe('ERR_SD_JWT_MALFORMED');
+    const fine = build(60);
+    await expect(verifySdJwt(await issuer.sdJwt(fine.payload, fine.sent), at(issuer.keys))).resolves.toBeDefined();
+  });
+
+  test('an array element with a digest and anything else beside it is malformed', async () => {
+    const d = disclosure('s', 'FR');
+    expect(await refusal(await issuer.sdJwt({ list: [{ '...': digest(d), extra: 1 }] }, [d]))).toBe('ERR_SD_JWT_MALFORMED');
+  });
+
+  test('an SD-JWT that is not a string is malformed; a clock that is not a function is a ConfigurationError', async () => {
+    expect(await refusal(42 as never)).toBe('ERR_SD_JWT_MALFORMED');
+    const error = await rejection(verifySdJwt(await issuer.sdJwt({}, []), { keys: issuer.keys, now: NOW_MS as never }));
+    expect(error).toMatchObject({ code: 'ERR_INVALID_CONFIG', option: 'now' });
+  });
+
+  test('without an issuer to hold it to (keys that name none, no issuer option), any iss is taken', async () => {
+    const keys = localJwks({ keys: [issuer.publicJwk] });
+    const verified = await verifySdJwt(await issuer.sdJwt({ iss: 'https://anyone.example' }, []), { keys, now: () => NOW_MS });
+    expect(verified.claims['iss']).toBe('https://anyone.example');
   });
 });
 
