@@ -4,6 +4,7 @@
  * when a token is due. The end-to-end behaviour is in tokens.test.ts; Redis in test/redis.
  */
 import { describe, expect, test } from 'vitest';
+import { rejection } from '../helpers.js';
 import { TimeoutError, apiErrorFrom } from '../../src/errors/index.js';
 import { TokenManager, type StoredToken, type TokenGrant, type TokenLease, type TokenStore } from '../../src/client/tokens.js';
 import { Observer } from '../../src/internal/observe.js';
@@ -369,5 +370,108 @@ describe('each renewal, told', () => {
       await expect(manager(new LeasingStore(clock), e.api, clock, retries === undefined ? {} : { retries }).accessToken()).rejects.toBe(failure);
       expect(e.calls.authenticate, `retries ${retries}, ${failure.name}`).toBe(calls);
     }
+  });
+});
+
+describe('what the token manager asks of its store, and tells the operator', () => {
+  test('a renewal, and forgetting a refused token, read the shared store afresh (fresh: true); an ordinary call does not', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    const reads: unknown[] = [];
+    const get = store.get.bind(store);
+    store.get = (key: string, options?: { fresh?: boolean }) => (reads.push(options), get(key));
+    const m = manager(store, endpoints().api, clock);
+    await m.accessToken();
+    expect(reads).toEqual([undefined, { fresh: true }, { fresh: true }]);
+    reads.length = 0;
+    m.accessToken();
+    await m.invalidate('access-1');
+    expect(reads).toEqual([undefined, { fresh: true }]);
+  });
+
+  test('a token written on a machine 15 s behind keeps its lifetime here: a 100 s token is due at its half-life', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.tokens.set(KEY, { accessToken: 'access-there', refreshToken: undefined, obtainedAt: T0 - 15_000, expiresAt: T0 - 15_000 + 100_000, serviceOffsetMs: 15_000 });
+    const m = manager(store, endpoints().api, clock);
+    // On this clock it was obtained at T0 and expires at T0 + 100 s: due at T0 + 50 s, not before.
+    clock.now = T0 + 49_999;
+    expect(m.accessToken()).toBe('access-there');
+    clock.now = T0 + 50_000;
+    expect(await m.accessToken()).toBe('access-1');
+  });
+
+  test('a token answer without access_token names the field', async () => {
+    const clock = { now: T0 };
+    const error = await rejection(manager(new LeasingStore(clock), endpoints(() => ({ expires_in: 900 }) as TokenGrant).api, clock).accessToken());
+    expect(error).toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['access_token'] });
+  });
+
+  test('a refresh answered with a status under 400 is a passing failure, not a refusal: the key pair is not used', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.tokens.set(KEY, token(clock, { refreshToken: 'refresh-old' }));
+    const e = endpoints();
+    e.fail(serverError(304));
+    expect(await manager(store, e.api, clock).accessToken()).toBe('access-old');
+    expect(e.calls).toMatchObject({ authenticate: 0, refresh: ['refresh-old'] });
+  });
+
+  test('renewals are logged at info, a failure and a refused refresh token at warn, with the status and the error code only', async () => {
+    const clock = { now: T0 };
+    const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+    const at = (level: string) => (message: string, fields: object) => void lines.push({ level, message, fields: fields as Record<string, unknown> });
+    const observer = new Observer({ logLevel: 'info', logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } }, (o, m) => new Error(`${o} ${m}`));
+    const store = new LeasingStore(clock);
+    store.tokens.set(KEY, token(clock, { refreshToken: 'refresh-old', expiresAt: T0, obtainedAt: T0 - 900_000 }));
+    const e = endpoints();
+    const m = manager(store, e.api, clock, { observer });
+    e.fail(serverError(401));
+    await expect(m.accessToken()).rejects.toMatchObject({ status: 401 });
+    e.fail(undefined);
+    await m.accessToken();
+    expect(lines.map((l) => [l.level, l.message.replace(/ in [\d.]+ ms/, '')])).toEqual([
+      ['warn', '[acme-identity] access token renewal failed (refresh)'],
+      ['warn', '[acme-identity] the refresh token was refused (HTTP 401); renewing with the key pair'],
+      ['warn', '[acme-identity] access token renewal failed (key-pair)'],
+      ['info', '[acme-identity] access token renewed (refresh)'],
+    ]);
+    expect(lines.find((l) => l.message.includes('was refused'))?.fields).toEqual({ status: 401 });
+    // A duration in milliseconds to a tenth, as long as the renewal took: here, next to nothing.
+    for (const line of lines.filter((l) => 'durationMs' in l.fields)) {
+      const ms = line.fields['durationMs'] as number;
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(ms).toBeLessThan(1_000);
+      expect(Math.round(ms * 10)).toBeCloseTo(ms * 10, 6);
+    }
+  });
+
+  test('a store failure is logged with the error’s name, and its code only when it has a string one', async () => {
+    const clock = { now: T0 };
+    const warnings: Record<string, unknown>[] = [];
+    const observer = new Observer({ logger: { debug() {}, info() {}, error() {}, warn: (_m: string, fields: object) => void warnings.push(fields as Record<string, unknown>) } }, (o, m) => new Error(`${o} ${m}`));
+    const first: Record<string, unknown>[] = [];
+    for (const failure of [new RangeError('no code'), Object.assign(new Error('numeric'), { code: 42 }), Object.assign(new Error('named'), { code: 'ECONNRESET' })]) {
+      warnings.length = 0;
+      const store: TokenStore = { get: () => Promise.reject(failure), set: () => undefined };
+      await manager(store, endpoints().api, clock, { observer }).accessToken();
+      first.push(warnings[0]!);
+    }
+    expect(first).toEqual([{ error: 'RangeError' }, { error: 'Error' }, { error: 'Error', code: 'ECONNRESET' }]);
+  });
+
+  test('a caller that gives up while a renewal is under way gets its abort reason at once; the renewal goes on for the others', async () => {
+    const clock = { now: T0 };
+    const e = endpoints();
+    e.hold();
+    const m = manager(new LeasingStore(clock), e.api, clock);
+    const controller = new AbortController();
+    const mine = Promise.resolve(m.accessToken(controller.signal));
+    const other = Promise.resolve(m.accessToken());
+    controller.abort(new Error('the user left'));
+    await expect(mine).rejects.toThrow('the user left');
+    e.release();
+    expect(await other).toBe('access-1');
+    expect(e.calls.authenticate).toBe(1);
   });
 });
