@@ -64,6 +64,38 @@ describe('logging', () => {
     service.injectFault({ kind: 'status', status: 429, retryAfter: '30', path: '/status/current' });
     await rejection(client.status.current());
     expect(log.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringContaining('longer than maxRetryAfterMs') })]);
+    expect(log.lines[0]!.fields).toEqual({ method: 'GET', path: '/status/current', attempt: 1, correlationId: expect.any(String), status: 429, waitMs: 30_000 });
+  });
+
+  test('a wait that fits maxRetryAfterMs but not the deadline is logged at warn as past the deadline', async () => {
+    const log = recorder();
+    const { client, service } = await harness({ client: { logger: log.logger, maxRetryAfterMs: 60_000 } });
+    service.injectFault({ kind: 'status', status: 503, retryAfter: '30', path: '/status/current' });
+    await rejection(client.status.current({ timeoutMs: 5_000 }));
+    expect(log.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringMatching(/after 503: the wait of 30000 ms is past the deadline$/) })]);
+  });
+
+  test('a retry says why at info: a rate limit, a status, or a connection failure, and whether the service asked for the wait', async () => {
+    const log = recorder();
+    const retries: RetryEvent[] = [];
+    const { client, service } = await harness({ client: { logger: log.logger, logLevel: 'info', hooks: { onRetry: (event) => void retries.push(event) } } });
+    service.injectFault({ kind: 'status', status: 429, retryAfter: '0', path: '/status/current' });
+    await client.status.current();
+    service.injectFault({ kind: 'status', status: 503, path: '/status/current' });
+    await client.status.current();
+    service.injectFault({ kind: 'network', path: '/status/current' });
+    await client.status.current();
+    expect(retries.map(({ reason, status, retryAfter }) => ({ reason, status, retryAfter }))).toEqual([
+      { reason: 'rate-limit', status: 429, retryAfter: true },
+      { reason: 'status', status: 503, retryAfter: false },
+      { reason: 'connection', status: undefined, retryAfter: false },
+    ]);
+    const infos = log.lines.filter((l) => l.level === 'info' && l.message.includes('retrying')).map((l) => l.message.replace(/ in \d+ ms/, ''));
+    expect(infos).toEqual([
+      '[acme-identity] retrying GET /status/current after 429',
+      '[acme-identity] retrying GET /status/current after 503',
+      '[acme-identity] retrying GET /status/current after a connection failure',
+    ]);
   });
 
   test('ACME_IDENTITY_LOG switches logging on without a code change; a wrong value is warned about, never fatal', async () => {
