@@ -95,6 +95,14 @@ const token = (clock: { now: number }, fields: Partial<StoredToken> = {}): Store
   ...fields,
 });
 
+/** `m` returns the token it holds, `kept`, until the clock reads `due`, and from then renews to `renewed`. */
+async function expectDueAt(m: TokenManager, clock: { now: number }, due: number, kept: string, renewed: string) {
+  clock.now = due - 1;
+  expect(m.accessToken()).toBe(kept);
+  clock.now = due;
+  expect(await m.accessToken()).toBe(renewed);
+}
+
 function serverError(status: number) {
   return apiErrorFrom({ status, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
 }
@@ -280,10 +288,7 @@ describe('when a token is due', () => {
     const e = endpoints((n) => ({ access_token: `access-${n}`, expires_in: 100 }));
     const m = manager(store, e.api, clock);
     await m.accessToken();
-    clock.now = T0 + 49_999;
-    expect(m.accessToken()).toBe('access-1');
-    clock.now = T0 + 50_000;
-    expect(await m.accessToken()).toBe('access-2');
+    await expectDueAt(m, clock, T0 + 50_000, 'access-1', 'access-2');
   });
 
   test('a long-lived token is renewed refreshMarginSeconds before it expires, not earlier', async () => {
@@ -292,10 +297,7 @@ describe('when a token is due', () => {
     const e = endpoints();
     const m = manager(store, e.api, clock);
     await m.accessToken();
-    clock.now = T0 + 839_999;
-    expect(m.accessToken()).toBe('access-1');
-    clock.now = T0 + 840_000;
-    expect(await m.accessToken()).toBe('access-2');
+    await expectDueAt(m, clock, T0 + 840_000, 'access-1', 'access-2');
   });
 
   test('a token written on another machine is judged on this clock, through both offsets to the service', async () => {
@@ -306,10 +308,7 @@ describe('when a token is due', () => {
     const e = endpoints();
     const m = manager(store, e.api, clock, { serviceOffsetMs: () => 5_000 });
     // On this clock it expires at T0 - 5 s + 900 s; due 60 s before.
-    clock.now = T0 + 834_999;
-    expect(m.accessToken()).toBe('access-there');
-    clock.now = T0 + 835_000;
-    expect(await m.accessToken()).toBe('access-1');
+    await expectDueAt(m, clock, T0 + 835_000, 'access-there', 'access-1');
   });
 
   test('a refused token is forgotten, but a newer token stored meanwhile by another instance is kept', async () => {
@@ -395,10 +394,7 @@ describe('what the token manager asks of its store, and tells the operator', () 
     store.tokens.set(KEY, { accessToken: 'access-there', refreshToken: undefined, obtainedAt: T0 - 15_000, expiresAt: T0 - 15_000 + 100_000, serviceOffsetMs: 15_000 });
     const m = manager(store, endpoints().api, clock);
     // On this clock it was obtained at T0 and expires at T0 + 100 s: due at T0 + 50 s, not before.
-    clock.now = T0 + 49_999;
-    expect(m.accessToken()).toBe('access-there');
-    clock.now = T0 + 50_000;
-    expect(await m.accessToken()).toBe('access-1');
+    await expectDueAt(m, clock, T0 + 50_000, 'access-there', 'access-1');
   });
 
   test('a token answer without access_token names the field', async () => {
