@@ -399,7 +399,7 @@ describe('what the token manager asks of its store, and tells the operator', () 
 
   test('a token answer without access_token names the field', async () => {
     const clock = { now: T0 };
-    const error = await rejection(manager(new LeasingStore(clock), endpoints(() => ({ expires_in: 900 }) as TokenGrant).api, clock).accessToken());
+    const error = await rejection(Promise.resolve(manager(new LeasingStore(clock), endpoints(() => ({ expires_in: 900 }) as TokenGrant).api, clock).accessToken()));
     expect(error).toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['access_token'] });
   });
 
