@@ -13,7 +13,8 @@ export default {
   // tests assert codes, not messages, as the house rules say). Left out of the score.
   mutator: { excludedMutations: ['StringLiteral'] },
   coverageAnalysis: 'perTest',
-  // One checker (light with the sources only) and two test runners, on two cores.
+  // Three processes on two cores: the checkers, light with the sources only, are done early and
+  // hand their places to test runners.
   concurrency: 3,
   timeoutMS: 20000,
   reporters: ['html', 'json', 'clear-text', 'progress'],
