@@ -1,7 +1,7 @@
 /** `@acme/identity/oidc` against the fake authorization server: the whole flow, and what it sends. */
 import { describe, expect, test } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
-import { InvalidInputError, OidcError, createOidcClient, type OidcTransaction } from '../../src/oidc/index.js';
+import { InvalidInputError, MemoryStateStore, OidcError, createOidcClient, type OidcTransaction } from '../../src/oidc/index.js';
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
 import { rejection } from '../helpers.js';
 import { REDIRECT, oidcSetup } from './setup.js';
@@ -288,6 +288,12 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     ['a negative max_age', { maxAge: -1 }, 'maxAge', /whole seconds/],
     ['a max_age that is not whole seconds', { maxAge: 1.5 }, 'maxAge', /whole seconds/],
     ['a max_age given as text', { maxAge: '60' as never }, 'maxAge', /whole seconds/],
+    ['a country code of four digits', { phone: '412345678', phoneCountryCode: '6112' }, 'phoneCountryCode', /digits/],
+    ['a country code with text after it', { phone: '412345678', phoneCountryCode: '61a' }, 'phoneCountryCode', /digits/],
+    ['claims that is a list', { claims: ['acme'] as never }, 'claims', /object/],
+    ['claims that is null', { claims: null as never }, 'claims', /object/],
+    ['claims that is text', { claims: 'acme' as never }, 'claims', /object/],
+    ['standard claim names one of which discovery does not list', { claims: { profile: ['given_name', 'shoe_size'] } }, 'claims.profile', /claims_supported/],
   ];
   test.each(cases)('%s', async (_name, params, field, message) => {
     const s = await oidcSetup();
@@ -386,6 +392,27 @@ describe('OIDC helper: configuration', () => {
     expect(make('http://localhost:4000')).not.toThrow();
     expect(make('http://127.0.0.1:4000')).not.toThrow();
     expect(make('http://auth.internal', true)).not.toThrow();
+    // Loopback by its whole name: a host that only starts like one is anyone's.
+    for (const lookalike of ['http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'http://localhost-evil.example']) {
+      expect(make(lookalike), lookalike).toThrow(expect.objectContaining({ option: 'authUrl' }));
+    }
+  });
+
+  test('a scope given as one string is split on spaces, however many', async () => {
+    const s = await oidcSetup();
+    const { url } = await s.client().startSignIn({ scope: ' openid  profile ' });
+    expect(url.searchParams.get('scope')).toBe('openid profile');
+  });
+
+  test('MemoryStateStore: a state is used once while its time lasts, and forgotten when it ends', () => {
+    let clock = 1_000;
+    const store = new MemoryStateStore({ now: () => clock });
+    expect(store.use('s1', 100)).toBe(true);
+    expect(store.use('s1', 100)).toBe(false);
+    clock += 99;
+    expect(store.use('s1', 100)).toBe(false);
+    clock += 1;
+    expect(store.use('s1', 100)).toBe(true);
   });
 
   test('missing or relative options name the option', () => {
