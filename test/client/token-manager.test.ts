@@ -103,6 +103,9 @@ async function expectDueAt(m: TokenManager, clock: { now: number }, due: number,
   expect(await m.accessToken()).toBe(renewed);
 }
 
+/** An observer with `options`; a configuration mistake in a test is a plain error. */
+const observing = (options: ConstructorParameters<typeof Observer>[0]) => new Observer(options, (option, message) => new Error(`${option} ${message}`));
+
 function serverError(status: number) {
   return apiErrorFrom({ status, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
 }
@@ -196,7 +199,7 @@ describe('the renewal lease shared by several instances', () => {
       throw Object.assign(new Error('lease unreachable'), { code: 'ECONNRESET' });
     };
     const warnings: string[] = [];
-    const observer = new Observer({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) } }, (o, m) => new Error(`${o} ${m}`));
+    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) } });
     const e = endpoints();
     expect(await manager(store, e.api, clock, { observer }).accessToken()).toBe('access-1');
     expect(e.calls.authenticate).toBe(1);
@@ -329,7 +332,7 @@ describe('when a token is due', () => {
 describe('each renewal, told', () => {
   function watched() {
     const events: Record<string, unknown>[] = [];
-    const observer = new Observer({ logLevel: 'off', hooks: { onTokenRenewal: (event) => void events.push({ ...event }) } }, (o, m) => new Error(`${o} ${m}`));
+    const observer = observing({ logLevel: 'off', hooks: { onTokenRenewal: (event) => void events.push({ ...event }) } });
     return { events, observer };
   }
 
@@ -417,7 +420,7 @@ describe('what the token manager asks of its store, and tells the operator', () 
     const clock = { now: T0 };
     const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
     const at = (level: string) => (message: string, fields: object) => void lines.push({ level, message, fields: fields as Record<string, unknown> });
-    const observer = new Observer({ logLevel: 'info', logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } }, (o, m) => new Error(`${o} ${m}`));
+    const observer = observing({ logLevel: 'info', logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
     const store = new LeasingStore(clock);
     store.tokens.set(KEY, token(clock, { refreshToken: 'refresh-old', expiresAt: T0, obtainedAt: T0 - 900_000 }));
     const e = endpoints();
@@ -445,7 +448,7 @@ describe('what the token manager asks of its store, and tells the operator', () 
   test('a store failure is logged with the error’s name, and its code only when it has a string one', async () => {
     const clock = { now: T0 };
     const warnings: Record<string, unknown>[] = [];
-    const observer = new Observer({ logger: { debug() {}, info() {}, error() {}, warn: (_m: string, fields: object) => void warnings.push(fields as Record<string, unknown>) } }, (o, m) => new Error(`${o} ${m}`));
+    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (_m: string, fields: object) => void warnings.push(fields as Record<string, unknown>) } });
     const first: Record<string, unknown>[] = [];
     for (const failure of [new RangeError('no code'), Object.assign(new Error('numeric'), { code: 42 }), Object.assign(new Error('named'), { code: 'ECONNRESET' })]) {
       warnings.length = 0;
