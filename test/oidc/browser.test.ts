@@ -59,6 +59,31 @@ describe('OIDC browser helper', () => {
     await expect(signIn.handleCallback(firstBack)).resolves.toHaveProperty('claims.nonce', first.searchParams.get('nonce'));
   });
 
+  test('the token request is a public client’s form POST asking for JSON: the code, the verifier, the client id, no credentials', async () => {
+    let sent: Request | undefined;
+    const { signIn, visit } = await browserSetup({
+      fetch: (input, init) => {
+        const request = new Request(input, init);
+        if (request.url.endsWith('/token')) sent = request.clone();
+        return fetch(request);
+      },
+    });
+    const url = await signIn.authorizationUrl();
+    const callback = await visit(url);
+    await signIn.handleCallback(callback);
+    expect(sent).toBeDefined();
+    expect(sent!.method).toBe('POST');
+    expect(sent!.headers.get('accept')).toBe('application/json');
+    expect(sent!.headers.get('authorization')).toBeNull();
+    expect(Object.fromEntries(new URLSearchParams(await sent!.text()))).toEqual({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code'),
+      redirect_uri: REDIRECT,
+      code_verifier: expect.stringMatching(/^[\w-]{43,128}$/),
+      client_id: DEFAULT_OIDC_CLIENT.clientId,
+    });
+  });
+
   test('a callback whose state no sign-in of this browser started is refused before any request', async () => {
     const { signIn, visit, calls } = await browserSetup();
     const url = await signIn.authorizationUrl();

@@ -1,9 +1,10 @@
 /** `@acme/identity/oidc` against the fake authorization server: the whole flow, and what it sends. */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
+import { http, HttpResponse } from 'msw';
 import { InvalidInputError, MemoryStateStore, OidcError, createOidcClient, type OidcTransaction } from '../../src/oidc/index.js';
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
-import { rejection } from '../helpers.js';
+import { rejection, server } from '../helpers.js';
 import { REDIRECT, oidcSetup } from './setup.js';
 
 const challengeOf = async (verifier: string) =>
@@ -178,6 +179,22 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(error).toBeInstanceOf(OidcError);
     // From the WWW-Authenticate challenge (Bearer error="invalid_token"), as from a JSON body.
     expect(error).toMatchObject({ code: 'ERR_OIDC_USERINFO', error: 'invalid_token', status: 401 });
+  });
+
+  test('a 401 challenge with no error is invalid_token at userinfo and invalid_client at the token endpoint; an error_description is kept', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    let { url, transaction } = await oidc.startSignIn();
+    const result = await oidc.finishSignIn(await s.visit(url), transaction);
+    const challenge = (value: string) => () => new HttpResponse(null, { status: 401, headers: { 'www-authenticate': value } });
+    server.use(http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, challenge('Bearer realm="acme-identity"'), { once: true }));
+    expect(await rejection(oidc.userinfo(result))).toMatchObject({ code: 'ERR_OIDC_USERINFO', error: 'invalid_token', status: 401 });
+    server.use(http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, challenge('Bearer error="insufficient_scope", error_description="openid is required"'), { once: true }));
+    const described = await rejection(oidc.userinfo(result));
+    expect(described).toMatchObject({ error: 'insufficient_scope', errorDescription: 'openid is required', message: 'insufficient_scope: openid is required' });
+    server.use(http.post(`${s.service.authUrl}/oauth/oidc/token`, challenge('Basic realm="acme-identity"'), { once: true }));
+    ({ url, transaction } = await oidc.startSignIn());
+    expect(await rejection(oidc.finishSignIn(await s.visit(url), transaction))).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client', status: 401 });
   });
 });
 
@@ -381,6 +398,15 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     expect(make({ method: 'private_key_jwt', privateKey: 'pem' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.privateKey' }));
     expect(make({ method: 'tls_client_auth' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.clientSecret' }));
     expect(make({ method: 'tls_client_auth', clientSecret: 'x' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.method' }));
+    expect(make({ method: 'client_secret_post', clientSecret: '' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.clientSecret' }));
+  });
+
+  test('private_key_jwt takes a private key only: the public half of the pair is refused when the client is made', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const make = (key: CryptoKey) => () =>
+      createOidcClient({ authUrl: 'https://auth.acme.test', clientId: 'c', redirectUri: REDIRECT, clientAuthentication: { method: 'private_key_jwt', privateKey: key } });
+    expect(make(publicKey)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientAuthentication.privateKey' }));
+    expect(make(privateKey)).not.toThrow();
   });
 });
 
@@ -413,6 +439,69 @@ describe('OIDC helper: configuration', () => {
     expect(store.use('s1', 100)).toBe(false);
     clock += 1;
     expect(store.use('s1', 100)).toBe(true);
+  });
+
+  test('the default state store keeps the client’s clock: a frozen clock never lets it forget a state in use', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    const { url, transaction } = await oidc.startSignIn();
+    const callback = await s.visit(url);
+    await oidc.finishSignIn(callback, transaction);
+    // The wall clock moves on an hour; the client's own clock (options.now) has not moved.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 3_600_000 });
+    try {
+      await expect(oidc.finishSignIn(callback, transaction)).rejects.toMatchObject({ code: 'ERR_OIDC_STATE' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('a state store without use(state, ttlMs) is refused when the client is made', () => {
+    for (const stateStore of [{}, { use: 'yes' }]) {
+      expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: 'c', redirectUri: REDIRECT, stateStore: stateStore as never }), JSON.stringify(stateStore)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'stateStore' }),
+      );
+    }
+  });
+
+  test('the state store keeps a used state as long as its transaction could still finish, and not a moment less', async () => {
+    const s = await oidcSetup();
+    const asked: [string, number][] = [];
+    const stateStore = { use: (state: string, ttlMs: number) => (asked.push([state, ttlMs]), true) };
+    let oidc = s.client({ stateStore });
+    let { url, transaction } = await oidc.startSignIn();
+    s.advance(10 * 60_000);
+    await oidc.finishSignIn(await s.visit(url), transaction);
+    // Thirty minutes from the start, ten of them gone.
+    expect(asked).toEqual([[transaction.state, 20 * 60_000]]);
+    // At the last moment transactionMaxAgeMs allows, what is left is nothing: still a positive time.
+    oidc = s.client({ stateStore, transactionMaxAgeMs: 60_000 });
+    ({ url, transaction } = await oidc.startSignIn());
+    s.advance(60_000);
+    await oidc.finishSignIn(await s.visit(url), transaction);
+    expect(asked[1]).toEqual([transaction.state, 1]);
+  });
+
+  test('a state store that cannot be reached fails the sign-in closed, before the code is exchanged', async () => {
+    const s = await oidcSetup();
+    const down = new Error('ECONNREFUSED');
+    const oidc = s.client({ stateStore: { use: () => Promise.reject(down) } });
+    const { url, transaction } = await oidc.startSignIn();
+    const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction));
+    expect(error).toBeInstanceOf(OidcError);
+    expect(error).toMatchObject({ code: 'ERR_OIDC_STATE', cause: down });
+    expect(s.calls(/token$/)).toBe(0);
+  });
+
+  test('supportedClaims is empty when the issuer lists no acme_claims_supported', async () => {
+    const s = await oidcSetup();
+    server.use(
+      http.get(`${s.service.authUrl}/.well-known/openid-configuration`, async ({ request }) => {
+        const { acme_claims_supported: _, ...rest } = (await (await s.service.fetch(request)).json()) as Record<string, unknown>;
+        return HttpResponse.json(rest);
+      }),
+    );
+    await expect(s.client().supportedClaims()).resolves.toEqual([]);
   });
 
   test('missing or relative options name the option', () => {

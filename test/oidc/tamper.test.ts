@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { inspect } from 'node:util';
 import { http, HttpResponse } from 'msw';
-import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
+import { SignJWT, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import fc from 'fast-check';
 import { OidcError, type OidcTransaction } from '../../src/oidc/index.js';
 import { rejection, server } from '../helpers.js';
@@ -31,6 +31,15 @@ function rewriteIdToken(s: OidcSetup, rewrite: (idToken: string) => string | Pro
       return HttpResponse.json({ ...body, id_token: await rewrite(body.id_token) });
     }),
   );
+}
+
+/** A fetch for the client that hands it the issuer's discovery document as `change` makes it. */
+function discovery(change: (metadata: Record<string, unknown>) => Record<string, unknown>): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!String(input instanceof Request ? input.url : input).endsWith('/.well-known/openid-configuration')) return response;
+    return Response.json(change((await response.json()) as Record<string, unknown>));
+  };
 }
 
 /** The same claims, signed by the fake's own key: only what `change` changes differs. */
@@ -68,6 +77,18 @@ describe('OIDC helper: a tampered callback', () => {
     const { client, transaction, callback } = await started(s);
     callback.searchParams.delete('iss');
     await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ISSUER');
+  });
+
+  test('a wrong state with no iss, from an issuer that does not send iss, is a state error, not a mix-up', async () => {
+    const s = await oidcSetup();
+    const client = s.client({ fetch: discovery((m) => ({ ...m, authorization_response_iss_parameter_supported: false })) });
+    const { transaction, callback } = await started(s, client);
+    callback.searchParams.delete('iss');
+    callback.searchParams.set('state', 'forged-state');
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_STATE');
+    // Its own state, without iss: accepted, as RFC 9207 allows for such an issuer.
+    callback.searchParams.set('state', transaction.state);
+    await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
   });
 
   test('no code', async () => {
@@ -160,7 +181,7 @@ describe('OIDC helper: a tampered or reused transaction', () => {
   test('a transaction that is not one startSignIn made, or is another client’s', async () => {
     const s = await oidcSetup();
     const { client, transaction, callback } = await started(s);
-    for (const bad of [null, {}, { ...transaction, codeVerifier: 7 }, { ...transaction, createdAt: 'yesterday' }, { ...transaction, clientId: 'other' }]) {
+    for (const bad of [null, {}, { ...transaction, codeVerifier: 7 }, { ...transaction, createdAt: 'yesterday' }, { ...transaction, createdAt: String(transaction.createdAt) }, { ...transaction, clientId: 'other' }]) {
       await refused(client.finishSignIn(callback, bad as never), 'ERR_OIDC_TRANSACTION');
     }
     await refused(client.finishSignIn(callback, { ...transaction, issuer: 'https://evil.example' }), 'ERR_OIDC_TRANSACTION');
@@ -212,13 +233,7 @@ describe('OIDC helper: a tampered ID token', () => {
     const s = await oidcSetup();
     const secret = new TextEncoder().encode('x'.repeat(32));
     rewriteIdToken(s, (t) => new SignJWT(decodeJwt(t) as never).setProtectedHeader({ alg: 'HS256' }).sign(secret));
-    const client = s.client({
-      fetch: async (input, init) => {
-        const response = await fetch(input, init);
-        if (!String(input).endsWith('openid-configuration')) return response;
-        return Response.json({ ...((await response.json()) as object), id_token_signing_alg_values_supported: ['RS256', 'HS256'] });
-      },
-    });
+    const client = s.client({ fetch: discovery((m) => ({ ...m, id_token_signing_alg_values_supported: ['RS256', 'HS256'] })) });
     const { transaction, callback } = await started(s, client);
     const error = await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
     expect(error.message).toMatch(/HS256/);
@@ -248,6 +263,8 @@ describe('OIDC helper: a tampered ID token', () => {
     ['aud', (c: Record<string, unknown>) => ({ ...c, aud: 'another-client' })],
     ['iss', (c: Record<string, unknown>) => ({ ...c, iss: 'https://evil.example' })],
     ['sub', (c: Record<string, unknown>) => ({ ...c, sub: undefined })],
+    // Not a number: a malformed token, not an expired one.
+    ['exp', (c: Record<string, unknown>) => ({ ...c, exp: String(c['exp']) })],
   ])('a validly signed ID token with the wrong %s', async (claim, change) => {
     const s = await oidcSetup();
     rewriteIdToken(s, resigned(s, change));
@@ -290,6 +307,49 @@ describe('OIDC helper: the issuer’s keys', () => {
     ({ transaction, callback } = await started(s, client));
     await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
     expect(s.calls(/jwks$/)).toBe(2);
+  });
+});
+
+describe('OIDC helper: the issuer’s key set', () => {
+  const jwksUrl = (s: OidcSetup) => `${s.service.authUrl}/oauth/oidc/jwks`;
+
+  test('a JWKS that could not be read is not kept: the next sign-in reads it again at once', async () => {
+    const s = await oidcSetup();
+    const client = s.client();
+    server.use(http.get(jwksUrl(s), () => new HttpResponse('unavailable', { status: 503 }), { once: true }));
+    let { transaction, callback } = await started(s, client);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    ({ transaction, callback } = await started(s, client));
+    await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+    expect(s.calls(/jwks$/)).toBe(2);
+  });
+
+  test('a JWKS without a keys array is refused, saying so', async () => {
+    const s = await oidcSetup();
+    server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: 'none' })));
+    const { client, transaction, callback } = await started(s);
+    const error = await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    expect(error.message).toMatch(/JWKS has no keys/);
+  });
+
+  test('two keys that both fit the token’s kid and alg: refused rather than guessing, even when the first would verify', async () => {
+    const s = await oidcSetup();
+    const other = await exportJWK((await generateKeyPair('RS256')).publicKey);
+    const real = s.service.keys.publicJwk;
+    server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: [real, { ...other, kid: real.kid, alg: real.alg, use: 'sig' }] })));
+    const { client, transaction, callback } = await started(s);
+    const error = await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    expect(error.message).toMatch(/^ID token: 2 keys/);
+  });
+
+  test('a jwks_uri over plain http: from an https: issuer is never fetched', async () => {
+    const s = await oidcSetup();
+    const fetched: string[] = [];
+    const tell = discovery((m) => ({ ...m, jwks_uri: String(m['jwks_uri']).replace('https:', 'http:') }));
+    const client = s.client({ fetch: (input, init) => (fetched.push(String(input instanceof Request ? input.url : input)), tell(input, init)) });
+    const { transaction, callback } = await started(s, client);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_RESPONSE');
+    expect(fetched.filter((url) => url.startsWith('http:'))).toEqual([]);
   });
 });
 
