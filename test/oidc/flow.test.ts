@@ -143,12 +143,13 @@ describe('OIDC helper: the flow against the fake', () => {
     });
   });
 
-  test('the callback may be given as a URL, a path with its query, a query string or a Request', async () => {
+  test('the callback may be given as a URL, a path with its query, a query string with or without its ?, or a Request', async () => {
     const s = await oidcSetup();
     const forms: ((u: URL) => URL | string | URLSearchParams | Request)[] = [
       (u) => u,
       (u) => `${u.pathname}${u.search}`,
       (u) => u.search,
+      (u) => u.search.slice(1),
       (u) => u.searchParams,
       (u) => new Request(u),
     ];
@@ -493,7 +494,7 @@ describe('OIDC helper: configuration', () => {
     expect(s.calls(/token$/)).toBe(0);
   });
 
-  test('supportedClaims is empty when the issuer lists no acme_claims_supported', async () => {
+  test('with no acme_claims_supported in discovery, supportedClaims is empty and no acme claim can be asked for', async () => {
     const s = await oidcSetup();
     server.use(
       http.get(`${s.service.authUrl}/.well-known/openid-configuration`, async ({ request }) => {
@@ -501,7 +502,12 @@ describe('OIDC helper: configuration', () => {
         return HttpResponse.json(rest);
       }),
     );
-    await expect(s.client().supportedClaims()).resolves.toEqual([]);
+    const oidc = s.client();
+    await expect(oidc.supportedClaims()).resolves.toEqual([]);
+    // Nothing listed, nothing to ask for: refused before the person is sent away.
+    const error = await rejection(oidc.startSignIn({ claims: { acme: ['acmeidentity.name'] } }));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'claims.acme.acmeidentity.name' });
   });
 
   test('missing or relative options name the option', () => {
