@@ -154,6 +154,20 @@ describe('the renewal lease shared by several instances', () => {
     expect(e.calls.authenticate).toBe(0);
   });
 
+  test('a waiter whose token expired takes one the holder wrote that is due but not yet expired, rather than wait on', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    store.tokens.set(KEY, token(clock, { expiresAt: clock.now, obtainedAt: clock.now - 900_000 }));
+    store.heldUntil = clock.now + 30_000;
+    const e = endpoints();
+    const waiting = manager(store, e.api, clock).accessToken();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    // Within the refresh margin of its expiry, but usable for 50 s more.
+    store.tokens.set(KEY, token(clock, { accessToken: 'access-due' }));
+    expect(await waiting).toBe('access-due');
+    expect(e.calls.authenticate).toBe(0);
+  });
+
   test('the holder renews nothing when the previous holder’s token landed just before it took the lease', async () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
@@ -457,6 +471,16 @@ describe('what the token manager asks of its store, and tells the operator', () 
       first.push(warnings[0]!);
     }
     expect(first).toEqual([{ error: 'RangeError' }, { error: 'Error' }, { error: 'Error', code: 'ECONNRESET' }]);
+  });
+
+  test('a renewal’s own read of the store that fails is logged too, and the renewal goes on', async () => {
+    const clock = { now: T0 };
+    const warnings: string[] = [];
+    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => void warnings.push(message) } });
+    // Ordinary reads work (and find nothing); the renewal's fresh read fails.
+    const store: TokenStore = { get: (_key, options) => (options?.fresh ? Promise.reject(new Error('replica down')) : undefined), set: () => undefined };
+    expect(await manager(store, endpoints().api, clock, { observer }).accessToken()).toBe('access-1');
+    expect(warnings).toEqual([expect.stringMatching(/token store could not read/)]);
   });
 
   test('a caller that gives up while a renewal is under way gets its abort reason at once; the renewal goes on for the others', async () => {

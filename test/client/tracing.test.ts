@@ -65,6 +65,16 @@ describe('tracing', () => {
     expect(call.attributes['acme.error_code']).toBe('ERR_TIMEOUT');
   });
 
+  test('a call its caller aborts ends its span with ERR_ABORTED, not ERR_TIMEOUT', async () => {
+    const { client, service } = await harness({ client: { openTelemetry: api } });
+    service.injectFault({ kind: 'hang', path: '/status/current' });
+    const controller = new AbortController();
+    const call = client.status.current({ signal: controller.signal, timeoutMs: 60_000 });
+    setTimeout(() => controller.abort(new Error('the person left the page')), 50);
+    expect(await rejection(call)).toMatchObject({ code: 'ERR_ABORTED' });
+    await expect.poll(() => spans().find((s) => s.kind === api.SpanKind.INTERNAL)?.attributes['acme.error_code']).toBe('ERR_ABORTED');
+  });
+
   test('without openTelemetry, no span is made; something that is not the API is a ConfigurationError', async () => {
     const { client, makeClient } = await harness();
     await client.status.health();
