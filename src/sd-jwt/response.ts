@@ -3,7 +3,7 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { isObject } from '../internal/guards.js';
-import { MAX_DEPTH, checkTimeOptions, checkTimes, fail, verifySdJwt, type TimeOptions, type VerifiedSdJwt, type VerifySdJwtOptions } from './sd-jwt.js';
+import { MAX_DEPTH, checkTimeOptions, checkTimes, fail, shown, verifySdJwt, type TimeOptions, type VerifiedSdJwt, type VerifySdJwtOptions } from './sd-jwt.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
@@ -110,14 +110,14 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
     if (!isObject(item) || typeof item['claim'] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] has no claim key`);
     const claim = item['claim'];
     // RFC 9901 §7.1 step 3: a disclosed name is never a reserved one, nor one the payload already has in the clear.
-    if (claim === '_sd' || claim === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosures[${i}] names the reserved claim "${claim}"`);
+    if (claim === '_sd' || claim === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosures[${i}] names the reserved claim ${shown(claim)}`);
     if (Object.hasOwn(data, claim)) {
-      throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosures[${i}] discloses "${claim.slice(0, 64)}", a plaintext field of the response`);
+      throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosures[${i}] discloses ${shown(claim)}, a plaintext field of the response`);
     }
     if (typeof item['salt'] !== 'string') {
-      throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] (${claim}) has no salt, so its digest cannot be checked`);
+      throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] (${shown(claim)}) has no salt, so its digest cannot be checked`);
     }
-    if (seen.has(claim)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `claim ${claim} is disclosed twice`);
+    if (seen.has(claim)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `claim ${shown(claim)} is disclosed twice`);
     seen.add(claim);
     return { claim, salt: item['salt'], value: item['value'] };
   });
@@ -225,12 +225,12 @@ export async function verifyIdentityResponse(
   for (const { claim, salt, value } of disclosures) {
     const compact = signed.get(salt);
     if (compact && (compact.name !== claim || !sameJson(compact.value, value))) {
-      throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${claim} differs from the one in the signed credential`);
+      throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${shown(claim)} differs from the one in the signed credential`);
     }
     const inputs = compact ? [compact.encoded] : candidates(salt, claim, value);
     const digest = (await digests(algorithm, inputs)).find((d) => digestSet.has(d));
-    if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${claim} is not in _sd`);
-    if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${claim} matches a digest already used`);
+    if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
+    if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
     used.add(digest);
     Object.defineProperty(claims, claim, { value, enumerable: true, writable: false, configurable: false });
     if (compact) signedClaims.push(claim);

@@ -68,6 +68,9 @@ export interface VerifiedSdJwt {
 export const fail = (code: SdJwtErrorCode, message: string, cause?: unknown): SdJwtVerificationError =>
   new SdJwtVerificationError(code, message, cause === undefined ? undefined : { cause });
 
+/** A claim name as a message shows it: quoted, and cut at 64 characters (a crafted name can be megabytes). */
+export const shown = (name: string): string => `"${name.length > 64 ? `${name.slice(0, 64)}…` : name}"`;
+
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** JSON of a base64url segment; `what` names the segment in the error. */
@@ -159,8 +162,8 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Di
     if (name === undefined) {
       throw fail('ERR_SD_JWT_DISCLOSURE_FORM', `disclosure ${disclosure.index + 1} has two elements but is referenced from _sd`);
     }
-    if (name === '_sd' || name === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosure ${disclosure.index + 1} names the reserved claim "${name}"`);
-    if (Object.hasOwn(out, name)) throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosed claim "${name}" already exists at its level`);
+    if (name === '_sd' || name === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosure ${disclosure.index + 1} names the reserved claim ${shown(name)}`);
+    if (Object.hasOwn(out, name)) throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosed claim ${shown(name)} already exists at its level`);
     put(out, name, reveal(disclosure.value, byDigest, seen, depth + 1));
   }
   return out;

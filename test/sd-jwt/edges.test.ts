@@ -116,6 +116,38 @@ describe('verifyIdentityResponse: embedded credentials', () => {
   });
 });
 
+describe('a crafted claim name of a megabyte is shown in the message cut to 64 characters, whichever rule refuses it', () => {
+  const long = `acmeidentity.${'x'.repeat(1 << 20)}`;
+  const cut = `"${long.slice(0, 64)}…"`;
+  async function shownCut(promise: Promise<unknown>, expected: string) {
+    const error = (await rejection(promise)) as { code: string; message: string };
+    expect(error.code).toBe(expected);
+    expect(error.message).toContain(cut);
+    expect(error.message.length).toBeLessThan(200);
+  }
+
+  test('the envelope: a plaintext field, no salt, twice, a digest not in _sd', async () => {
+    await shownCut(verifyIdentityResponse(envelope({ [long]: 'x' }, { [long]: 'plain' }), REQUEST), 'ERR_SD_JWT_CLAIM_COLLISION');
+    await shownCut(verifyIdentityResponse({ ...envelope({}), disclosures: [{ claim: long, value: 'x' }] }, REQUEST), 'ERR_SD_JWT_MALFORMED');
+    const twice = envelope({ [long]: 'x' });
+    await shownCut(verifyIdentityResponse({ ...twice, disclosures: [...twice.disclosures, ...twice.disclosures] }, REQUEST), 'ERR_SD_JWT_DUPLICATE_DISCLOSURE');
+    await shownCut(verifyIdentityResponse({ ...envelope({ [long]: 'x' }), _sd: ['AAAA'] }, REQUEST), 'ERR_SD_JWT_DIGEST_MISMATCH');
+  });
+
+  test('the credential: a disclosed name its payload already has', async () => {
+    const named = disclosure('s', long, 'disclosed');
+    const jwt = await issuer.sdJwt({ [long]: 'plain', _sd: [digest(named)] }, [named]);
+    await shownCut(verifySdJwt(jwt, at(issuer.keys)), 'ERR_SD_JWT_CLAIM_COLLISION');
+  });
+
+  test('a name of 64 characters or fewer is shown whole', async () => {
+    const name = `acmeidentity.${'y'.repeat(51)}`;
+    expect(name).toHaveLength(64);
+    const error = await rejection(verifyIdentityResponse({ ...envelope({ [name]: 'x' }), _sd: ['AAAA'] }, REQUEST));
+    expect((error as Error).message).toContain(`"${name}" is not in _sd`);
+  });
+});
+
 describe('verifySdJwt: edges', () => {
   test('a JWT carrying _sd digests without its "~" is not a plain JWT, whatever allowPlainJwt says', async () => {
     const hidden = disclosure('s', 'is_sanctioned', true);
