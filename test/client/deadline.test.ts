@@ -1,5 +1,6 @@
 /** The deadline is the SDK's promise, not the fetch's: it holds with a fetch that ignores the abort signal. */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { getEventListeners } from 'node:events';
 import { AbortError, AcmeIdentityClient, ConfigurationError, TimeoutError } from '../../src/index.js';
 import { createFakeService, DEFAULT_CLIENT, type FakeService } from '../../src/testing/index.js';
 
@@ -71,6 +72,20 @@ describe('a fetch that ignores the abort signal', () => {
     const outcome = client(fetch).identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }).catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(500);
     expect(await outcome).toBeInstanceOf(TimeoutError);
+  });
+});
+
+describe('a finished call leaves nothing behind', () => {
+  test('no deadline timer and no listener on the caller’s signal: a script exits after its last call, a shared signal does not pile up listeners', async () => {
+    const shutdown = new AbortController();
+    const c = new AcmeIdentityClient({ baseUrl: service.baseUrl, ...DEFAULT_CLIENT, fetch: service.fetch, timeoutMs: 60_000 });
+    for (let i = 0; i < 3; i++) {
+      await c.status.current({ signal: shutdown.signal });
+      // And one that fails: a request the service does not know.
+      await expect(c.identityRequests.get({ accessRequestCode: 'none', identitySessionCode: 'none' }, { signal: shutdown.signal })).rejects.toMatchObject({ status: 404 });
+    }
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

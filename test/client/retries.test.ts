@@ -69,6 +69,15 @@ describe('retries', () => {
     expect(Number(second!.headers['x-request-timestamp']) - Number(first!.headers['x-request-timestamp'])).toBeGreaterThanOrEqual(2);
   });
 
+  test('a retry adds no X-Request-Timestamp to a request that had none (status and credential endpoints take none)', async () => {
+    h.service.injectFault({ kind: 'status', status: 503, path: '/status/health' });
+    const { value } = await run(h.client.status.health());
+    expect(value).toBeDefined();
+    const sent = received(h.service, /\/status\/health$/);
+    expect(sent).toHaveLength(2);
+    for (const request of sent) expect(request.headers['x-request-timestamp']).toBeUndefined();
+  });
+
   test('a first attempt that waited for a token is stamped after the wait, not before', async () => {
     const fresh = h.makeClient(); // no token yet: its first call fetches one
     h.service.injectFault({ kind: 'delay', ms: 5_000, path: '/auth/api-token' });
