@@ -149,6 +149,13 @@ describe('a crafted claim name of a megabyte is shown in the message cut to 64 c
 });
 
 describe('verifySdJwt: edges', () => {
+  test('an issuer-signed part of more or fewer than three segments is malformed, even when its first three verify', async () => {
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60 });
+    expect(await code(verifySdJwt(`${jwt}.AAAA~`, at(issuer.keys)))).toBe('ERR_SD_JWT_MALFORMED');
+    expect(await code(verifySdJwt(`${jwt.slice(0, jwt.lastIndexOf('.'))}~`, at(issuer.keys)))).toBe('ERR_SD_JWT_MALFORMED');
+    await expect(verifySdJwt(`${jwt}~`, at(issuer.keys))).resolves.toBeDefined();
+  });
+
   test('a JWT carrying _sd digests without its "~" is not a plain JWT, whatever allowPlainJwt says', async () => {
     const hidden = disclosure('s', 'is_sanctioned', true);
     const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60, _sd_alg: 'sha-256', _sd: [digest(hidden)] });
@@ -225,6 +232,8 @@ describe('verifySdJwt: the issuer\'s keys', () => {
     const keys = localJwks({ keys: pairs.map((p) => p.jwk) }, ISSUER);
     await expect(verifySdJwt(`${await signWith(pairs[3]!.privateKey)}~`, at(keys))).resolves.toBeDefined();
     expect(await code(verifySdJwt(`${await signWith(pairs[4]!.privateKey)}~`, at(keys)))).toBe('ERR_SD_JWT_SIGNATURE');
+    // keysFor keeps its contract for whoever calls it directly: at most four.
+    await expect(keys.keysFor!({ alg: 'ES256' })).resolves.toHaveLength(4);
   });
 
   test.each<[string, (jwk: JWK, full: JWK) => JWK]>([

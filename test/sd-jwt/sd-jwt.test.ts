@@ -204,7 +204,8 @@ describe('verifySdJwt: a refusal names the disclosure by its place in the SD-JWT
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED' });
     expect((error as Error).cause).toBeInstanceOf(Error);
     // A refusal that has no cause carries none.
-    expect((await rejection(verifySdJwt(`${jwt}${disclosure('s', 'x', 1)}~`, at(issuer.keys))) as Error).cause).toBeUndefined();
+    const plain = await rejection(verifySdJwt(`${jwt}${disclosure('s', 'x', 1)}~`, at(issuer.keys)));
+    expect('cause' in (plain as Error)).toBe(false);
   });
 
   test('a header that is empty, or JSON with bytes that are not UTF-8, is malformed: never read with replacement characters', async () => {
@@ -222,22 +223,42 @@ describe('verifySdJwt: the payload’s shape', () => {
     for (let i = 0; i < depth; i++) value = wrap(value);
     return value;
   };
-  test.each<[string, (depth: number) => { payload: Record<string, unknown>; sent: string[] }]>([
-    ['objects', (depth) => ({ payload: { deep: nest(depth, (v) => ({ v })) }, sent: [] })],
-    ['arrays', (depth) => ({ payload: { deep: nest(depth, (v) => [v]) }, sent: [] })],
-    ['a disclosed claim', (depth) => {
-      const d = disclosure('s', 'deep', nest(depth, (v) => ({ v })));
+  /** `n` disclosures, each revealing the next: `link(inner)` wraps the digest of the next in its place. */
+  const chain = (n: number, disclose: (value: unknown) => string, link: (digest: string) => unknown) => {
+    const sent: string[] = [];
+    let value: unknown = 'x';
+    for (let i = 0; i < n; i++) {
+      const d = disclose(value);
+      sent.unshift(d);
+      value = link(digest(d));
+    }
+    return { value, sent };
+  };
+  // The payload is level 0; each object, array or disclosed value is one level further in; 64 is the last allowed.
+  test.each<[string, number, (n: number) => { payload: Record<string, unknown>; sent: string[] }]>([
+    ['objects', 63, (n) => ({ payload: { deep: nest(n, (v) => ({ v })) }, sent: [] })],
+    ['arrays', 63, (n) => ({ payload: { deep: nest(n, (v) => [v]) }, sent: [] })],
+    ['a disclosed claim', 63, (n) => {
+      const d = disclosure('s', 'deep', nest(n, (v) => ({ v })));
       return { payload: { _sd: [digest(d)] }, sent: [d] };
     }],
-    ['a disclosed array element', (depth) => {
-      const d = disclosure('s', nest(depth, (v) => [v]));
+    ['a disclosed array element', 62, (n) => {
+      const d = disclosure('s', nest(n, (v) => [v]));
       return { payload: { list: [{ '...': digest(d) }] }, sent: [d] };
     }],
-  ])('nesting deeper than 64 levels through %s is malformed; 60 levels are fine', async (_name, build) => {
-    const deep = build(70);
-    expect(await refusal(await issuer.sdJwt(deep.payload, deep.sent))).toBe('ERR_SD_JWT_MALFORMED');
-    const fine = build(60);
+    ['disclosed claims, each inside the one before', 64, (n) => {
+      const { value, sent } = chain(n, (v) => disclosure('s', 'c', v), (d) => ({ _sd: [d] }));
+      return { payload: value as Record<string, unknown>, sent };
+    }],
+    ['disclosed array elements, each inside the one before', 63, (n) => {
+      const { value, sent } = chain(n, (v) => disclosure('s', v), (d) => [{ '...': d }]);
+      return { payload: { list: value }, sent };
+    }],
+  ])('nesting through %s: %i of them are fine, one more is malformed', async (_name, limit, build) => {
+    const fine = build(limit);
     await expect(verifySdJwt(await issuer.sdJwt(fine.payload, fine.sent), at(issuer.keys))).resolves.toBeDefined();
+    const deep = build(limit + 1);
+    expect(await refusal(await issuer.sdJwt(deep.payload, deep.sent))).toBe('ERR_SD_JWT_MALFORMED');
   });
 
   test('an array element with a digest and anything else beside it is malformed', async () => {
@@ -324,6 +345,20 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     ];
     for (const kbJwt of cases) expect(await refusal(presented + kbJwt, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
+  });
+
+  test('a cnf.jwk Web Crypto cannot import is a key-binding refusal with the import’s error as its cause', async () => {
+    const holder = await generateKeyPair('ES256');
+    const jwk = await exportJWK(holder.publicKey);
+    const d = disclosure('s', 'name', 'value');
+    // A point that is not on the curve.
+    const presented = await issuer.sdJwt({ cnf: { jwk: { ...jwk, x: Buffer.alloc(32, 1).toString('base64url') } }, _sd: [digest(d)] }, [d]);
+    const kbJwt = await new SignJWT({ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: digest(presented) })
+      .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
+      .sign(holder.privateKey);
+    const error = await rejection(verifySdJwt(presented + kbJwt, { ...at(issuer.keys), ...expectations }));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_KEY_BINDING' });
+    expect((error as Error).cause).toBeInstanceOf(Error);
   });
 
   test('iat on both sides of its bounds: no later than now (plus tolerance), no older than maxAgeSeconds (300 by default)', async () => {
