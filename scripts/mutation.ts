@@ -7,12 +7,14 @@
  *   npm run mutation                      every group
  *   npm run mutation -- webhooks sd-jwt   the groups named
  *   npm run mutation -- --incremental     only what changed since the last run (.stryker/<group>.json)
+ *   npm run mutation -- --report          no run: the table of each group's last report, with its
+ *                                         date and whether its sources changed since
  *
  * Reports: .tmp/mutation/<group>.html (survivors with their diffs) and .json. Exits 1 when a group
  * is under its goal. Survivors that cannot change behaviour are listed in stryker.equivalent.md.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 interface Group {
@@ -35,6 +37,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = `${ROOT}.tmp/mutation/`;
 const args = process.argv.slice(2);
 const incremental = args.includes('--incremental');
+const reportOnly = args.includes('--report');
 const named = args.filter((a) => !a.startsWith('--'));
 const unknown = named.filter((n) => !GROUPS.some((g) => g.name === n));
 if (unknown.length) {
@@ -52,22 +55,29 @@ interface Row {
   timeout: number;
   score: number;
   goal: number;
+  /** When the report was written (UTC). */
+  measured: string;
+  /** Whether the mutated sources are still the ones the report measured. */
+  current: boolean;
 }
 
 /** The score as Stryker counts it: detected (killed, timed out) over the mutants that ran or had no test. */
 function rowOf(group: Group): Row {
-  const report = JSON.parse(readFileSync(`${OUT}${group.name}.json`, 'utf8')) as { files: Record<string, { mutants: { status: string }[] }> };
+  const report = JSON.parse(readFileSync(`${OUT}${group.name}.json`, 'utf8')) as { files: Record<string, { source: string; mutants: { status: string }[] }> };
   const count: Record<string, number> = {};
   for (const file of Object.values(report.files)) for (const m of file.mutants) count[m.status] = (count[m.status] ?? 0) + 1;
+  // A report measured other sources than these when a file it mutated reads differently now.
+  const current = Object.entries(report.files).every(([path, file]) => existsSync(`${ROOT}${path}`) && readFileSync(`${ROOT}${path}`, 'utf8') === file.source);
+  const measured = statSync(`${OUT}${group.name}.json`).mtime.toISOString().slice(0, 16).replace('T', ' ');
   const killed = count['Killed'] ?? 0;
   const timeout = count['Timeout'] ?? 0;
   const survived = count['Survived'] ?? 0;
   const noCoverage = count['NoCoverage'] ?? 0;
   const valid = killed + timeout + survived + noCoverage;
-  return { group: group.name, killed, survived, noCoverage, timeout, score: valid ? (100 * (killed + timeout)) / valid : 100, goal: group.goal };
+  return { group: group.name, killed, survived, noCoverage, timeout, score: valid ? (100 * (killed + timeout)) / valid : 100, goal: group.goal, measured, current };
 }
 
-for (const group of chosen) {
+for (const group of reportOnly ? [] : chosen) {
   const config = `${OUT}${group.name}.config.mjs`;
   writeFileSync(
     config,
@@ -90,12 +100,15 @@ export default {
   }
 }
 
-const rows = chosen.filter((g) => existsSync(`${OUT}${g.name}.json`)).map(rowOf);
+const missing = chosen.filter((g) => !existsSync(`${OUT}${g.name}.json`));
+const rows = chosen.filter((g) => !missing.includes(g)).map(rowOf);
 const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-console.log(`\n${line(['group', 'killed', 'timed out', 'survived', 'no coverage', 'score', 'goal', ''])}`);
-console.log(line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---']));
+console.log(`\n${line(['group', 'killed', 'timed out', 'survived', 'no coverage', 'score', 'goal', '', 'measured (UTC)'])}`);
+console.log(line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---']));
 for (const r of rows) {
-  console.log(line([r.group, r.killed, r.timeout, r.survived, r.noCoverage, `${r.score.toFixed(1)}%`, `${r.goal}%`, r.score >= r.goal ? 'met' : 'NOT met']));
+  const when = r.current ? r.measured : `${r.measured}, sources changed since: run it again`;
+  console.log(line([r.group, r.killed, r.timeout, r.survived, r.noCoverage, `${r.score.toFixed(1)}%`, `${r.goal}%`, r.score >= r.goal ? 'met' : 'NOT met', when]));
 }
+for (const g of missing) console.log(line([g.name, '', '', '', '', '', `${g.goal}%`, 'not run', '']));
 console.log(`\nreports: .tmp/mutation/<group>.html`);
-process.exit(rows.every((r) => r.score >= r.goal) ? 0 : 1);
+process.exit(missing.length === 0 && rows.every((r) => r.score >= r.goal && r.current) ? 0 : 1);
