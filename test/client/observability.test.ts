@@ -69,7 +69,8 @@ describe('logging', () => {
 
   test('a wait that fits maxRetryAfterMs but not the deadline is logged at warn as past the deadline', async () => {
     const log = recorder();
-    const { client, service } = await harness({ client: { logger: log.logger, maxRetryAfterMs: 60_000 } });
+    // maxRetryAfterMs is the longest wait allowed, itself included.
+    const { client, service } = await harness({ client: { logger: log.logger, maxRetryAfterMs: 30_000 } });
     service.injectFault({ kind: 'status', status: 503, retryAfter: '30', path: '/status/current' });
     await rejection(client.status.current({ timeoutMs: 5_000 }));
     expect(log.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringMatching(/after 503: the wait of 30000 ms is past the deadline$/) })]);

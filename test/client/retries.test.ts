@@ -260,6 +260,7 @@ describe('backoff and Retry-After parsing', () => {
   test('Retry-After-Ms takes fractions and wins over Retry-After; a value with anything around its number is not one', () => {
     const now = Date.UTC(2026, 10, 22, 12);
     expect(retryAfterMs(new Headers({ 'retry-after-ms': ' 2.5 ', 'retry-after': '9' }), now)).toBe(2.5);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '2.125', 'retry-after': '9' }), now)).toBe(2.125);
     // An unreadable Retry-After-Ms leaves Retry-After to decide.
     for (const ms of ['x1500', '1500x', '1.5.5', '-20', '']) {
       expect(retryAfterMs(new Headers({ 'retry-after-ms': ms, 'retry-after': '9' }), now), ms).toBe(9_000);

@@ -341,6 +341,22 @@ describe('when a token is due', () => {
     await m.invalidate('access-1');
     expect(store.tokens.get(KEY)?.accessToken).toBe('access-2');
   });
+
+  test('a store that fails while a refused token is forgotten: said at warn, and the token is still forgotten here', async () => {
+    const clock = { now: T0 };
+    const warnings: string[] = [];
+    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => void warnings.push(message) } });
+    const store = new LeasingStore(clock);
+    const e = endpoints();
+    const m = manager(store, e.api, clock, { observer });
+    expect(await m.accessToken()).toBe('access-1');
+    store.get = () => {
+      throw new Error('store down');
+    };
+    await m.invalidate('access-1');
+    expect(warnings).toEqual([expect.stringMatching(/could not forget a refused token/)]);
+    expect(await m.accessToken()).toBe('access-2');
+  });
 });
 
 describe('each renewal, told', () => {
@@ -457,6 +473,19 @@ describe('what the token manager asks of its store, and tells the operator', () 
       expect(ms).toBeLessThan(1_000);
       expect(Math.round(ms * 10)).toBeCloseTo(ms * 10, 6);
     }
+  });
+
+  test('a renewal’s durationMs is how long the token request took, in milliseconds', async () => {
+    const clock = { now: T0 };
+    const durations: number[] = [];
+    const observer = observing({ logLevel: 'info', logger: { debug() {}, warn() {}, error() {}, info: (_m: string, fields: object) => void durations.push((fields as { durationMs: number }).durationMs) } });
+    const e = endpoints();
+    const slow = { ...e.api, authenticate: async () => (await new Promise((resolve) => setTimeout(resolve, 60)), e.api.authenticate()) };
+    await manager(new LeasingStore(clock), slow, clock, { observer }).accessToken();
+    expect(durations).toHaveLength(1);
+    // At least the 60 ms the endpoint took (a timer may fire a fraction early); nowhere near a hundred times it.
+    expect(durations[0]).toBeGreaterThanOrEqual(55);
+    expect(durations[0]).toBeLessThan(6_000);
   });
 
   test('a store failure is logged with the error’s name, and its code only when it has a string one', async () => {
