@@ -419,8 +419,8 @@ describe('OIDC helper: configuration', () => {
     expect(make('http://localhost:4000')).not.toThrow();
     expect(make('http://127.0.0.1:4000')).not.toThrow();
     expect(make('http://auth.internal', true)).not.toThrow();
-    // Loopback by its whole name: a host that only starts like one is anyone's.
-    for (const lookalike of ['http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'http://localhost-evil.example']) {
+    // Loopback by its whole name: a host that only starts or ends like one is anyone's.
+    for (const lookalike of ['http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'http://localhost-evil.example', 'http://notlocalhost']) {
       expect(make(lookalike), lookalike).toThrow(expect.objectContaining({ option: 'authUrl' }));
     }
   });
