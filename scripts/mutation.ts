@@ -11,7 +11,8 @@
  *                                         date and whether its sources changed since
  *
  * Reports: .tmp/mutation/<group>.html (survivors with their diffs) and .json. Exits 1 when a group
- * is under its goal. Survivors that cannot change behaviour are listed in stryker.equivalent.md.
+ * is under its goal, has no report, or has one that measured sources changed since. Survivors that
+ * cannot change behaviour are listed in stryker.equivalent.md.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
