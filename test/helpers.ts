@@ -1,7 +1,7 @@
 /** Test harness: a fresh fake service per test, reached through msw, and a client for it. */
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach } from 'vitest';
-import { AcmeIdentityClient, type ClientOptions } from '../src/index.js';
+import { AcmeIdentityClient, type ClientOptions, type Logger } from '../src/index.js';
 import { createFakeService, DEFAULT_CLIENT, type FakeService, type FakeServiceOptions } from '../src/testing/index.js';
 import { fakeServiceHandlers } from '../src/testing/msw.js';
 
@@ -11,6 +11,14 @@ export const server = setupServer();
 server.listen({ onUnhandledRequest: 'error' });
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
+
+/** A logger that keeps every line, as a console would print it. */
+export function recorder() {
+  const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+  const at = (level: string) => (message: string, fields: object) => lines.push({ level, message, fields: fields as Record<string, unknown> });
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines, text: () => JSON.stringify(lines) };
+}
 
 export interface Harness {
   service: FakeService;

@@ -1,6 +1,7 @@
 /** Verification of a compact SD-JWT (or plain JWT) per RFC 9901 §7.1 and §7.3. */
 import type { JWK } from 'jose';
 import { isObject } from '../internal/guards.js';
+import { printable } from '../internal/text.js';
 import { base64urlBytes, importVerifyKey, verifyJwsSignature } from '../internal/jws.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
@@ -68,8 +69,8 @@ export interface VerifiedSdJwt {
 export const fail = (code: SdJwtErrorCode, message: string, cause?: unknown): SdJwtVerificationError =>
   new SdJwtVerificationError(code, message, cause === undefined ? undefined : { cause });
 
-/** A claim name as a message shows it: quoted, and cut at 64 characters (a crafted name can be megabytes). */
-export const shown = (name: string): string => `"${name.length > 64 ? `${name.slice(0, 64)}…` : name}"`;
+/** A claim name as a message shows it: quoted, {@link printable} (a crafted name can be megabytes, or forge a log line). */
+export const shown = (name: string): string => `"${printable(name) ?? ''}"`;
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

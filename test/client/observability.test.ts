@@ -1,17 +1,9 @@
 /** Logging, hooks and the User-Agent (#15): what an operator sees, and that it never holds a secret. */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ConfigurationError, VERSION, responseOf, type Logger, type RequestEvent, type ResponseEvent, type RetryEvent, type TokenRenewalEvent } from '../../src/index.js';
+import { ConfigurationError, VERSION, responseOf, type RequestEvent, type ResponseEvent, type RetryEvent, type TokenRenewalEvent } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
-import { harness, person, received, rejection } from '../helpers.js';
+import { harness, person, received, recorder, rejection } from '../helpers.js';
 import packageJson from '../../package.json' with { type: 'json' };
-
-/** A logger that keeps every line, as a console would print it. */
-function recorder() {
-  const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, fields: object) => lines.push({ level, message, fields: fields as Record<string, unknown> });
-  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  return { logger, lines, text: () => JSON.stringify(lines) };
-}
 
 afterEach(() => {
   vi.unstubAllEnvs();

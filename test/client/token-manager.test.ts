@@ -4,7 +4,7 @@
  * when a token is due. The end-to-end behaviour is in tokens.test.ts; Redis in test/redis.
  */
 import { describe, expect, test } from 'vitest';
-import { rejection } from '../helpers.js';
+import { recorder, rejection } from '../helpers.js';
 import { TimeoutError, apiErrorFrom } from '../../src/errors/index.js';
 import { TokenManager, type StoredToken, type TokenGrant, type TokenLease, type TokenStore } from '../../src/client/tokens.js';
 import { Observer } from '../../src/internal/observe.js';
@@ -106,6 +106,13 @@ async function expectDueAt(m: TokenManager, clock: { now: number }, due: number,
 /** An observer with `options`; a configuration mistake in a test is a plain error. */
 const observing = (options: ConstructorParameters<typeof Observer>[0]) => new Observer(options, (option, message) => new Error(`${option} ${message}`));
 
+/** An observer logging at `logLevel` (warn unless given) to a recorder; `at(level)` lists that level's lines. */
+function logging(logLevel?: 'info') {
+  const log = recorder();
+  const observer = observing({ logger: log.logger, ...(logLevel ? { logLevel } : {}) });
+  return { observer, lines: log.lines, at: (level: string) => log.lines.filter((line) => line.level === level) };
+}
+
 function serverError(status: number) {
   return apiErrorFrom({ status, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
 }
@@ -202,12 +209,11 @@ describe('the renewal lease shared by several instances', () => {
     store.lease = async () => {
       throw Object.assign(new Error('lease unreachable'), { code: 'ECONNRESET' });
     };
-    const warnings: string[] = [];
-    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) } });
+    const { observer, at } = logging();
     const e = endpoints();
     expect(await manager(store, e.api, clock, { observer }).accessToken()).toBe('access-1');
     expect(e.calls.authenticate).toBe(1);
-    expect(warnings.join('\n')).toContain('take the renewal lease');
+    expect(at('warn').map((line) => line.message).join('\n')).toContain('take the renewal lease');
     expect(store.tokens.get(KEY)?.accessToken).toBe('access-1');
   });
 
@@ -334,8 +340,7 @@ describe('when a token is due', () => {
 
   test('a store that fails while a refused token is forgotten: said at warn, and the token is still forgotten here', async () => {
     const clock = { now: T0 };
-    const warnings: string[] = [];
-    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => void warnings.push(message) } });
+    const { observer, at } = logging();
     const store = new LeasingStore(clock);
     const e = endpoints();
     const m = manager(store, e.api, clock, { observer });
@@ -344,7 +349,7 @@ describe('when a token is due', () => {
       throw new Error('store down');
     };
     await m.invalidate('access-1');
-    expect(warnings).toEqual([expect.stringMatching(/could not forget a refused token/)]);
+    expect(at('warn').map((line) => line.message)).toEqual([expect.stringMatching(/could not forget a refused token/)]);
     expect(await m.accessToken()).toBe('access-2');
   });
 });
@@ -438,9 +443,7 @@ describe('what the token manager asks of its store, and tells the operator', () 
 
   test('renewals are logged at info, a failure and a refused refresh token at warn, with the status and the error code only', async () => {
     const clock = { now: T0 };
-    const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
-    const at = (level: string) => (message: string, fields: object) => void lines.push({ level, message, fields: fields as Record<string, unknown> });
-    const observer = observing({ logLevel: 'info', logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
+    const { observer, lines } = logging('info');
     const store = new LeasingStore(clock);
     store.tokens.set(KEY, token(clock, { refreshToken: 'refresh-old', expiresAt: T0, obtainedAt: T0 - 900_000 }));
     const e = endpoints();
@@ -467,11 +470,11 @@ describe('what the token manager asks of its store, and tells the operator', () 
 
   test('a renewal’s durationMs is how long the token request took, in milliseconds', async () => {
     const clock = { now: T0 };
-    const durations: number[] = [];
-    const observer = observing({ logLevel: 'info', logger: { debug() {}, warn() {}, error() {}, info: (_m: string, fields: object) => void durations.push((fields as { durationMs: number }).durationMs) } });
+    const { observer, at } = logging('info');
     const e = endpoints();
     const slow = { ...e.api, authenticate: async () => (await new Promise((resolve) => setTimeout(resolve, 60)), e.api.authenticate()) };
     await manager(new LeasingStore(clock), slow, clock, { observer }).accessToken();
+    const durations = at('info').map((line) => line.fields['durationMs'] as number);
     expect(durations).toHaveLength(1);
     // At least the 60 ms the endpoint took (a timer may fire a fraction early); nowhere near a hundred times it.
     expect(durations[0]).toBeGreaterThanOrEqual(55);
@@ -480,26 +483,24 @@ describe('what the token manager asks of its store, and tells the operator', () 
 
   test('a store failure is logged with the error’s name, and its code only when it has a string one', async () => {
     const clock = { now: T0 };
-    const warnings: Record<string, unknown>[] = [];
-    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (_m: string, fields: object) => void warnings.push(fields as Record<string, unknown>) } });
+    const { observer, lines, at } = logging();
     const first: Record<string, unknown>[] = [];
     for (const failure of [new RangeError('no code'), Object.assign(new Error('numeric'), { code: 42 }), Object.assign(new Error('named'), { code: 'ECONNRESET' })]) {
-      warnings.length = 0;
+      lines.length = 0;
       const store: TokenStore = { get: () => Promise.reject(failure), set: () => undefined };
       await manager(store, endpoints().api, clock, { observer }).accessToken();
-      first.push(warnings[0]!);
+      first.push(at('warn')[0]!.fields);
     }
     expect(first).toEqual([{ error: 'RangeError' }, { error: 'Error' }, { error: 'Error', code: 'ECONNRESET' }]);
   });
 
   test('a renewal’s own read of the store that fails is logged too, and the renewal goes on', async () => {
     const clock = { now: T0 };
-    const warnings: string[] = [];
-    const observer = observing({ logger: { debug() {}, info() {}, error() {}, warn: (message: string) => void warnings.push(message) } });
+    const { observer, at } = logging();
     // Ordinary reads work (and find nothing); the renewal's fresh read fails.
     const store: TokenStore = { get: (_key, options) => (options?.fresh ? Promise.reject(new Error('replica down')) : undefined), set: () => undefined };
     expect(await manager(store, endpoints().api, clock, { observer }).accessToken()).toBe('access-1');
-    expect(warnings).toEqual([expect.stringMatching(/token store could not read/)]);
+    expect(at('warn').map((line) => line.message)).toEqual([expect.stringMatching(/token store could not read/)]);
   });
 
   test('a caller that gives up while a renewal is under way gets its abort reason at once; the renewal goes on for the others', async () => {

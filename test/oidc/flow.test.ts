@@ -5,7 +5,7 @@ import { http, HttpResponse } from 'msw';
 import { InvalidInputError, MemoryStateStore, OidcError, createOidcClient, type OidcTransaction } from '../../src/oidc/index.js';
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
 import { rejection, server } from '../helpers.js';
-import { REDIRECT, oidcSetup } from './setup.js';
+import { REDIRECT, discovery, oidcSetup } from './setup.js';
 
 const challengeOf = async (verifier: string) =>
   Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');
@@ -496,13 +496,7 @@ describe('OIDC helper: configuration', () => {
 
   test('with no acme_claims_supported in discovery, supportedClaims is empty and no acme claim can be asked for', async () => {
     const s = await oidcSetup();
-    server.use(
-      http.get(`${s.service.authUrl}/.well-known/openid-configuration`, async ({ request }) => {
-        const { acme_claims_supported: _, ...rest } = (await (await s.service.fetch(request)).json()) as Record<string, unknown>;
-        return HttpResponse.json(rest);
-      }),
-    );
-    const oidc = s.client();
+    const oidc = s.client({ fetch: discovery(({ acme_claims_supported: _, ...rest }) => rest) });
     await expect(oidc.supportedClaims()).resolves.toEqual([]);
     // Nothing listed, nothing to ask for: refused before the person is sent away.
     const error = await rejection(oidc.startSignIn({ claims: { acme: ['acmeidentity.name'] } }));

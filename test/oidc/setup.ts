@@ -48,3 +48,12 @@ export async function oidcSetup(options: { fake?: FakeServiceOptions; client?: P
     calls: (pattern) => seen.filter((path) => pattern.test(path)).length,
   };
 }
+
+/** A fetch for the client that hands it the issuer's discovery document as `change` makes it. */
+export function discovery(change: (metadata: Record<string, unknown>) => Record<string, unknown>): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!String(input instanceof Request ? input.url : input).endsWith('/.well-known/openid-configuration')) return response;
+    return Response.json(change((await response.json()) as Record<string, unknown>));
+  };
+}

@@ -6,7 +6,7 @@ import { SignJWT, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair }
 import fc from 'fast-check';
 import { OidcError, type OidcTransaction } from '../../src/oidc/index.js';
 import { rejection, server } from '../helpers.js';
-import { oidcSetup, type OidcSetup } from './setup.js';
+import { discovery, oidcSetup, type OidcSetup } from './setup.js';
 
 /** A sign-in up to the callback, with the client that started it. */
 async function started(s: OidcSetup, client = s.client()) {
@@ -31,15 +31,6 @@ function rewriteIdToken(s: OidcSetup, rewrite: (idToken: string) => string | Pro
       return HttpResponse.json({ ...body, id_token: await rewrite(body.id_token) });
     }),
   );
-}
-
-/** A fetch for the client that hands it the issuer's discovery document as `change` makes it. */
-function discovery(change: (metadata: Record<string, unknown>) => Record<string, unknown>): typeof fetch {
-  return async (input, init) => {
-    const response = await fetch(input, init);
-    if (!String(input instanceof Request ? input.url : input).endsWith('/.well-known/openid-configuration')) return response;
-    return Response.json(change((await response.json()) as Record<string, unknown>));
-  };
 }
 
 /** The same claims, signed by the fake's own key: only what `change` changes differs. */

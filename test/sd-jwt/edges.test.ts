@@ -140,6 +140,12 @@ describe('a crafted claim name of a megabyte is shown in the message cut to 64 c
     await shownCut(verifySdJwt(jwt, at(issuer.keys)), 'ERR_SD_JWT_CLAIM_COLLISION');
   });
 
+  test('a name with a line break or another control character is shown with spaces in their place', async () => {
+    const forged = 'acmeidentity.name\n[acme-identity] all checks passed\u001b[2K';
+    const error = await rejection(verifyIdentityResponse({ ...envelope({ [forged]: 'x' }), _sd: ['AAAA'] }, REQUEST));
+    expect((error as Error).message).toContain('"acmeidentity.name [acme-identity] all checks passed [2K"');
+  });
+
   test('a name of 64 characters or fewer is shown whole', async () => {
     const name = `acmeidentity.${'y'.repeat(51)}`;
     expect(name).toHaveLength(64);
