@@ -68,4 +68,4 @@ export {
   ValidationError,
   WebhookVerificationError,
 } from './errors/index.js';
-export type { ApiErrorInit, ErrorCode, InputIssue, OidcErrorCode, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';
+export type { ApiErrorInit, ErrorCode, IdentityFlowStep, InputIssue, OidcErrorCode, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';

@@ -1,36 +1,46 @@
 /** The last leg of the asynchronous flow: from a verified webhook event to a verified identity. */
 import { decodeJwt } from 'jose/jwt/decode';
-import { AcmeIdentityError, IdentityFlowError } from '../errors/index.js';
-import type { KeySource, VerifiedIdentityResponse } from '../sd-jwt/index.js';
+import { AcmeIdentityError, IdentityFlowError, NotFoundError } from '../errors/index.js';
+import type { VerifiedIdentityResponse, VerifyIdentityResponseOptions } from '../sd-jwt/index.js';
 import type { ApiResult, IdentityResponseRequest } from './client.js';
 import type { Schemas } from './schemas.js';
 import type { RequestOptions } from './options.js';
 
 /** What the flow needs of a webhook event: `IdentityActionsEvent` from `@acme/identity/webhooks` fits. */
 export interface WebhookEventLike {
-  /** The webhook's `event`: only `approved` has an identity response; without one, the fetch is tried. */
+  /**
+   * What the event reports: `cancelled` has no identity response; `approved` and anything else
+   * (`unknown`, or no kind) is fetched, and the service's answer says whether it was cancelled.
+   */
   readonly kind?: string | undefined;
   readonly accessRequestCode: string;
   /** The webhook's `access_token`, exactly as received. */
   readonly accessToken: string;
 }
 
-export interface VerifiedIdentityOptions extends RequestOptions {
+/**
+ * What `getVerified` takes: every option of `verifyIdentityResponse`, the request's
+ * `identitySessionCode`, and the call's options.
+ */
+export interface VerifiedIdentityOptions extends RequestOptions, Omit<VerifyIdentityResponseOptions, 'requestCode' | 'now'> {
   /** The `identity_session_code` returned when you created the request (look it up by `event.accessRequestCode`). */
   identitySessionCode: string;
-  /** The service's keys (`remoteJwks(authUrl)`), to prove the claims by the issuer's signature. */
-  keys?: KeySource;
-  /** Refuse claims that are not proven by a signature. @default false */
-  requireSignature?: boolean;
-  /** Seconds of leeway on `exp` and `nbf`. @default 0 */
-  clockToleranceSeconds?: number;
+  /** The code the response's `request_code` must equal. @default identitySessionCode */
+  requestCode?: string;
+  /** The clock `exp` and `nbf` are judged on, in ms. @default the service's clock, as learnt from its `Date` headers */
+  now?: () => number;
 }
+
+const cancelled = (how: string, cause?: unknown) =>
+  new IdentityFlowError('cancelled', `the request was cancelled (${how}): it has no identity to fetch`, cause);
 
 /**
  * Checks that the webhook's X-Access-Token names the event's request, fetches the identity
  * response with it, and verifies the response (expiry, digests, `request_code`, signature when
  * present). Each failure is an {@link IdentityFlowError} whose `step` says where, with the step's
- * own error as `cause`.
+ * own error as `cause`. A cancelled request is `step: 'cancelled'`, whether the event said so or,
+ * for an event of another or no kind, the service did (404, or an answer with nothing disclosed
+ * and nothing missing): never a verified identity.
  */
 export async function verifiedIdentity(
   get: (request: IdentityResponseRequest, options?: RequestOptions) => Promise<ApiResult<Schemas['IdentityResponseData']>>,
@@ -38,9 +48,7 @@ export async function verifiedIdentity(
   options: VerifiedIdentityOptions,
   now: () => number,
 ): Promise<VerifiedIdentityResponse> {
-  if (event.kind !== undefined && event.kind !== 'approved') {
-    throw new IdentityFlowError('event', `the request was ${JSON.stringify(event.kind).slice(0, 40)}, not approved: it has no identity response to fetch`, undefined);
-  }
+  if (event.kind === 'cancelled') throw cancelled('the webhook says so');
   let named: unknown;
   try {
     named = decodeJwt(event.accessToken)['access_request_code'];
@@ -50,26 +58,34 @@ export async function verifiedIdentity(
   if (named !== event.accessRequestCode) {
     throw new IdentityFlowError('token', "the webhook access_token does not name the event's access_request_code", undefined);
   }
-  const { identitySessionCode, keys, requireSignature, clockToleranceSeconds, ...request } = options;
+  const { identitySessionCode, signal, timeoutMs, maxRetries, correlationId, ...verification } = options;
+  const approved = event.kind === 'approved';
   let response: ApiResult<Schemas['IdentityResponseData']>;
   try {
-    response = await get({ accessRequestCode: event.accessRequestCode, identitySessionCode, accessToken: event.accessToken }, request);
+    response = await get(
+      { accessRequestCode: event.accessRequestCode, identitySessionCode, accessToken: event.accessToken },
+      defined({ signal, timeoutMs, maxRetries, correlationId }),
+    );
   } catch (cause) {
+    if (!approved && cause instanceof NotFoundError) throw cancelled('the service has no identity response for it', cause);
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('fetch', `GET /identity/response failed${code}`, cause);
+  }
+  const { disclosures, disclosures_missing: missing } = response.data;
+  if (!approved && !disclosures?.length && !missing?.length && !response.data['acmeidentity.credential_jwt']) {
+    throw cancelled('the service answered with nothing disclosed and nothing missing');
   }
   try {
     // Loaded on the first verification: a client that never verifies never loads the SD-JWT verifier.
     const { verifyIdentityResponse } = await import('../sd-jwt/response.js');
-    return await verifyIdentityResponse(response, {
-      requestCode: identitySessionCode,
-      now,
-      ...(keys !== undefined ? { keys } : {}),
-      ...(requireSignature !== undefined ? { requireSignature } : {}),
-      ...(clockToleranceSeconds !== undefined ? { clockToleranceSeconds } : {}),
-    });
+    return await verifyIdentityResponse(response, { requestCode: identitySessionCode, now, ...defined(verification) });
   } catch (cause) {
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('verify', `the identity response was refused${code}`, cause);
   }
+}
+
+/** `value` without its undefined fields (the options are exact: an undefined one would override a default). */
+function defined<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

@@ -710,6 +710,9 @@ export class WebhookVerificationError extends AcmeIdentityError {
 }
 
 /** A step of the asynchronous identity flow (webhook to verified identity) failed; `cause` holds the step's own error. */
+/** Where `getVerified` stopped: see {@link IdentityFlowError.step}. */
+export type IdentityFlowStep = 'cancelled' | 'token' | 'fetch' | 'verify';
+
 export class IdentityFlowError extends AcmeIdentityError {
   /** The class's name, a string that survives minification. */
   override get name(): string {
@@ -717,12 +720,13 @@ export class IdentityFlowError extends AcmeIdentityError {
   }
 
   /**
-   * `event`: the webhook reports something other than an approval (`cancelled`), so there is no
-   * identity to fetch; `token`: the webhook's X-Access-Token does not name the event's request;
+   * `cancelled`: the request was cancelled, so there is no identity: the webhook said so, or (for
+   * an event of another or no kind) the service answered 404 or disclosed nothing;
+   * `token`: the webhook's X-Access-Token does not name the event's request;
    * `fetch`: GET /identity/response failed; `verify`: the response was refused.
    */
-  readonly step: 'event' | 'token' | 'fetch' | 'verify';
-  constructor(step: 'event' | 'token' | 'fetch' | 'verify', message: string, cause: unknown) {
+  readonly step: IdentityFlowStep;
+  constructor(step: IdentityFlowStep, message: string, cause: unknown) {
     super('ERR_IDENTITY_FLOW', `${step}: ${message}`, { cause });
     this.step = step;
   }

@@ -23,6 +23,7 @@ export { createWebhookVerifier } from './verify.js';
 export type {
   HeaderSource,
   IdentityActionsEvent,
+  WebhookEventKind,
   RawBody,
   WebhookSecret,
   WebhookVerifier,

@@ -4,6 +4,7 @@ import { ConfigurationError, InvalidInputError, WebhookVerificationError, type W
 import { fromBase64, toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
+import { isObject } from '../internal/guards.js';
 import type { components } from '../../generated/schema.js';
 import { MemoryReplayStore, type ReplayStore } from './replay.js';
 
@@ -28,6 +29,20 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
   encoding?: 'auto' | 'hex' | 'base64';
   /** @default 'X-Webhook-Signature' */
   signatureHeader?: string;
+  /**
+   * Which signature convention the service uses; the spec shows only that `X-Webhook-Signature`
+   * carries an HMAC. `auto` tells them apart by their headers:
+   * - `hmac`: an HMAC of the raw body in `signatureHeader` (hex, `sha256=` hex, or base64);
+   * - `stripe`: `t=<unix>,v1=<hex>` in `signatureHeader`, an HMAC-SHA256 of `"<t>.<body>"`;
+   * - `standard`: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature:
+   *   v1,<base64>`, or the same with `svix-`), an HMAC-SHA256 of `"<id>.<timestamp>.<body>"` keyed
+   *   with the secret's base64 after `whsec_` (its text is tried too).
+   * The timestamp of `stripe` and `standard` must be within `toleranceSeconds` of the clock.
+   * @default 'auto'
+   */
+  scheme?: 'auto' | 'hmac' | 'stripe' | 'standard';
+  /** How far the timestamp signed by the `stripe` and `standard` schemes may be from the clock, either way. @default 300 */
+  toleranceSeconds?: number;
   /**
    * Also require a timestamp header and sign `${timestamp}.${body}` (UNIX seconds), refusing one
    * more than `toleranceSeconds` away from the clock in either direction. Off by default: the spec
@@ -69,8 +84,16 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
 
 /** What an 'Identity Actions' webhook says. `accessToken` is a secret: it is not enumerable, so logging the event does not print it. */
 export interface IdentityActionsEvent {
-  /** `approved` or `cancelled` when the payload says (its `event` or `type` field; the spec does not show one). */
-  readonly kind: 'approved' | 'cancelled' | (string & {}) | undefined;
+  /**
+   * What happened, read from the payload (the spec shows no kind field): `event`, `type`,
+   * `event_type`, `status`, `action` or `kind`, at the top or in `data`, in any case, plain
+   * (`approved`), dotted or prefixed (`identity.request.approved`, `REQUEST_CANCELLED`).
+   * `unknown` when no field says, or fields disagree: fetch the identity response to learn
+   * (`getVerified` does, and reports a cancelled request as such). Handle every kind.
+   */
+  readonly kind: WebhookEventKind;
+  /** The kind as the payload wrote it, when it wrote one (cut to 64 characters). */
+  readonly rawKind?: string;
   /** Equals the `access_request_code` returned when the request was created. */
   readonly accessRequestCode: string;
   /** The JWT to send as `X-Access-Token`, exactly as received. Not enumerable. */
@@ -80,6 +103,9 @@ export interface IdentityActionsEvent {
   /** Every payload field except `access_token`, unknown ones included. */
   readonly payload: Readonly<Record<string, unknown>>;
 }
+
+/** What an 'Identity Actions' event reports. */
+export type WebhookEventKind = 'approved' | 'cancelled' | 'unknown';
 
 export interface WebhookVerifier {
   /**
@@ -103,12 +129,71 @@ const Payload: z.ZodMiniType<components['schemas']['IdentityActionsEvent'], unkn
   access_token: z.string().check(z.regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/)),
 });
 
+const KIND_FIELDS = new Set(['event', 'type', 'eventtype', 'status', 'action', 'kind']);
+const APPROVED = new Set(['approved', 'approve']);
+const CANCELLED = new Set(['cancelled', 'canceled', 'cancel', 'cancellation']);
+const NEGATIONS = new Set(['not', 'no', 'non', 'un', 'never']);
+
+/**
+ * The kind an event's fields say, on one rule: every field named like a kind (`event`, `type`,
+ * `event_type`, `status`, `action`, `kind`, any case) is read, at the top and in `data`; a value's
+ * words (split on `.`, `_`, `:`, `/`, `-` and spaces) name approved or cancelled. Fields that
+ * disagree, or none that says, are `unknown`: never a guess.
+ */
+export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawKind?: string } {
+  const kinds = new Set<WebhookEventKind>();
+  let rawKind: string | undefined;
+  for (const source of sources) {
+    if (source === null || typeof source !== 'object') continue;
+    for (const [key, value] of Object.entries(source)) {
+      if (typeof value !== 'string' || !KIND_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''))) continue;
+      rawKind ??= value.slice(0, 64);
+      const words = value.toLowerCase().split(/[\s._:/-]+/);
+      const approved = words.some((w) => APPROVED.has(w));
+      const cancelled = words.some((w) => CANCELLED.has(w));
+      // A field naming neither says nothing (`type: 'webhook'`); one naming both, or negated ("not approved"), cannot be read.
+      if (!approved && !cancelled) continue;
+      rawKind = value.slice(0, 64);
+      kinds.add(approved && cancelled ? 'unknown' : words.some((w) => NEGATIONS.has(w)) ? 'unknown' : approved ? 'approved' : 'cancelled');
+    }
+  }
+  const [only] = kinds;
+  const kind = kinds.size === 1 ? only! : 'unknown';
+  return rawKind === undefined ? { kind } : { kind, rawKind };
+}
+
 const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
 const HEX = /^[0-9a-fA-F]+$/;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 const fail = (code: WebhookErrorCode, message: string, cause?: unknown) =>
   new WebhookVerificationError(code, message, cause === undefined ? undefined : { cause });
+
+/** A signature header of a known form whose content is wrong, naming the forms this verifier reads. */
+const malformed = (what: string) =>
+  fail(
+    'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    `${what} (forms read: an HMAC of the body as hex, sha256=hex or base64; Stripe's t=…,v1=…; Standard Webhooks' v1,<base64>; the scheme option picks one)`,
+  );
+
+type Hash = keyof typeof MAC_BYTES;
+
+/** One delivery's signature check: the signed bytes, the MACs the headers carry, the keys and hash to check them with. */
+interface Check {
+  signed: Uint8Array<ArrayBuffer>;
+  macs: readonly Uint8Array<ArrayBuffer>[];
+  hash: Hash;
+  secrets: readonly Uint8Array<ArrayBuffer>[];
+}
+
+/** `prefix` then the body: the signed content of the timestamped schemes. */
+function joined(prefix: string, bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  const head = utf8(prefix);
+  const signed = new Uint8Array(head.length + bytes.length);
+  signed.set(head);
+  signed.set(bytes, head.length);
+  return signed;
+}
 
 /**
  * A header's value. One rule for both forms: a header sent several times is its values joined by
@@ -180,7 +265,7 @@ function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 
     if (isHex || isBase64) {
       throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${isHex ? 'hex' : 'base64'}, but ${encoding} is configured`);
     }
-    throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)`);
+    throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)`);
   });
 }
 
@@ -266,55 +351,112 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   });
   const maxSignatures = options.maxSignatures ?? 4 * secretBytes.length;
   if (!Number.isInteger(maxSignatures) || maxSignatures < 1) throw new ConfigurationError('maxSignatures', 'must be a whole number, 1 or more');
-  let keys: Promise<CryptoKey[]> | undefined;
-  const hmacKeys = () =>
-    (keys ??= Promise.all(
-      secretBytes.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: algorithm }, false, ['verify'])),
-    ));
-  const nodeAlgorithm = algorithm.replace('-', '').toLowerCase();
+  const scheme = options.scheme ?? 'auto';
+  if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme)) throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");
+  const tolerance = options.toleranceSeconds ?? 300;
+  if (typeof tolerance !== 'number' || !(tolerance >= 0)) throw new ConfigurationError('toleranceSeconds', 'must be a number of seconds, 0 or more');
+  // Standard Webhooks keys are the base64 after `whsec_`; the secret's own bytes are tried too.
+  const standardSecrets = secrets.flatMap((secret, i) => {
+    const text = typeof secret === 'string' ? secret.replace(/^whsec_/, '') : undefined;
+    const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
+    return decoded && decoded.length > 0 ? [decoded, secretBytes[i]!] : [secretBytes[i]!];
+  });
+  const keys = new Map<string, Promise<CryptoKey[]>>();
+  const hmacKeys = (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => {
+    const id = `${set === secretBytes}${hash}`;
+    let found = keys.get(id);
+    if (!found) keys.set(id, (found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])))));
+    return found;
+  };
 
   /**
    * Whether any secret's HMAC of `signed` is one of `macs`. Node: `createHmac` and
    * `timingSafeEqual` (synchronous, far cheaper per call for small bodies); elsewhere Web Crypto's
    * `verify`, which compares in constant time. Every pair is compared, match or not.
    */
-  async function matches(signed: Uint8Array<ArrayBuffer>, macs: readonly Uint8Array<ArrayBuffer>[]): Promise<boolean> {
-    const results = await Promise.all((await hmacKeys()).flatMap((key) => macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))));
+  async function matches(check: Check): Promise<boolean> {
+    const results = await Promise.all(
+      (await hmacKeys(check.secrets, check.hash)).flatMap((key) => check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, check.signed))),
+    );
     return results.includes(true);
   }
 
   /** {@link matches} with `node:crypto`, synchronously: no promise per delivery. */
-  function nodeMatches(crypto: NodeCrypto, signed: Uint8Array<ArrayBuffer>, macs: readonly Uint8Array<ArrayBuffer>[]): boolean {
+  function nodeMatches(crypto: NodeCrypto, check: Check): boolean {
     let found = false;
-    for (const secret of secretBytes) {
-      const expected = crypto.createHmac(nodeAlgorithm, secret).update(signed).digest();
-      for (const mac of macs) found = crypto.timingSafeEqual(expected, mac) || found;
+    const name = check.hash.replace('-', '').toLowerCase();
+    for (const secret of check.secrets) {
+      const expected = crypto.createHmac(name, secret).update(check.signed).digest();
+      for (const mac of check.macs) found = crypto.timingSafeEqual(expected, mac) || found;
     }
     return found;
   }
 
+  /** A signed timestamp (UNIX seconds) within `toleranceSeconds` of the clock. */
+  function checkStamp(stamp: string | undefined, tolerated: number, name: string): string {
+    if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
+    if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds`);
+    const skew = Math.abs(Math.floor((options.now ?? Date.now)() / 1000) - Number(stamp));
+    if (skew > tolerated) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is outside the tolerance (${tolerated} s)`);
+    return stamp;
+  }
+
+  /** What was signed, the MACs the headers carry, and the keys to check them with, by the scheme the headers show. */
+  function signedBy(bytes: Uint8Array<ArrayBuffer>, headers: HeaderSource): Check {
+    const value = header(headers, signatureHeader);
+    const standardValue = header(headers, 'webhook-signature') ?? header(headers, 'svix-signature');
+    const form =
+      scheme !== 'auto'
+        ? scheme
+        : value !== undefined && /(^|,)\s*t=/.test(value) && /(^|,)\s*v1=/.test(value)
+          ? 'stripe'
+          : value !== undefined && /(^|\s)v1,/.test(value)
+            ? 'standard'
+            : value !== undefined
+              ? 'hmac'
+              : standardValue !== undefined
+                ? 'standard'
+                : undefined;
+    if (form === undefined || (form === 'standard' ? (standardValue ?? value) : value) === undefined) {
+      throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', `no signature: neither ${signatureHeader} nor webhook-signature is present`);
+    }
+    if (form === 'hmac') {
+      const macs = signatures(value!, algorithm, encoding, maxSignatures);
+      if (!options.timestamp) return { signed: bytes, macs, hash: algorithm, secrets: secretBytes };
+      const stamp = checkStamp(header(headers, options.timestamp.header), options.timestamp.toleranceSeconds ?? 300, `${options.timestamp.header} header`);
+      return { signed: joined(`${stamp}.`, bytes), macs, hash: algorithm, secrets: secretBytes };
+    }
+    if (form === 'stripe') {
+      // Stripe's form: `t=<unix>,v1=<hex>[,v1=<hex>…]`; other schemes (v0) are not signatures of ours.
+      const entries = value!.split(',').map((entry) => entry.trim().split('='));
+      const stamps = entries.filter(([k]) => k === 't');
+      const v1 = entries.filter(([k]) => k === 'v1').map(([, v]) => v ?? '');
+      if (stamps.length !== 1 || v1.length === 0 || v1.length > maxSignatures || !v1.every((v) => HEX.test(v) && v.length === 64)) {
+        throw malformed(`the ${signatureHeader} header has t= but not one timestamp and 1 to ${maxSignatures} hex v1= signatures`);
+      }
+      const stamp = checkStamp(stamps[0]![1], tolerance, 'timestamp t=');
+      return { signed: joined(`${stamp}.`, bytes), macs: v1.map(hexBytes), hash: 'SHA-256', secrets: secretBytes };
+    }
+    // Standard Webhooks: space-separated `v1,<base64>`; other versions (v1a, asymmetric) are not ours.
+    const id = header(headers, 'webhook-id') ?? header(headers, 'svix-id');
+    if (!id || id.length > 256) throw malformed('the webhook-id header is missing or longer than 256 characters');
+    const stamp = checkStamp(header(headers, 'webhook-timestamp') ?? header(headers, 'svix-timestamp'), tolerance, 'webhook-timestamp header');
+    const entries = (standardValue ?? value!).split(' ').filter(Boolean).map((entry) => entry.split(','));
+    const v1 = entries.filter(([version]) => version === 'v1').map(([, mac]) => (mac && BASE64.test(mac) ? base64Bytes(mac) : undefined));
+    if (v1.length === 0 || entries.length > maxSignatures || !v1.every((mac) => mac?.length === 32)) {
+      throw malformed(`the signature is not 1 to ${maxSignatures} Standard Webhooks v1,<base64> HMAC-SHA256 signatures`);
+    }
+    return { signed: joined(`${id}.${stamp}.`, bytes), macs: v1 as Uint8Array<ArrayBuffer>[], hash: 'SHA-256', secrets: standardSecrets };
+  }
+
   async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {
     const bytes = bodyBytes(body, maxBodyBytes);
-    const signatureValue = header(headers, signatureHeader);
-    if (!signatureValue) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', `the ${signatureHeader} header is missing`);
-    const macs = signatures(signatureValue, algorithm, encoding, maxSignatures);
-    let signed = bytes;
-    if (options.timestamp) {
-      const stamp = header(headers, options.timestamp.header);
-      if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${options.timestamp.header} header is missing`);
-      if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', 'the timestamp is not UNIX seconds');
-      const skew = Math.abs(Math.floor((options.now ?? Date.now)() / 1000) - Number(stamp));
-      if (skew > (options.timestamp.toleranceSeconds ?? 300)) throw fail('ERR_WEBHOOK_TIMESTAMP', 'the timestamp is outside the tolerance');
-      const prefix = utf8(`${stamp}.`);
-      signed = new Uint8Array(prefix.length + bytes.length);
-      signed.set(prefix);
-      signed.set(bytes, prefix.length);
-    }
+    const check = signedBy(bytes, headers);
     // Without node:crypto, the delivery id is hashed while Web Crypto checks the MACs on its worker threads.
     // With node:crypto and no replay store, the delivery id is hashed only if it is read.
     const [matched, deliveryId] = node
-      ? [nodeMatches(node, signed, macs), store ? bodyDigest(bytes, node) : undefined]
-      : await Promise.all([matches(signed, macs), bodyDigest(bytes, null)]);
+      ? [nodeMatches(node, check), store ? bodyDigest(bytes, node) : undefined]
+      : await Promise.all([matches(check), bodyDigest(bytes, null)]);
     if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
 
     let json: unknown;
@@ -323,13 +465,16 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     } catch (cause) {
       throw fail('ERR_WEBHOOK_PAYLOAD', 'the body is not UTF-8 JSON', cause);
     }
-    const parsed = Payload.safeParse(json);
+    // The fields at the top, or inside `data` as enveloping senders (Standard Webhooks, Svix) put them.
+    const nested = isObject(json) && !Object.hasOwn(json, 'access_request_code') && isObject(json['data']);
+    const source = nested ? (json as { data: unknown }).data : json;
+    const parsed = Payload.safeParse(source);
     if (!parsed.success) {
       const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(body)'))];
       throw fail('ERR_WEBHOOK_PAYLOAD', `the payload is not an Identity Actions event (${fields.join(', ')})`);
     }
-    const { access_token: accessToken, ...payload } = parsed.data;
-    const kindField = payload['event'] ?? payload['type'];
+    const { access_token: accessToken, ...fields } = parsed.data;
+    const payload: Record<string, unknown> = nested ? { ...(json as object), data: fields } : fields;
     const id = await deliveryId;
     if (store) {
       const claim = await store.claim(id!, lease);
@@ -338,22 +483,23 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
         throw fail('ERR_WEBHOOK_IN_PROGRESS', 'this delivery is being processed by another attempt; answer non-200 so the service retries it later');
       }
     }
-    const event: Partial<IdentityActionsEvent> = {
-      kind: typeof kindField === 'string' ? kindField : undefined,
-      accessRequestCode: payload.access_request_code,
-      payload,
-    };
+    const event: Partial<IdentityActionsEvent> = { ...eventKind(json, source), accessRequestCode: fields.access_request_code, payload };
     let lazyId = id;
     Object.defineProperty(event, 'deliveryId', { enumerable: true, get: () => (lazyId ??= nodeDigest(node!, bytes)) });
     return Object.defineProperty(event, 'accessToken', { value: accessToken, enumerable: false }) as IdentityActionsEvent;
   }
 
   const log = liteLog(options);
-  /** A refusal, logged by its code only: a signature that does not match at `warn` (a wrong secret looks like this), the rest at `info`. */
+  /**
+   * A refusal, logged by its code and reason (never a value of the delivery) at `warn`: each one is
+   * a delivery lost until it is mended (a wrong secret, a parsed body, an unknown signature form).
+   * A redelivery, and one another attempt is processing, are normal: `info`.
+   */
   const logged = (run: () => Promise<IdentityActionsEvent>) =>
     run().catch((error: unknown) => {
       if (error instanceof WebhookVerificationError) {
-        log(error.code === 'ERR_WEBHOOK_SIGNATURE' ? 'warn' : 'info', `webhook delivery refused: ${error.code}`, { code: error.code });
+        const normal = error.code === 'ERR_WEBHOOK_DUPLICATE' || error.code === 'ERR_WEBHOOK_IN_PROGRESS';
+        log(normal ? 'info' : 'warn', `webhook delivery refused: ${error.code}: ${error.message}`, { code: error.code });
       }
       throw error;
     });

@@ -59,13 +59,41 @@ describe('asynchronous identity flow', () => {
     const error = await rejection(client.identityResponses.getVerified(events[0]!, { identitySessionCode: data.identity_session_code }));
     expect(error).toBeInstanceOf(IdentityFlowError);
     // Said before any request: the service would only answer 404.
-    expect(error).toMatchObject({ step: 'event', message: expect.stringContaining('"cancelled", not approved') });
+    expect(error).toMatchObject({ step: 'cancelled', message: expect.stringContaining('the webhook says so') });
     expect(service.requests.filter((r) => r.path.startsWith('/identity/response'))).toHaveLength(0);
-    // An event without a kind is tried: the service says what there is.
-    const unlabelled = { accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
-    const fetched = await rejection(client.identityResponses.getVerified(unlabelled, { identitySessionCode: data.identity_session_code }));
-    expect(fetched).toMatchObject({ step: 'fetch' });
-    expect((fetched as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
+    // An event without a kind, or of a kind the SDK cannot read, is tried: the service's 404 says it was cancelled.
+    for (const kind of [undefined, 'unknown', 'identity.request.closed']) {
+      const unlabelled = { kind, accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
+      const fetched = await rejection(client.identityResponses.getVerified(unlabelled, { identitySessionCode: data.identity_session_code }));
+      expect(fetched).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'cancelled' });
+      expect((fetched as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
+    }
+    // An event that says approved is believed: a 404 then is a failed fetch, not a cancellation.
+    const approved = { kind: 'approved', accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
+    expect(await rejection(client.identityResponses.getVerified(approved, { identitySessionCode: data.identity_session_code }))).toMatchObject({ step: 'fetch' });
+  });
+
+  test('an event of unknown kind for an approved request gives the verified identity', async () => {
+    const { client, service } = await receiving();
+    const { data } = await client.identityRequests.create(person({ claims: ['acmeidentity.name'] }));
+    const payload = await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+    const event = { kind: 'unknown', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const identity = await client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code });
+    expect(readClaim(identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
+  });
+
+  test('an answer with nothing disclosed and nothing missing is a cancellation for an event of unknown kind, never an empty identity', async () => {
+    const { client, service } = await receiving();
+    const { data } = await client.identityRequests.create(person());
+    const payload = await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+    const empty = { ...service.identityRequest(data.access_request_code)!.response!, disclosures: [], disclosures_missing: [], _sd: [] };
+    server.use(http.get(/\/identity\/response\//, () => HttpResponse.json({ data: empty, correlation_id: 'cor_1' })));
+    const unknown = { kind: 'unknown', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    expect(await rejection(client.identityResponses.getVerified(unknown, { identitySessionCode: data.identity_session_code }))).toMatchObject({ step: 'cancelled' });
+    const approved = await client.identityResponses.getVerified({ ...unknown, kind: 'approved' }, { identitySessionCode: data.identity_session_code });
+    expect(approved.claims).toEqual({});
   });
 
   test('a receiver that does not answer 200 gets the webhook again, with backoff, a bounded number of times', async () => {
@@ -122,5 +150,24 @@ describe('asynchronous identity flow', () => {
     const error = await rejection(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
     expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'verify' });
     expect((error as IdentityFlowError).cause).toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+    // The verifier's options go through: a tolerance lets it pass, as verifyIdentityResponse's would.
+    await expect(
+      h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, clockToleranceSeconds: 5 }),
+    ).resolves.toBeDefined();
+  });
+
+  test('getVerified takes every option verifyIdentityResponse takes: requestCode, credentialRequiredClaims, issuer, algorithms, now', async () => {
+    const h = await harness();
+    const { data } = await h.client.identityRequests.create(person({ claims: ['acmeidentity.name', 'acmeidentity.credential'] }));
+    const payload = await h.service.approve(data.access_request_code);
+    const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const base = { identitySessionCode: data.identity_session_code, keys: remoteJwks(h.service.authUrl) };
+    const verify = (extra: object) => h.client.identityResponses.getVerified(event, { ...base, ...extra });
+    expect((await rejection(verify({ requestCode: 'another' }))) as IdentityFlowError).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_REQUEST_CODE' } });
+    expect(await rejection(verify({ credentialRequiredClaims: ['exp', 'nonexistent'] }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_MISSING_CLAIM' } });
+    expect(await rejection(verify({ issuer: 'https://another.example' }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_ISSUER' } });
+    expect(await rejection(verify({ algorithms: ['ES256'] }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_ALG_NOT_ALLOWED' } });
+    expect(await rejection(verify({ now: () => Date.now() + 86_400_000 }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_EXPIRED' } });
+    expect((await verify({ credentialRequiredClaims: [] })).proof).toBe('signature');
   });
 });

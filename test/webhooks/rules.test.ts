@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../src/index.js';
 import {
+  MemoryReplayStore,
   WebhookVerificationError,
   createWebhookReceiver,
   createWebhookVerifier,
@@ -175,16 +176,20 @@ describe('webhooks: what a refusal carries', () => {
     expect(event.deliveryId).toMatch(/^[A-Za-z0-9_-]{20,}$/);
   });
 
-  test('refusals are logged by their code only: a signature mismatch at warn, the others at info', async () => {
+  test('a refusal is logged at warn with its code and reason, a redelivery at info; no value of the delivery is logged', async () => {
     const lines: { level: string; message: string; fields: unknown }[] = [];
     const logger = Object.fromEntries(['debug', 'info', 'warn', 'error'].map((level) => [level, (message: string, fields: unknown) => lines.push({ level, message, fields })]));
-    const logging = verifier({ logger: logger as never, logLevel: 'info' });
+    const logging = verifier({ logger: logger as never, logLevel: 'info', replayStore: new MemoryReplayStore() });
     await rejection(logging.verify(BODY, { 'x-webhook-signature': '0'.repeat(64) }));
     await rejection(logging.verify('', { 'x-webhook-signature': HEX }));
+    await logging.verify(BODY, { 'x-webhook-signature': HEX }).then((event) => logging.complete(event));
+    await rejection(logging.verify(BODY, { 'x-webhook-signature': HEX }));
     expect(lines).toEqual([
-      { level: 'warn', message: expect.stringContaining('ERR_WEBHOOK_SIGNATURE'), fields: { code: 'ERR_WEBHOOK_SIGNATURE' } },
-      { level: 'info', message: expect.stringContaining('ERR_WEBHOOK_EMPTY_BODY'), fields: { code: 'ERR_WEBHOOK_EMPTY_BODY' } },
+      { level: 'warn', message: expect.stringContaining('ERR_WEBHOOK_SIGNATURE: the signature does not match'), fields: { code: 'ERR_WEBHOOK_SIGNATURE' } },
+      { level: 'warn', message: expect.stringContaining('ERR_WEBHOOK_EMPTY_BODY: the body is empty'), fields: { code: 'ERR_WEBHOOK_EMPTY_BODY' } },
+      { level: 'info', message: expect.stringContaining('ERR_WEBHOOK_DUPLICATE'), fields: { code: 'ERR_WEBHOOK_DUPLICATE' } },
     ]);
+    expect(JSON.stringify(lines)).not.toContain('arc_');
   });
 });
 

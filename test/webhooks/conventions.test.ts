@@ -1,0 +1,182 @@
+/**
+ * The service's webhook may follow any of the conventions the spec leaves open ("HMAC algorithm,
+ * signed content … not shown"; "kinds of event and the complete payload schema: not shown"). Each
+ * form here is made by an implementation that is not the SDK's: `node:crypto` by hand for Stripe's
+ * form, the `standardwebhooks` package for Standard Webhooks.
+ */
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, test } from 'vitest';
+import { WebhookVerificationError, createWebhookVerifier, type WebhookErrorCode, type WebhookVerifierOptions } from '../../src/webhooks/index.js';
+import { eventKind } from '../../src/webhooks/verify.js';
+import { rejection } from '../helpers.js';
+
+const SECRET = 'whsec_c2FuZGJveC1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
+const NOW = 1_790_000_000_000;
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2ln';
+const body = (fields: Record<string, unknown> = { event: 'approved' }) => JSON.stringify({ ...fields, access_request_code: 'arc_1', access_token: TOKEN });
+
+const verifier = (options: Partial<WebhookVerifierOptions> = {}) =>
+  createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off', ...options });
+
+/** Stripe's `Stripe-Signature` form, as Stripe's libraries write it: HMAC-SHA256 of `${t}.${body}`, hex. */
+const stripe = (payload: string, t = Math.floor(NOW / 1000), secret = SECRET) =>
+  `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${payload}`).digest('hex')}`;
+
+async function refusal(promise: Promise<unknown>): Promise<WebhookVerificationError> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(WebhookVerificationError);
+  return error as WebhookVerificationError;
+}
+
+describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () => {
+  test('is detected and verified over "<t>.<body>"', async () => {
+    const payload = body();
+    const event = await verifier().verify(payload, { 'x-webhook-signature': stripe(payload) });
+    expect(event).toMatchObject({ kind: 'approved', accessRequestCode: 'arc_1' });
+    // With a v0 entry and spaces, as Stripe's test mode writes it.
+    await expect(verifier().verify(payload, { 'x-webhook-signature': `${stripe(payload)}, v0=${'ab'.repeat(32)}` })).resolves.toBeDefined();
+  });
+
+  test('rejects a MAC of the body alone in that form, a wrong secret, and a timestamp outside the tolerance', async () => {
+    const payload = body();
+    const t = Math.floor(NOW / 1000);
+    const bodyOnly = `t=${t},v1=${createHmac('sha256', SECRET).update(payload).digest('hex')}`;
+    expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': bodyOnly }))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    const other = stripe(payload, t, 'whsec_another_secret_0123456789abcdef');
+    expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': other }))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    for (const [stamp, code] of [
+      [t - 301, 'ERR_WEBHOOK_TIMESTAMP'],
+      [t + 301, 'ERR_WEBHOOK_TIMESTAMP'],
+    ] as const) {
+      expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, stamp) }))).code).toBe(code);
+    }
+    await expect(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, t - 300) })).resolves.toBeDefined();
+    await expect(verifier({ toleranceSeconds: 1000 }).verify(payload, { 'x-webhook-signature': stripe(payload, t - 900) })).resolves.toBeDefined();
+  });
+
+  test('a header of that form with two timestamps, no v1, or a v1 that is not hex is malformed, and says which forms were tried', async () => {
+    const payload = body();
+    const good = stripe(payload);
+    for (const header of [`t=1,${good}`, `t=${Math.floor(NOW / 1000)},v0=${'ab'.repeat(32)},v1=zz`, `${good},v1=abc`]) {
+      const error = await refusal(verifier().verify(payload, { 'x-webhook-signature': header }));
+      expect(error.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+      expect(error.message).toMatch(/Stripe's t=…,v1=…; Standard Webhooks' v1,<base64>/);
+    }
+  });
+});
+
+describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)', () => {
+  const sign = (payload: string, id = 'msg_1', at = new Date(NOW), secret = SECRET) => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, at, payload),
+  });
+
+  test('signed by the standardwebhooks package, with a whsec_ secret: verified', async () => {
+    const payload = body({ type: 'identity.request.approved' });
+    expect(await verifier().verify(payload, sign(payload))).toMatchObject({ kind: 'approved', accessRequestCode: 'arc_1' });
+    expect((await verifier().verify(payload, new Headers(sign(payload)))).accessToken).toBe(TOKEN);
+  });
+
+  test('with svix- headers, and with the signature in X-Webhook-Signature instead', async () => {
+    const payload = body();
+    const headers = sign(payload);
+    await expect(
+      verifier().verify(payload, { 'svix-id': headers['webhook-id'], 'svix-timestamp': headers['webhook-timestamp'], 'svix-signature': headers['webhook-signature'] }),
+    ).resolves.toBeDefined();
+    await expect(
+      verifier().verify(payload, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'], 'x-webhook-signature': headers['webhook-signature'] }),
+    ).resolves.toBeDefined();
+  });
+
+  test('the id and the timestamp are signed: changing either is refused; a stale timestamp too', async () => {
+    const payload = body();
+    const headers = sign(payload);
+    const codes: WebhookErrorCode[] = [];
+    for (const changed of [
+      { ...headers, 'webhook-id': 'msg_2' },
+      { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) },
+      sign(payload, 'msg_1', new Date(NOW - 301_000)),
+      { ...headers, 'webhook-id': '' },
+    ]) {
+      codes.push((await refusal(verifier().verify(payload, changed))).code);
+    }
+    expect(codes).toEqual(['ERR_WEBHOOK_SIGNATURE', 'ERR_WEBHOOK_SIGNATURE', 'ERR_WEBHOOK_TIMESTAMP', 'ERR_WEBHOOK_MALFORMED_SIGNATURE']);
+  });
+
+  test('a signature of another version only (v1a) is malformed; several v1 during a rotation, one matching, verify', async () => {
+    const payload = body();
+    const headers = sign(payload);
+    const v1a = { ...headers, 'webhook-signature': headers['webhook-signature'].replace('v1,', 'v1a,') };
+    expect((await refusal(verifier().verify(payload, v1a))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    const rotated = { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32, 7).toString('base64')} ${headers['webhook-signature']}` };
+    await expect(verifier().verify(payload, rotated)).resolves.toBeDefined();
+  });
+
+  test('an Identity Actions event inside data, as enveloping senders write it, is read from there', async () => {
+    const payload = JSON.stringify({ type: 'identity.request.cancelled', timestamp: '2026-11-25T00:00:00Z', data: { access_request_code: 'arc_9', access_token: TOKEN } });
+    const event = await verifier().verify(payload, sign(payload));
+    expect(event).toMatchObject({ kind: 'cancelled', accessRequestCode: 'arc_9', accessToken: TOKEN });
+    expect(JSON.stringify(event)).not.toContain(TOKEN);
+  });
+});
+
+describe('webhook signatures: choosing the scheme', () => {
+  test("scheme: 'hmac' refuses Stripe's form as malformed; scheme: 'stripe' refuses a bare HMAC", async () => {
+    const payload = body();
+    expect((await refusal(verifier({ scheme: 'hmac' }).verify(payload, { 'x-webhook-signature': stripe(payload) }))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    const bare = createHmac('sha256', SECRET).update(payload).digest('hex');
+    expect((await refusal(verifier({ scheme: 'stripe' }).verify(payload, { 'x-webhook-signature': bare }))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+
+  test('no signature in any header this verifier reads is missing, naming both headers', async () => {
+    const error = await refusal(verifier().verify(body(), { 'stripe-signature': 'x' }));
+    expect(error.code).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+    expect(error.message).toContain('X-Webhook-Signature');
+    expect(error.message).toContain('webhook-signature');
+  });
+
+  test('an unknown scheme or a negative tolerance is a configuration error', () => {
+    expect(() => verifier({ scheme: 'svix' as never })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'scheme' }));
+    expect(() => verifier({ toleranceSeconds: -1 })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'toleranceSeconds' }));
+  });
+});
+
+describe('webhook event kinds: read on one rule, never guessed', () => {
+  test.each([
+    [{ event: 'approved' }, 'approved'],
+    [{ type: 'cancelled' }, 'cancelled'],
+    [{ event_type: 'identity.request.approved' }, 'approved'],
+    [{ eventType: 'IdentityRequest:Canceled' }, 'cancelled'],
+    [{ status: 'APPROVED' }, 'approved'],
+    [{ Status: 'CANCELLED' }, 'cancelled'],
+    [{ action: 'REQUEST_CANCELLED' }, 'cancelled'],
+    [{ kind: 'identity/approved' }, 'approved'],
+    [{ type: 'identity_action', status: 'approved' }, 'approved'],
+    [{ event: 'approved', status: 'approved' }, 'approved'],
+    // Nothing says, or the fields disagree, or a word is negated: unknown, never a guess.
+    [{}, 'unknown'],
+    [{ event: 'completed' }, 'unknown'],
+    [{ event: 'approved', status: 'cancelled' }, 'unknown'],
+    [{ status: 'not approved' }, 'unknown'],
+    [{ status: 'approved_then_cancelled' }, 'unknown'],
+    [{ event: 'unapproved' }, 'unknown'],
+    [{ event: 42 }, 'unknown'],
+    [{ message: 'approved' }, 'unknown'],
+  ])('%j is %s', (fields, kind) => {
+    expect(eventKind(fields).kind).toBe(kind);
+  });
+
+  test('an event without a kind field verifies, with kind unknown (never undefined) and no rawKind', async () => {
+    const payload = body({});
+    const event = await verifier().verify(payload, { 'x-webhook-signature': createHmac('sha256', SECRET).update(payload).digest('hex') });
+    expect(event.kind).toBe('unknown');
+    expect(event).not.toHaveProperty('rawKind');
+  });
+
+  test('rawKind keeps what the payload said, cut to 64 characters', () => {
+    expect(eventKind({ event: 'identity.request.approved' })).toEqual({ kind: 'approved', rawKind: 'identity.request.approved' });
+    expect(eventKind({ event: `approved.${'x'.repeat(100)}` }).rawKind).toHaveLength(64);
+  });
+});
