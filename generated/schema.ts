@@ -324,10 +324,10 @@ export interface components {
         Disclosure: {
             claim: string;
             salt?: string;
-            /** @description string, object or array; boolean claims such as acmeidentity.valid disclose a boolean. */
+            /** @description string, object or array; "claim value types are not uniform": boolean claims such as acmeidentity.valid may disclose a boolean, and a number or null is accepted too. */
             value?: string | {
                 [key: string]: unknown;
-            } | unknown[] | boolean;
+            } | unknown[] | boolean | number | null;
         };
         /** @description Further `{credential}.credential_jwt` fields are returned the same way as acmeidentity.credential_jwt. */
         IdentityResponseData: {

@@ -1,6 +1,7 @@
 /**
  * Decoders for claim values whose form the spec calls out. Claim value types are not uniform:
- * some are JSON inside a string, `sanctionscheck.is_pep` is the string `Yes`, not a boolean.
+ * some are JSON inside a string, `sanctionscheck.is_pep` is the string `Yes`, not a boolean; and a
+ * service may write any claim's value in another form with the same meaning.
  *
  * @see shared/service-spec.md, section "Claim keys"
  */
@@ -24,11 +25,11 @@ export interface KnownClaimTypes {
   'acmeidentity.email_verified': boolean;
   'acmeidentity.phone_verified': boolean;
   'acmeidentity.names_verified': boolean;
-  /** `Yes` / `No` as the service writes it (a boolean is accepted too): its type is not shown. */
+  /** `Yes` / `No` as the service writes it (a boolean, `"true"`, 1/0 are accepted too): its type is not shown. */
   'sanctionscheck.is_sanctioned': boolean;
-  /** The string `Yes` (true) or `No` (false). */
+  /** The string `Yes` (true) or `No` (false), in any case; a boolean, `"true"`/`"false"`, 1/0 too. */
   'sanctionscheck.is_pep': boolean;
-  /** Decoded from its JSON string; the structure of a match is not shown. */
+  /** Decoded from its JSON string (or taken as sent when already an object or array); the structure of a match is not shown. */
   'sanctionscheck.matches': unknown;
   'document.passport.travel_document_number': string;
   'document.passport_foreign.passport_number': string;
@@ -40,23 +41,33 @@ export type ClaimValue<K extends string> = K extends keyof KnownClaimTypes ? Kno
 
 type Decoder = (value: unknown, claim: string) => unknown;
 
+/**
+ * Each decoder is lenient on form and strict on meaning ("claim value types are not uniform"): a
+ * value is accepted in every form that says one thing unambiguously, and anything else is a
+ * {@link ClaimDecodeError}, never a guess.
+ */
 const string: Decoder = (value, claim) => {
-  if (typeof value !== 'string') throw new ClaimDecodeError(claim, 'is not a string');
-  return value;
+  if (typeof value === 'string') return value;
+  // A document number or date sent as a JSON number means the same digits.
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw new ClaimDecodeError(claim, 'is not a string');
 };
 
+const TRUE = new Set(['true', 'yes', '1']);
+const FALSE = new Set(['false', 'no', '0']);
+
+/** true/false, "true"/"false", "Yes"/"No" in any case, 1/0 and "1"/"0": one meaning each. */
 const boolean: Decoder = (value, claim) => {
-  if (typeof value !== 'boolean') throw new ClaimDecodeError(claim, 'is not a boolean');
-  return value;
+  if (typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : typeof value === 'number' ? String(value) : undefined;
+  if (text !== undefined && TRUE.has(text)) return true;
+  if (text !== undefined && FALSE.has(text)) return false;
+  throw new ClaimDecodeError(claim, 'is not a boolean ("true"/"false", "Yes"/"No", 1/0)');
 };
 
-const yesNo: Decoder = (value, claim) => {
-  if (value === 'Yes' || value === true) return true;
-  if (value === 'No' || value === false) return false;
-  throw new ClaimDecodeError(claim, 'is not "Yes" or "No"');
-};
-
+/** A JSON-encoded string, decoded; an object or array the service already decoded is taken as it is. */
 const jsonString: Decoder = (value, claim) => {
+  if (value !== null && typeof value === 'object') return value;
   if (typeof value !== 'string') throw new ClaimDecodeError(claim, 'is not a JSON-encoded string');
   try {
     return JSON.parse(value) as unknown;
@@ -84,8 +95,8 @@ const DECODERS: Readonly<Record<keyof KnownClaimTypes, Decoder>> = {
   'acmeidentity.email_verified': boolean,
   'acmeidentity.phone_verified': boolean,
   'acmeidentity.names_verified': boolean,
-  'sanctionscheck.is_sanctioned': yesNo,
-  'sanctionscheck.is_pep': yesNo,
+  'sanctionscheck.is_sanctioned': boolean,
+  'sanctionscheck.is_pep': boolean,
   'sanctionscheck.matches': jsonString,
   'document.passport.travel_document_number': string,
   'document.passport_foreign.passport_number': string,

@@ -7,6 +7,7 @@ import { isObject } from '../internal/guards.js';
 import {
   checkCode,
   checkCredentialRef,
+  checkPathCode,
   credentialBody,
   identityRequestBody,
   type CredentialSubmitInput,
@@ -112,6 +113,13 @@ function noQuery(query: Record<string, unknown>): string {
   return '';
 }
 
+const ENVELOPE_FIELDS = new Set(['data', 'correlation_id', 'meta']);
+
+/** Exactly `{data: {…}, correlation_id?, meta?}`: nothing else beside an object in `data`. */
+function isEnvelope(body: unknown): body is { data: Record<string, unknown> } {
+  return isObject(body) && isObject(body['data']) && Object.keys(body).every((key) => ENVELOPE_FIELDS.has(key));
+}
+
 /** The service's error body, wherever it put it; `undefined` when there is none to read. */
 function errorBody(error: unknown): ServiceErrorBody | undefined {
   const wrapped = z.safeParse(S.ErrorEnvelope, error);
@@ -166,9 +174,11 @@ export class AcmeIdentityClient {
     /**
      * GET /identity/response/{access_request_code}/{identity_session_code} with `X-Access-Token`.
      * Refuses a response whose `exp` has elapsed (on the service's clock, as learnt from its `Date`
-     * headers), as the spec requires of the client; otherwise returns it as sent: verify its
-     * disclosures (`getVerified`, or `verifyIdentityResponse`) before relying on its claims.
-     * @throws {SdJwtVerificationError} `ERR_SD_JWT_EXPIRED`: the response's `exp` has elapsed.
+     * headers), as the spec requires of the client, and one without `exp`, which cannot be judged;
+     * otherwise returns it as sent: verify its disclosures (`getVerified`, or
+     * `verifyIdentityResponse`) before relying on its claims.
+     * @throws {SdJwtVerificationError} `ERR_SD_JWT_EXPIRED`: the response's `exp` has elapsed;
+     *   `ERR_SD_JWT_MISSING_CLAIM`: it has no `exp`.
      * @see shared/service-spec.md, "Identity response": "the client must not accept the response once `exp` has elapsed"
      */
     get(request: IdentityResponseRequest, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityResponseData']>>;
@@ -351,6 +361,10 @@ export class AcmeIdentityClient {
       });
     }).then((result) => {
       const exp = result.data.exp;
+      // Without exp it cannot be judged: refused by get (getVerified's verification step refuses it too).
+      if (exp === undefined && Number.isFinite(toleranceSeconds)) {
+        throw new SdJwtVerificationError('ERR_SD_JWT_MISSING_CLAIM', 'the identity response has no "exp": whether it has elapsed cannot be judged, so it must not be accepted');
+      }
       if (typeof exp === 'number' && exp + toleranceSeconds <= this.#transport.serviceNow() / 1000) {
         throw new SdJwtVerificationError('ERR_SD_JWT_EXPIRED', 'the identity response\'s "exp" has elapsed: it must not be accepted');
       }
@@ -361,8 +375,8 @@ export class AcmeIdentityClient {
   #codes(codes: IdentityRequestCodes) {
     const given = (codes ?? {}) as Partial<IdentityRequestCodes>;
     return {
-      access_request_code: checkCode('accessRequestCode', given.accessRequestCode),
-      identity_session_code: checkCode('identitySessionCode', given.identitySessionCode),
+      access_request_code: checkPathCode('accessRequestCode', given.accessRequestCode),
+      identity_session_code: checkPathCode('identitySessionCode', given.identitySessionCode),
     };
   }
 
@@ -378,10 +392,11 @@ export class AcmeIdentityClient {
               fetch,
             })
           : await this.#api.POST('/auth/api-token/refresh', { body: { refresh_token: refreshToken }, parseAs: 'text', fetch });
-      const body = this.#readJson(sent, ctx);
-      const wrapped = z.safeParse(S.envelope(S.TokenResponse), body);
-      if (wrapped.success) return withResponse(this.#result(wrapped.data), sent.response, true);
-      return withResponse({ data: this.#validate(S.TokenResponse, body, sent.response, ctx), correlationId: ctx.correlationId }, sent.response, true);
+      // Wrapped (the spec's general rule) or bare (its token table), told apart by shape, so a
+      // refusal names the field at fault rather than whatever the other reading lacks.
+      const result = this.#unwrap(S.TokenResponse, this.#readJson(sent, ctx), sent.response, ctx);
+      if (!sent.response.headers.has('date')) this.#transport.learnClockFromToken(result.data.access_token);
+      return withResponse(result, sent.response, true);
     });
   }
 
@@ -401,21 +416,38 @@ export class AcmeIdentityClient {
   /**
    * The `{data, correlation_id, meta?}` envelope, `data` checked by its schema. The envelope's own
    * two fields are checked directly, so a call runs one zod parse rather than two nested ones
-   * (about 6 µs a call between round trips); anything amiss goes through the whole envelope
-   * schema, whose error names the path.
+   * (about 6 µs a call between round trips). A service may read the spec's envelope rule
+   * differently: an envelope without `correlation_id` takes the header's (or the one sent), and a
+   * body with neither `data` nor `correlation_id` is read as the data itself. Anything amiss is an
+   * `InvalidResponseError` whose `issues` name the path.
    */
   #unwrap<T>(schema: S.ShapeOf<T>, body: unknown, response: Response, ctx: CallContext): ApiResult<T> {
     if (isObject(body) && typeof body['correlation_id'] === 'string' && (body['meta'] === undefined || isObject(body['meta']))) {
       const data = z.safeParse(schema, body['data']);
       if (data.success) return this.#result({ data: data.data, correlation_id: body['correlation_id'], meta: body['meta'] });
     }
+    const correlationId = response.headers.get('x-correlation-id') ?? ctx.correlationId;
+    if (isObject(body) && Object.hasOwn(body, 'data') && body['correlation_id'] === undefined) {
+      return this.#result(this.#validate(S.envelope(schema), { ...body, correlation_id: correlationId }, response, ctx));
+    }
+    // Bare: neither of the envelope's fields. One without the other is an envelope with a field missing.
+    if (isObject(body) && !Object.hasOwn(body, 'data') && !Object.hasOwn(body, 'correlation_id')) {
+      return { data: this.#validate(schema, body, response, ctx), correlationId };
+    }
     return this.#result(this.#validate(S.envelope(schema), body, response, ctx));
   }
 
+  /**
+   * A status record: unwrapped in the spec's table, but a service applying the spec's general
+   * rule wraps it. A body that is exactly an envelope (`data` holding an object, beside nothing
+   * but `correlation_id` and `meta`) is unwrapped; a record is never mistaken for one, since no
+   * status record has a `data` field.
+   */
   #callBare<T>(options: RequestOptions | undefined, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {
     return this.#transport.call(options, async (ctx) => {
       const sent = await send(this.#transport.fetchFor(ctx, PUBLIC));
-      const value = this.#validate(schema, this.#readJson(sent, ctx), sent.response, ctx);
+      const body = this.#readJson(sent, ctx);
+      const value = this.#validate(schema, isEnvelope(body) ? body['data'] : body, sent.response, ctx);
       return isObject(value) ? withResponse(value, sent.response, false) : value;
     });
   }

@@ -199,7 +199,10 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
 /**
  * A `credential_ref` goes into the path exactly as the service returned it: never parsed, built
  * or percent-encoded (spec, GET /credentials/verify). What would change the request target
- * instead (a query or fragment marker, a dot segment, whitespace or control characters) is refused.
+ * instead (a query or fragment marker, a dot segment, whitespace or control characters) is
+ * refused, and so is what the URL layer would percent-encode on the way out (`"`, `<`, `>`, a
+ * backtick, `{`, `}` and anything outside ASCII): such a ref cannot be sent verbatim, and sending
+ * it encoded would name another credential on a service that takes the path as it comes.
  */
 export function checkCredentialRef(ref: unknown): string {
   const problem =
@@ -207,17 +210,29 @@ export function checkCredentialRef(ref: unknown): string {
       ? 'must be the non-empty credential_ref string returned by submit'
       : /[\s\x00-\x1f\x7f?#\\]/.test(ref)
         ? 'contains a character that would change the request URL (whitespace, control, ?, # or \\)'
-        : ref.split('/').some((segment) => segment === '.' || segment === '..')
+        : /[^\x21-\x7e]|["<>`{}]/.test(ref)
+          ? 'contains a character that cannot be sent verbatim in a URL path (", <, >, `, {, } or non-ASCII): the spec has it sent without percent-encoding'
+          : ref.split('/').some((segment) => segment === '.' || segment === '..')
           ? 'contains a "." or ".." path segment'
           : undefined;
   if (problem) throw new InvalidInputError([{ field: 'credentialRef', message: problem }]);
   return ref as string;
 }
 
-/** An identity code for the path: non-empty (openapi-fetch percent-encodes it). */
+/** A code or token: a non-empty string. */
 export function checkCode(field: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') {
     throw new InvalidInputError([{ field, message: 'is required and must be a non-empty string' }]);
   }
   return value;
+}
+
+/**
+ * An identity code for a path segment: a non-empty string that is not `.` or `..`, which
+ * percent-encoding leaves as they are and URL resolution would turn into another path.
+ */
+export function checkPathCode(field: string, value: unknown): string {
+  const code = checkCode(field, value);
+  if (code === '.' || code === '..') throw new InvalidInputError([{ field, message: 'must not be "." or "..": it would name another path' }]);
+  return code;
 }

@@ -18,13 +18,25 @@ export type Schemas = components['schemas'];
 export type ShapeOf<T> = z.ZodMiniType<T, unknown>;
 
 const str = z.exactOptional(z.string());
-const int = z.exactOptional(z.int());
+/**
+ * A whole number, or one written as a string of digits ("1700000000"): the spec types these
+ * fields as integers, and a service that serialises them as strings means the same number.
+ * Anything else (a decimal string, a date) is refused, never guessed at.
+ */
+const wholeNumber: z.ZodMiniType<number, unknown> = z.pipe(
+  z.union([z.int(), z.string().check(z.regex(/^\s*-?[0-9]{1,15}\s*$/))]),
+  z.transform((value: number | string) => Number(value)),
+);
+const int = z.exactOptional(wholeNumber);
 const bool = z.exactOptional(z.boolean());
 
 export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
   access_token: str,
   refresh_token: str,
-  expires_in: z.exactOptional(z.number()),
+  // Seconds: a whole number, or one written as a string ("900").
+  expires_in: z.exactOptional(
+    z.pipe(z.union([z.number(), z.string().check(z.regex(/^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/))]), z.transform((value: number | string) => Number(value))),
+  ),
   expires: str,
 });
 
@@ -55,7 +67,7 @@ const Disclosure: ShapeOf<Schemas['Disclosure']> = z.looseObject({
   claim: z.string(),
   salt: str,
   value: z.exactOptional(
-    z.union([z.string(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+    z.union([z.string(), z.boolean(), z.number(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
   ),
 });
 

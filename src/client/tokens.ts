@@ -81,18 +81,23 @@ export interface TokenEndpoints {
 /** Lifetime assumed when the service states none and the token carries no `exp`. */
 const FALLBACK_LIFETIME_MS = 5 * 60_000;
 
-/** The `exp` of a JWT, in ms, read without verifying it (only used to schedule a refresh). */
-function jwtExpiry(token: string): number | undefined {
+/**
+ * A numeric time claim (`exp`, `iat`) of a JWT, in ms, read without verifying it: only used to
+ * schedule a refresh, or to learn the service's clock when it sends no `Date`.
+ */
+export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined {
   try {
     const part = token.split('.')[1];
     if (!part) return undefined;
     const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
-    const exp = (payload as { exp?: unknown }).exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+    const value = (payload as Record<string, unknown>)[claim];
+    return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined;
   } catch {
     return undefined;
   }
 }
+
+const jwtExpiry = (token: string) => jwtTime(token, 'exp');
 
 /**
  * Gets, caches and refreshes the API access token:

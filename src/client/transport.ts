@@ -3,7 +3,7 @@ import { pathTemplate, type RequestEvent, type ResponseEvent } from '../internal
 import type { Span } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
-import type { TokenManager } from './tokens.js';
+import { jwtTime, type TokenManager } from './tokens.js';
 
 /**
  * How a request may be repeated.
@@ -390,6 +390,20 @@ export class Transport {
   /** Whether waiting `ms` still leaves the deadline ahead; if not, the last error is more useful than a timeout. */
   #fits(ctx: CallContext, ms: number): boolean {
     return this.#options.now() + ms < ctx.deadline;
+  }
+
+  /**
+   * The service's clock from a token it has just issued, for a service that sends no `Date`
+   * header: the JWT's `iat` is its clock at issue (within a second and the request's time).
+   * Never overrides an offset learnt from `Date`.
+   */
+  learnClockFromToken(accessToken: string | undefined): void {
+    if (!this.#options.correctClockSkew || this.#lastDate !== null || accessToken === undefined) return;
+    const issuedAt = jwtTime(accessToken, 'iat');
+    if (issuedAt === undefined) return;
+    const offset = issuedAt - this.#options.now();
+    // One second more than for Date: iat is truncated to seconds and was stamped before the answer travelled.
+    this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS + 1_000 ? offset : 0;
   }
 
   #learnClock(response: Response): void {

@@ -3,9 +3,10 @@
  * `npx acme-identity-sandbox`: the fake service on localhost, for trying an integration by hand.
  *
  *   acme-identity-sandbox [--port 4010] [--host 127.0.0.1] [--webhook-url URL]
- *                         [--redirect-uri URL]... [--journey page|auto]
+ *                         [--redirect-uri URL]... [--journey page|auto] [--reading NAME=VALUE]...
  */
 import { parseArgs } from 'node:util';
+import { parseReadings, type FakeReadings } from './readings.js';
 import { startSandbox, type Sandbox } from './sandbox.js';
 
 const HELP = `acme-identity-sandbox: the acme identity service, faked, on localhost
@@ -16,6 +17,9 @@ Options:
   --webhook-url URL     where signed webhooks are sent (default: none sent)
   --redirect-uri URL    a redirect URI of your app, for both OIDC clients (repeatable)
   --journey page|auto   the person approves on a page (default), or at once
+  --reading NAME=VALUE  read a choice the spec leaves open another way (repeatable),
+                        e.g. --reading webhookKind=none --reading numbers=string;
+                        the names and values are READING_CHOICES in @acme/identity/testing
   --help, -h            this text
 
 State lives in memory and goes with the process. Ctrl-C (or SIGTERM, to it or to
@@ -35,6 +39,7 @@ function parse() {
         'webhook-url': { type: 'string' },
         'redirect-uri': { type: 'string', multiple: true, default: [] },
         journey: { type: 'string', default: 'page' },
+        reading: { type: 'string', multiple: true, default: [] },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -57,6 +62,13 @@ for (const url of [values['webhook-url'], ...values['redirect-uri']]) {
   if (url !== undefined && !URL.canParse(url)) fail(`not an absolute URL: ${JSON.stringify(url)}`);
 }
 
+let readings: FakeReadings;
+try {
+  readings = parseReadings(values.reading);
+} catch (error) {
+  fail((error as Error).message);
+}
+
 let sandbox: Sandbox;
 try {
   sandbox = await startSandbox({
@@ -64,6 +76,7 @@ try {
     hostname: values.host,
     redirectUris: values['redirect-uri'],
     oidcJourney: values.journey,
+    fake: { readings },
     // Each request, journey outcome and webhook delivery on the console (ACME_IDENTITY_LOG overrides).
     ...(process.env['ACME_IDENTITY_LOG'] ? {} : { logLevel: 'info' as const }),
     ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),

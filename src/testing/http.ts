@@ -1,4 +1,5 @@
 /** Response helpers of the fake service: the spec's success envelope and error bodies. */
+import { numbersAsStrings, type ResolvedReadings } from './readings.js';
 
 /** The spec's error table: type and HTTP status for each code. */
 export const ERROR_TABLE = {
@@ -28,14 +29,21 @@ export interface ResponseContext {
   correlationId: string;
   /** The service clock, in milliseconds. */
   now: number;
+  /** How the fake reads what the spec leaves open; the defaults when absent. */
+  readings?: ResolvedReadings;
 }
 
 function headersFor(ctx: ResponseContext, extra?: Record<string, string>): Headers {
   const headers = new Headers(extra);
   headers.set('content-type', 'application/json');
   headers.set('x-correlation-id', ctx.correlationId);
-  headers.set('date', new Date(ctx.now).toUTCString());
+  if (ctx.readings?.dateHeader !== 'omitted') headers.set('date', new Date(ctx.now).toUTCString());
   return headers;
+}
+
+/** A body with the spec's integers written as the `numbers` reading says. */
+export function withNumbers(ctx: ResponseContext, body: unknown): unknown {
+  return ctx.readings?.numbers === 'string' ? numbersAsStrings(body) : body;
 }
 
 export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: Record<string, string>): Response {
@@ -44,7 +52,7 @@ export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: 
 
 /** `{data, correlation_id}`: the spec's wrapper around every successful REST result. */
 export function ok(ctx: ResponseContext, data: unknown): Response {
-  return json(ctx, { data, correlation_id: ctx.correlationId });
+  return json(ctx, { data: withNumbers(ctx, data), correlation_id: ctx.correlationId });
 }
 
 /** An error thrown by a route; the router turns it into the spec's error envelope. */
@@ -91,7 +99,7 @@ export function errorResponse(ctx: ResponseContext, error: HttpError): Response 
     body['timestamp'] = new Date(ctx.now).toISOString();
     body['correlation_id'] = ctx.correlationId;
   }
-  return json(ctx, { error: body }, error.status, error.headers);
+  return json(ctx, ctx.readings?.errorBody === 'bare' ? body : { error: body }, error.status, error.headers);
 }
 
 export function validationError(errors: Record<string, string>): HttpError {

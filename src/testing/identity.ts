@@ -4,6 +4,7 @@ import { serviceError, validationError } from './http.js';
 import { disclose, digestsWithDecoys, issueSdJwt, type DisclosureEncoding, type IssuedDisclosure } from './sd-jwt.js';
 import { randomId } from '../internal/encoding.js';
 import type { SigningKeys } from './keys.js';
+import { claimValueAs, type ResolvedReadings } from './readings.js';
 import type { components } from '../../generated/schema.js';
 
 export type IdentityStatus = 'pending' | 'opened' | 'approved' | 'cancelled' | 'deleted';
@@ -194,9 +195,11 @@ export function defaultValues(input: Pick<IdentityInput, 'first_name' | 'last_na
 export async function buildIdentityResponse(
   record: IdentityRecord,
   options: ApprovalOptions,
-  context: { keys: SigningKeys; issuer: string; nowMs: number; ttlSeconds: number; encoding: DisclosureEncoding },
+  context: { keys: SigningKeys; issuer: string; nowMs: number; ttlSeconds: number; encoding: DisclosureEncoding; readings?: ResolvedReadings },
 ): Promise<Record<string, unknown>> {
-  const values = { ...defaultValues(record.input), ...options.values };
+  const given: Record<string, unknown> = { ...defaultValues(record.input), ...options.values };
+  const reading = context.readings?.claimValues ?? 'spec';
+  const values = Object.fromEntries(Object.entries(given).map(([key, value]) => [key, claimValueAs(reading, value)]));
   const keys = requestedClaimKeys(record.input.claims);
   const credentials = keys.filter((key) => key.endsWith('.credential'));
   const disclosable = keys.filter((key) => !key.endsWith('.credential') && !key.endsWith('.credential_jwt'));
@@ -219,7 +222,7 @@ export async function buildIdentityResponse(
     ...common,
     jti: randomId(16),
     _sd: await digestsWithDecoys(disclosures, 2),
-    _sd_alg: 'sha256',
+    _sd_alg: context.readings?.sdAlg ?? 'sha256',
     disclosures: disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
     disclosures_missing: missing,
     request_code: record.identitySessionCode,

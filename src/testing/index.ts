@@ -16,7 +16,9 @@ export type {
   TimestampFormat,
 } from './service.js';
 export type { ApprovalOptions, IdentityStatus } from './identity.js';
-export { IDENTITY_ACTIONS, signWebhook } from './webhooks.js';
+export { IDENTITY_ACTIONS, signWebhook, webhookRequest } from './webhooks.js';
+export { DEFAULT_READINGS, READING_CHOICES, parseReadings, resolveReadings } from './readings.js';
+export type { FakeReadings, ResolvedReadings } from './readings.js';
 export { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT } from './oidc.js';
 export type { AuthorizationTransaction, OidcClientRegistration, TokenEndpointAuthMethod } from './oidc.js';
 export type { WebhookDelivery, WebhookPayload, WebhookRetryOptions } from './webhooks.js';

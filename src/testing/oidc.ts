@@ -97,12 +97,12 @@ export interface AuthorizationServerContext {
 }
 
 /**
- * How the authorize endpoint answers an error. The spec shows both a redirect back to the client
- * and "400 returns JSON `{error, error_description}`" without saying which error takes which:
- * - `redirect` (the default): an error is sent back to the registered `redirect_uri` with `error`,
+ * How the authorize endpoint answers an error in the authorization request:
+ * - `json` (the default, the spec's rule 5: "400 returns JSON `{error, error_description}`"):
+ *   every error is a 400 JSON page the person sees; nothing comes back to the client;
+ * - `redirect`: an error is sent back to the registered `redirect_uri` with `error`,
  *   `error_description`, `state` and `iss` (RFC 6749 §4.1.2.1), except an unknown `client_id` or
- *   `redirect_uri`, which can only be a 400 (the redirect target is not trusted);
- * - `json`: every error is a 400 JSON page the person sees; nothing comes back to the client.
+ *   `redirect_uri`, which can only be a 400 (the redirect target is not trusted).
  */
 export type AuthorizationErrorMode = 'redirect' | 'json';
 

@@ -466,8 +466,16 @@ export const openApiDocument = {
           claim: { type: 'string' },
           salt: { type: 'string' },
           value: {
-            description: 'string, object or array; boolean claims such as acmeidentity.valid disclose a boolean.',
-            oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'array' }, { type: 'boolean' }],
+            description:
+              'string, object or array; "claim value types are not uniform": boolean claims such as acmeidentity.valid may disclose a boolean, and a number or null is accepted too.',
+            oneOf: [
+              { type: 'string' },
+              { type: 'object', additionalProperties: true },
+              { type: 'array' },
+              { type: 'boolean' },
+              { type: 'number' },
+              { type: 'null' },
+            ],
           },
         },
       },

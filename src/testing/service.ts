@@ -24,7 +24,9 @@ import {
   json,
   ok,
   serviceError,
+  uncodedError,
   validationError,
+  withNumbers,
   type ResponseContext,
   type ServiceErrorCode,
 } from './http.js';
@@ -54,6 +56,7 @@ import {
 } from './oidc.js';
 import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 import { openApiDocument } from './openapi.js';
+import { resolveReadings, type FakeReadings } from './readings.js';
 import { randomId } from '../internal/encoding.js';
 import { sleep } from '../internal/sleep.js';
 
@@ -143,6 +146,13 @@ export interface FakeServiceOptions {
   onExchange?: (exchange: FakeExchange) => void;
   /** Called with each webhook delivery attempt as it finishes (also recorded in `deliveries`). */
   onDelivery?: (delivery: WebhookDelivery) => void;
+  /**
+   * How the fake reads each choice the spec leaves open (webhook kind field and signature,
+   * envelopes, number types, error bodies, `_sd_alg`, claim value types, `Date`, clock skew): the
+   * ways the real service might. Unset, the fake's own reading ({@link DEFAULT_READINGS}).
+   * @throws {TypeError} (from `createFakeService`) for a reading or value it does not know.
+   */
+  readings?: FakeReadings;
 }
 
 /** One request and the answer the fake gave it, for {@link FakeServiceOptions.onExchange}. */
@@ -206,8 +216,10 @@ export interface FakeServiceSettings {
   database: 'connected' | 'error';
   maintenanceMode: boolean;
   /**
-   * How the OIDC authorize endpoint answers an error: sent back to the client's `redirect_uri`
-   * (`redirect`, the default) or as a 400 JSON page the person sees (`json`). The spec shows both.
+   * How the OIDC authorize endpoint answers an error in the authorization request: as the spec's
+   * 400 JSON page the person sees (`json`, the default: rule 5, "400 returns JSON {error,
+   * error_description}"), or sent back to the client's `redirect_uri` (`redirect`, as RFC 6749
+   * §4.1.2.1 allows). The person cancelling on the consent page always goes back to the client.
    */
   authorizationErrors: AuthorizationErrorMode;
 }
@@ -291,7 +303,9 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const authUrl = (options.authUrl ?? 'https://auth.acme.test').replace(/\/+$/, '');
   const basePath = new URL(baseUrl).pathname;
   const clients = (options.clients ?? [DEFAULT_CLIENT]).map((client) => ({ ...client }));
-  const now = options.now ?? (() => Date.now());
+  const readings = resolveReadings(options.readings);
+  const clock = options.now ?? (() => Date.now());
+  const now = readings.clockSkewSeconds === 0 ? clock : () => clock() + readings.clockSkewSeconds * 1000;
   const accessTtl = options.accessTokenTtlSeconds ?? 900;
   const refreshTtl = options.refreshTokenTtlSeconds ?? 86_400;
   const timestampFormat = options.timestampFormat ?? 'unix-seconds';
@@ -316,7 +330,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     status: 'operational',
     database: 'connected',
     maintenanceMode: false,
-    authorizationErrors: 'redirect',
+    authorizationErrors: 'json',
   };
   let window = { start: 0, count: 0 };
   /** Access tokens carry the generation they were issued in; older generations are refused. */
@@ -332,17 +346,19 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     const refreshToken = `rt_${randomId(24)}`;
     refreshTokens.set(refreshToken, { clientId, expiresAt: ctx.now + refreshTtl * 1000 });
     const lifetime = options.tokenLifetime ?? 'both';
-    return ok(ctx, {
+    const token = {
       access_token: accessToken,
       refresh_token: refreshToken,
       ...(lifetime === 'both' || lifetime === 'expires_in' ? { expires_in: accessTtl } : {}),
       ...(lifetime === 'both' || lifetime === 'expires' ? { expires: new Date(ctx.now + accessTtl * 1000).toUTCString() } : {}),
-    });
+    };
+    return readings.tokenEnvelope === 'bare' ? json(ctx, withNumbers(ctx, token)) : ok(ctx, token);
   }
 
   async function readJson(request: Request): Promise<unknown> {
     const text = await request.text();
-    if (text.length > MAX_FILE_BYTES * 2) throw new HttpError(413, { message: 'Request body too large' });
+    // Past what any valid request can be (a 5 MiB file in base64 and its fields): 413, with type and code as every error.
+    if (text.length > MAX_FILE_BYTES * 2) throw uncodedError(413, 'Request body too large');
     try {
       return JSON.parse(text);
     } catch {
@@ -495,8 +511,12 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     return issueTokens(stored.clientId, ctx);
   };
 
+  /** A status record, at the top level or (the `statusEnvelope: 'wrapped'` reading) in the general envelope. */
+  const statusRecord = (ctx: ResponseContext, record: Record<string, unknown>) =>
+    readings.statusEnvelope === 'wrapped' ? ok(ctx, record) : json(ctx, withNumbers(ctx, record));
+
   const statusCurrent: Route = async (_request, ctx) =>
-    json(ctx, {
+    statusRecord(ctx, {
       status: settings.status,
       timestamp: Math.floor(ctx.now / 1000),
       environment: 'sandbox',
@@ -508,7 +528,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     });
 
   const statusHealth: Route = async (_request, ctx) =>
-    json(ctx, {
+    statusRecord(ctx, {
       status: settings.status === 'operational' && settings.database === 'connected' ? 'healthy' : 'degraded',
       timestamp: Math.floor(ctx.now / 1000),
       database: settings.database,
@@ -673,7 +693,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
     const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
-    const ctx: ResponseContext = { correlationId: request.headers.get('x-correlation-id') ?? `cor_${randomId(12)}`, now: now() };
+    const ctx: ResponseContext = { correlationId: request.headers.get('x-correlation-id') ?? `cor_${randomId(12)}`, now: now(), readings };
     requests.push({ method, url: request.url, path, headers: Object.fromEntries(request.headers) });
     if (requests.length > 10_000) requests.shift();
 
@@ -734,6 +754,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
       nowMs: now(),
       ttlSeconds: options.identityResponseTtlSeconds ?? 3600,
       encoding: options.disclosureEncoding ?? 'compact',
+      readings,
     });
     found.status = 'approved';
     return finish(found, 'approved');
@@ -767,7 +788,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     events.push(payload);
     const client = clientFor(clients, found.clientId);
     if (client?.webhookUrl && client.webhookSecret && client.subscriptions?.includes(IDENTITY_ACTIONS)) {
-      const sending = deliverWebhook({ url: client.webhookUrl, secret: client.webhookSecret }, payload, options.webhookRetry ?? {}, (d) => {
+      const sending = deliverWebhook({ url: client.webhookUrl, secret: client.webhookSecret, readings, now }, payload, options.webhookRetry ?? {}, (d) => {
         deliveries.push(d);
         options.onDelivery?.(d);
       });

@@ -1,10 +1,14 @@
 /** The fake service's side of 'Identity Actions' webhooks: signing, delivery and retries. */
-import { utf8 } from '../internal/encoding.js';
+import { fromBase64, randomId, toBase64, utf8 } from '../internal/encoding.js';
+import { DEFAULT_READINGS, type ResolvedReadings } from './readings.js';
 
 /** The subscription a client needs for identity request webhooks (spec, "Events"). */
 export const IDENTITY_ACTIONS = 'Identity Actions';
 
-/** The payload of an 'Identity Actions' webhook as the fake sends it. */
+/**
+ * The payload of an 'Identity Actions' webhook, in the fake's own reading. What goes over the
+ * wire follows the `webhookKind` reading ({@link webhookRequest}).
+ */
 export interface WebhookPayload {
   /** Not in the spec (which does not show the kinds of event); the SDK reads it when present. */
   event: 'approved' | 'cancelled';
@@ -32,8 +36,8 @@ export interface WebhookRetryOptions {
 }
 
 /**
- * `sha256=` and the lower-case hex HMAC-SHA256 of the raw body: the scheme the SDK's verifier
- * expects by default. The spec does not show the algorithm, the signed content or the encoding.
+ * `sha256=` and the lower-case hex HMAC-SHA256 of the raw body: the fake's default reading of
+ * the signature. The spec does not show the algorithm, the signed content or the encoding.
  * @example
  * ```ts
  * const body = JSON.stringify(payload);
@@ -41,34 +45,94 @@ export interface WebhookRetryOptions {
  * ```
  */
 export async function signWebhook(secret: string, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', utf8(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, utf8(body)));
-  return `sha256=${Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return `sha256=${hex(await hmac(utf8(secret), body))}`;
+}
+
+async function hmac(key: Uint8Array<ArrayBuffer>, content: string): Promise<Uint8Array> {
+  const imported = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', imported, utf8(content)));
+}
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** The body the `webhookKind` reading writes for a payload. */
+function webhookBody(payload: WebhookPayload, reading: ResolvedReadings['webhookKind'], nowMs: number): Record<string, unknown> {
+  const { event, ...fields } = payload;
+  switch (reading) {
+    case 'event':
+      return payload as unknown as Record<string, unknown>;
+    case 'type':
+      return { type: event, ...fields };
+    case 'dotted':
+      return { event_type: `identity.request.${event}`, ...fields };
+    case 'status':
+      return { status: event.toUpperCase(), ...fields };
+    case 'none':
+      return fields;
+    case 'envelope':
+      return { type: `identity.request.${event}`, timestamp: new Date(nowMs).toISOString(), data: fields };
+  }
+}
+
+/**
+ * The body and headers of one webhook delivery, as the readings say: the payload's kind field
+ * (`webhookKind`) and the signature's convention (`webhookSignature`), signed with `secret`.
+ */
+export async function webhookRequest(
+  target: { secret: string; readings?: ResolvedReadings; now?: () => number },
+  payload: WebhookPayload,
+): Promise<{ body: string; headers: Record<string, string> }> {
+  const readings = target.readings ?? DEFAULT_READINGS;
+  const nowMs = (target.now ?? Date.now)();
+  const body = JSON.stringify(webhookBody(payload, readings.webhookKind, nowMs));
+  const key = utf8(target.secret);
+  const t = String(Math.floor(nowMs / 1000));
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  switch (readings.webhookSignature) {
+    case 'prefixed-hex':
+      headers['x-webhook-signature'] = await signWebhook(target.secret, body);
+      break;
+    case 'hex':
+      headers['x-webhook-signature'] = hex(await hmac(key, body));
+      break;
+    case 'base64':
+      headers['x-webhook-signature'] = toBase64(await hmac(key, body));
+      break;
+    case 'stripe':
+      headers['x-webhook-signature'] = `t=${t},v1=${hex(await hmac(key, `${t}.${body}`))}`;
+      break;
+    case 'standard': {
+      // Standard Webhooks: the key is the base64 after whsec_ when it is base64; else the secret's bytes.
+      const rest = target.secret.replace(/^whsec_/, '');
+      const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(rest) && rest.length % 4 === 0 ? fromBase64(rest) : undefined;
+      const id = `msg_${randomId(12)}`;
+      headers['webhook-id'] = id;
+      headers['webhook-timestamp'] = t;
+      headers['webhook-signature'] = `v1,${toBase64(await hmac(decoded ?? key, `${id}.${t}.${body}`))}`;
+      break;
+    }
+  }
+  return { body, headers };
 }
 
 /**
  * Posts the webhook until the receiver answers 200, at most `attempts` times with doubling waits.
  * Anything but 200 (a redirect, 2xx other than 200, an error, no answer) counts as a failure, as
  * the spec has the client answer "HTTP 200 OK". `fetch` is looked up at call time, so msw sees it.
+ * The body and signature follow the readings; a retry is the same body and headers.
  */
 export async function deliverWebhook(
-  target: { url: string; secret: string },
+  target: { url: string; secret: string; readings?: ResolvedReadings; now?: () => number },
   payload: WebhookPayload,
   retry: WebhookRetryOptions,
   record: (delivery: WebhookDelivery) => void,
 ): Promise<boolean> {
-  const body = JSON.stringify(payload);
-  const signature = await signWebhook(target.secret, body);
+  const { body, headers } = await webhookRequest(target, payload);
   const attempts = retry.attempts ?? 5;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     let status: number | undefined;
     try {
-      const response = await globalThis.fetch(target.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
-        body,
-        redirect: 'manual',
-      });
+      const response = await globalThis.fetch(target.url, { method: 'POST', headers, body, redirect: 'manual' });
       status = response.status;
       // Not awaited: cancelling an msw response body never settles.
       void response.body?.cancel().catch(() => undefined);

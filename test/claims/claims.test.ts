@@ -110,13 +110,36 @@ describe('readClaim: the documented form of each value', () => {
   });
 
   test.each([
-    ['acmeidentity.valid', 'true', /not a boolean/],
-    ['acmeidentity.email_verified', 1, /not a boolean/],
-    ['acmeidentity.given_name', 7, /not a string/],
-    ['sanctionscheck.is_pep', 'yes', /"Yes" or "No"/],
-    ['sanctionscheck.is_pep', 1, /"Yes" or "No"/],
-    ['sanctionscheck.matches', [], /JSON-encoded string/],
+    ['acmeidentity.valid', 'true', true],
+    ['acmeidentity.valid', ' FALSE ', false],
+    ['acmeidentity.email_verified', 1, true],
+    ['acmeidentity.email_verified', '0', false],
+    ['acmeidentity.phone_verified', 'Yes', true],
+    ['sanctionscheck.is_pep', 'yes', true],
+    ['sanctionscheck.is_pep', 'NO', false],
+    ['sanctionscheck.is_pep', 1, true],
+    ['sanctionscheck.is_sanctioned', 'false', false],
+    ['acmeidentity.given_name', 7, '7'],
+    ['document.passport.travel_document_number', 123456789, '123456789'],
+    ['sanctionscheck.matches', [], []],
+    ['sanctionscheck.matches', { list: 'un' }, { list: 'un' }],
+    ['acmeidentity.name', { first_name: 'Jane', last_name: 'Citizen', middle: 'x' }, { first_name: 'Jane', last_name: 'Citizen' }],
+  ])('%s = %j, a form the service may send ("claim value types are not uniform"), reads as %j', (key, value, expected) => {
+    expect(readClaim({ [key]: value }, key)).toEqual(expected);
+  });
+
+  test.each([
+    ['acmeidentity.valid', 'maybe', /not a boolean/],
+    ['acmeidentity.valid', 2, /not a boolean/],
+    ['acmeidentity.valid', 'truthy', /not a boolean/],
+    ['acmeidentity.email_verified', null, /not a boolean/],
+    ['acmeidentity.valid', ['true'], /not a boolean/],
+    ['acmeidentity.given_name', Number.NaN, /not a string/],
+    ['acmeidentity.given_name', { first: 'Jane' }, /not a string/],
+    ['sanctionscheck.is_pep', 'Y', /not a boolean/],
+    ['sanctionscheck.matches', 7, /JSON-encoded string/],
     ['sanctionscheck.matches', '{oops', /not valid JSON/],
+    ['acmeidentity.name', 'Jane Citizen', /not valid JSON/],
     ['acmeidentity.name', '{"first_name":"Jane"}', /first_name and last_name/],
     ['acmeidentity.name', '{"first_name":"Jane","last_name":7}', /first_name and last_name/],
     ['acmeidentity.name', 'null', /first_name and last_name/],

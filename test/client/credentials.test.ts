@@ -68,6 +68,20 @@ describe('credentials', () => {
     expect(sent!.path).toBe(`/credentials/verify/${ref}`);
   });
 
+  test('a credential_ref the URL layer would percent-encode is refused before sending: it cannot go verbatim', async () => {
+    const { client, service } = await harness();
+    const before = service.requests.length;
+    for (const ref of ['a"b', 'a<b', 'a>b', 'a`b', 'a{b', 'a}b', 'café', 'a\u00a0b', 'ref/日本']) {
+      const error = await rejection(client.credentials.verify(ref));
+      expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'credentialRef' });
+    }
+    expect(service.requests.length).toBe(before);
+    // What the URL layer leaves alone still goes verbatim.
+    const ref = "a|b^c~d!e*f'g(h)i%41";
+    expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(NotFoundError);
+    expect(received(service, /^\/credentials\/verify\//)[0]!.path).toBe(`/credentials/verify/${ref}`);
+  });
+
   test('a second submission of the same credential is a ConflictError', async () => {
     const { client } = await harness();
     const input = check();

@@ -135,3 +135,52 @@ describe('an expired identity response is not accepted (the spec: "the client mu
     await expect(h.client.identityResponses.getVerified(event, { ...options, clockToleranceSeconds: 30 })).resolves.toBeDefined();
   });
 });
+
+describe('identityResponses: what the spec leaves to the client', () => {
+  test('get refuses a response without exp (it cannot be judged), with ERR_SD_JWT_MISSING_CLAIM; getVerified at its verify step', async () => {
+    const { client, service, codes, event } = await approved();
+    const record = service.identityRequest(codes.accessRequestCode)!;
+    delete (record.response as Record<string, unknown>)['exp'];
+    const request = { ...codes, accessToken: event.access_token };
+    await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_MISSING_CLAIM' });
+    const flow = { accessRequestCode: codes.accessRequestCode, accessToken: event.access_token };
+    await expect(client.identityResponses.getVerified(flow, { identitySessionCode: codes.identitySessionCode })).rejects.toMatchObject({
+      step: 'verify',
+      cause: { code: 'ERR_SD_JWT_MISSING_CLAIM' },
+    });
+  });
+
+  test('exp, nbf and iat written as strings of digits (the numbers reading) are read as the numbers they are: an elapsed one is still refused', async () => {
+    const h = await harness({ fake: { readings: { numbers: 'string' } } });
+    const { data: created } = await h.client.identityRequests.create(person());
+    const event = await h.service.approve(created.access_request_code);
+    const request = { accessRequestCode: created.access_request_code, identitySessionCode: created.identity_session_code, accessToken: event.access_token };
+    const { data } = await h.client.identityResponses.get(request);
+    expect(typeof data.exp).toBe('number');
+    expect(typeof data.iat).toBe('number');
+    const response = h.service.identityRequest(created.access_request_code)!.response!;
+    response['exp'] = Math.floor(Date.now() / 1000) - 5;
+    await expect(h.client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+    // A date where a number belongs is not guessed at.
+    response['exp'] = '2026-12-01T00:00:00Z';
+    await expect(h.client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['data.exp'] });
+  });
+
+  test('a code that is "." or ".." is refused before anything is sent: it would resolve to another path', async () => {
+    const { client, service, codes, event } = await approved();
+    const before = service.requests.length;
+    for (const bad of ['.', '..']) {
+      for (const request of [
+        { ...codes, accessRequestCode: bad },
+        { ...codes, identitySessionCode: bad },
+      ]) {
+        await expect(client.identityRequests.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
+        await expect(client.identityRequests.delete(request)).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
+        await expect(client.identityResponses.get({ ...request, accessToken: event.access_token })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
+      }
+    }
+    expect(service.requests.length).toBe(before);
+    // Dots inside a code are ordinary characters.
+    await expect(client.identityRequests.get({ ...codes, accessRequestCode: '.x.' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

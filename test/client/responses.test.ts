@@ -49,7 +49,6 @@ describe('reading answers', () => {
   });
 
   test.each([
-    ['without correlation_id', { data: { message: 'ok' } }, ['correlation_id']],
     ['with a correlation_id that is not a string', { data: { message: 'ok' }, correlation_id: 7 }, ['correlation_id']],
     ['with meta that is not an object', { data: { message: 'ok' }, correlation_id: 'c', meta: [1] }, ['meta']],
     ['with data of the wrong type', { data: { message: 3 }, correlation_id: 'c' }, ['data.message']],
@@ -60,6 +59,14 @@ describe('reading answers', () => {
     const error = await rejection(client.identityRequests.delete({ accessRequestCode: 'a', identitySessionCode: 'i' }));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as InvalidResponseError).issues).toEqual(issues);
+  });
+
+  test('an envelope without correlation_id, and a bare result, are read with the header\'s correlation id (the spec\'s envelope rule read otherwise)', async () => {
+    const answers = [{ data: { message: 'deleted' } }, { message: 'deleted' }];
+    const client = clientAnswering(() => Response.json(answers.shift(), { headers: { 'x-correlation-id': 'cor_h' } }));
+    const codes = { accessRequestCode: 'a', identitySessionCode: 'i' };
+    expect(await client.identityRequests.delete(codes)).toEqual({ data: { message: 'deleted' }, correlationId: 'cor_h' });
+    expect(await client.identityRequests.delete(codes)).toEqual({ data: { message: 'deleted' }, correlationId: 'cor_h' });
   });
 
   test('a well-formed envelope gives data, correlation id and meta; meta is left out when absent', async () => {

@@ -38,7 +38,7 @@ describe('webhook verifier', () => {
   const SECRET = 'whsec_test_0123456789abcdef0123456789';
   const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: 'a.b.c' });
 
-  test('a signature that does not match is a warn line (a wrong secret looks like this); other refusals info; codes only', async () => {
+  test('a refusal is a warn line (each is a delivery lost until mended); a redelivery info; codes and reasons only', async () => {
     const log = recorder();
     const verifier = createWebhookVerifier({ secret: SECRET, logger: log.logger, logLevel: 'info' });
     await rejection(verifier.verify(body, { 'x-webhook-signature': `sha256=${'0'.repeat(64)}` }));
@@ -48,7 +48,7 @@ describe('webhook verifier', () => {
     await rejection(verifier.verify(body, { 'x-webhook-signature': signature }));
     expect(log.lines.map((l) => [l.level, l.fields['code']])).toEqual([
       ['warn', 'ERR_WEBHOOK_SIGNATURE'],
-      ['info', 'ERR_WEBHOOK_MISSING_SIGNATURE'],
+      ['warn', 'ERR_WEBHOOK_MISSING_SIGNATURE'],
       ['info', 'ERR_WEBHOOK_DUPLICATE'],
     ]);
     expect(JSON.stringify(log.lines)).not.toContain('arc_1');
@@ -57,8 +57,13 @@ describe('webhook verifier', () => {
   test('warn by default; ACME_IDENTITY_LOG=off silences it; a logger that throws changes nothing', async () => {
     const log = recorder();
     const quiet = createWebhookVerifier({ secret: SECRET, logger: log.logger });
-    await rejection(quiet.verify(body, {}));
+    const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+    await quiet.complete(await quiet.verify(body, { 'x-webhook-signature': signature }));
+    await rejection(quiet.verify(body, { 'x-webhook-signature': signature }));
     expect(log.lines).toEqual([]);
+    await rejection(quiet.verify(body, {}));
+    expect(log.lines.map((l) => l.level)).toEqual(['warn']);
+    log.lines.length = 0;
     vi.stubEnv('ACME_IDENTITY_LOG', 'off');
     const off = createWebhookVerifier({ secret: SECRET, logger: log.logger });
     await rejection(off.verify(body, { 'x-webhook-signature': `sha256=${'0'.repeat(64)}` }));

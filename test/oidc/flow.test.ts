@@ -324,15 +324,15 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
 
   test('the service would have answered invalid_request for each: the fake agrees', async () => {
     const s = await oidcSetup();
+    s.service.settings.authorizationErrors = 'redirect';
     const { url } = await s.client().startSignIn();
     url.searchParams.set('claims', JSON.stringify({ acme: { 'document.passport.travel_document_number': { essential: true } } }));
     const back = await s.visit(url);
     expect(back.searchParams.get('error')).toBe('invalid_request');
   });
 
-  test('a person who would land on the service\'s 400 page: with authorizationErrors json, the pre-redirect check is all that stands between', async () => {
+  test('a person who would land on the service\'s 400 page (the default, the spec\'s form): the pre-redirect check is all that stands between', async () => {
     const s = await oidcSetup();
-    s.service.settings.authorizationErrors = 'json';
     // What the SDK refuses before the redirect, the service would have shown the person as a 400 page.
     const { url } = await s.client().startSignIn({ claims: { profile: ['given_name'] } });
     url.searchParams.set('claims', JSON.stringify({ profile: ['shoe_size'] }));

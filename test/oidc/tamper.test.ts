@@ -105,6 +105,7 @@ describe('OIDC helper: a tampered callback', () => {
 
   test('the service refused the request (a ruleset the client may not use): the redirect error is reported', async () => {
     const s = await oidcSetup();
+    s.service.settings.authorizationErrors = 'redirect';
     const oidc = s.client();
     const { url, transaction } = await oidc.startSignIn({ ruleset: 'premium' });
     await refused(oidc.finishSignIn(await s.visit(url), transaction), 'ERR_OIDC_AUTHORIZATION', { error: 'invalid_request' });

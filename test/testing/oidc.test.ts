@@ -129,16 +129,17 @@ describe('fake authorization server: authorize refuses', () => {
     ['a standard claim under a scope it is not part of', { claims: JSON.stringify({ profile: ['email'] }) }, 'invalid_request'],
     ['an unknown scope as a claims key', { claims: JSON.stringify({ shoes: ['size'] }) }, 'invalid_request'],
     ['an unknown scope in scope', { scope: 'openid shoes' }, 'invalid_scope'],
-  ])('%s, as an error redirect with state and iss', async (_name, params, error) => {
+  ])('%s, as an error redirect with state and iss (authorizationErrors: redirect)', async (_name, params, error) => {
     const { authorize, redirectParams, service } = await setup();
+    service.settings.authorizationErrors = 'redirect';
     const back = redirectParams(await authorize(params));
     expect(back).toMatchObject({ error, iss: service.authUrl, error_description: expect.any(String) });
     if (!('state' in params)) expect(back['state']).toBe('state-1');
   });
 
-  test('with authorizationErrors: json, every error is a 400 JSON page and nothing goes back to the client', async () => {
+  test('by default (authorizationErrors: json, the spec\'s rule 5), every error is a 400 JSON page and nothing goes back to the client', async () => {
     const { authorize, service } = await setup();
-    service.settings.authorizationErrors = 'json';
+    expect(service.settings.authorizationErrors).toBe('json');
     for (const params of [{ scope: 'profile' }, { claims: JSON.stringify({ profile: ['shoe_size'] }) }, { state: undefined }]) {
       const answer = await authorize(params);
       expect(answer.status).toBe(400);

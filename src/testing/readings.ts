@@ -1,0 +1,144 @@
+/**
+ * Readings: the choices the spec leaves open, each one the fake can make the way the real service
+ * might. The defaults are the fake's own reading (README, "Choices the spec leaves open"); every
+ * other value is one a service written from the spec alone could choose. The SDK is tested
+ * against each (`test/readings/`), so it and the fake never silently agree on one reading.
+ */
+
+/** How the fake reads each choice the spec leaves open. Every field is optional: the default is the fake's own reading. */
+export interface FakeReadings {
+  /**
+   * Where the webhook payload says what happened ("kinds of event and the complete payload
+   * schema: not shown"): `event: 'approved'` (`event`, the default), `type: 'cancelled'` (`type`),
+   * `event_type: 'identity.request.approved'` (`dotted`), `status: 'APPROVED'` (`status`), no
+   * field at all (`none`), or Standard Webhooks' envelope `{type, timestamp, data: {…}}` (`envelope`).
+   */
+  webhookKind?: 'event' | 'type' | 'dotted' | 'status' | 'none' | 'envelope';
+  /**
+   * How the webhook is signed ("HMAC algorithm, signed content … not shown"): `sha256=` and hex
+   * of the body (`prefixed-hex`, the default), bare hex (`hex`), base64 (`base64`), Stripe's
+   * `t=…,v1=…` over `"<t>.<body>"` (`stripe`), or Standard Webhooks' headers (`standard`).
+   */
+  webhookSignature?: 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard';
+  /** Status records: at the top level, as the spec's status tables show them (`bare`, the default), or inside the general `{data, correlation_id}` rule (`wrapped`). */
+  statusEnvelope?: 'bare' | 'wrapped';
+  /** Token responses: inside `{data, correlation_id}` (`wrapped`, the default, the spec's general rule) or at the top level (`bare`). */
+  tokenEnvelope?: 'wrapped' | 'bare';
+  /** The spec's integers (`expires_in`, `exp`, `nbf`, `iat`, `time_expires`, timestamps…): JSON numbers (`number`, the default) or strings of digits (`string`). */
+  numbers?: 'number' | 'string';
+  /** Error bodies: `{error: {…}}` (`envelope`, the default, the spec's) or the error object's fields at the top level (`bare`). */
+  errorBody?: 'envelope' | 'bare';
+  /** The identity response's `_sd_alg`: `sha256` (the default, the spec's example) or RFC 9901's `sha-256`. */
+  sdAlg?: 'sha256' | 'sha-256';
+  /**
+   * Claim values ("claim value types are not uniform"): as the spec names them (`spec`, the
+   * default: booleans, `is_pep` "Yes"/"No", `name` and `matches` JSON strings), every value a
+   * string (`strings`: "true", "Yes"), or JSON values already decoded (`decoded`: `name` and
+   * `matches` as objects, `is_pep` a boolean).
+   */
+  claimValues?: 'spec' | 'strings' | 'decoded';
+  /** Whether answers carry a `Date` header (`sent`, the default) or none (`omitted`). */
+  dateHeader?: 'sent' | 'omitted';
+  /** How far the service's clock is from the fake's `now`, in seconds (a service whose clock is off). @default 0 */
+  clockSkewSeconds?: number;
+}
+
+/** Every reading filled in. */
+export type ResolvedReadings = Required<FakeReadings>;
+
+export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
+  webhookKind: 'event',
+  webhookSignature: 'prefixed-hex',
+  statusEnvelope: 'bare',
+  tokenEnvelope: 'wrapped',
+  numbers: 'number',
+  errorBody: 'envelope',
+  sdAlg: 'sha256',
+  claimValues: 'spec',
+  dateHeader: 'sent',
+  clockSkewSeconds: 0,
+});
+
+/**
+ * Every value of every reading the fake can serve, each other than the default: one fake per
+ * entry reads the spec differently in that one choice. `--reading name=value` on the sandbox.
+ */
+export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly NonNullable<FakeReadings[K]>[] } = Object.freeze({
+  webhookKind: ['event', 'type', 'dotted', 'status', 'none', 'envelope'],
+  webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard'],
+  statusEnvelope: ['bare', 'wrapped'],
+  tokenEnvelope: ['wrapped', 'bare'],
+  numbers: ['number', 'string'],
+  errorBody: ['envelope', 'bare'],
+  sdAlg: ['sha256', 'sha-256'],
+  claimValues: ['spec', 'strings', 'decoded'],
+  dateHeader: ['sent', 'omitted'],
+  clockSkewSeconds: [0, -600, 600],
+});
+
+/**
+ * The readings `readings` sets, checked: an unknown name or value throws a `TypeError` naming it.
+ * @example
+ * ```ts
+ * const service = await createFakeService({ readings: { webhookKind: 'none', numbers: 'string' } });
+ * ```
+ */
+export function resolveReadings(readings: FakeReadings = {}): ResolvedReadings {
+  const resolved: Record<string, unknown> = { ...DEFAULT_READINGS };
+  for (const [name, value] of Object.entries(readings)) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(READING_CHOICES, name)) throw new TypeError(`fake service: no reading named ${name}`);
+    const choices = READING_CHOICES[name as keyof FakeReadings] as readonly unknown[];
+    const valid = name === 'clockSkewSeconds' ? typeof value === 'number' && Number.isFinite(value) : choices.includes(value);
+    if (!valid) throw new TypeError(`fake service: reading ${name} must be ${choices.join(', ')}`);
+    resolved[name] = value;
+  }
+  return resolved as ResolvedReadings;
+}
+
+/**
+ * `name=value` pairs (the sandbox's `--reading`) as readings.
+ * @throws {TypeError} for a pair that is not `name=value` or names no reading.
+ */
+export function parseReadings(pairs: readonly string[]): FakeReadings {
+  const readings: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const [name, value] = pair.split('=', 2);
+    if (!name || value === undefined) throw new TypeError(`--reading ${pair}: expected name=value`);
+    readings[name] = name === 'clockSkewSeconds' ? Number(value) : value;
+  }
+  resolveReadings(readings as FakeReadings);
+  return readings as FakeReadings;
+}
+
+/** Whether a reading departs from the fake's OpenAPI document (numbers as strings, envelopes moved): tests hold only the others to it. */
+export function departsFromDocument(readings: ResolvedReadings): boolean {
+  return readings.numbers !== 'number' || readings.statusEnvelope !== 'bare' || readings.tokenEnvelope !== 'wrapped' || readings.errorBody !== 'envelope';
+}
+
+const INTEGER_FIELDS = new Set(['expires_in', 'exp', 'nbf', 'iat', 'time_expires', 'opened_at', 'completed_at', 'timestamp']);
+
+/** A JSON value with the spec's integer fields written as strings of digits (the `numbers: 'string'` reading). */
+export function numbersAsStrings(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(numbersAsStrings);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key, INTEGER_FIELDS.has(key) && typeof field === 'number' ? String(field) : numbersAsStrings(field)]),
+  );
+}
+
+/** A claim value written as the `claimValues` reading says. */
+export function claimValueAs(reading: ResolvedReadings['claimValues'], value: unknown): unknown {
+  if (reading === 'spec') return value;
+  if (reading === 'strings') return typeof value === 'boolean' || typeof value === 'number' ? String(value) : value;
+  // decoded: JSON strings become their values; "Yes"/"No" become booleans.
+  if (value === 'Yes' || value === 'No') return value === 'Yes';
+  if (typeof value === 'string' && /^[[{]/.test(value)) {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}
