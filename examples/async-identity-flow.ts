@@ -9,7 +9,7 @@
  * `npm run demo` serves the fake service on localhost, points its webhooks here and sets them.
  */
 import type { AddressInfo } from 'node:net';
-import { AcmeIdentityClient } from '@acme/identity';
+import { AcmeIdentityClient, IdentityFlowError } from '@acme/identity';
 import { readClaim, remoteJwks } from '@acme/identity/sd-jwt';
 import type { IdentityActionsEvent } from '@acme/identity/webhooks';
 import { nodeHttpServer } from './webhook-recipes/node-http.js';
@@ -68,15 +68,22 @@ try {
   // 4. The webhook arrives, signed; the receiver verified it and answered 200.
   const event = await webhook;
   console.log(`webhook: ${event.kind} for ${event.accessRequestCode}`);
-  // Only an approved request has an identity (getVerified refuses another kind, step 'event').
-  if (event.kind !== 'approved') throw new Error(`the request was ${event.kind}`);
 
-  // 5. Fetch the identity with the webhook's token and verify it.
-  const identity = await acme.identityResponses.getVerified(event, {
-    identitySessionCode: data.identity_session_code,
-    keys,
-    requireSignature: true,
-  });
+  // 5. Every event goes on, whatever its kind ('approved', 'cancelled', or 'unknown' when the payload
+  //    does not say): getVerified fetches the identity with the webhook's token and verifies it, and
+  //    reports a cancelled request (said by the event, or by the service) as step 'cancelled'.
+  let identity;
+  try {
+    identity = await acme.identityResponses.getVerified(event, {
+      identitySessionCode: data.identity_session_code,
+      keys,
+      requireSignature: true,
+    });
+  } catch (error) {
+    // In your job: mark the request cancelled. Here the person approved, so this is a failure.
+    if (error instanceof IdentityFlowError && error.step === 'cancelled') console.log('the request was cancelled: no identity');
+    throw error;
+  }
   const name = readClaim(identity.claims, 'acmeidentity.name');
   console.log(`verified by ${identity.proof}; expires ${new Date(identity.expiresAt * 1000).toISOString()}`);
   console.log(`name: ${name?.first_name} ${name?.last_name}`);

@@ -246,8 +246,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description The error of a 401, 403, 429 or 500, which may carry only type and code. */
         ErrorResponse: {
             error: components["schemas"]["ErrorObject"];
+        };
+        /** @description The error of every other status: message, type, code, timestamp and correlation_id, and details where the spec gives them. */
+        FullErrorObject: components["schemas"]["ErrorObject"] & Record<string, never>;
+        FullErrorResponse: {
+            error: components["schemas"]["FullErrorObject"];
         };
         ApiTokenRequest: {
             client_id: string;
@@ -465,7 +471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -542,7 +548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -626,7 +632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -653,7 +659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
@@ -720,7 +726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -747,7 +753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
@@ -814,7 +820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -841,7 +847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
@@ -910,7 +916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -937,7 +943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
@@ -996,7 +1002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -1014,7 +1020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description File larger than 5 MB; the error code is not part of the contract. */
@@ -1023,7 +1029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Validation error; the error code is not part of the contract. */
@@ -1032,7 +1038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
@@ -1081,7 +1087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -1099,7 +1105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Credential revoked; the error code is not part of the contract. */
@@ -1108,7 +1114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed. */
@@ -1117,7 +1123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
@@ -1166,7 +1172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -1184,7 +1190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Credential revoked; the error code is not part of the contract. */
@@ -1193,7 +1199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed. */
@@ -1202,7 +1208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */
@@ -1251,7 +1257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Missing or invalid authentication (E1003 AUTHENTICATION_FAILED); may carry only type and code. */
@@ -1269,7 +1275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Credential revoked; the error code is not part of the contract. */
@@ -1278,7 +1284,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed. */
@@ -1287,7 +1293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["FullErrorResponse"];
                 };
             };
             /** @description Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code. */

@@ -46,11 +46,13 @@ const budgets: Budget[] = [
     goalBytes: 9 * KB,
   },
   {
-    // #13: the node:crypto path, the bounded body reader and the one header rule take it past 8 KB;
-    // #14's two-state replay guard and #15's logging past 8.5 KB. No issue sets a goal here.
+    // #13: the node:crypto path, the bounded body reader and the one header rule took it past 8 KB;
+    // #14's two-state replay guard and #15's logging past 8.5 KB. #25 checks the payload's two
+    // fields by hand instead of with zod/mini (4.5 KB of it), and adds Stripe's and Standard
+    // Webhooks' signatures and the event-kind rule: 5.2 KB. No issue sets a goal here.
     name: 'webhooks: createWebhookVerifier + createWebhookReceiver (edge runtimes)',
     code: `export { createWebhookVerifier, createWebhookReceiver } from './src/webhooks/index.ts';`,
-    budgetBytes: 9 * KB,
+    budgetBytes: 5.5 * KB,
   },
 ];
 

@@ -49,25 +49,22 @@ type Decoder = (value: unknown, claim: string) => unknown;
 const string: Decoder = (value, claim) => {
   if (typeof value === 'string') return value;
   // A document number or date sent as a JSON number means the same digits.
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (Number.isFinite(value)) return String(value);
   throw new ClaimDecodeError(claim, 'is not a string');
 };
-
-const TRUE = new Set(['true', 'yes', '1']);
-const FALSE = new Set(['false', 'no', '0']);
 
 /** true/false, "true"/"false", "Yes"/"No" in any case, 1/0 and "1"/"0": one meaning each. */
 const boolean: Decoder = (value, claim) => {
   if (typeof value === 'boolean') return value;
-  const text = typeof value === 'string' ? value.trim().toLowerCase() : typeof value === 'number' ? String(value) : undefined;
-  if (text !== undefined && TRUE.has(text)) return true;
-  if (text !== undefined && FALSE.has(text)) return false;
-  throw new ClaimDecodeError(claim, 'is not a boolean ("true"/"false", "Yes"/"No", 1/0)');
+  const text = typeof value === 'object' ? '' : String(value).trim().toLowerCase();
+  if (/^(true|yes|1)$/.test(text)) return true;
+  if (/^(false|no|0)$/.test(text)) return false;
+  throw new ClaimDecodeError(claim, 'is not a boolean');
 };
 
 /** A JSON-encoded string, decoded; an object or array the service already decoded is taken as it is. */
 const jsonString: Decoder = (value, claim) => {
-  if (value !== null && typeof value === 'object') return value;
+  if (typeof value === 'object' && value) return value;
   if (typeof value !== 'string') throw new ClaimDecodeError(claim, 'is not a JSON-encoded string');
   try {
     return JSON.parse(value) as unknown;

@@ -195,7 +195,8 @@ export interface ApiErrorInit {
 const SUMMARIES: Partial<Record<ErrorCode, string>> = {
   ERR_BAD_REQUEST: 'the service refused the request as malformed',
   ERR_VALIDATION: 'the service refused the request\'s parameters',
-  ERR_AUTHENTICATION: 'authentication failed even with a fresh token: check clientId and clientSecret',
+  ERR_AUTHENTICATION:
+    'authentication failed even with a fresh token: check clientId and clientSecret, and for identity endpoints tenantId and timestampFormat (X-Request-Timestamp, whose format the spec does not show)',
   ERR_PERMISSION_DENIED: 'the client is not allowed to do this: check tenantId and the permissions the operator gave the client',
   ERR_NOT_FOUND: 'not found (or not this client\'s)',
   ERR_CONFLICT: 'it conflicts with one that exists',

@@ -25,10 +25,13 @@ const envelope = (data: object, description: string) => ({
   },
 });
 
-const errorResponse = (description: string, extraHeaders: Record<string, object> = {}) => ({
+/** The statuses whose errors may carry only `type` and `code` (spec, "Errors"); every other error carries all five fields. */
+const MINIMAL_ERROR_STATUSES = new Set(['401', '403', '429', '500']);
+
+const errorResponse = (status: string, description: string, extraHeaders: Record<string, object> = {}) => ({
   description,
   ...(Object.keys(extraHeaders).length > 0 ? { headers: extraHeaders } : {}),
-  content: { 'application/json': { schema: ref('ErrorResponse') } },
+  content: { 'application/json': { schema: ref(MINIMAL_ERROR_STATUSES.has(status) ? 'ErrorResponse' : 'FullErrorResponse') } },
 });
 
 const retryAfter = {
@@ -59,7 +62,7 @@ const errors = (...statuses: string[]) =>
   Object.fromEntries(
     statuses.map((status) => [
       status,
-      errorResponse(errorDescriptions[status] ?? status, status === '429' ? retryAfter : {}),
+      errorResponse(status, errorDescriptions[status] ?? status, status === '429' ? retryAfter : {}),
     ]),
   );
 
@@ -343,8 +346,18 @@ export const openApiDocument = {
       },
       ErrorResponse: {
         type: 'object',
+        description: 'The error of a 401, 403, 429 or 500, which may carry only type and code.',
         required: ['error'],
         properties: { error: ref('ErrorObject') },
+      },
+      FullErrorObject: {
+        description: 'The error of every other status: message, type, code, timestamp and correlation_id, and details where the spec gives them.',
+        allOf: [ref('ErrorObject'), { type: 'object', required: ['message', 'type', 'code', 'timestamp', 'correlation_id'] }],
+      },
+      FullErrorResponse: {
+        type: 'object',
+        required: ['error'],
+        properties: { error: ref('FullErrorObject') },
       },
       ApiTokenRequest: {
         type: 'object',

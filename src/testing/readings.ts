@@ -99,6 +99,10 @@ export function resolveReadings(readings: FakeReadings = {}): ResolvedReadings {
 /**
  * `name=value` pairs (the sandbox's `--reading`) as readings.
  * @throws {TypeError} for a pair that is not `name=value` or names no reading.
+ * @example
+ * ```ts
+ * parseReadings(['webhookKind=none', 'clockSkewSeconds=600']); // { webhookKind: 'none', clockSkewSeconds: 600 }
+ * ```
  */
 export function parseReadings(pairs: readonly string[]): FakeReadings {
   const readings: Record<string, unknown> = {};

@@ -258,7 +258,7 @@ export interface FakeService {
   approve(accessRequestCode: string, options?: ApprovalOptions): Promise<WebhookPayload>;
   /** The request was cancelled: the webhook is sent as for {@link FakeService.approve}. */
   cancel(accessRequestCode: string): Promise<WebhookPayload>;
-  /** Puts a credential in a condition (`expired`, `pending_acceptance`, …) so verify answers its 412. */
+  /** Puts a credential in a condition (`pending_acceptance`, `verification_failed`, or back to `issued`) so verify answers its 412. An expired credential is one whose `time_expires` has passed on the service clock. */
   setCredentialCondition(credentialRef: string, condition: CredentialCondition): void;
   /** Makes every access token issued so far invalid (as a key rotation or a server-side revocation would). */
   revokeAccessTokens(): void;

@@ -77,6 +77,11 @@ function webhookBody(payload: WebhookPayload, reading: ResolvedReadings['webhook
 /**
  * The body and headers of one webhook delivery, as the readings say: the payload's kind field
  * (`webhookKind`) and the signature's convention (`webhookSignature`), signed with `secret`.
+ * @example
+ * ```ts
+ * const { body, headers } = await webhookRequest({ secret, readings: resolveReadings({ webhookSignature: 'stripe' }) }, payload);
+ * await receiver.fetch(new Request(url, { method: 'POST', body, headers }));
+ * ```
  */
 export async function webhookRequest(
   target: { secret: string; readings?: ResolvedReadings; now?: () => number },

@@ -7,6 +7,7 @@
 import { http } from 'msw';
 import { describe, expect, test } from 'vitest';
 import {
+  AuthenticationError,
   ConflictError,
   CredentialRevokedError,
   IdentityFlowError,
@@ -55,6 +56,7 @@ function receiving(service: FakeService) {
 async function flows(client: AcmeIdentityClient, service: FakeService, readings: FakeReadings) {
   const events = receiving(service);
   const keys = remoteJwks(service.authUrl);
+  const tokenRequests = received(service, /^\/auth\/api-token/).length;
 
   // Token and create: one token request serves every call (its lifetime was read, whatever its form).
   const jane = person({ claims: ['acmeidentity.name', 'acmeidentity.email_verified', 'sanctionscheck.is_pep', 'acmeidentity.valid', 'acmeidentity.credential'] });
@@ -112,7 +114,7 @@ async function flows(client: AcmeIdentityClient, service: FakeService, readings:
   const health = await client.status.health();
   expect(health).toMatchObject({ status: 'healthy', database: 'connected' });
 
-  expect(received(service, /^\/auth\/api-token/)).toHaveLength(1);
+  expect(received(service, /^\/auth\/api-token/)).toHaveLength(tokenRequests + 1);
 }
 
 describe('the SDK under every reading of what the spec leaves open', () => {
@@ -126,6 +128,22 @@ describe('the SDK under every reading of what the spec leaves open', () => {
     const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
     await flows(client, service, readings);
   });
+
+  test.each(['expires', 'expires_in', 'none'] as const)('token lifetime stated as %s alone', async (tokenLifetime) => {
+    const { client, service } = await harness({ fake: { tokenLifetime, readings: { numbers: 'string' }, webhookRetry: { attempts: 1 } } });
+    await flows(client, service, {});
+  });
+
+  test.each(['unix-ms', 'iso8601'] as const)(
+    'an X-Request-Timestamp format of %s: refused with an AuthenticationError naming timestampFormat, and fine once it is set',
+    async (timestampFormat) => {
+      const { client, service, makeClient } = await harness({ fake: { timestampFormat, webhookRetry: { attempts: 1 } } });
+      const error = await rejection(client.identityRequests.create(person()));
+      expect(error).toBeInstanceOf(AuthenticationError);
+      expect((error as Error).message).toContain('timestampFormat');
+      await flows(makeClient({ timestampFormat }), service, {});
+    },
+  );
 
   test('every choice read otherwise at once', async () => {
     const { client, service } = await harness({ fake: { readings: ALL_OTHERWISE, webhookRetry: { attempts: 1 } } });
