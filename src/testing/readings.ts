@@ -41,9 +41,23 @@ export interface FakeReadings {
   dateHeader?: 'sent' | 'omitted';
   /** How far the service's clock is from the fake's `now`, in seconds (a service whose clock is off). @default 0 */
   clockSkewSeconds?: number;
+  /** Which lifetime fields a token response carries (all four fields are optional): the option `tokenLifetime`, as a reading. @default 'both' */
+  tokenLifetime?: 'both' | 'expires_in' | 'expires' | 'none';
+  /** How disclosure JSON is written before it is hashed ("the exact input of the hash: not shown"): the option `disclosureEncoding`, as a reading. @default 'compact' */
+  disclosureEncoding?: 'compact' | 'spaced';
+  /**
+   * The `X-Request-Timestamp` format the service demands ("not shown"): the option
+   * `timestampFormat`, as a reading. The SDK sends UNIX seconds unless its `timestampFormat` says
+   * otherwise; another reading is an `AuthenticationError` that names that option.
+   * @default 'unix-seconds'
+   */
+  timestampFormat?: 'unix-seconds' | 'unix-ms' | 'iso8601';
 }
 
-/** Every reading filled in. */
+/**
+ * Every reading filled in. (`tokenLifetime`, `disclosureEncoding` and `timestampFormat` are also
+ * options of the fake; a reading given explicitly wins.)
+ */
 export type ResolvedReadings = Required<FakeReadings>;
 
 export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
@@ -57,6 +71,9 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   claimValues: 'spec',
   dateHeader: 'sent',
   clockSkewSeconds: 0,
+  tokenLifetime: 'both',
+  disclosureEncoding: 'compact',
+  timestampFormat: 'unix-seconds',
 });
 
 /**
@@ -74,6 +91,9 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   claimValues: ['spec', 'strings', 'decoded'],
   dateHeader: ['sent', 'omitted'],
   clockSkewSeconds: [0, -600, 600],
+  tokenLifetime: ['both', 'expires_in', 'expires', 'none'],
+  disclosureEncoding: ['compact', 'spaced'],
+  timestampFormat: ['unix-seconds', 'unix-ms', 'iso8601'],
 });
 
 /**

@@ -308,7 +308,10 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const now = readings.clockSkewSeconds === 0 ? clock : () => clock() + readings.clockSkewSeconds * 1000;
   const accessTtl = options.accessTokenTtlSeconds ?? 900;
   const refreshTtl = options.refreshTokenTtlSeconds ?? 86_400;
-  const timestampFormat = options.timestampFormat ?? 'unix-seconds';
+  // These three are options and readings both; a reading given explicitly wins.
+  const timestampFormat = options.readings?.timestampFormat ?? options.timestampFormat ?? 'unix-seconds';
+  const tokenLifetime = options.readings?.tokenLifetime ?? options.tokenLifetime ?? 'both';
+  const disclosureEncoding = options.readings?.disclosureEncoding ?? options.disclosureEncoding ?? 'compact';
   const tolerance = options.timestampToleranceSeconds ?? 300;
   const credentialTypes = options.credentialTypes ?? ['acicncchc'];
   const supportedClaims = new Set([...SUPPORTED_CLAIMS, ...(options.extraClaims ?? [])]);
@@ -345,7 +348,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     );
     const refreshToken = `rt_${randomId(24)}`;
     refreshTokens.set(refreshToken, { clientId, expiresAt: ctx.now + refreshTtl * 1000 });
-    const lifetime = options.tokenLifetime ?? 'both';
+    const lifetime = tokenLifetime;
     const token = {
       access_token: accessToken,
       refresh_token: refreshToken,
@@ -753,7 +756,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
       issuer: authUrl,
       nowMs: now(),
       ttlSeconds: options.identityResponseTtlSeconds ?? 3600,
-      encoding: options.disclosureEncoding ?? 'compact',
+      encoding: disclosureEncoding,
       readings,
     });
     found.status = 'approved';

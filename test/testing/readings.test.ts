@@ -1,0 +1,86 @@
+/** The fake's readings themselves: checked, and each written as the convention it names says (checked by code that is not the fake's). */
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, test } from 'vitest';
+import {
+  DEFAULT_READINGS,
+  createFakeService,
+  parseReadings,
+  resolveReadings,
+  webhookRequest,
+  type WebhookPayload,
+} from '../../src/testing/index.js';
+import { numbersAsStrings } from '../../src/testing/readings.js';
+
+const SECRET = `whsec_${Buffer.from('a-secret-of-thirty-two-bytes!!!!').toString('base64')}`;
+const NOW = 1_790_000_000_000;
+const payload: WebhookPayload = { event: 'approved', access_request_code: 'arc_1', access_token: 'a.b.c' };
+const request = (readings: Parameters<typeof resolveReadings>[0]) => webhookRequest({ secret: SECRET, readings: resolveReadings(readings), now: () => NOW }, payload);
+
+describe('readings: checked', () => {
+  test('an unknown reading or value is a TypeError naming it, from resolveReadings and createFakeService', async () => {
+    expect(() => resolveReadings({ webhookKind: 'header' as never })).toThrow(/webhookKind must be event, type, dotted/);
+    expect(() => resolveReadings({ envelopes: 'x' } as never)).toThrow(/no reading named envelopes/);
+    expect(() => resolveReadings({ clockSkewSeconds: Number.NaN })).toThrow(TypeError);
+    await expect(createFakeService({ readings: { numbers: 'hex' as never } })).rejects.toThrow(/numbers must be/);
+  });
+
+  test('unset, every reading is the default; parseReadings reads --reading pairs, numbers as numbers', () => {
+    expect(resolveReadings()).toEqual(DEFAULT_READINGS);
+    expect(parseReadings(['webhookKind=none', 'clockSkewSeconds=-600'])).toEqual({ webhookKind: 'none', clockSkewSeconds: -600 });
+    expect(() => parseReadings(['webhookKind'])).toThrow(/expected name=value/);
+    expect(() => parseReadings(['webhookKind=nope'])).toThrow(TypeError);
+  });
+
+  test('numbersAsStrings writes only the spec\'s integer fields as strings, at any depth', () => {
+    expect(numbersAsStrings({ data: { exp: 5, count: 5, items: [{ iat: 1 }] }, expires_in: 900, phone_country_code: 61 })).toEqual({
+      data: { exp: '5', count: 5, items: [{ iat: '1' }] },
+      expires_in: '900',
+      phone_country_code: 61,
+    });
+  });
+});
+
+describe('readings: the webhook as each convention writes it', () => {
+  test('webhookKind: where the payload says what happened', async () => {
+    const bodies = await Promise.all(
+      (['event', 'type', 'dotted', 'status', 'none', 'envelope'] as const).map(async (webhookKind) => JSON.parse((await request({ webhookKind })).body)),
+    );
+    expect(bodies).toEqual([
+      { event: 'approved', access_request_code: 'arc_1', access_token: 'a.b.c' },
+      { type: 'approved', access_request_code: 'arc_1', access_token: 'a.b.c' },
+      { event_type: 'identity.request.approved', access_request_code: 'arc_1', access_token: 'a.b.c' },
+      { status: 'APPROVED', access_request_code: 'arc_1', access_token: 'a.b.c' },
+      { access_request_code: 'arc_1', access_token: 'a.b.c' },
+      { type: 'identity.request.approved', timestamp: new Date(NOW).toISOString(), data: { access_request_code: 'arc_1', access_token: 'a.b.c' } },
+    ]);
+  });
+
+  test('the raw-body HMAC forms: sha256=hex, hex, base64', async () => {
+    const mac = (body: string) => createHmac('sha256', SECRET).update(body);
+    const prefixed = await request({});
+    expect(prefixed.headers['x-webhook-signature']).toBe(`sha256=${mac(prefixed.body).digest('hex')}`);
+    const hex = await request({ webhookSignature: 'hex' });
+    expect(hex.headers['x-webhook-signature']).toBe(mac(hex.body).digest('hex'));
+    const base64 = await request({ webhookSignature: 'base64' });
+    expect(base64.headers['x-webhook-signature']).toBe(mac(base64.body).digest('base64'));
+  });
+
+  test("stripe: t=<seconds>,v1=<hex HMAC of '<t>.<body>'>", async () => {
+    const { body, headers } = await request({ webhookSignature: 'stripe' });
+    const t = Math.floor(NOW / 1000);
+    expect(headers['x-webhook-signature']).toBe(`t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`);
+  });
+
+  test('standard: verified by the standardwebhooks package', async () => {
+    const { body, headers } = await request({ webhookSignature: 'standard' });
+    expect(headers).toMatchObject({ 'webhook-id': expect.stringMatching(/^msg_/), 'webhook-timestamp': String(NOW / 1000) });
+    const fakeNow = Date.now;
+    Date.now = () => NOW;
+    try {
+      expect(new Webhook(SECRET).verify(body, headers)).toEqual(JSON.parse(body));
+    } finally {
+      Date.now = fakeNow;
+    }
+  });
+});
