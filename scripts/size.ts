@@ -32,10 +32,11 @@ const budgets: Budget[] = [
   {
     // #13's fail-closed rules (typed misuse, envelope collisions, subject binding, key candidates,
     // nesting limit) cost 1.0 KB here, #15's error names and logging 0.2 KB: the budget follows them
-    // to 7.25 KB; the issue's goal stays 6.5 KB.
+    // to 7.25 KB; #25's lenient claim decoders and a response bound to either code of its request
+    // to 7.3 KB. The issue's goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 7.25 * KB,
+    budgetBytes: 7.3 * KB,
     goalBytes: 6.5 * KB,
   },
   {

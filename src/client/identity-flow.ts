@@ -25,8 +25,12 @@ export interface WebhookEventLike {
 export interface VerifiedIdentityOptions extends RequestOptions, Omit<VerifyIdentityResponseOptions, 'requestCode' | 'now'> {
   /** The `identity_session_code` returned when you created the request (look it up by `event.accessRequestCode`). */
   identitySessionCode: string;
-  /** The code the response's `request_code` must equal. @default identitySessionCode */
-  requestCode?: string;
+  /**
+   * The codes the response's `request_code` may equal. @default both codes of the request: the
+   * `identitySessionCode` and the event's `accessRequestCode` (the spec's "original request code"
+   * may be either; both name this request)
+   */
+  requestCode?: string | readonly string[];
   /** The clock `exp` and `nbf` are judged on, in ms. @default the service's clock, as learnt from its `Date` headers */
   now?: () => number;
 }
@@ -78,7 +82,7 @@ export async function verifiedIdentity(
   try {
     // Loaded on the first verification: a client that never verifies never loads the SD-JWT verifier.
     const { verifyIdentityResponse } = await import('../sd-jwt/response.js');
-    return await verifyIdentityResponse(response, { requestCode: identitySessionCode, now, ...defined(verification) });
+    return await verifyIdentityResponse(response, { requestCode: [identitySessionCode, event.accessRequestCode], now, ...defined(verification) });
   } catch (cause) {
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('verify', `the identity response was refused${code}`, cause);

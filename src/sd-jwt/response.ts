@@ -7,10 +7,11 @@ import { MAX_DEPTH, checkTimeOptions, checkTimes, fail, shown, verifySdJwt, type
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
-   * The code of the request you created (`identity_session_code` from `identityRequests.create`).
-   * The response's `request_code` must equal it.
+   * The code of the request you created (`identity_session_code` from `identityRequests.create`),
+   * or its codes: the response's `request_code` must equal one of them. The spec calls it the
+   * "original request code" without saying which of the two; both name your request.
    */
-  requestCode: string;
+  requestCode: string | readonly string[];
   /** The service's keys, to verify each `*.credential_jwt`. Without keys, the claims can only be consistent, never proven. */
   keys?: KeySource;
   /** The `iss` required of credential JWTs; defaults to the key source's issuer. */
@@ -199,11 +200,12 @@ export async function verifyIdentityResponse(
   const data = isObject(response) && isObject(response['data']) ? response['data'] : response;
   if (!isObject(data)) throw fail('ERR_SD_JWT_MALFORMED', 'the identity response is not an object');
   if (!shallow(data, MAX_DEPTH)) throw fail('ERR_SD_JWT_MALFORMED', `the identity response nests deeper than ${MAX_DEPTH} levels`);
-  if (typeof options.requestCode !== 'string' || options.requestCode === '') {
+  const codes: readonly unknown[] = Array.isArray(options.requestCode) ? options.requestCode : [options.requestCode];
+  if (!codes.length || codes.some((code) => typeof code !== 'string' || !code)) {
     throw fail('ERR_SD_JWT_REQUEST_CODE', 'options.requestCode (the code of the request you created) is required');
   }
   checkTimes(data, options, ['exp']);
-  if (data['request_code'] !== options.requestCode) {
+  if (!codes.includes(data['request_code'])) {
     throw fail('ERR_SD_JWT_REQUEST_CODE', 'request_code is not the code of the request you created');
   }
   const algorithm: HashAlgorithm = hashAlgorithm(data['_sd_alg']);

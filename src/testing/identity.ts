@@ -150,7 +150,7 @@ export function samePerson(a: IdentityInput, b: IdentityInput): boolean {
 }
 
 /** GET /identity/request/...: the spec's identity request details. */
-export function requestDetails(record: IdentityRecord): Record<string, unknown> {
+export function requestDetails(record: IdentityRecord, readings?: ResolvedReadings): Record<string, unknown> {
   const { input } = record;
   return {
     first_name: input.first_name,
@@ -162,7 +162,7 @@ export function requestDetails(record: IdentityRecord): Record<string, unknown> 
     ...(record.timeExpires !== undefined ? { time_expires: record.timeExpires } : {}),
     ...(record.openedAt !== undefined ? { opened_at: record.openedAt } : {}),
     ...(record.completedAt !== undefined ? { completed_at: record.completedAt } : {}),
-    request_code: record.identitySessionCode,
+    request_code: readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,
     redirect_url: record.redirectUrl,
     send_email: record.input.send_email ?? false,
   };
@@ -225,7 +225,7 @@ export async function buildIdentityResponse(
     _sd_alg: context.readings?.sdAlg ?? 'sha256',
     disclosures: disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
     disclosures_missing: missing,
-    request_code: record.identitySessionCode,
+    request_code: context.readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,
     partially_complete: options.partiallyComplete ?? false,
   };
   for (const credential of credentials) {

@@ -52,6 +52,8 @@ export interface FakeReadings {
    * @default 'unix-seconds'
    */
   timestampFormat?: 'unix-seconds' | 'unix-ms' | 'iso8601';
+  /** Which code `request_code` (request details, identity response) carries, the spec's "original request code": the `identity_session_code` (the default) or the `access_request_code`. */
+  requestCode?: 'identity_session_code' | 'access_request_code';
 }
 
 /**
@@ -74,6 +76,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   tokenLifetime: 'both',
   disclosureEncoding: 'compact',
   timestampFormat: 'unix-seconds',
+  requestCode: 'identity_session_code',
 });
 
 /**
@@ -94,6 +97,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   tokenLifetime: ['both', 'expires_in', 'expires', 'none'],
   disclosureEncoding: ['compact', 'spaced'],
   timestampFormat: ['unix-seconds', 'unix-ms', 'iso8601'],
+  requestCode: ['identity_session_code', 'access_request_code'],
 });
 
 /**

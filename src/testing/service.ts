@@ -433,7 +433,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
 
   const getRequest: Route = async (request, ctx, [arc, isc]) => {
     const client = await authenticateIdentity(request, ctx.now);
-    return ok(ctx, requestDetails(findRecord(identity, client.clientId, arc!, isc!)));
+    return ok(ctx, requestDetails(findRecord(identity, client.clientId, arc!, isc!), readings));
   };
 
   const deleteRequest: Route = async (request, ctx, [arc, isc]) => {

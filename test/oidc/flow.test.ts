@@ -148,6 +148,8 @@ describe('OIDC helper: the flow against the fake', () => {
     const forms: ((u: URL) => URL | string | URLSearchParams | Request)[] = [
       (u) => u,
       (u) => `${u.pathname}${u.search}`,
+      // A path with ; or = in it is a path, never taken for a query string.
+      (u) => `${u.pathname};jsessionid=abc${u.search}`,
       (u) => u.search,
       (u) => u.search.slice(1),
       (u) => u.searchParams,

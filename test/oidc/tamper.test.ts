@@ -178,6 +178,20 @@ describe('OIDC helper: a tampered or reused transaction', () => {
     }
     await refused(client.finishSignIn(callback, { ...transaction, issuer: 'https://evil.example' }), 'ERR_OIDC_TRANSACTION');
   });
+
+  test.each(['state', 'nonce', 'codeVerifier', 'redirectUri', 'issuer'] as const)(
+    'a transaction without its %s (or with one that is not a string) is refused before the token endpoint is called',
+    async (field) => {
+      const s = await oidcSetup();
+      const { client, transaction, callback } = await started(s);
+      const tokenCalls = () => s.service.requests.filter((r) => r.url.includes('/oauth/oidc/token')).length;
+      const before = tokenCalls();
+      const { [field]: _, ...without } = transaction;
+      await refused(client.finishSignIn(callback, without as never), 'ERR_OIDC_TRANSACTION');
+      await refused(client.finishSignIn(callback, { ...transaction, [field]: 42 } as never), 'ERR_OIDC_TRANSACTION');
+      expect(tokenCalls()).toBe(before);
+    },
+  );
 });
 
 describe('OIDC helper: a tampered ID token', () => {

@@ -46,6 +46,7 @@ const ALL_OTHERWISE: FakeReadings = {
   clockSkewSeconds: 120,
   tokenLifetime: 'none',
   disclosureEncoding: 'spaced',
+  requestCode: 'access_request_code',
 };
 
 /** The README's receiver: verify, keep the event, answer 200. */

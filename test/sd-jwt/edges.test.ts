@@ -371,3 +371,22 @@ describe('verifyIdentityResponse: which credential speaks for the response', () 
     expect((await verifyIdentityResponse(data, REQUEST)).claims['acmeidentity.name']).toEqual(value);
   });
 });
+
+describe('times that never come or never pass: 1e999 is Infinity to JSON.parse', () => {
+  test('an envelope whose exp, nbf or iat is 1e999 or -1e999 is malformed, never a response that never expires', async () => {
+    for (const field of ['exp', 'nbf', 'iat']) {
+      for (const text of ['1e999', '-1e999']) {
+        const data: Record<string, unknown> = { ...envelope({ 'acmeidentity.given_name': 'Jane' }), [field]: JSON.parse(text) };
+        expect(await code(verifyIdentityResponse(data, REQUEST))).toBe('ERR_SD_JWT_MALFORMED');
+      }
+    }
+  });
+
+  test('a credential whose signed payload says exp 1e999 is malformed, never a credential that never expires', async () => {
+    const { CompactSign } = await import('jose');
+    const header = { alg: 'RS256', kid: 'k1', typ: 'dc+sd-jwt' };
+    const payload = new TextEncoder().encode(`{"iss":"${ISSUER}","iat":${NOW},"exp":1e999,"_sd_alg":"sha-256","_sd":[]}`);
+    const jwt = await new CompactSign(payload).setProtectedHeader(header).sign(issuer.privateKey);
+    expect(await code(verifySdJwt(`${jwt}~`, { keys: issuer.keys, now: () => NOW_MS }))).toBe('ERR_SD_JWT_MALFORMED');
+  });
+});

@@ -117,6 +117,15 @@ describe('verifyIdentityResponse refuses', () => {
   test('a response for another request', async () => {
     const { response, options } = await fetched();
     expect(await refusal(response, { ...options, requestCode: 'isc_someone_else' })).toBe('ERR_SD_JWT_REQUEST_CODE');
+    expect(await refusal(response, { ...options, requestCode: ['arc_someone_else', 'isc_someone_else'] })).toBe('ERR_SD_JWT_REQUEST_CODE');
+  });
+
+  test('requestCode as a list: the response may carry any of the codes; an empty list, or an empty code in it, is refused', async () => {
+    const { response, options } = await fetched();
+    const own = options.requestCode as string;
+    await expect(verifyIdentityResponse(response, { ...options, requestCode: ['arc_other_code', own] })).resolves.toBeDefined();
+    expect(await refusal(response, { ...options, requestCode: [] })).toBe('ERR_SD_JWT_REQUEST_CODE');
+    expect(await refusal(response, { ...options, requestCode: [own, ''] })).toBe('ERR_SD_JWT_REQUEST_CODE');
   });
 
   test('a tampered disclosed value', async () => {

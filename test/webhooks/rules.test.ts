@@ -4,7 +4,7 @@
  * a streamed body is read, what a refusal carries and logs, and what the receiver answers.
  */
 import { createHmac } from 'node:crypto';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../src/index.js';
 import {
   MemoryReplayStore,
@@ -235,5 +235,25 @@ describe('webhooks: what the receiver answers a Web request', () => {
     }).fetch(request());
     expect(failed.status).toBe(500);
     expect(await failed.json()).toEqual({ error: 'ERR_HANDLER' });
+  });
+});
+
+describe('webhooks: the MACs are compared in constant time, every pair', () => {
+  test('with node:crypto, each configured secret against each signature goes through timingSafeEqual, a match first or not', async () => {
+    const nodeCrypto = process.getBuiltinModule('node:crypto');
+    const compare = vi.spyOn(nodeCrypto, 'timingSafeEqual');
+    try {
+      const other = 'whsec_other_0123456789abcdef0123456789';
+      const twoSecrets = createWebhookVerifier({ secret: [SECRET, other], replayStore: false, logLevel: 'off' });
+      // The matching signature first: a comparison that stopped at the first match would make 1 call.
+      const header = [HEX, '0'.repeat(64), '1'.repeat(64)].join(',');
+      await twoSecrets.verify(BODY, { 'x-webhook-signature': header });
+      expect(compare).toHaveBeenCalledTimes(6);
+      compare.mockClear();
+      await rejection(twoSecrets.verify(BODY, { 'x-webhook-signature': ['0'.repeat(64), '1'.repeat(64)].join(',') }));
+      expect(compare).toHaveBeenCalledTimes(4);
+    } finally {
+      compare.mockRestore();
+    }
   });
 });
