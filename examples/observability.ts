@@ -49,7 +49,9 @@ const acme = new AcmeIdentityClient({
   logger,
   logLevel: 'debug',
   openTelemetry: otel,
-  hooks: { onResponse: (event) => console.log(`metrics: ${event.method} ${event.path} ${event.status ?? event.errorCode} ${event.durationMs} ms`) },
+  hooks: {
+    onResponse: (event) => console.log(`metrics: ${event.method} ${event.path} ${event.status ?? event.errorCode} ${event.durationMs} ms`),
+  },
   appInfo: { name: 'observability-example', version: '1.0.0' },
 });
 
@@ -70,12 +72,21 @@ await acme.identityRequests.delete({ accessRequestCode: data.access_request_code
 console.log('\nspans:');
 for (const span of exporter.getFinishedSpans()) {
   const kind = span.kind === otel.SpanKind.CLIENT ? 'attempt' : 'call   ';
-  console.log(`  ${kind} ${span.name.padEnd(70)} ${String(span.attributes['http.response.status_code'] ?? span.attributes['acme.error_code'] ?? '')}`);
+  console.log(
+    `  ${kind} ${span.name.padEnd(70)} ${String(span.attributes['http.response.status_code'] ?? span.attributes['acme.error_code'] ?? '')}`,
+  );
 }
 
 // What an operator sees holds no secret: checked, as CI runs this example.
 const seen = lines.join('') + JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes));
-for (const secret of [env('ACME_CLIENT_SECRET'), env('ACME_TENANT_ID'), data.access_request_code, data.identity_session_code, 'jane.observed', '412345999']) {
+for (const secret of [
+  env('ACME_CLIENT_SECRET'),
+  env('ACME_TENANT_ID'),
+  data.access_request_code,
+  data.identity_session_code,
+  'jane.observed',
+  '412345999',
+]) {
   if (seen.includes(secret)) throw new Error('a secret or personal value reached the logs or spans');
 }
 if (!lines.some((line) => line.includes('"path":"/identity/request"'))) throw new Error('the request was not logged');

@@ -57,7 +57,9 @@ const server = createServer(async (req, res) => {
       return redirect(res, '/account');
     }
     if (url.pathname === '/account' && session?.user) {
-      return res.writeHead(200, { 'content-type': 'text/plain' }).end(`signed in as ${session.user.name?.first_name} ${session.user.name?.last_name} (${session.user.sub})`);
+      return res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(`signed in as ${session.user.name?.first_name} ${session.user.name?.last_name} (${session.user.sub})`);
     }
     res.writeHead(404).end();
   } catch (error) {

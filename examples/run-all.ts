@@ -42,7 +42,9 @@ const redis = await startRedis().catch((error: unknown) => {
 });
 /** What an example needs that this machine may lack, and how to get it. */
 const missing: Record<string, string | undefined> = {
-  'browser-sign-in.ts': existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM}: bash scripts/ensure-chromium.sh installs Debian's (or set CHROMIUM_PATH)`,
+  'browser-sign-in.ts': existsSync(CHROMIUM)
+    ? undefined
+    : `no Chromium at ${CHROMIUM}: bash scripts/ensure-chromium.sh installs Debian's (or set CHROMIUM_PATH)`,
   'several-instances.ts': redis ? undefined : 'no redis-server: bash scripts/ensure-redis.sh installs it',
 };
 console.log(`sandbox on ${sandbox.origin} (base URL ${sandbox.baseUrl})\n`);
@@ -83,5 +85,7 @@ for (const name of examples) {
 }
 await sandbox.close();
 await redis?.stop();
-console.log(`${examples.length - failed - skipped} passed, ${failed} failed${skipped ? `, ${skipped} skipped (npm run demo -- --all runs them all or fails)` : ''}`);
+console.log(
+  `${examples.length - failed - skipped} passed, ${failed} failed${skipped ? `, ${skipped} skipped (npm run demo -- --all runs them all or fails)` : ''}`,
+);
 process.exit(failed === 0 ? 0 : 1);

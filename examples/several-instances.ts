@@ -61,7 +61,11 @@ await Promise.all([a.acme.status.health(), b.acme.status.health()]);
 console.log(`token renewals: ${renewals.join('; ')}`);
 
 // The same delivery reaches both instances at once (a retry, a load balancer): processed once.
-const body = JSON.stringify({ event: 'approved', access_request_code: `arc_example_${Date.now()}`, access_token: 'eyJhbGciOiJub25lIn0.e30.' });
+const body = JSON.stringify({
+  event: 'approved',
+  access_request_code: `arc_example_${Date.now()}`,
+  access_token: 'eyJhbGciOiJub25lIn0.e30.',
+});
 const signature = `sha256=${createHmac('sha256', env('ACME_WEBHOOK_SECRET')).update(body).digest('hex')}`;
 const answers = await Promise.all([a, b].map((i) => i.receiver.handle(body, { 'x-webhook-signature': signature })));
 console.log(`webhook answers: ${answers.map((o) => o.status).join(', ')}; processed by ${processed.join('; ')}`);

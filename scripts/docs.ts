@@ -30,7 +30,11 @@ if (missing.length > 0) {
 }
 // Input and result types are browsable field by field (`@interface` on the aliases built from the
 // generated schemas), not shown as `Omit<Schemas[…]>` with nothing behind it.
-for (const [name, field] of [['IdentityRequestInput', 'first_name'], ['Schemas', 'IdentityRequestCreated'], ['CredentialSubmitInput', 'file_name']] as const) {
+for (const [name, field] of [
+  ['IdentityRequestInput', 'first_name'],
+  ['Schemas', 'IdentityRequestCreated'],
+  ['CredentialSubmitInput', 'file_name'],
+] as const) {
   const found = project.getChildByName(['index', name]) as DeclarationReflection | undefined;
   if (found?.kind !== ReflectionKind.Interface || !found.getChildByName(field)) {
     console.error(`docs: ${name} is not listed field by field (${field} missing): tag its alias @interface`);
@@ -38,4 +42,6 @@ for (const [name, field] of [['IdentityRequestInput', 'first_name'], ['Schemas',
   }
 }
 await app.generateDocs(project, '.tmp/docs');
-console.log(`docs: ${project.getReflectionsByKind(ReflectionKind.Function | ReflectionKind.Class).length} functions and classes documented, each with an example; HTML in .tmp/docs`);
+console.log(
+  `docs: ${project.getReflectionsByKind(ReflectionKind.Function | ReflectionKind.Class).length} functions and classes documented, each with an example; HTML in .tmp/docs`,
+);

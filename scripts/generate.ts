@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createFakeService } from '../src/testing/index.js';
 
-const HEADER = '/**\n * generated, do not edit: run `npm run generate`.\n * Source: the service OpenAPI document at {base_url}/docs/spec (snapshot: generated/openapi.json).\n */\n\n';
+const HEADER =
+  '/**\n * generated, do not edit: run `npm run generate`.\n * Source: the service OpenAPI document at {base_url}/docs/spec (snapshot: generated/openapi.json).\n */\n\n';
 
 const args = process.argv.slice(2);
 const check = args.includes('--check');

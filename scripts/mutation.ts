@@ -28,10 +28,20 @@ interface Group {
 
 const GROUPS: Group[] = [
   { name: 'webhooks', mutate: ['src/webhooks/**/*.ts'], tests: ['test/webhooks/**/*.test.ts'], goal: 90 },
-  { name: 'sd-jwt', mutate: ['src/sd-jwt/**/*.ts', 'src/internal/jws.ts'], tests: ['test/sd-jwt/**/*.test.ts', 'test/internal/**/*.test.ts'], goal: 90 },
+  {
+    name: 'sd-jwt',
+    mutate: ['src/sd-jwt/**/*.ts', 'src/internal/jws.ts'],
+    tests: ['test/sd-jwt/**/*.test.ts', 'test/internal/**/*.test.ts'],
+    goal: 90,
+  },
   { name: 'client', mutate: ['src/client/transport.ts', 'src/client/tokens.ts'], tests: ['test/client/**/*.test.ts'], goal: 85 },
   { name: 'oidc', mutate: ['src/oidc/**/*.ts'], tests: ['test/oidc/**/*.test.ts'], goal: 85 },
-  { name: 'claims', mutate: ['src/claims/**/*.ts'], tests: ['test/claims/**/*.test.ts', 'test/client/identity-requests.test.ts', 'test/oidc/flow.test.ts'], goal: 85 },
+  {
+    name: 'claims',
+    mutate: ['src/claims/**/*.ts'],
+    tests: ['test/claims/**/*.test.ts', 'test/client/identity-requests.test.ts', 'test/oidc/flow.test.ts'],
+    goal: 85,
+  },
 ];
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -64,18 +74,32 @@ interface Row {
 
 /** The score as Stryker counts it: detected (killed, timed out) over the mutants that ran or had no test. */
 function rowOf(group: Group): Row {
-  const report = JSON.parse(readFileSync(`${OUT}${group.name}.json`, 'utf8')) as { files: Record<string, { source: string; mutants: { status: string }[] }> };
+  const report = JSON.parse(readFileSync(`${OUT}${group.name}.json`, 'utf8')) as {
+    files: Record<string, { source: string; mutants: { status: string }[] }>;
+  };
   const count: Record<string, number> = {};
   for (const file of Object.values(report.files)) for (const m of file.mutants) count[m.status] = (count[m.status] ?? 0) + 1;
   // A report measured other sources than these when a file it mutated reads differently now.
-  const current = Object.entries(report.files).every(([path, file]) => existsSync(`${ROOT}${path}`) && readFileSync(`${ROOT}${path}`, 'utf8') === file.source);
+  const current = Object.entries(report.files).every(
+    ([path, file]) => existsSync(`${ROOT}${path}`) && readFileSync(`${ROOT}${path}`, 'utf8') === file.source,
+  );
   const measured = statSync(`${OUT}${group.name}.json`).mtime.toISOString().slice(0, 16).replace('T', ' ');
   const killed = count['Killed'] ?? 0;
   const timeout = count['Timeout'] ?? 0;
   const survived = count['Survived'] ?? 0;
   const noCoverage = count['NoCoverage'] ?? 0;
   const valid = killed + timeout + survived + noCoverage;
-  return { group: group.name, killed, survived, noCoverage, timeout, score: valid ? (100 * (killed + timeout)) / valid : 100, goal: group.goal, measured, current };
+  return {
+    group: group.name,
+    killed,
+    survived,
+    noCoverage,
+    timeout,
+    score: valid ? (100 * (killed + timeout)) / valid : 100,
+    goal: group.goal,
+    measured,
+    current,
+  };
 }
 
 for (const group of reportOnly ? [] : chosen) {
@@ -94,7 +118,11 @@ export default {
 `,
   );
   console.log(`\n▶ ${group.name}: mutating ${group.mutate.join(', ')} against ${group.tests.join(', ')}`);
-  const run = spawnSync('npx', ['stryker', 'run', config], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: group.tests.join(',') } });
+  const run = spawnSync('npx', ['stryker', 'run', config], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, MUTATION_TESTS: group.tests.join(',') },
+  });
   if (run.status !== 0 || !existsSync(`${OUT}${group.name}.json`)) {
     console.error(`stryker failed for ${group.name} (exit ${run.status})`);
     process.exit(1);
@@ -108,7 +136,19 @@ console.log(`\n${line(['group', 'killed', 'timed out', 'survived', 'no coverage'
 console.log(line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---']));
 for (const r of rows) {
   const when = r.current ? r.measured : `${r.measured}, sources changed since: run it again`;
-  console.log(line([r.group, r.killed, r.timeout, r.survived, r.noCoverage, `${r.score.toFixed(1)}%`, `${r.goal}%`, r.score >= r.goal ? 'met' : 'NOT met', when]));
+  console.log(
+    line([
+      r.group,
+      r.killed,
+      r.timeout,
+      r.survived,
+      r.noCoverage,
+      `${r.score.toFixed(1)}%`,
+      `${r.goal}%`,
+      r.score >= r.goal ? 'met' : 'NOT met',
+      when,
+    ]),
+  );
 }
 for (const g of missing) console.log(line([g.name, '', '', '', '', '', `${g.goal}%`, 'not run', '']));
 console.log(`\nreports: .tmp/mutation/<group>.html`);

@@ -31,9 +31,13 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess;
   const launch = async () => {
-    child = spawn(process.env['REDIS_SERVER'] ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    child = spawn(
+      process.env['REDIS_SERVER'] ?? 'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     // Not installed: say so now rather than after the pings (and never as an unhandled 'error').
     let missing: Error | undefined;
     child.once('error', (error) => (missing = error));
@@ -41,7 +45,9 @@ export async function startRedis(): Promise<RedisServer> {
       if (await ping(port)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`redis-server did not start on port ${port}${missing ? `: ${missing.message}` : ''} (bash scripts/ensure-redis.sh installs it)`);
+    throw new Error(
+      `redis-server did not start on port ${port}${missing ? `: ${missing.message}` : ''} (bash scripts/ensure-redis.sh installs it)`,
+    );
   };
   const halt = (signal: NodeJS.Signals) =>
     new Promise<void>((resolve) => {

@@ -75,6 +75,8 @@ for (const budget of budgets) {
   failed ||= !within;
   const kb = (n: number) => `${(n / KB).toFixed(2)} KB`;
   const goal = budget.goalBytes === undefined ? '' : `; goal ${kb(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
-  console.log(`${within ? 'ok  ' : 'OVER'} ${budget.name}: ${kb(gzip)} gzip (${kb(bytes.length)} minified); budget ${kb(budget.budgetBytes)}${goal}`);
+  console.log(
+    `${within ? 'ok  ' : 'OVER'} ${budget.name}: ${kb(gzip)} gzip (${kb(bytes.length)} minified); budget ${kb(budget.budgetBytes)}${goal}`,
+  );
 }
 if (failed) process.exit(1);

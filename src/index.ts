@@ -30,7 +30,16 @@ export type {
 } from './client/index.js';
 export type { AppInfo } from './client/options.js';
 export type { OpenTelemetryApi } from './internal/tracing.js';
-export type { Hooks, LogLevel, Logger, ObservabilityOptions, RequestEvent, ResponseEvent, RetryEvent, TokenRenewalEvent } from './internal/observe.js';
+export type {
+  Hooks,
+  LogLevel,
+  Logger,
+  ObservabilityOptions,
+  RequestEvent,
+  ResponseEvent,
+  RetryEvent,
+  TokenRenewalEvent,
+} from './internal/observe.js';
 export { VERSION } from './version.js';
 export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from './claims/index.js';
 export type { ClaimKey, ClaimsRequest, ClaimValue, KnownClaimTypes, ObtainableCredential, PersonName } from './claims/index.js';
@@ -68,4 +77,13 @@ export {
   ValidationError,
   WebhookVerificationError,
 } from './errors/index.js';
-export type { ApiErrorInit, ErrorCode, IdentityFlowStep, InputIssue, OidcErrorCode, SdJwtErrorCode, ServiceErrorBody, WebhookErrorCode } from './errors/index.js';
+export type {
+  ApiErrorInit,
+  ErrorCode,
+  IdentityFlowStep,
+  InputIssue,
+  OidcErrorCode,
+  SdJwtErrorCode,
+  ServiceErrorBody,
+  WebhookErrorCode,
+} from './errors/index.js';

@@ -15,7 +15,8 @@ afterAll(() => server.close());
 /** A logger that keeps every line, as a console would print it. */
 export function recorder() {
   const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, fields: object) => lines.push({ level, message, fields: fields as Record<string, unknown> });
+  const at = (level: string) => (message: string, fields: object) =>
+    lines.push({ level, message, fields: fields as Record<string, unknown> });
   const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   return { logger, lines, text: () => JSON.stringify(lines) };
 }
@@ -27,9 +28,7 @@ export interface Harness {
   makeClient(options?: Partial<ClientOptions>): AcmeIdentityClient;
 }
 
-export async function harness(
-  options: { fake?: FakeServiceOptions; client?: Partial<ClientOptions> } = {},
-): Promise<Harness> {
+export async function harness(options: { fake?: FakeServiceOptions; client?: Partial<ClientOptions> } = {}): Promise<Harness> {
   const service = await createFakeService(options.fake);
   server.resetHandlers(...fakeServiceHandlers(service));
   const makeClient = (extra: Partial<ClientOptions> = {}) =>

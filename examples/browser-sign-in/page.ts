@@ -28,7 +28,11 @@ if (location.pathname === '/callback') {
 } else {
   document.getElementById('sign-in')!.addEventListener('click', () => {
     signIn
-      .redirect({ scope: ['openid', 'profile'], claims: { profile: ['given_name'], acme: ['acmeidentity.name'] }, data: { returnTo: '/account' } })
+      .redirect({
+        scope: ['openid', 'profile'],
+        claims: { profile: ['given_name'], acme: ['acmeidentity.name'] },
+        data: { returnTo: '/account' },
+      })
       .catch(failed);
   });
 }

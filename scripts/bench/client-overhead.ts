@@ -96,7 +96,8 @@ const withRedis = redis
 const sdkRedis = withRedis ? () => withRedis.identityRequests.get(codes) : sdk;
 
 /** Commands the Redis server has processed so far (this INFO included). */
-const commandsProcessed = async () => Number(/total_commands_processed:(\d+)/.exec(String(await redis!.sendCommand(['INFO', 'stats'])))![1]);
+const commandsProcessed = async () =>
+  Number(/total_commands_processed:(\d+)/.exec(String(await redis!.sendCommand(['INFO', 'stats'])))![1]);
 // The token is fetched (and shared on Redis) by a first call; every call after it is warm.
 await sdkRedis();
 const commandsBefore = redis ? await commandsProcessed() : 0;
@@ -104,7 +105,8 @@ let redisCalls = 0;
 const countedRedis = () => ((redisCalls += 1), sdkRedis());
 
 const rounds: { raw: number; rawWithDeadline: number; sdk: number; sdkRedis: number }[] = [];
-for (let round = 0; round < ROUNDS; round++) rounds.push(await compare({ raw, rawWithDeadline, sdk, sdkRedis: countedRedis }, ITERATIONS, WARMUP));
+for (let round = 0; round < ROUNDS; round++)
+  rounds.push(await compare({ raw, rawWithDeadline, sdk, sdkRedis: countedRedis }, ITERATIONS, WARMUP));
 // Less the INFO that took the first count.
 const warmCommands = redis ? (await commandsProcessed()) - commandsBefore - 1 : 0;
 await running.close();
@@ -115,13 +117,24 @@ const ratios = rounds.map((r) => r.sdk / r.raw);
 const ratio = median(ratios);
 const shown = rounds[ratios.indexOf(ratio)]!;
 console.log(`client overhead: GET /identity/request/{codes} on localhost, ${ROUNDS} rounds of ${ITERATIONS} calls each`);
-console.log(`  median round: raw fetch ${micros(shown.raw)}, raw fetch with a deadline ${micros(shown.rawWithDeadline)}, SDK client ${micros(shown.sdk)} (+${micros(shown.sdk - shown.raw)} a call)`);
+console.log(
+  `  median round: raw fetch ${micros(shown.raw)}, raw fetch with a deadline ${micros(shown.rawWithDeadline)}, SDK client ${micros(shown.sdk)} (+${micros(shown.sdk - shown.raw)} a call)`,
+);
 console.log(`  raw fetch with a deadline / raw fetch: median ${median(rounds.map((r) => r.rawWithDeadline / r.raw)).toFixed(3)}x`);
 console.log(`  SDK / raw fetch with a deadline: median ${median(rounds.map((r) => r.sdk / r.rawWithDeadline)).toFixed(3)}x`);
-console.log(`  SDK / raw fetch, each round: ${[...ratios].sort((a, b) => a - b).map((r) => r.toFixed(3)).join(' ')}`);
+console.log(
+  `  SDK / raw fetch, each round: ${[...ratios]
+    .sort((a, b) => a - b)
+    .map((r) => r.toFixed(3))
+    .join(' ')}`,
+);
 console.log(`  ratio ${ratio.toFixed(3)}x (median of rounds)  goal <= 1.10x: ${ratio <= 1.1 ? 'met' : 'NOT met'}`);
 if (withRedis) {
   const redisRatio = median(rounds.map((r) => r.sdkRedis / r.raw));
-  console.log(`  with the Redis token store: ${redisRatio.toFixed(3)}x (median of rounds)  goal <= 1.15x: ${redisRatio <= 1.15 ? 'met' : 'NOT met'}`);
-  console.log(`  Redis commands on a warm token: ${warmCommands} in ${redisCalls} calls (${(warmCommands / redisCalls).toFixed(3)} a call)  goal 0: ${warmCommands === 0 ? 'met' : 'NOT met'}`);
+  console.log(
+    `  with the Redis token store: ${redisRatio.toFixed(3)}x (median of rounds)  goal <= 1.15x: ${redisRatio <= 1.15 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    `  Redis commands on a warm token: ${warmCommands} in ${redisCalls} calls (${(warmCommands / redisCalls).toFixed(3)} a call)  goal 0: ${warmCommands === 0 ? 'met' : 'NOT met'}`,
+  );
 }

@@ -28,11 +28,12 @@ const coreWith = (hasher: Hasher) =>
     saltGenerator: generateSalt,
     signer: async (data: string) => Buffer.from(await crypto.subtle.sign(rsa, privateKey, text.encode(data))).toString('base64url'),
     signAlg: 'RS256',
-    verifier: async (data: string, signature: string) => crypto.subtle.verify(rsa, publicKey, Buffer.from(signature, 'base64url'), text.encode(data)),
+    verifier: async (data: string, signature: string) =>
+      crypto.subtle.verify(rsa, publicKey, Buffer.from(signature, 'base64url'), text.encode(data)),
   });
 const core = coreWith(sdDigest);
-const coreWebCrypto = coreWith(async (data) =>
-  new Uint8Array(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? text.encode(data) : data)),
+const coreWebCrypto = coreWith(
+  async (data) => new Uint8Array(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? text.encode(data) : data)),
 );
 
 const now = Math.floor(Date.now() / 1000);
@@ -73,4 +74,6 @@ const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 console.log(`  ${vsCore.toFixed(2)}x faster than @sd-jwt/core (Node hasher)        goal >= 4x: ${verdict(vsCore >= 4)}`);
 console.log(`  ${vsCoreWebCrypto.toFixed(2)}x faster than @sd-jwt/core (Web Crypto hasher)  goal >= 4x: ${verdict(vsCoreWebCrypto >= 4)}`);
 console.log(`  ${vsSignature.toFixed(2)}x the signature alone                          goal <= 1.3x: ${verdict(vsSignature <= 1.3)}`);
-console.log(`  (the signature alone is ${(medians.sdJwtCore / medians.signature).toFixed(2)}x faster than @sd-jwt/core with the Node hasher)`);
+console.log(
+  `  (the signature alone is ${(medians.sdJwtCore / medians.signature).toFixed(2)}x faster than @sd-jwt/core with the Node hasher)`,
+);

@@ -33,7 +33,11 @@ for (const size of [1024, 64 * 1024]) {
   const headers = { 'x-webhook-signature': `sha256=${hex}` };
   const id = 'msg_bench';
   const timestamp = new Date();
-  const standardHeaders = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)), 'webhook-signature': standard.sign(id, timestamp, body) };
+  const standardHeaders = {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': standard.sign(id, timestamp, body),
+  };
   const expected = Buffer.from(hex, 'hex');
 
   // Each must really verify: check once before timing.

@@ -114,7 +114,8 @@ const DECODERS: Readonly<Record<keyof KnownClaimTypes, Decoder>> = {
  * ```
  */
 export function readClaim<K extends string>(claims: Readonly<Record<string, unknown>>, key: K): ClaimValue<K> | undefined {
-  if (claims === null || typeof claims !== 'object') throw new InvalidInputError([{ field: 'claims', message: 'must be the verified claims object' }]);
+  if (claims === null || typeof claims !== 'object')
+    throw new InvalidInputError([{ field: 'claims', message: 'must be the verified claims object' }]);
   if (typeof key !== 'string') throw new InvalidInputError([{ field: 'key', message: 'must be a claim key string' }]);
   if (!Object.hasOwn(claims, key) || claims[key] === undefined) return undefined;
   const decode = Object.hasOwn(DECODERS, key) ? DECODERS[key as keyof KnownClaimTypes] : undefined;

@@ -302,11 +302,21 @@ export class AcmeIdentityClient {
     const byRef =
       <T>(
         schema: S.ShapeOf<T>,
-        send: (init: { params: { path: { credential_ref: string } }; pathSerializer: PathSerializer; parseAs: 'text'; fetch: Fetch }) => Promise<Sent>,
+        send: (init: {
+          params: { path: { credential_ref: string } };
+          pathSerializer: PathSerializer;
+          parseAs: 'text';
+          fetch: Fetch;
+        }) => Promise<Sent>,
       ) =>
       (credentialRef: string, options?: RequestOptions) =>
         this.#call(options, CREDENTIAL, schema, (fetch) =>
-          send({ params: { path: { credential_ref: checkCredentialRef(credentialRef) } }, pathSerializer: verbatim, parseAs: 'text', fetch }),
+          send({
+            params: { path: { credential_ref: checkCredentialRef(credentialRef) } },
+            pathSerializer: verbatim,
+            parseAs: 'text',
+            fetch,
+          }),
         );
     const fileData = byRef(S.CredentialFileData, (init) => this.#api.GET('/credentials/file-data/{credential_ref}', init));
     this.credentials = {
@@ -328,8 +338,7 @@ export class AcmeIdentityClient {
     this.status = {
       current: (options) =>
         this.#callBare(options, S.StatusCurrent, (fetch) => this.#api.GET('/status/current', { parseAs: 'text', fetch })),
-      health: (options) =>
-        this.#callBare(options, S.StatusHealth, (fetch) => this.#api.GET('/status/health', { parseAs: 'text', fetch })),
+      health: (options) => this.#callBare(options, S.StatusHealth, (fetch) => this.#api.GET('/status/health', { parseAs: 'text', fetch })),
     };
   }
 
@@ -363,7 +372,10 @@ export class AcmeIdentityClient {
       const exp = result.data.exp;
       // Without exp it cannot be judged: refused by get (getVerified's verification step refuses it too).
       if (exp === undefined && Number.isFinite(toleranceSeconds)) {
-        throw new SdJwtVerificationError('ERR_SD_JWT_MISSING_CLAIM', 'the identity response has no "exp": whether it has elapsed cannot be judged, so it must not be accepted');
+        throw new SdJwtVerificationError(
+          'ERR_SD_JWT_MISSING_CLAIM',
+          'the identity response has no "exp": whether it has elapsed cannot be judged, so it must not be accepted',
+        );
       }
       if (typeof exp === 'number' && exp + toleranceSeconds <= this.#transport.serviceNow() / 1000) {
         throw new SdJwtVerificationError('ERR_SD_JWT_EXPIRED', 'the identity response\'s "exp" has elapsed: it must not be accepted');

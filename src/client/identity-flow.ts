@@ -82,7 +82,11 @@ export async function verifiedIdentity(
   try {
     // Loaded on the first verification: a client that never verifies never loads the SD-JWT verifier.
     const { verifyIdentityResponse } = await import('../sd-jwt/response.js');
-    return await verifyIdentityResponse(response, { requestCode: [identitySessionCode, event.accessRequestCode], now, ...defined(verification) });
+    return await verifyIdentityResponse(response, {
+      requestCode: [identitySessionCode, event.accessRequestCode],
+      now,
+      ...defined(verification),
+    });
   } catch (cause) {
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('verify', `the identity response was refused${code}`, cause);

@@ -71,13 +71,15 @@ const IdentityRequestSchema = z.looseObject({
   last_name: nonEmpty,
   email,
   phone: z.string({ error: 'must be a string of digits' }).check(
-    z.refine((value) => !/^(\+|00)/.test(value), { error: 'must not include the country code: pass it as phone_country_code', abort: true }),
+    z.refine((value) => !/^(\+|00)/.test(value), {
+      error: 'must not include the country code: pass it as phone_country_code',
+      abort: true,
+    }),
     z.regex(/^[0-9]{4,14}$/, { error: 'must be 4 to 14 digits, without spaces or country code' }),
   ),
-  phone_country_code: z.int({ error: 'must be an integer country code, such as 61' }).check(
-    z.minimum(1, { error: 'must be between 1 and 999' }),
-    z.maximum(999, { error: 'must be between 1 and 999' }),
-  ),
+  phone_country_code: z
+    .int({ error: 'must be an integer country code, such as 61' })
+    .check(z.minimum(1, { error: 'must be between 1 and 999' }), z.maximum(999, { error: 'must be between 1 and 999' })),
   purpose: nonEmpty,
   return_url: httpUrl,
   off_ramp_url: httpUrl,
@@ -94,9 +96,9 @@ const IdentityRequestSchema = z.looseObject({
 
 const CredentialSchema = z.looseObject({
   type: nonEmpty,
-  person_ref: z.string({ error: 'is required and must be a string' }).check(
-    z.regex(/^[^/\s]+\/[^/\s]+$/, { error: 'must have the shape <uid>/<uid>' }),
-  ),
+  person_ref: z
+    .string({ error: 'is required and must be a string' })
+    .check(z.regex(/^[^/\s]+\/[^/\s]+$/, { error: 'must have the shape <uid>/<uid>' })),
   name: z.exactOptional(nonEmpty),
   description: z.exactOptional(nonEmpty),
   metadata: z.exactOptional(z.record(z.string(), z.unknown(), { error: 'must be an object' })),
@@ -104,9 +106,7 @@ const CredentialSchema = z.looseObject({
   issuer_name: nonEmpty,
   issuer_url: httpUrl,
   issuer_ref: nonEmpty,
-  time_expires: z.exactOptional(
-    z.union([z.int(), z.date()], { error: 'must be UNIX seconds (an integer) or a Date' }),
-  ),
+  time_expires: z.exactOptional(z.union([z.int(), z.date()], { error: 'must be UNIX seconds (an integer) or a Date' })),
 });
 
 function issuesOf(result: { success: boolean; error?: z.core.$ZodError }): InputIssue[] {
@@ -181,7 +181,10 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
       // A name (no path separators, not only dots), a dot, and the content's extension.
       const [, extension = ''] = /^[^/\\]*[^/\\.][^/\\]*\.([^./\\]+)$/.exec(input.file_name) ?? [];
       if (!kind.extensions.includes(extension.toLowerCase())) {
-        issues.push({ field: 'file_name', message: `must be a file name ending in .${kind.extensions.join(' or .')} for ${kind.kind} content` });
+        issues.push({
+          field: 'file_name',
+          message: `must be a file name ending in .${kind.extensions.join(' or .')} for ${kind.kind} content`,
+        });
       }
     }
   }
@@ -213,8 +216,8 @@ export function checkCredentialRef(ref: unknown): string {
         : /[^\x21-\x7e]|["<>`{}]/.test(ref)
           ? 'contains a character that cannot be sent verbatim in a URL path (", <, >, `, {, } or non-ASCII): the spec has it sent without percent-encoding'
           : ref.split('/').some((segment) => segment === '.' || segment === '..')
-          ? 'contains a "." or ".." path segment'
-          : undefined;
+            ? 'contains a "." or ".." path segment'
+            : undefined;
   if (problem) throw new InvalidInputError([{ field: 'credentialRef', message: problem }]);
   return ref as string;
 }
@@ -233,6 +236,7 @@ export function checkCode(field: string, value: unknown): string {
  */
 export function checkPathCode(field: string, value: unknown): string {
   const code = checkCode(field, value);
-  if (code === '.' || code === '..') throw new InvalidInputError([{ field, message: 'must not be "." or "..": it would name another path' }]);
+  if (code === '.' || code === '..')
+    throw new InvalidInputError([{ field, message: 'must not be "." or "..": it would name another path' }]);
   return code;
 }

@@ -124,7 +124,8 @@ function requireString(options: Record<string, unknown>, name: string): string {
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new ConfigurationError(name, 'must be a finite number, 0 or more');
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new ConfigurationError(name, 'must be a finite number, 0 or more');
   return value;
 }
 
@@ -207,7 +208,12 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
 
 function tracing(api: OpenTelemetryApi | undefined, baseUrl: string): Tracing | undefined {
   if (api === undefined) return undefined;
-  if (api === null || typeof api !== 'object' || typeof api.trace?.getTracer !== 'function' || typeof api.propagation?.inject !== 'function') {
+  if (
+    api === null ||
+    typeof api !== 'object' ||
+    typeof api.trace?.getTracer !== 'function' ||
+    typeof api.propagation?.inject !== 'function'
+  ) {
     throw new ConfigurationError('openTelemetry', "must be the @opentelemetry/api module (import * as api from '@opentelemetry/api')");
   }
   return new Tracing(api, baseUrl);
@@ -225,7 +231,12 @@ function userAgent(app: AppInfo | undefined): string | undefined {
       }
     }
   }
-  const g = globalThis as { document?: unknown; process?: { versions?: Record<string, string> }; Deno?: { version?: { deno?: string } }; navigator?: { userAgent?: string } };
+  const g = globalThis as {
+    document?: unknown;
+    process?: { versions?: Record<string, string> };
+    Deno?: { version?: { deno?: string } };
+    navigator?: { userAgent?: string };
+  };
   if (g.document !== undefined) return undefined;
   const versions = g.process?.versions;
   const runtime = versions?.['bun']

@@ -35,7 +35,10 @@ export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
   refresh_token: str,
   // Seconds: a whole number, or one written as a string ("900").
   expires_in: z.exactOptional(
-    z.pipe(z.union([z.number(), z.string().check(z.regex(/^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/))]), z.transform((value: number | string) => Number(value))),
+    z.pipe(
+      z.union([z.number(), z.string().check(z.regex(/^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/))]),
+      z.transform((value: number | string) => Number(value)),
+    ),
   ),
   expires: str,
 });
@@ -66,9 +69,7 @@ export const MessageData: ShapeOf<Schemas['MessageData']> = z.looseObject({ mess
 const Disclosure: ShapeOf<Schemas['Disclosure']> = z.looseObject({
   claim: z.string(),
   salt: str,
-  value: z.exactOptional(
-    z.union([z.string(), z.boolean(), z.number(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
-  ),
+  value: z.exactOptional(z.union([z.string(), z.boolean(), z.number(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())])),
 });
 
 export const IdentityResponseData: ShapeOf<Schemas['IdentityResponseData']> = z.looseObject({

@@ -190,7 +190,9 @@ export class TokenManager {
   #onOurClock(token: StoredToken | undefined): StoredToken | undefined {
     if (token?.serviceOffsetMs === undefined) return token;
     const delta = token.serviceOffsetMs - this.#offsetMs();
-    return delta === 0 ? token : { ...token, expiresAt: token.expiresAt + delta, obtainedAt: token.obtainedAt + delta, serviceOffsetMs: this.#offsetMs() };
+    return delta === 0
+      ? token
+      : { ...token, expiresAt: token.expiresAt + delta, obtainedAt: token.obtainedAt + delta, serviceOffsetMs: this.#offsetMs() };
   }
 
   async #fresh(): Promise<StoredToken | undefined> {
@@ -287,7 +289,9 @@ export class TokenManager {
         const stillValid = latest.accessToken && this.#now() < latest.expiresAt;
         if (!refused && stillValid) return latest;
         if (!refused) throw error;
-        this.#observer?.log('warn', `the refresh token was refused (HTTP ${error.status}); renewing with the key pair`, { status: error.status });
+        this.#observer?.log('warn', `the refresh token was refused (HTTP ${error.status}); renewing with the key pair`, {
+          status: error.status,
+        });
         grant = await this.#observed('key-pair', true, () => this.#attempts(() => this.#endpoints.authenticate()));
       }
     } else {
@@ -314,7 +318,11 @@ export class TokenManager {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const errorCode = error instanceof AcmeIdentityError ? error.code : error === undefined ? undefined : 'ERR_UNKNOWN';
       const event = { grant, outcome, durationMs, ...(fallback ? { fallback } : {}), ...(errorCode ? { errorCode } : {}) };
-      observer.log(outcome === 'ok' ? 'info' : 'warn', `access token ${outcome === 'ok' ? 'renewed' : 'renewal failed'} (${grant}) in ${durationMs} ms`, event);
+      observer.log(
+        outcome === 'ok' ? 'info' : 'warn',
+        `access token ${outcome === 'ok' ? 'renewed' : 'renewal failed'} (${grant}) in ${durationMs} ms`,
+        event,
+      );
       observer.emit('onTokenRenewal', event);
     };
     try {

@@ -207,10 +207,20 @@ export class Transport {
       if (trace) {
         // The call's span ends when the call does: at its deadline or abort too.
         running.catch(() => undefined);
-        const settle = (error?: unknown) => tracing!.endCall(trace.span, trace.attempts, error === undefined ? undefined : errorCodeOf(error));
+        const settle = (error?: unknown) =>
+          tracing!.endCall(trace.span, trace.attempts, error === undefined ? undefined : errorCodeOf(error));
         const outcome = new Promise<T>((resolveOutcome, rejectOutcome) => {
           running.then(resolveOutcome, rejectOutcome);
-          controller.signal.addEventListener('abort', () => rejectOutcome(controller.signal.reason === DEADLINE ? new TimeoutError(correlationId, timeoutMs) : new AbortError(correlationId, controller.signal.reason)), { once: true });
+          controller.signal.addEventListener(
+            'abort',
+            () =>
+              rejectOutcome(
+                controller.signal.reason === DEADLINE
+                  ? new TimeoutError(correlationId, timeoutMs)
+                  : new AbortError(correlationId, controller.signal.reason),
+              ),
+            { once: true },
+          );
         });
         outcome.then(() => settle(), settle);
       }
@@ -283,7 +293,12 @@ export class Transport {
           failure = error;
         }
         if (watched) this.#attempted(this.#event(url, init, ctx, number), performance.now() - started, response, failure, ctx);
-        if (attemptSpan) this.#options.tracing!.endAttempt(attemptSpan, response?.status, response ? undefined : ctx.signal.aborted ? 'ERR_ABORTED' : 'ERR_CONNECTION');
+        if (attemptSpan)
+          this.#options.tracing!.endAttempt(
+            attemptSpan,
+            response?.status,
+            response ? undefined : ctx.signal.aborted ? 'ERR_ABORTED' : 'ERR_CONNECTION',
+          );
         if (response) {
           if (ctx.signal.aborted) {
             // A fetch that ignored the signal answered after the deadline: the call is over.
@@ -297,23 +312,35 @@ export class Transport {
             await this.#tokens?.invalidate(token);
             continue;
           }
-          const retryable =
-            response.status === 429 || (policy.retry === 'safe' && isRetryableStatus(response.status));
+          const retryable = response.status === 429 || (policy.retry === 'safe' && isRetryableStatus(response.status));
           if (retryable && attempt < ctx.maxRetries) {
             const asked = retryAfterMs(response.headers, this.serviceNow());
             const wait = asked ?? backoffMs(attempt);
             // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
             if (wait <= this.#options.maxRetryAfterMs && this.#fits(ctx, wait)) {
               discard(response);
-              this.#retrying(this.#event(url, init, ctx, number + 1), wait, response.status === 429 ? 'rate-limit' : 'status', response.status, asked !== undefined);
+              this.#retrying(
+                this.#event(url, init, ctx, number + 1),
+                wait,
+                response.status === 429 ? 'rate-limit' : 'status',
+                response.status,
+                asked !== undefined,
+              );
               await sleep(wait, ctx.signal);
               attempt += 1;
               continue;
             }
             if (observer.enabled('warn')) {
               const base = this.#event(url, init, ctx, number);
-              const why = wait > this.#options.maxRetryAfterMs ? `longer than maxRetryAfterMs (${this.#options.maxRetryAfterMs} ms)` : 'past the deadline';
-              observer.log('warn', `not retrying ${base.method} ${base.path} after ${response.status}: the wait of ${Math.round(wait)} ms is ${why}`, { ...base, status: response.status, waitMs: wait });
+              const why =
+                wait > this.#options.maxRetryAfterMs
+                  ? `longer than maxRetryAfterMs (${this.#options.maxRetryAfterMs} ms)`
+                  : 'past the deadline';
+              observer.log(
+                'warn',
+                `not retrying ${base.method} ${base.path} after ${response.status}: the wait of ${Math.round(wait)} ms is ${why}`,
+                { ...base, status: response.status, waitMs: wait },
+              );
             }
           }
           // The body is read here, inside the attempt: a reset or a truncation mid-body is a
@@ -345,15 +372,30 @@ export class Transport {
 
   /** What an event says of an attempt: never a path value, header or body. */
   #event(url: string, init: RequestInit, ctx: CallContext, attempt: number): RequestEvent {
-    return { method: init.method ?? 'GET', path: pathTemplate(url.slice(this.#options.baseUrl.length)), attempt, correlationId: ctx.correlationId };
+    return {
+      method: init.method ?? 'GET',
+      path: pathTemplate(url.slice(this.#options.baseUrl.length)),
+      attempt,
+      correlationId: ctx.correlationId,
+    };
   }
 
   /** A retry about to wait: an `info` line and the `onRetry` hook. */
-  #retrying(base: RequestEvent, waitMs: number, reason: 'status' | 'rate-limit' | 'connection', status: number | undefined, retryAfter: boolean): void {
+  #retrying(
+    base: RequestEvent,
+    waitMs: number,
+    reason: 'status' | 'rate-limit' | 'connection',
+    status: number | undefined,
+    retryAfter: boolean,
+  ): void {
     const observer = this.#options.observer;
     if (!observer.watching('info')) return;
     const event = { ...base, reason, ...(status !== undefined ? { status } : {}), waitMs, retryAfter };
-    observer.log('info', `retrying ${base.method} ${base.path} in ${Math.round(waitMs)} ms after ${status ?? 'a connection failure'}`, event);
+    observer.log(
+      'info',
+      `retrying ${base.method} ${base.path} in ${Math.round(waitMs)} ms after ${status ?? 'a connection failure'}`,
+      event,
+    );
     observer.emit('onRetry', event);
   }
 

@@ -194,11 +194,11 @@ export interface ApiErrorInit {
 /** What each error says happened, and what to do where the spec says; never a value of the request. */
 const SUMMARIES: Partial<Record<ErrorCode, string>> = {
   ERR_BAD_REQUEST: 'the service refused the request as malformed',
-  ERR_VALIDATION: 'the service refused the request\'s parameters',
+  ERR_VALIDATION: "the service refused the request's parameters",
   ERR_AUTHENTICATION:
     'authentication failed even with a fresh token: check clientId and clientSecret, and for identity endpoints tenantId and timestampFormat (X-Request-Timestamp, whose format the spec does not show)',
   ERR_PERMISSION_DENIED: 'the client is not allowed to do this: check tenantId and the permissions the operator gave the client',
-  ERR_NOT_FOUND: 'not found (or not this client\'s)',
+  ERR_NOT_FOUND: "not found (or not this client's)",
   ERR_CONFLICT: 'it conflicts with one that exists',
   ERR_PRECONDITION_FAILED: 'a precondition of the request failed',
   ERR_CREDENTIAL_EXPIRED: 'the credential has expired',
@@ -208,7 +208,7 @@ const SUMMARIES: Partial<Record<ErrorCode, string>> = {
   ERR_PAYLOAD_TOO_LARGE: 'the file is larger than the service accepts (5 MB)',
   ERR_RATE_LIMITED: 'rate limited by the service: retry later',
   ERR_INTERNAL: 'the service failed with an internal error: retry later',
-  ERR_DATABASE: 'the service\'s database failed: retry later',
+  ERR_DATABASE: "the service's database failed: retry later",
   ERR_EXTERNAL_SERVICE: 'a service the service depends on failed: retry later',
   ERR_SERVICE_UNAVAILABLE: 'the service is unavailable: retry later',
 };
@@ -251,7 +251,11 @@ export class ApiError extends AcmeIdentityError {
     const serviceCode = printable(body?.code);
     const correlationId = printable(body?.correlation_id, 128) ?? printable(init.requestCorrelationId, 128);
     // What happened in words, then the facts an operator searches for: status, type and code, correlation id.
-    const facts = [`HTTP ${init.status}`, [type, serviceCode].filter(Boolean).join(' '), correlationId && `correlation id ${correlationId}`];
+    const facts = [
+      `HTTP ${init.status}`,
+      [type, serviceCode].filter(Boolean).join(' '),
+      correlationId && `correlation id ${correlationId}`,
+    ];
     super(code, `${summary ?? SUMMARIES[code] ?? 'the service answered with an error'} (${facts.filter(Boolean).join(', ')})`);
     this.status = init.status;
     this.type = type;
@@ -298,7 +302,13 @@ export class ValidationError extends ApiError {
     // Field names are the service's words too: printable, and at most ten of them in the message.
     const fields = Object.keys(validationErrors).map((field) => printable(field) as string);
     const named = fields.slice(0, 10).join(', ') + (fields.length > 10 ? ` and ${fields.length - 10} more` : '');
-    super(init, 'ERR_VALIDATION', fields.length > 0 ? `the service refused ${fields.length === 1 ? 'a parameter' : 'parameters'}: ${named} (see validationErrors)` : undefined);
+    super(
+      init,
+      'ERR_VALIDATION',
+      fields.length > 0
+        ? `the service refused ${fields.length === 1 ? 'a parameter' : 'parameters'}: ${named} (see validationErrors)`
+        : undefined,
+    );
     this.fields = fields;
     hide(this, 'validationErrors', validationErrors);
   }
@@ -446,7 +456,11 @@ export class RateLimitError extends ApiError {
   readonly retryAfterMs: number | undefined;
 
   constructor(init: ApiErrorInit, retryAfterMs: number | undefined) {
-    super(init, 'ERR_RATE_LIMITED', retryAfterMs === undefined ? undefined : `rate limited by the service: retry after ${Math.ceil(retryAfterMs / 1000)} s`);
+    super(
+      init,
+      'ERR_RATE_LIMITED',
+      retryAfterMs === undefined ? undefined : `rate limited by the service: retry after ${Math.ceil(retryAfterMs / 1000)} s`,
+    );
     this.retryAfterMs = retryAfterMs;
   }
 }
@@ -479,7 +493,11 @@ export class EmailDeliveryError extends ApiError {
   declare readonly redirectUrl: string | undefined;
 
   constructor(init: ApiErrorInit) {
-    super(init, 'ERR_EMAIL_DELIVERY', 'the request was created, but the email to the person failed: do not create it again; send the person redirectUrl yourself');
+    super(
+      init,
+      'ERR_EMAIL_DELIVERY',
+      'the request was created, but the email to the person failed: do not create it again; send the person redirectUrl yourself',
+    );
     const code = init.body?.details?.['code'];
     const url = init.body?.details?.['redirect_url'];
     this.requestCode = printable(code, 256);

@@ -16,7 +16,8 @@ export const RANK: Readonly<Record<string, number>> = { off: 0, error: 1, warn: 
 
 /** A `log(level, message, fields)` that writes what the level allows, and never throws. */
 export function liteLog(options: LiteLogOptions = {}): (level: 'info' | 'warn', message: string, fields: object) => void {
-  const level = options.logLevel ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['ACME_IDENTITY_LOG'];
+  const level =
+    options.logLevel ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['ACME_IDENTITY_LOG'];
   const rank = RANK[level ?? 'warn'] ?? 2;
   const logger = options.logger ?? console;
   return (at, message, fields) => {

@@ -118,14 +118,18 @@ export class Observer {
       if (typeof logger?.[method] !== 'function') throw configurationError('logger', `must have a ${method}(message, fields) method`);
     }
     const hooks = options.hooks;
-    if (hooks !== undefined && (hooks === null || typeof hooks !== 'object')) throw configurationError('hooks', 'must be an object of functions');
+    if (hooks !== undefined && (hooks === null || typeof hooks !== 'object'))
+      throw configurationError('hooks', 'must be an object of functions');
     for (const [name, hook] of Object.entries(hooks ?? {})) {
       if (typeof hook !== 'function') throw configurationError(`hooks.${name}`, 'must be a function');
     }
     this.#logger = logger;
     this.#rank = rank;
     this.#hooks = hooks && Object.keys(hooks).length > 0 ? hooks : undefined;
-    if (misconfigured) this.log('warn', `ACME_IDENTITY_LOG is not one of ${LEVELS.join(', ')}: logging at warn`, { ACME_IDENTITY_LOG: fromEnvironment!.slice(0, 16) });
+    if (misconfigured)
+      this.log('warn', `ACME_IDENTITY_LOG is not one of ${LEVELS.join(', ')}: logging at warn`, {
+        ACME_IDENTITY_LOG: fromEnvironment!.slice(0, 16),
+      });
   }
 
   /** Whether anything listens at `level` or through a hook: the caller skips building events otherwise. */

@@ -74,7 +74,12 @@ export class Tracing {
   /** Names the call's span by its request, once known. */
   describeCall(span: Span, method: string, path: string): void {
     span.updateName(`${method} ${path}`);
-    span.setAttributes({ 'http.request.method': method, 'url.template': path, 'server.address': this.#server.address, 'server.port': this.#server.port });
+    span.setAttributes({
+      'http.request.method': method,
+      'url.template': path,
+      'server.address': this.#server.address,
+      'server.port': this.#server.port,
+    });
   }
 
   /** Ends the call's span: ok, or with the SDK error code that ended it. */

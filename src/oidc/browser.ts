@@ -20,7 +20,15 @@
  */
 import type { AuthorizationServer } from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
-import { createCore, type Exchange, type OidcCore, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
+import {
+  createCore,
+  type Exchange,
+  type OidcCore,
+  type OidcOptions,
+  type OidcTransaction,
+  type SignInParams,
+  type SignInResult,
+} from './core.js';
 import { userinfo, type UserInfo } from './userinfo.js';
 
 /** Where transactions wait across the redirect: `sessionStorage` unless told otherwise. */

@@ -153,19 +153,29 @@ export interface OidcCore {
 }
 
 /** Sends the token request for a validated callback; the entries differ in how the client authenticates. */
-export type Exchange = (core: OidcCore, as: AuthorizationServer, callback: URLSearchParams, transaction: OidcTransaction) => Promise<Response>;
+export type Exchange = (
+  core: OidcCore,
+  as: AuthorizationServer,
+  callback: URLSearchParams,
+  transaction: OidcTransaction,
+) => Promise<Response>;
 
 const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])$/;
 const STANDARD: readonly string[] = ['openid', 'profile', 'email', 'phone'];
 /** How soon after a fetch an unknown claim key may refetch discovery (new keys are added over time). */
 const REFRESH_COOLDOWN_MS = 60_000;
 
-const fail = (code: OidcErrorCode, message: string, details?: ConstructorParameters<typeof OidcError>[2]) => new OidcError(code, message, details);
+const fail = (code: OidcErrorCode, message: string, details?: ConstructorParameters<typeof OidcError>[2]) =>
+  new OidcError(code, message, details);
 
 /** The service's `error`/`error_description` pair, as the error's fields and message. */
 export function oauthError(code: OidcErrorCode, e: { error: string; error_description?: string | undefined; status?: number }) {
   const { error, error_description: description, status } = e;
-  return fail(code, description ? `${error}: ${description}` : error, { error, ...(description ? { errorDescription: description } : {}), ...(status ? { status } : {}) });
+  return fail(code, description ? `${error}: ${description}` : error, {
+    error,
+    ...(description ? { errorDescription: description } : {}),
+    ...(status ? { status } : {}),
+  });
 }
 
 /**
@@ -178,7 +188,11 @@ export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
   if (e instanceof ResponseBodyError) return oauthError(fallback, e);
 
   const known = e instanceof OperationProcessingError;
-  const { claim = /JWT "(\w+)"/.exec(String(e))?.[1], claims, header } = (known ? e.cause : {}) as { claim?: string; claims?: unknown; header?: unknown };
+  const {
+    claim = /JWT "(\w+)"/.exec(String(e))?.[1],
+    claims,
+    header,
+  } = (known ? e.cause : {}) as { claim?: string; claims?: unknown; header?: unknown };
   const code = header
     ? 'ERR_OIDC_ID_TOKEN_SIGNATURE'
     : !claims
@@ -233,10 +247,16 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
     else
       for (const [name, value] of Object.entries(claims)) {
         // The spec's discovery always lists acme_claims_supported: one without it lists no key.
-        if (name === 'acme') issues.push(...claimsRequestIssues(value, listedIn(new Set(Array.isArray(supported) ? (supported as string[]) : [])), 'claims.acme'));
+        if (name === 'acme')
+          issues.push(
+            ...claimsRequestIssues(value, listedIn(new Set(Array.isArray(supported) ? (supported as string[]) : [])), 'claims.acme'),
+          );
         else if (!STANDARD.includes(name)) add(`claims.${name}`, `is not one of ${STANDARD} or acme`);
         // Names the discovery document's claims_supported does not list are refused by the service too.
-        else if (!Array.isArray(value) || !value.every((claim) => isString(claim) && (!Array.isArray(standard) || standard.includes(claim)))) {
+        else if (
+          !Array.isArray(value) ||
+          !value.every((claim) => isString(claim) && (!Array.isArray(standard) || standard.includes(claim)))
+        ) {
           add(`claims.${name}`, 'must be an array of claim names in claims_supported');
         }
       }
@@ -257,12 +277,14 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
  */
 export function createCore(options: OidcOptions, exchange: Exchange, mapError: typeof mapFailure = mapFailure): OidcCore {
   for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
-    if (!(key === 'clientId' ? isString(options[key]) : URL.canParse(options[key]))) throw new ConfigurationError(key, 'is required (URLs absolute)');
+    if (!(key === 'clientId' ? isString(options[key]) : URL.canParse(options[key])))
+      throw new ConfigurationError(key, 'is required (URLs absolute)');
   }
   const issuer = new URL(options.authUrl);
   const now = () => (options.now ?? Date.now)();
   const insecure = options.allowInsecureRequests ?? LOOPBACK.test(issuer.hostname);
-  if (issuer.protocol !== 'https:' && !insecure) throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
+  if (issuer.protocol !== 'https:' && !insecure)
+    throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
   /** Only `https:` endpoints, or `http:` where allowed: never `javascript:` or anything else a page could be sent to. */
   const allowed = (url: unknown) => typeof url === 'string' && (url.startsWith('https:') || (insecure && url.startsWith('http:')));
   /** The user's fetch, looked up at call time, to allowed URLs only. */
@@ -285,7 +307,8 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
         const response = await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
         const as = (await response.json()) as AuthorizationServer;
         // The issuer check of OpenID Connect Discovery 1.0 §4.3, as oauth4webapi's processDiscoveryResponse does it.
-        if (new URL(as.issuer).href !== issuer.href || !allowed(as.authorization_endpoint)) throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
+        if (new URL(as.issuer).href !== issuer.href || !allowed(as.authorization_endpoint))
+          throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
         return as;
       })().catch((e: unknown) => {
         cached = undefined;
@@ -343,8 +366,12 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
 
   async function finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult> {
     const as = await metadata();
-    if (as.issuer !== transaction.issuer || transaction.clientId !== options.clientId || !(now() - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000))) {
-      throw fail('ERR_OIDC_TRANSACTION', 'the sign-in is too old or not this client\'s: start again');
+    if (
+      as.issuer !== transaction.issuer ||
+      transaction.clientId !== options.clientId ||
+      !(now() - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000))
+    ) {
+      throw fail('ERR_OIDC_TRANSACTION', "the sign-in is too old or not this client's: start again");
     }
     const c = client();
     let params: URLSearchParams;
@@ -354,19 +381,28 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
       if (e instanceof AuthorizationResponseError) throw oauthError('ERR_OIDC_AUTHORIZATION', e);
       // oauth4webapi checks `iss` (RFC 9207) first, then `state`.
       const iss = callback.get('iss');
-      if (iss !== as.issuer && (iss || as.authorization_response_iss_parameter_supported)) throw fail('ERR_OIDC_ISSUER', (e as Error).message);
+      if (iss !== as.issuer && (iss || as.authorization_response_iss_parameter_supported))
+        throw fail('ERR_OIDC_ISSUER', (e as Error).message);
       throw fail('ERR_OIDC_STATE', (e as Error).message);
     }
     if (!params.get('code')) throw fail('ERR_OIDC_RESPONSE', 'the callback has no code');
     await use?.();
     try {
       const response = await exchange(core, as, params, transaction);
-      const tokens = await processAuthorizationCodeResponse(as, c, response, { expectedNonce: transaction.nonce, requireIdToken: true, maxAge: transaction.maxAge! });
+      const tokens = await processAuthorizationCodeResponse(as, c, response, {
+        expectedNonce: transaction.nonce,
+        requireIdToken: true,
+        maxAge: transaction.maxAge!,
+      });
       // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
       await verifySignature(as, tokens.id_token!).catch((e: unknown) => {
         throw mapFailure(e, 'ERR_OIDC_ID_TOKEN_SIGNATURE');
       });
-      return { claims: getValidatedIdTokenClaims(tokens) as IdTokenClaims, tokens: tokens as SignInResult['tokens'], data: transaction.data };
+      return {
+        claims: getValidatedIdTokenClaims(tokens) as IdTokenClaims,
+        tokens: tokens as SignInResult['tokens'],
+        data: transaction.data,
+      };
     } catch (e) {
       throw mapError(e, 'ERR_OIDC_TOKEN');
     }

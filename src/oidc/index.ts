@@ -21,7 +21,15 @@
  * ```
  * @module
  */
-import { ClientSecretBasic, ClientSecretPost, None, PrivateKeyJwt, authorizationCodeGrantRequest, type AuthorizationServer, type ClientAuth } from 'oauth4webapi';
+import {
+  ClientSecretBasic,
+  ClientSecretPost,
+  None,
+  PrivateKeyJwt,
+  authorizationCodeGrantRequest,
+  type AuthorizationServer,
+  type ClientAuth,
+} from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
 import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
 import { mapChallenge } from './challenge.js';
@@ -109,7 +117,11 @@ export interface OidcClient {
    * @param callback The callback request's URL (absolute, or a path with its query), its query, or the `Request`.
    * @throws {OidcError} with the code of the failed check.
    */
-  finishSignIn(callback: URL | URLSearchParams | Request | string, transaction: OidcTransaction, options?: FinishSignInOptions): Promise<FinishedSignIn>;
+  finishSignIn(
+    callback: URL | URLSearchParams | Request | string,
+    transaction: OidcTransaction,
+    options?: FinishSignInOptions,
+  ): Promise<FinishedSignIn>;
   /**
    * Calls the userinfo endpoint with a finished sign-in's access token.
    * @throws {OidcError} `ERR_OIDC_USERINFO` when the token is refused or the subject differs.
@@ -130,12 +142,16 @@ function clientAuth(auth: ClientAuthentication | undefined): ClientAuth {
   if (method === 'private_key_jwt') {
     const { privateKey, kid } = auth as Extract<ClientAuthentication, { method: 'private_key_jwt' }>;
     if (!(privateKey instanceof CryptoKey) || privateKey.type !== 'private') {
-      throw new ConfigurationError('clientAuthentication.privateKey', 'must be a private CryptoKey (import a JWK or PEM with jose or crypto.subtle)');
+      throw new ConfigurationError(
+        'clientAuthentication.privateKey',
+        'must be a private CryptoKey (import a JWK or PEM with jose or crypto.subtle)',
+      );
     }
     return PrivateKeyJwt(kid === undefined ? privateKey : { key: privateKey, kid });
   }
   const secret = (auth as { clientSecret?: unknown }).clientSecret;
-  if (typeof secret !== 'string' || secret === '') throw new ConfigurationError('clientAuthentication.clientSecret', `is required for ${method}`);
+  if (typeof secret !== 'string' || secret === '')
+    throw new ConfigurationError('clientAuthentication.clientSecret', `is required for ${method}`);
   if (method === 'client_secret_basic') return ClientSecretBasic(secret);
   if (method === 'client_secret_post') return ClientSecretPost(secret);
   throw new ConfigurationError('clientAuthentication.method', 'must be none, client_secret_basic, client_secret_post or private_key_jwt');
@@ -160,7 +176,8 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
   /** States finished, until their transaction would have expired anyway. */
   const now = () => (options.now ?? Date.now)();
   const states = options.stateStore ?? new MemoryStateStore({ now });
-  if (typeof (states as Partial<StateStore> | null)?.use !== 'function') throw new ConfigurationError('stateStore', 'must have a use(state, ttlMs) method');
+  if (typeof (states as Partial<StateStore> | null)?.use !== 'function')
+    throw new ConfigurationError('stateStore', 'must have a use(state, ttlMs) method');
 
   return {
     metadata: (o) => core.metadata(o?.refresh),

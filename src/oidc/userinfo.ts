@@ -10,7 +10,10 @@ export type UserInfo = UserInfoResponse & Readonly<Record<string, unknown>>;
  * oauth4webapi's request options for `core`: its `fetch` and its `http:` rule. Here, not in the
  * core, so the browser sign-in page that never calls a request function does not ship it.
  */
-export const http = (core: OidcCore) => ({ [customFetch]: core.get as (url: string, init: object) => Promise<Response>, [allowInsecureRequests]: core.insecure });
+export const http = (core: OidcCore) => ({
+  [customFetch]: core.get as (url: string, init: object) => Promise<Response>,
+  [allowInsecureRequests]: core.insecure,
+});
 
 /**
  * Calls the userinfo endpoint with the sign-in's access token and checks that it answers for the

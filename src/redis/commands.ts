@@ -28,7 +28,8 @@ export type Send = (command: string, ...args: string[]) => Promise<unknown>;
  * idempotent or guarded by holder tokens).
  */
 export function sender(client: RedisClientLike, timeoutMs = 2_000): Send {
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ConfigurationError('commandTimeoutMs', 'must be a number of milliseconds above 0');
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new ConfigurationError('commandTimeoutMs', 'must be a number of milliseconds above 0');
   let send: Send | undefined;
   if (client !== null && typeof client === 'object') {
     // ioredis has a `sendCommand` too, taking its own Command objects: `call` tells it apart first.
@@ -73,6 +74,7 @@ export function holderToken(): string {
 
 /** Key prefixes: a string of printable characters without spaces, ending where the store's names begin. */
 export function checkPrefix(prefix: unknown): string {
-  if (typeof prefix !== 'string' || !/^[\x21-\x7e]*$/.test(prefix)) throw new ConfigurationError('prefix', 'must be printable ASCII without spaces');
+  if (typeof prefix !== 'string' || !/^[\x21-\x7e]*$/.test(prefix))
+    throw new ConfigurationError('prefix', 'must be printable ASCII without spaces');
   return prefix;
 }

@@ -103,7 +103,9 @@ export class RedisStateStore implements StateStore {
   async use(state: string, ttlMs: number): Promise<boolean> {
     const key = this.#prefix + state;
     const holder = holderToken();
-    const answer = await undoIfLate(this.#send, key, holder, () => this.#send('SET', key, holder, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs)))));
+    const answer = await undoIfLate(this.#send, key, holder, () =>
+      this.#send('SET', key, holder, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs)))),
+    );
     return answer === 'OK';
   }
 }
@@ -152,7 +154,8 @@ export class RedisTokenStore implements TokenStore {
     this.#send = sender(client, options.commandTimeoutMs);
     this.#prefix = `${checkPrefix(options.prefix ?? DEFAULT_PREFIX)}token:`;
     const ttl = options.ttlSeconds ?? 86_400;
-    if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0) throw new ConfigurationError('ttlSeconds', 'must be a number of seconds above 0');
+    if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)
+      throw new ConfigurationError('ttlSeconds', 'must be a number of seconds above 0');
     this.#ttlMs = ttl * 1000;
     this.#now = options.now ?? (() => Date.now());
     this.#key = aesKey(options);
@@ -176,7 +179,9 @@ export class RedisTokenStore implements TokenStore {
   async lease(key: string, ttlMs: number): Promise<TokenLease | undefined> {
     const name = `${this.#prefix + key}:lease`;
     const holder = holderToken();
-    const taken = await undoIfLate(this.#send, name, holder, () => this.#send('SET', name, holder, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs)))));
+    const taken = await undoIfLate(this.#send, name, holder, () =>
+      this.#send('SET', name, holder, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs)))),
+    );
     if (taken !== 'OK') return undefined;
     return { release: async () => void (await evaluate(this.#send, COMPARE_AND_DELETE, [name], [holder])) };
   }
@@ -201,7 +206,10 @@ function aesKey(options: RedisTokenStoreOptions): Promise<CryptoKey> | undefined
   const given = options.encryptionKey;
   if (given === undefined) {
     if (options.allowPlaintext === true) return undefined;
-    throw new ConfigurationError('encryptionKey', 'is required: tokens are secrets (32 random bytes; or set allowPlaintext: true to store them in clear)');
+    throw new ConfigurationError(
+      'encryptionKey',
+      'is required: tokens are secrets (32 random bytes; or set allowPlaintext: true to store them in clear)',
+    );
   }
   if (typeof CryptoKey !== 'undefined' && given instanceof CryptoKey) {
     if (given.algorithm.name !== 'AES-GCM') throw new ConfigurationError('encryptionKey', 'must be an AES-GCM key');
@@ -226,6 +234,10 @@ async function open(key: CryptoKey, value: string, name: string): Promise<string
   if (!value.startsWith('v1.')) throw new TypeError('not sealed');
   const bytes = fromBase64(value.slice(3));
   if (!bytes || bytes.length < 28) throw new TypeError('not sealed');
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: utf8(name) }, key, bytes.subarray(12));
+  const plain = await crypto.subtle.decrypt(
+    { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: utf8(name) },
+    key,
+    bytes.subarray(12),
+  );
   return new TextDecoder('utf-8', { fatal: true }).decode(plain);
 }

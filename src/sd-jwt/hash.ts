@@ -35,7 +35,5 @@ export async function digests(algorithm: HashAlgorithm, inputs: readonly string[
     return inputs.map((input) => node.createHash(name).update(input).digest('base64url'));
   }
   const name = algorithm.toUpperCase();
-  return Promise.all(
-    inputs.map(async (input) => toBase64Url(new Uint8Array(await crypto.subtle.digest(name, utf8(input))))),
-  );
+  return Promise.all(inputs.map(async (input) => toBase64Url(new Uint8Array(await crypto.subtle.digest(name, utf8(input))))));
 }

@@ -50,7 +50,10 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
  * (RFC 7517 §4.3). `use` and `alg` are checked per token by `jwkFits`.
  */
 function verifies(jwk: JWK): boolean {
-  return !PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member)) && (jwk.key_ops === undefined || (Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')));
+  return (
+    !PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member)) &&
+    (jwk.key_ops === undefined || (Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')))
+  );
 }
 
 /** The JWKs fitting `header`: same `kid` when the header names one, a key type, curve, `alg` and `use` that fit. */
@@ -61,7 +64,9 @@ function selectJwks(keys: readonly JWK[], header: KeyHeader): JWK[] {
 function keysOf(jwks: unknown, url: string): JWK[] {
   const keys = (jwks as JSONWebKeySet | null)?.keys;
   if (!Array.isArray(keys)) throw new JwksError(url, 'not a JSON Web Key Set (no "keys" array)');
-  return keys.filter((key): key is JWK => key !== null && typeof key === 'object' && !Array.isArray(key) && key.kty !== 'oct' && verifies(key));
+  return keys.filter(
+    (key): key is JWK => key !== null && typeof key === 'object' && !Array.isArray(key) && key.kty !== 'oct' && verifies(key),
+  );
 }
 
 /** Imports and caches keys of a key set; one `CryptoKey` per JWK and algorithm. */

@@ -3,7 +3,17 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { isObject } from '../internal/guards.js';
-import { MAX_DEPTH, checkTimeOptions, checkTimes, fail, shown, verifySdJwt, type TimeOptions, type VerifiedSdJwt, type VerifySdJwtOptions } from './sd-jwt.js';
+import {
+  MAX_DEPTH,
+  checkTimeOptions,
+  checkTimes,
+  fail,
+  shown,
+  verifySdJwt,
+  type TimeOptions,
+  type VerifiedSdJwt,
+  type VerifySdJwtOptions,
+} from './sd-jwt.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
@@ -69,7 +79,10 @@ function asciiOnly(json: string): string {
 /** JSON with `", "` and `": "` separators (Python's `json.dumps` default, and RFC 9901's examples). */
 function spaced(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(spaced).join(', ')}]`;
-  if (isObject(value)) return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}: ${spaced(value[k])}`).join(', ')}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .map((k) => `${JSON.stringify(k)}: ${spaced(value[k])}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
@@ -111,7 +124,8 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
     if (!isObject(item) || typeof item['claim'] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] has no claim key`);
     const claim = item['claim'];
     // RFC 9901 §7.1 step 3: a disclosed name is never a reserved one, nor one the payload already has in the clear.
-    if (claim === '_sd' || claim === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosures[${i}] names the reserved claim ${shown(claim)}`);
+    if (claim === '_sd' || claim === '...')
+      throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosures[${i}] names the reserved claim ${shown(claim)}`);
     if (Object.hasOwn(data, claim)) {
       throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosures[${i}] discloses ${shown(claim)}, a plaintext field of the response`);
     }
@@ -126,7 +140,8 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
 
 function stringList(value: unknown, field: string): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
   return value;
 }
 
@@ -148,7 +163,12 @@ async function verifyCredentials(data: Record<string, unknown>, options: VerifyI
     // The spec calls it a "full SD-JWT credential": a plain JWT there is refused, not taken as one.
     if (!value.includes('~')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is a plain JWT, not the full SD-JWT credential (no "~")`);
     // issuer, algorithms, clockToleranceSeconds and now pass through as they are (verifySdJwt reads an absent one as its default).
-    const verified = await verifySdJwt(value, { ...options, keys, allowPlainJwt: false, requiredClaims: options.credentialRequiredClaims } as VerifySdJwtOptions);
+    const verified = await verifySdJwt(value, {
+      ...options,
+      keys,
+      allowPlainJwt: false,
+      requiredClaims: options.credentialRequiredClaims,
+    } as VerifySdJwtOptions);
     // A credential of another person proves nothing about this one: a sub in both must be the same.
     const sub = verified.claims['sub'];
     if (sub !== undefined && data['sub'] !== undefined && sub !== data['sub']) {
@@ -192,10 +212,7 @@ function boundCredentials(credentials: Record<string, VerifiedSdJwt>, data: Reco
  * ```
  * @see shared/service-spec.md, "Identity response" and "GET /identity/response/..."
  */
-export async function verifyIdentityResponse(
-  response: unknown,
-  options: VerifyIdentityResponseOptions,
-): Promise<VerifiedIdentityResponse> {
+export async function verifyIdentityResponse(response: unknown, options: VerifyIdentityResponseOptions): Promise<VerifiedIdentityResponse> {
   checkTimeOptions(options, false);
   const data = isObject(response) && isObject(response['data']) ? response['data'] : response;
   if (!isObject(data)) throw fail('ERR_SD_JWT_MALFORMED', 'the identity response is not an object');
@@ -246,8 +263,8 @@ export async function verifyIdentityResponse(
         : Object.keys(credentials).length === 0
           ? 'a signature is required, but the response has no credential_jwt (request the acmeidentity.credential claim)'
           : Object.keys(bound).length === 0
-            ? 'a signature is required, but no credential_jwt names the response\'s subject (sub)'
-          : 'a signature is required, but some claims are not in a signed credential_jwt',
+            ? "a signature is required, but no credential_jwt names the response's subject (sub)"
+            : 'a signature is required, but some claims are not in a signed credential_jwt',
     );
   }
   return {

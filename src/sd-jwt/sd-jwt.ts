@@ -163,7 +163,8 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Di
     if (name === undefined) {
       throw fail('ERR_SD_JWT_DISCLOSURE_FORM', `disclosure ${disclosure.index + 1} has two elements but is referenced from _sd`);
     }
-    if (name === '_sd' || name === '...') throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosure ${disclosure.index + 1} names the reserved claim ${shown(name)}`);
+    if (name === '_sd' || name === '...')
+      throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosure ${disclosure.index + 1} names the reserved claim ${shown(name)}`);
     if (Object.hasOwn(out, name)) throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosed claim ${shown(name)} already exists at its level`);
     put(out, name, reveal(disclosure.value, byDigest, seen, depth + 1));
   }
@@ -192,7 +193,8 @@ function toleranceOf(options: TimeOptions): number {
  */
 export function checkTimeOptions(options: unknown, keysRequired: boolean): asserts options is TimeOptions & { keys?: KeySource } {
   if (!isObject(options)) throw new ConfigurationError('options', keysRequired ? 'are required (at least keys)' : 'are required');
-  if (options['now'] !== undefined && typeof options['now'] !== 'function') throw new ConfigurationError('now', 'must be a function returning milliseconds');
+  if (options['now'] !== undefined && typeof options['now'] !== 'function')
+    throw new ConfigurationError('now', 'must be a function returning milliseconds');
   toleranceOf(options);
   const keys = options['keys'];
   if (keysRequired || keys !== undefined) {
@@ -376,7 +378,8 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
 async function process(payloadSegment: string, encoded: readonly string[], plain: boolean) {
   const payload = decodeJson(payloadSegment, 'the JWT payload');
   if (!isObject(payload)) throw fail('ERR_SD_JWT_MALFORMED', 'the JWT payload is not an object');
-  if (plain && payload['_sd_alg'] !== undefined) throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd_alg) without its "~": not a plain JWT');
+  if (plain && payload['_sd_alg'] !== undefined)
+    throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd_alg) without its "~": not a plain JWT');
   const algorithm = hashAlgorithm(payload['_sd_alg']);
   const decoded = encoded.map(decodeDisclosure);
   const hashes = await digests(algorithm, encoded);
@@ -389,11 +392,13 @@ async function process(payloadSegment: string, encoded: readonly string[], plain
   const seen: Digests = new Set<string>();
   const claims = reveal(rest, byDigest, seen, 0) as Record<string, unknown>;
   // Digests (`_sd` or `...`) make it an SD-JWT: as a plain JWT its undisclosed claims would pass unnoticed.
-  if (plain && (seen.size > 0 || seen.sdSeen)) throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd digests) without its "~": not a plain JWT');
+  if (plain && (seen.size > 0 || seen.sdSeen))
+    throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd digests) without its "~": not a plain JWT');
   const unused = decoded.find((d) => !d.used);
   if (unused) throw fail('ERR_SD_JWT_UNREFERENCED_DISCLOSURE', `disclosure ${unused.index + 1} is not referenced by any digest`);
-  const disclosures = decoded.map(({ encoded: e, salt, name, value }, i): VerifiedDisclosure =>
-    name === undefined ? { encoded: e, digest: hashes[i]!, salt, value } : { encoded: e, digest: hashes[i]!, salt, name, value },
+  const disclosures = decoded.map(
+    ({ encoded: e, salt, name, value }, i): VerifiedDisclosure =>
+      name === undefined ? { encoded: e, digest: hashes[i]!, salt, value } : { encoded: e, digest: hashes[i]!, salt, name, value },
   );
   return { claims, disclosures, algorithm };
 }

@@ -62,7 +62,13 @@ export async function cutBody(
   return cut;
 }
 
-const REASONS: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  500: 'Internal Server Error',
+};
 
 /** The status line and headers of `response` as raw HTTP/1.1, framed as `fault` says. */
 export function rawHead(response: Response, fault: BodyFault): string {

@@ -112,12 +112,7 @@ export function validateIdentityInput(
   return input as unknown as IdentityInput;
 }
 
-export function newIdentityRecord(
-  clientId: string,
-  input: IdentityInput,
-  journeyOrigin: string,
-  nowMs: number,
-): IdentityRecord {
+export function newIdentityRecord(clientId: string, input: IdentityInput, journeyOrigin: string, nowMs: number): IdentityRecord {
   const accessRequestCode = `arc_${randomId(12)}`;
   const identitySessionCode = `isc_${randomId(12)}`;
   const hours = input.expiry_hours ?? 24;
@@ -143,10 +138,7 @@ export function isOpen(record: IdentityRecord, nowMs: number): boolean {
 }
 
 export function samePerson(a: IdentityInput, b: IdentityInput): boolean {
-  return (
-    a.email.toLowerCase() === b.email.toLowerCase() ||
-    (a.phone === b.phone && a.phone_country_code === b.phone_country_code)
-  );
+  return a.email.toLowerCase() === b.email.toLowerCase() || (a.phone === b.phone && a.phone_country_code === b.phone_country_code);
 }
 
 /** GET /identity/request/...: the spec's identity request details. */
@@ -169,7 +161,9 @@ export function requestDetails(record: IdentityRecord, readings?: ResolvedReadin
 }
 
 /** The claim values a verified person has by default; document numbers are unknown unless given. */
-export function defaultValues(input: Pick<IdentityInput, 'first_name' | 'last_name' | 'email' | 'phone' | 'phone_country_code'>): Record<string, unknown> {
+export function defaultValues(
+  input: Pick<IdentityInput, 'first_name' | 'last_name' | 'email' | 'phone' | 'phone_country_code'>,
+): Record<string, unknown> {
   return {
     'acmeidentity.valid': true,
     'acmeidentity.name': JSON.stringify({ first_name: input.first_name, last_name: input.last_name }),
@@ -195,7 +189,14 @@ export function defaultValues(input: Pick<IdentityInput, 'first_name' | 'last_na
 export async function buildIdentityResponse(
   record: IdentityRecord,
   options: ApprovalOptions,
-  context: { keys: SigningKeys; issuer: string; nowMs: number; ttlSeconds: number; encoding: DisclosureEncoding; readings?: ResolvedReadings },
+  context: {
+    keys: SigningKeys;
+    issuer: string;
+    nowMs: number;
+    ttlSeconds: number;
+    encoding: DisclosureEncoding;
+    readings?: ResolvedReadings;
+  },
 ): Promise<Record<string, unknown>> {
   const given: Record<string, unknown> = { ...defaultValues(record.input), ...options.values };
   const reading = context.readings?.claimValues ?? 'spec';
@@ -248,12 +249,7 @@ export function findRecord(
   identitySessionCode: string,
 ): IdentityRecord {
   const record = records.get(accessRequestCode);
-  if (
-    !record ||
-    record.clientId !== clientId ||
-    record.identitySessionCode !== identitySessionCode ||
-    record.status === 'deleted'
-  ) {
+  if (!record || record.clientId !== clientId || record.identitySessionCode !== identitySessionCode || record.status === 'deleted') {
     throw serviceError('E1005', 'Identity request not found');
   }
   return record;

@@ -23,9 +23,7 @@ export async function signJwt(
   options: { typ?: string; nowMs: number; ttlSeconds?: number },
 ): Promise<string> {
   const iat = Math.floor(options.nowMs / 1000);
-  const jwt = new SignJWT(payload)
-    .setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: options.typ ?? 'JWT' })
-    .setIssuedAt(iat);
+  const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: options.typ ?? 'JWT' }).setIssuedAt(iat);
   if (options.ttlSeconds !== undefined) jwt.setExpirationTime(iat + options.ttlSeconds);
   return jwt.sign(keys.privateKey);
 }

@@ -163,7 +163,8 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     } catch {
       throw new OAuthError('invalid_request', 'claims is not a JSON object');
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new OAuthError('invalid_request', 'claims is not a JSON object');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new OAuthError('invalid_request', 'claims is not a JSON object');
     const keys: string[] = [];
     for (const [namespace, value] of Object.entries(parsed)) {
       if (namespace === 'acme') {
@@ -196,7 +197,8 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
     }
     // From here on, errors go back to the (registered) redirect URI.
-    const redirectable = (error: string, description: string) => Object.assign(new OAuthError(error, description), { redirectUri, state: query.get('state') });
+    const redirectable = (error: string, description: string) =>
+      Object.assign(new OAuthError(error, description), { redirectUri, state: query.get('state') });
     if (query.get('response_type') !== 'code') throw redirectable('unsupported_response_type', 'response_type must be code');
     const scope = (query.get('scope') ?? '').split(' ').filter(Boolean);
     if (!scope.includes('openid')) throw redirectable('invalid_scope', 'scope must include openid');
@@ -259,7 +261,14 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   function complete(transaction: AuthorizationTransaction): Response {
     transactions.delete(transaction.id);
     const code = randomId(24);
-    codes.set(code, { transaction, sub: `person_${randomId(9)}`, expiresAt: ctx.now() + 60_000, authTime: ctx.now(), used: false, accessTokens: [] });
+    codes.set(code, {
+      transaction,
+      sub: `person_${randomId(9)}`,
+      expiresAt: ctx.now() + 60_000,
+      authTime: ctx.now(),
+      used: false,
+      accessTokens: [],
+    });
     return back(transaction.redirectUri, { code, state: transaction.state, session_state: randomId(12) });
   }
 
@@ -303,7 +312,8 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     if (assertion && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') {
       let claimed = clientId;
       try {
-        claimed ??= (JSON.parse(atob((assertion.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { iss?: string }).iss ?? null;
+        claimed ??=
+          (JSON.parse(atob((assertion.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { iss?: string }).iss ?? null;
       } catch {
         throw invalid;
       }
@@ -336,7 +346,8 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     try {
       const form = new URLSearchParams(await request.text());
       const client = await authenticateClient(request, form);
-      if (form.get('grant_type') !== 'authorization_code') throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
+      if (form.get('grant_type') !== 'authorization_code')
+        throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
       const issued = codes.get(form.get('code') ?? '');
       if (!issued || issued.transaction.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'unknown code');
       if (issued.used) {
@@ -348,8 +359,10 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       if (issued.expiresAt <= ctx.now()) throw new OAuthError('invalid_grant', 'the code has expired');
       if (form.get('redirect_uri') !== issued.transaction.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match');
       const verifier = form.get('code_verifier') ?? '';
-      if (!UNRESERVED_43_128.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
-      if ((await sha256(verifier)) !== issued.transaction.codeChallenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
+      if (!UNRESERVED_43_128.test(verifier))
+        throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
+      if ((await sha256(verifier)) !== issued.transaction.codeChallenge)
+        throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
 
       const { transaction } = issued;
       const person = ctx.person(transaction.prefill);
@@ -358,7 +371,13 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       const nowMs = ctx.now();
       const idToken = await signJwt(
         ctx.keys(),
-        { iss: ctx.issuer, aud: client.clientId, ...claims, auth_time: Math.floor(issued.authTime / 1000), ...(transaction.nonce ? { nonce: transaction.nonce } : {}) },
+        {
+          iss: ctx.issuer,
+          aud: client.clientId,
+          ...claims,
+          auth_time: Math.floor(issued.authTime / 1000),
+          ...(transaction.nonce ? { nonce: transaction.nonce } : {}),
+        },
         { nowMs, ttlSeconds: 600 },
       );
       const accessToken = `oat_${randomId(24)}`;

@@ -49,7 +49,8 @@ const errorDescriptions: Record<string, string> = {
   '404': 'Not found (E1005 NOT_FOUND).',
   '409': 'Conflict (E1006 CONFLICT).',
   '410': 'Credential revoked; the error code is not part of the contract.',
-  '412': 'Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed.',
+  '412':
+    'Precondition failed: E1008, or the credential family E1009 expired, E1010 revoked, E1011 pending acceptance, E1012 verification failed.',
   '413': 'File larger than 5 MB; the error code is not part of the contract.',
   '422': 'Validation error; the error code is not part of the contract.',
   '429': 'Too many requests (E1007 RATE_LIMIT_EXCEEDED); may carry only type and code.',
@@ -60,10 +61,7 @@ const errorDescriptions: Record<string, string> = {
 
 const errors = (...statuses: string[]) =>
   Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      errorResponse(status, errorDescriptions[status] ?? status, status === '429' ? retryAfter : {}),
-    ]),
+    statuses.map((status) => [status, errorResponse(status, errorDescriptions[status] ?? status, status === '429' ? retryAfter : {})]),
   );
 
 const header = (name: string, required: boolean, description: string) => ({
@@ -76,11 +74,7 @@ const header = (name: string, required: boolean, description: string) => ({
 
 const identityHeaders = [
   header('X-Tenant-Id', true, 'Tenant ID issued by the operator. Format not shown by the spec.'),
-  header(
-    'X-Request-Timestamp',
-    true,
-    'Time the request was made. Format not shown by the spec; the SDK sends UNIX seconds by default.',
-  ),
+  header('X-Request-Timestamp', true, 'Time the request was made. Format not shown by the spec; the SDK sends UNIX seconds by default.'),
   header('X-Correlation-Id', false, 'Caller-chosen ID for tracking; should be logged.'),
 ];
 
@@ -117,8 +111,7 @@ export const openApiDocument = {
   info: {
     title: 'acme Identity Verification and Credential Service',
     version: '1.0.0',
-    description:
-      'REST API of the identity verification and credential service. `{base_url}` includes the version segment `/api/v1`.',
+    description: 'REST API of the identity verification and credential service. `{base_url}` includes the version segment `/api/v1`.',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   },
   servers: [{ url: '/api/v1', description: 'The REST root; {base_url}.' }],
@@ -204,11 +197,7 @@ export const openApiDocument = {
         security: bearer,
         parameters: [
           ...identityHeaders,
-          header(
-            'X-Access-Token',
-            true,
-            'JWT containing the claims access_token and access_request_code, exactly as sent by the webhook.',
-          ),
+          header('X-Access-Token', true, 'JWT containing the claims access_token and access_request_code, exactly as sent by the webhook.'),
           pathCode('access_request_code', 'Code from the approval webhook.'),
           pathCode('identity_session_code', 'The original request code.'),
         ],
@@ -351,7 +340,8 @@ export const openApiDocument = {
         properties: { error: ref('ErrorObject') },
       },
       FullErrorObject: {
-        description: 'The error of every other status: message, type, code, timestamp and correlation_id, and details where the spec gives them.',
+        description:
+          'The error of every other status: message, type, code, timestamp and correlation_id, and details where the spec gives them.',
         allOf: [ref('ErrorObject'), { type: 'object', required: ['message', 'type', 'code', 'timestamp', 'correlation_id'] }],
       },
       FullErrorResponse: {
@@ -494,8 +484,7 @@ export const openApiDocument = {
       },
       IdentityResponseData: {
         type: 'object',
-        description:
-          'Further `{credential}.credential_jwt` fields are returned the same way as acmeidentity.credential_jwt.',
+        description: 'Further `{credential}.credential_jwt` fields are returned the same way as acmeidentity.credential_jwt.',
         additionalProperties: true,
         properties: {
           ref: { type: 'string' },
@@ -540,7 +529,12 @@ export const openApiDocument = {
             description: 'The source file name, with the extension of its content (png, jpg or jpeg, pdf; any case) and no path.',
           },
           issuer_name: { type: 'string' },
-          issuer_url: { type: 'string', format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', description: 'URL of the issuer (http or https).' },
+          issuer_url: {
+            type: 'string',
+            format: 'uri',
+            pattern: '^[hH][tT][tT][pP][sS]?://',
+            description: 'URL of the issuer (http or https).',
+          },
           issuer_ref: { type: 'string' },
           time_expires: { type: 'integer' },
         },

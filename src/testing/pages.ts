@@ -50,7 +50,9 @@ export function journeyPage(record: IdentityRecord, open: boolean): Response {
 <ul>${claims.map((c) => `<li><code>${escapeHtml(String(c))}</code></li>`).join('')}</ul>
 ${
   open
-    ? button(action('approve'), 'Approve', 'approve', true) + button(action('partial'), 'Complete partially (off-ramp)', 'partial') + button(action('cancel'), 'Cancel', 'cancel')
+    ? button(action('approve'), 'Approve', 'approve', true) +
+      button(action('partial'), 'Complete partially (off-ramp)', 'partial') +
+      button(action('cancel'), 'Cancel', 'cancel')
     : `<p class="muted">This request is ${escapeHtml(record.status)}.</p>`
 }</section>`,
   );
@@ -76,7 +78,9 @@ export function homePage(state: HomeState): Response {
   const row = (cells: string[]) => `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
   const link = (url: string) => `<a href="${escapeHtml(url)}"><code>${escapeHtml(url)}</code></a>`;
   const table = (head: string[], rows: string[], empty: string) =>
-    rows.length ? `<table>${head.length ? `<tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>` : ''}${rows.join('')}</table>` : `<p class="muted">${empty}</p>`;
+    rows.length
+      ? `<table>${head.length ? `<tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>` : ''}${rows.join('')}</table>`
+      : `<p class="muted">${empty}</p>`;
   const endpoints = [
     ['REST API (base URL)', `<code>${escapeHtml(state.baseUrl)}</code>`],
     ['OpenAPI document', link(`${state.baseUrl}/docs/spec`)],
@@ -92,7 +96,12 @@ export function homePage(state: HomeState): Response {
       new Date(r.createdAt).toISOString().slice(11, 19),
     ]),
   );
-  const signIns = state.signIns.map((s) => row([`<code>${escapeHtml(s.clientId)}</code>`, s.claims.map((c) => `<code>${escapeHtml(c)}</code>`).join(' ') || '<span class="muted">none</span>']));
+  const signIns = state.signIns.map((s) =>
+    row([
+      `<code>${escapeHtml(s.clientId)}</code>`,
+      s.claims.map((c) => `<code>${escapeHtml(c)}</code>`).join(' ') || '<span class="muted">none</span>',
+    ]),
+  );
   const deliveries = [...state.deliveries]
     .slice(-20)
     .reverse()

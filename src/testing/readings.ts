@@ -141,7 +141,12 @@ export function parseReadings(pairs: readonly string[]): FakeReadings {
 
 /** Whether a reading departs from the fake's OpenAPI document (numbers as strings, envelopes moved): tests hold only the others to it. */
 export function departsFromDocument(readings: ResolvedReadings): boolean {
-  return readings.numbers !== 'number' || readings.statusEnvelope !== 'bare' || readings.tokenEnvelope !== 'wrapped' || readings.errorBody !== 'envelope';
+  return (
+    readings.numbers !== 'number' ||
+    readings.statusEnvelope !== 'bare' ||
+    readings.tokenEnvelope !== 'wrapped' ||
+    readings.errorBody !== 'envelope'
+  );
 }
 
 const INTEGER_FIELDS = new Set(['expires_in', 'exp', 'nbf', 'iat', 'time_expires', 'opened_at', 'completed_at', 'timestamp']);
@@ -151,7 +156,10 @@ export function numbersAsStrings(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(numbersAsStrings);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [key, INTEGER_FIELDS.has(key) && typeof field === 'number' ? String(field) : numbersAsStrings(field)]),
+    Object.entries(value).map(([key, field]) => [
+      key,
+      INTEGER_FIELDS.has(key) && typeof field === 'number' ? String(field) : numbersAsStrings(field),
+    ]),
   );
 }
 

@@ -81,27 +81,33 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     (option, message) => new TypeError(`${option}: ${message}`),
   );
   // Listen first (port 0 picks a free one without a race), then make the fake on that origin.
-  const running = await serveFetch(async (request) => {
-    if (!log.enabled('info')) return service!.fetch(request);
-    const started = performance.now();
-    const response = await service!.fetch(request);
-    const path = sandboxPath(new URL(request.url).pathname, new URL(service!.baseUrl).pathname);
-    log.log('info', `sandbox: ${request.method} ${path} ${response.status} in ${Math.round(performance.now() - started)} ms`, {
-      method: request.method,
-      path,
-      status: response.status,
-    });
-    const outcome = /^\/(journey|oauth\/oidc\/consent)\/[^/]+\/(approve|partial|cancel)$/.exec(new URL(request.url).pathname);
-    if (outcome && response.status < 400) {
-      const what = outcome[1] === 'journey' ? 'an identity request' : 'a sign-in';
-      const verb = { approve: 'approved', partial: 'completed partially (off-ramp)', cancel: 'cancelled' }[outcome[2] as 'approve'];
-      log.log('info', `sandbox: the person ${verb} ${what}`, { journey: outcome[1] === 'journey' ? 'identity-request' : 'sign-in', outcome: outcome[2] });
-    }
-    return response;
-  }, {
-    port: options.port ?? 0,
-    hostname: options.hostname ?? '127.0.0.1',
-  });
+  const running = await serveFetch(
+    async (request) => {
+      if (!log.enabled('info')) return service!.fetch(request);
+      const started = performance.now();
+      const response = await service!.fetch(request);
+      const path = sandboxPath(new URL(request.url).pathname, new URL(service!.baseUrl).pathname);
+      log.log('info', `sandbox: ${request.method} ${path} ${response.status} in ${Math.round(performance.now() - started)} ms`, {
+        method: request.method,
+        path,
+        status: response.status,
+      });
+      const outcome = /^\/(journey|oauth\/oidc\/consent)\/[^/]+\/(approve|partial|cancel)$/.exec(new URL(request.url).pathname);
+      if (outcome && response.status < 400) {
+        const what = outcome[1] === 'journey' ? 'an identity request' : 'a sign-in';
+        const verb = { approve: 'approved', partial: 'completed partially (off-ramp)', cancel: 'cancelled' }[outcome[2] as 'approve'];
+        log.log('info', `sandbox: the person ${verb} ${what}`, {
+          journey: outcome[1] === 'journey' ? 'identity-request' : 'sign-in',
+          outcome: outcome[2],
+        });
+      }
+      return response;
+    },
+    {
+      port: options.port ?? 0,
+      hostname: options.hostname ?? '127.0.0.1',
+    },
+  );
   const { origin } = running;
   const withRedirects = <T extends { redirectUris: readonly string[] }>(client: T): T => ({
     ...client,
@@ -118,8 +124,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       onDelivery: (delivery) => {
         options.fake?.onDelivery?.(delivery);
         const fields = { event: delivery.payload.event, url: delivery.url, attempt: delivery.attempt, status: delivery.status ?? null };
-        if (delivery.delivered) log.log('info', `sandbox: webhook ${delivery.payload.event} delivered to ${delivery.url} (attempt ${delivery.attempt})`, fields);
-        else log.log('warn', `sandbox: webhook ${delivery.payload.event} to ${delivery.url} failed (attempt ${delivery.attempt}, ${delivery.status === undefined ? 'unreachable' : `HTTP ${delivery.status}`})`, fields);
+        if (delivery.delivered)
+          log.log('info', `sandbox: webhook ${delivery.payload.event} delivered to ${delivery.url} (attempt ${delivery.attempt})`, fields);
+        else
+          log.log(
+            'warn',
+            `sandbox: webhook ${delivery.payload.event} to ${delivery.url} failed (attempt ${delivery.attempt}, ${delivery.status === undefined ? 'unreachable' : `HTTP ${delivery.status}`})`,
+            fields,
+          );
       },
     });
   } catch (error) {
@@ -154,5 +166,7 @@ function hasLogEnvironment(): boolean {
 /** A request's path for the log: API paths as templates, the person's pages without their codes, never a query. */
 function sandboxPath(pathname: string, apiPath: string): string {
   if (pathname.startsWith(`${apiPath}/`)) return `${apiPath}${pathTemplate(pathname.slice(apiPath.length))}`;
-  return pathname.replace(/^\/journey\/[^/]+/, '/journey/{access_request_code}').replace(/^\/oauth\/oidc\/consent\/[^/]+/, '/oauth/oidc/consent/{transaction}');
+  return pathname
+    .replace(/^\/journey\/[^/]+/, '/journey/{access_request_code}')
+    .replace(/^\/oauth\/oidc\/consent\/[^/]+/, '/oauth/oidc/consent/{transaction}');
 }

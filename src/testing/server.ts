@@ -90,7 +90,10 @@ function breakBody(socket: Socket | null, response: Response, fault: BodyFault):
   if (!socket) return;
   void response.body?.cancel().catch(() => undefined);
   const part = Buffer.from(fault.body.subarray(0, fault.sent));
-  const framed = fault.framing === 'chunked' && part.length > 0 ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]) : part;
+  const framed =
+    fault.framing === 'chunked' && part.length > 0
+      ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')])
+      : part;
   const bytes = Buffer.concat([Buffer.from(rawHead(response, fault)), framed]);
   socket.write(bytes, () => {
     if (fault.kind === 'reset-after-headers' || (fault.kind === 'truncate' && fault.close === 'reset')) socket.resetAndDestroy();

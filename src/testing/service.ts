@@ -572,7 +572,10 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     const found = identity.get(arc);
     return !found || found.status === 'deleted' ? undefined : found;
   };
-  const noJourney = () => notFoundPage('No identity request waits at this address: it was deleted, or never existed. Its redirect_url comes from POST /identity/request.');
+  const noJourney = () =>
+    notFoundPage(
+      'No identity request waits at this address: it was deleted, or never existed. Its redirect_url comes from POST /identity/request.',
+    );
 
   const journeyPage: Route = async (_request, _ctx, [arc]) => {
     const found = journeyRecord(arc!);
@@ -588,7 +591,12 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   const journeyAction: Route = async (_request, _ctx, [arc, action]) => {
     const found = journeyRecord(arc!);
     if (!found) return noJourney();
-    if (!isOpen(found, now())) return page('Verify your identity', `<section><p>This request is ${isExpired(found, now()) ? 'expired' : found.status}: there is nothing left to answer.</p></section>`, 409);
+    if (!isOpen(found, now()))
+      return page(
+        'Verify your identity',
+        `<section><p>This request is ${isExpired(found, now()) ? 'expired' : found.status}: there is nothing left to answer.</p></section>`,
+        409,
+      );
     if (action === 'cancel') await cancelRequest(found.accessRequestCode);
     else await approveRequest(found.accessRequestCode, { partiallyComplete: action === 'partial' });
     const target = action === 'partial' ? found.input.off_ramp_url : found.input.return_url;
@@ -650,8 +658,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   function takeFault(method: string, path: string): Fault | undefined {
     const index = faults.findIndex(
       (f) =>
-        (!f.method || f.method.toUpperCase() === method) &&
-        (!f.path || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
+        (!f.method || f.method.toUpperCase() === method) && (!f.path || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
     );
     if (index < 0) return undefined;
     const fault = faults[index]!;
@@ -720,7 +727,9 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
 
   async function route(request: Request, url: URL, method: string, path: string, ctx: ResponseContext): Promise<Response> {
     try {
-      const authPath = request.url.startsWith(`${authUrl}/`) ? url.pathname.slice(new URL(authUrl).pathname.replace(/\/$/, '').length) : undefined;
+      const authPath = request.url.startsWith(`${authUrl}/`)
+        ? url.pathname.slice(new URL(authUrl).pathname.replace(/\/$/, '').length)
+        : undefined;
       // What a browser page calls from the relying party's origin: CORS, as an OpenID Provider serves it to SPAs.
       const cors = authPath !== undefined && BROWSER_CALLED.test(authPath);
       if (cors && method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS_HEADERS });
@@ -791,10 +800,15 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     events.push(payload);
     const client = clientFor(clients, found.clientId);
     if (client?.webhookUrl && client.webhookSecret && client.subscriptions?.includes(IDENTITY_ACTIONS)) {
-      const sending = deliverWebhook({ url: client.webhookUrl, secret: client.webhookSecret, readings, now }, payload, options.webhookRetry ?? {}, (d) => {
-        deliveries.push(d);
-        options.onDelivery?.(d);
-      });
+      const sending = deliverWebhook(
+        { url: client.webhookUrl, secret: client.webhookSecret, readings, now },
+        payload,
+        options.webhookRetry ?? {},
+        (d) => {
+          deliveries.push(d);
+          options.onDelivery?.(d);
+        },
+      );
       pendingDeliveries.add(sending);
       void sending.finally(() => pendingDeliveries.delete(sending));
     }

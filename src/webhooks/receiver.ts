@@ -67,7 +67,14 @@ export function createWebhookReceiver(
     handle: (body, headers) => settle(() => verifier.verify(body, headers)),
     async fetch(request) {
       const outcome = await settle(() => verifier.verifyRequest(request));
-      const code = outcome.error instanceof AcmeIdentityError ? outcome.error.code : outcome.error ? (outcome.event ? 'ERR_HANDLER' : 'ERR_UNAVAILABLE') : undefined;
+      const code =
+        outcome.error instanceof AcmeIdentityError
+          ? outcome.error.code
+          : outcome.error
+            ? outcome.event
+              ? 'ERR_HANDLER'
+              : 'ERR_UNAVAILABLE'
+            : undefined;
       return Response.json(code ? { error: code } : { received: true }, { status: outcome.status });
     },
   };

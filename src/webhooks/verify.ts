@@ -212,7 +212,8 @@ function joined(prefix: string, bytes: Uint8Array<ArrayBuffer>): Uint8Array<Arra
  * `, `, as a Web `Headers` object joins them, whether it came as `Headers` or as Node's array.
  */
 function header(headers: HeaderSource, name: string): string | undefined {
-  if (headers === null || typeof headers !== 'object') throw new InvalidInputError([{ field: 'headers', message: 'must be a Headers object or a plain object of headers' }]);
+  if (headers === null || typeof headers !== 'object')
+    throw new InvalidInputError([{ field: 'headers', message: 'must be a Headers object or a plain object of headers' }]);
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   const wanted = name.toLowerCase();
   const values: string[] = [];
@@ -258,7 +259,12 @@ function base64Bytes(text: string): Uint8Array<ArrayBuffer> | undefined {
 }
 
 /** The MACs a signature header carries: one or more entries separated by commas or spaces. */
-function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 'auto' | 'hex' | 'base64', max: number): Uint8Array<ArrayBuffer>[] {
+function signatures(
+  value: string,
+  algorithm: keyof typeof MAC_BYTES,
+  encoding: 'auto' | 'hex' | 'base64',
+  max: number,
+): Uint8Array<ArrayBuffer>[] {
   const length = MAC_BYTES[algorithm];
   const prefix = `${algorithm.replace('-', '').toLowerCase()}=`;
   // An entry is at most prefix + hex: a longer header cannot hold `max` valid ones, so it is not even split.
@@ -267,7 +273,8 @@ function signatures(value: string, algorithm: keyof typeof MAC_BYTES, encoding: 
   }
   const entries = value.split(/[\s,]+/).filter(Boolean);
   if (entries.length === 0) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', 'the signature header is empty');
-  if (entries.length > max) throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header carries ${entries.length} signatures; at most ${max} are checked`);
+  if (entries.length > max)
+    throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header carries ${entries.length} signatures; at most ${max} are checked`);
   return entries.map((entry) => {
     const text = entry.toLowerCase().startsWith(prefix) ? entry.slice(prefix.length) : entry;
     const isHex = HEX.test(text) && text.length === length * 2;
@@ -346,8 +353,12 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const ttl = options.replayTtlSeconds ?? 86_400;
   const lease = options.processingLeaseSeconds ?? 60;
-  for (const [name, value] of [['replayTtlSeconds', ttl], ['processingLeaseSeconds', lease]] as const) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new ConfigurationError(name, 'must be a number of seconds above 0');
+  for (const [name, value] of [
+    ['replayTtlSeconds', ttl],
+    ['processingLeaseSeconds', lease],
+  ] as const) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      throw new ConfigurationError(name, 'must be a number of seconds above 0');
   }
   const node = nodeCrypto();
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
@@ -362,11 +373,14 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     return bytes;
   });
   const maxSignatures = options.maxSignatures ?? 4 * secretBytes.length;
-  if (!Number.isInteger(maxSignatures) || maxSignatures < 1) throw new ConfigurationError('maxSignatures', 'must be a whole number, 1 or more');
+  if (!Number.isInteger(maxSignatures) || maxSignatures < 1)
+    throw new ConfigurationError('maxSignatures', 'must be a whole number, 1 or more');
   const scheme = options.scheme ?? 'auto';
-  if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme)) throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");
+  if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme))
+    throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");
   const tolerance = options.toleranceSeconds ?? 300;
-  if (typeof tolerance !== 'number' || !(tolerance >= 0)) throw new ConfigurationError('toleranceSeconds', 'must be a number of seconds, 0 or more');
+  if (typeof tolerance !== 'number' || !(tolerance >= 0))
+    throw new ConfigurationError('toleranceSeconds', 'must be a number of seconds, 0 or more');
   // Standard Webhooks keys are the base64 after `whsec_`; the secret's own bytes are tried too.
   const standardSecrets = secrets.flatMap((secret, i) => {
     const text = typeof secret === 'string' ? secret.replace(/^whsec_/, '') : undefined;
@@ -377,7 +391,11 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const hmacKeys = (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => {
     const id = `${set === secretBytes}${hash}`;
     let found = keys.get(id);
-    if (!found) keys.set(id, (found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])))));
+    if (!found)
+      keys.set(
+        id,
+        (found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])))),
+      );
     return found;
   };
 
@@ -388,7 +406,9 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
    */
   async function matches(check: Check): Promise<boolean> {
     const results = await Promise.all(
-      (await hmacKeys(check.secrets, check.hash)).flatMap((key) => check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, check.signed))),
+      (await hmacKeys(check.secrets, check.hash)).flatMap((key) =>
+        check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, check.signed)),
+      ),
     );
     return results.includes(true);
   }
@@ -435,7 +455,11 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     if (form === 'hmac') {
       const macs = signatures(value!, algorithm, encoding, maxSignatures);
       if (!options.timestamp) return { signed: bytes, macs, hash: algorithm, secrets: secretBytes };
-      const stamp = checkStamp(header(headers, options.timestamp.header), options.timestamp.toleranceSeconds ?? 300, `${options.timestamp.header} header`);
+      const stamp = checkStamp(
+        header(headers, options.timestamp.header),
+        options.timestamp.toleranceSeconds ?? 300,
+        `${options.timestamp.header} header`,
+      );
       return { signed: joined(`${stamp}.`, bytes), macs, hash: algorithm, secrets: secretBytes };
     }
     if (form === 'stripe') {
@@ -452,8 +476,15 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     // Standard Webhooks: space-separated `v1,<base64>`; other versions (v1a, asymmetric) are not ours.
     const id = header(headers, 'webhook-id') ?? header(headers, 'svix-id');
     if (!id || id.length > 256) throw malformed('the webhook-id header is missing or longer than 256 characters');
-    const stamp = checkStamp(header(headers, 'webhook-timestamp') ?? header(headers, 'svix-timestamp'), tolerance, 'webhook-timestamp header');
-    const entries = (standardValue ?? value!).split(' ').filter(Boolean).map((entry) => entry.split(','));
+    const stamp = checkStamp(
+      header(headers, 'webhook-timestamp') ?? header(headers, 'svix-timestamp'),
+      tolerance,
+      'webhook-timestamp header',
+    );
+    const entries = (standardValue ?? value!)
+      .split(' ')
+      .filter(Boolean)
+      .map((entry) => entry.split(','));
     const v1 = entries.filter(([version]) => version === 'v1').map(([, mac]) => (mac && BASE64.test(mac) ? base64Bytes(mac) : undefined));
     if (v1.length === 0 || entries.length > maxSignatures || !v1.every((mac) => mac?.length === 32)) {
       throw malformed(`the signature is not 1 to ${maxSignatures} Standard Webhooks v1,<base64> HMAC-SHA256 signatures`);
@@ -485,9 +516,13 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const id = await deliveryId;
     if (store) {
       const claim = await store.claim(id!, lease);
-      if (claim === 'done') throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already processed; answer 200 and do not process it again');
+      if (claim === 'done')
+        throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already processed; answer 200 and do not process it again');
       if (claim !== 'claimed') {
-        throw fail('ERR_WEBHOOK_IN_PROGRESS', 'this delivery is being processed by another attempt; answer non-200 so the service retries it later');
+        throw fail(
+          'ERR_WEBHOOK_IN_PROGRESS',
+          'this delivery is being processed by another attempt; answer non-200 so the service retries it later',
+        );
       }
     }
     const event: Partial<IdentityActionsEvent> = { ...eventKind(json, source), accessRequestCode: fields.access_request_code, payload };
@@ -514,7 +549,8 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   return {
     verify: (body, headers) => logged(() => verify(body, headers)),
     verifyRequest(request) {
-      if (!(request instanceof Request)) return Promise.reject(new InvalidInputError([{ field: 'request', message: 'must be a Web Request' }]));
+      if (!(request instanceof Request))
+        return Promise.reject(new InvalidInputError([{ field: 'request', message: 'must be a Web Request' }]));
       return logged(async () => verify(await readBody(request, maxBodyBytes), request.headers));
     },
     async complete(event) {

@@ -7,13 +7,18 @@
 import { describe, expect, test } from 'vitest';
 import { ClaimDecodeError, InvalidInputError, OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from '../../src/index.js';
 
-const fields = (claims: unknown, supported?: readonly string[]) => claimsIssues(claims, supported && new Set(supported)).map((i) => i.field);
-const messages = (claims: unknown, supported?: readonly string[]) => claimsIssues(claims, supported && new Set(supported)).map((i) => i.message);
+const fields = (claims: unknown, supported?: readonly string[]) =>
+  claimsIssues(claims, supported && new Set(supported)).map((i) => i.field);
+const messages = (claims: unknown, supported?: readonly string[]) =>
+  claimsIssues(claims, supported && new Set(supported)).map((i) => i.message);
 
 describe('claim keys: their form, without the live list', () => {
-  test.each(['acmeidentity.name', 'sanctionscheck.is_pep', 'document.passport.travel_document_number', 'a-b_c.D9'])('%s is a key', (key) => {
-    expect(claimsIssues([key])).toEqual([]);
-  });
+  test.each(['acmeidentity.name', 'sanctionscheck.is_pep', 'document.passport.travel_document_number', 'a-b_c.D9'])(
+    '%s is a key',
+    (key) => {
+      expect(claimsIssues([key])).toEqual([]);
+    },
+  );
 
   test.each([
     ['name', /must be \{credential\}\.\{field\}/],
@@ -48,9 +53,13 @@ describe('essential', () => {
   test('{essential: true} is taken on an obtainable credential and refused elsewhere; null is optional; anything else is neither', () => {
     expect(claimsIssues({ 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': null })).toEqual([]);
     expect(fields({ 'acmeidentity.name': { essential: true } })).toEqual(['claims.acmeidentity.name']);
-    expect(messages({ 'document.passport.travel_document_number': { essential: true } })).toEqual([expect.stringContaining('cannot be essential')]);
+    expect(messages({ 'document.passport.travel_document_number': { essential: true } })).toEqual([
+      expect.stringContaining('cannot be essential'),
+    ]);
     for (const marker of [{ essential: false }, { essential: 'true' }, { essential: true, value: 1 }, {}, true, 'essential', 0]) {
-      expect(messages({ 'sanctionscheck.is_pep': marker }), JSON.stringify(marker)).toEqual([expect.stringContaining('must be null (optional) or {essential: true}')]);
+      expect(messages({ 'sanctionscheck.is_pep': marker }), JSON.stringify(marker)).toEqual([
+        expect.stringContaining('must be null (optional) or {essential: true}'),
+      ]);
     }
   });
 });
@@ -64,7 +73,9 @@ describe('a claims request in either form', () => {
 
   test('neither an array nor an object, or an empty one, is refused as a whole', () => {
     for (const claims of ['acmeidentity.name', 7, null, undefined, true]) {
-      expect(claimsIssues(claims), String(claims)).toEqual([{ field: 'claims', message: expect.stringContaining('must be an array of claim keys or an object') }]);
+      expect(claimsIssues(claims), String(claims)).toEqual([
+        { field: 'claims', message: expect.stringContaining('must be an array of claim keys or an object') },
+      ]);
     }
     expect(claimsIssues([])).toEqual([{ field: 'claims', message: 'must request at least one claim' }]);
     expect(claimsIssues({})).toEqual([{ field: 'claims', message: 'must request at least one claim' }]);

@@ -60,7 +60,7 @@ describe('credentials', () => {
     expect(sent!.path).toBe(`/credentials/verify/${data.credential_ref}`);
   });
 
-  test('a credential_ref holding $& or $\' still goes verbatim: no replacement patterns are applied', async () => {
+  test("a credential_ref holding $& or $' still goes verbatim: no replacement patterns are applied", async () => {
     const { client, service } = await harness();
     const ref = "cred$&/$'x$1";
     expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(NotFoundError);

@@ -43,10 +43,12 @@ function client(fetch: (request: Request) => Promise<Response>, timeoutMs = 500)
 describe('a fetch that ignores the abort signal', () => {
   test('timeoutMs 500 against a 3 s answer: TimeoutError at 500 ms, and the late body is cancelled', async () => {
     const { fetch, late } = deafFetch(3_000);
-    const outcome = client(fetch).status.current().then(
-      () => 'resolved',
-      (error: unknown) => error,
-    );
+    const outcome = client(fetch)
+      .status.current()
+      .then(
+        () => 'resolved',
+        (error: unknown) => error,
+      );
     await vi.advanceTimersByTimeAsync(499);
     expect(await Promise.race([outcome, Promise.resolve('pending')])).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
@@ -61,7 +63,9 @@ describe('a fetch that ignores the abort signal', () => {
   test("the caller's signal ends the call at once, whatever the fetch does", async () => {
     const { fetch } = deafFetch(3_000);
     const controller = new AbortController();
-    const outcome = client(fetch, 60_000).status.current({ signal: controller.signal }).catch((error: unknown) => error);
+    const outcome = client(fetch, 60_000)
+      .status.current({ signal: controller.signal })
+      .catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(100);
     controller.abort(new Error('user navigated away'));
     expect(await outcome).toBeInstanceOf(AbortError);
@@ -69,7 +73,9 @@ describe('a fetch that ignores the abort signal', () => {
 
   test('a deadline is also enforced while the call waits for a token', async () => {
     const { fetch } = deafFetch(3_000);
-    const outcome = client(fetch).identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }).catch((error: unknown) => error);
+    const outcome = client(fetch)
+      .identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' })
+      .catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(500);
     expect(await outcome).toBeInstanceOf(TimeoutError);
   });
@@ -82,7 +88,9 @@ describe('a finished call leaves nothing behind', () => {
     for (let i = 0; i < 3; i++) {
       await c.status.current({ signal: shutdown.signal });
       // And one that fails: a request the service does not know.
-      await expect(c.identityRequests.get({ accessRequestCode: 'none', identitySessionCode: 'none' }, { signal: shutdown.signal })).rejects.toMatchObject({ status: 404 });
+      await expect(
+        c.identityRequests.get({ accessRequestCode: 'none', identitySessionCode: 'none' }, { signal: shutdown.signal }),
+      ).rejects.toMatchObject({ status: 404 });
     }
     expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
     expect(vi.getTimerCount()).toBe(0);

@@ -1,11 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  ConflictError,
-  EmailDeliveryError,
-  InvalidInputError,
-  NotFoundError,
-  ValidationError,
-} from '../../src/index.js';
+import { ConflictError, EmailDeliveryError, InvalidInputError, NotFoundError, ValidationError } from '../../src/index.js';
 import { harness, person, received, rejection } from '../helpers.js';
 
 const codesOf = (data: { access_request_code: string; identity_session_code: string }) => ({
@@ -140,8 +134,16 @@ describe('identityRequests.create input checks (nothing is sent)', () => {
     ['claims of neither form', { claims: 'acmeidentity.given_name' }, 'claims'],
     ['empty claims', { claims: [] }, 'claims'],
     ['a malformed claim key', { claims: ['given_name'] }, 'claims.given_name'],
-    ['essential on a document claim', { claims: { 'document.passport.travel_document_number': { essential: true } } }, 'claims.document.passport.travel_document_number'],
-    ['essential on a credential that cannot be obtained', { claims: { 'acmeidentity.given_name': { essential: true } } }, 'claims.acmeidentity.given_name'],
+    [
+      'essential on a document claim',
+      { claims: { 'document.passport.travel_document_number': { essential: true } } },
+      'claims.document.passport.travel_document_number',
+    ],
+    [
+      'essential on a credential that cannot be obtained',
+      { claims: { 'acmeidentity.given_name': { essential: true } } },
+      'claims.acmeidentity.given_name',
+    ],
     ['essential: false', { claims: { 'sanctionscheck.is_pep': { essential: false } } }, 'claims.sanctionscheck.is_pep'],
   ];
   test.each(cases)('refuses %s, naming %s', async (_name, change, field) => {
@@ -164,7 +166,9 @@ describe('identityRequests.create input checks (nothing is sent)', () => {
     const { client } = await harness({ fake: { extraClaims: ['loyalty_tier'] } });
     const created = await client.identityRequests.create(person({ claims: ['loyalty_tier'] }), { supportedClaims: ['loyalty_tier'] });
     expect(created.data.access_request_code).toEqual(expect.any(String));
-    await expect(client.identityRequests.create(person({ claims: ['loyalty_tier'] }))).rejects.toMatchObject({ field: 'claims.loyalty_tier' });
+    await expect(client.identityRequests.create(person({ claims: ['loyalty_tier'] }))).rejects.toMatchObject({
+      field: 'claims.loyalty_tier',
+    });
   });
 
   test('an unrecognised but well-formed claim key is refused by the service, never ignored', async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { compactVerify, decodeJwt, importJWK } from 'jose';
-import { AuthenticationError, NotFoundError, PermissionDeniedError, SdJwtVerificationError, type IdentityRequestInput } from '../../src/index.js';
+import {
+  AuthenticationError,
+  NotFoundError,
+  PermissionDeniedError,
+  SdJwtVerificationError,
+  type IdentityRequestInput,
+} from '../../src/index.js';
 import { harness, person, received, rejection } from '../helpers.js';
 
 async function approved(claims: IdentityRequestInput['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number']) {
@@ -101,7 +107,11 @@ describe('an expired identity response is not accepted (the spec: "the client mu
     });
     const { data } = await h.client.identityRequests.create(person());
     const event = await h.service.approve(data.access_request_code);
-    const request = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code, accessToken: event.access_token };
+    const request = {
+      accessRequestCode: data.access_request_code,
+      identitySessionCode: data.identity_session_code,
+      accessToken: event.access_token,
+    };
     return { ...h, clock, request };
   }
 
@@ -126,12 +136,15 @@ describe('an expired identity response is not accepted (the spec: "the client mu
     await expect(h.client.identityResponses.get(h.request)).resolves.toMatchObject({ data: { request_code: expect.any(String) } });
   });
 
-  test("getVerified refuses an expired response at the verify step, within its clockToleranceSeconds", async () => {
+  test('getVerified refuses an expired response at the verify step, within its clockToleranceSeconds', async () => {
     const h = await approvedAt(0);
     h.clock.now += 70_000;
     const event = { accessRequestCode: h.request.accessRequestCode, accessToken: h.request.accessToken };
     const options = { identitySessionCode: h.request.identitySessionCode };
-    await expect(h.client.identityResponses.getVerified(event, options)).rejects.toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'verify' });
+    await expect(h.client.identityResponses.getVerified(event, options)).rejects.toMatchObject({
+      code: 'ERR_IDENTITY_FLOW',
+      step: 'verify',
+    });
     await expect(h.client.identityResponses.getVerified(event, { ...options, clockToleranceSeconds: 30 })).resolves.toBeDefined();
   });
 });
@@ -154,7 +167,11 @@ describe('identityResponses: what the spec leaves to the client', () => {
     const h = await harness({ fake: { readings: { numbers: 'string' } } });
     const { data: created } = await h.client.identityRequests.create(person());
     const event = await h.service.approve(created.access_request_code);
-    const request = { accessRequestCode: created.access_request_code, identitySessionCode: created.identity_session_code, accessToken: event.access_token };
+    const request = {
+      accessRequestCode: created.access_request_code,
+      identitySessionCode: created.identity_session_code,
+      accessToken: event.access_token,
+    };
     const { data } = await h.client.identityResponses.get(request);
     expect(typeof data.exp).toBe('number');
     expect(typeof data.iat).toBe('number');
@@ -176,7 +193,9 @@ describe('identityResponses: what the spec leaves to the client', () => {
       ]) {
         await expect(client.identityRequests.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
         await expect(client.identityRequests.delete(request)).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
-        await expect(client.identityResponses.get({ ...request, accessToken: event.access_token })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
+        await expect(client.identityResponses.get({ ...request, accessToken: event.access_token })).rejects.toMatchObject({
+          code: 'ERR_INVALID_INPUT',
+        });
       }
     }
     expect(service.requests.length).toBe(before);

@@ -1,6 +1,14 @@
 /** Logging, hooks and the User-Agent (#15): what an operator sees, and that it never holds a secret. */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ConfigurationError, VERSION, responseOf, type RequestEvent, type ResponseEvent, type RetryEvent, type TokenRenewalEvent } from '../../src/index.js';
+import {
+  ConfigurationError,
+  VERSION,
+  responseOf,
+  type RequestEvent,
+  type ResponseEvent,
+  type RetryEvent,
+  type TokenRenewalEvent,
+} from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
 import { harness, person, received, recorder, rejection } from '../helpers.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -35,10 +43,23 @@ describe('logging', () => {
     const { data } = await client.identityRequests.create(person());
     await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
     const event = await service.approve(data.access_request_code);
-    await client.identityResponses.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code, accessToken: event.access_token });
+    await client.identityResponses.get({
+      accessRequestCode: data.access_request_code,
+      identitySessionCode: data.identity_session_code,
+      accessToken: event.access_token,
+    });
     const text = log.text();
     expect(text).toContain('/identity/request/{access_request_code}/{identity_session_code}');
-    for (const secret of [data.access_request_code, data.identity_session_code, event.access_token, DEFAULT_CLIENT.clientSecret, DEFAULT_CLIENT.tenantId, 'jane', 'Citizen', '412345678']) {
+    for (const secret of [
+      data.access_request_code,
+      data.identity_session_code,
+      event.access_token,
+      DEFAULT_CLIENT.clientSecret,
+      DEFAULT_CLIENT.tenantId,
+      'jane',
+      'Citizen',
+      '412345678',
+    ]) {
       expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
     }
   });
@@ -55,8 +76,17 @@ describe('logging', () => {
     const { client, service } = await harness({ client: { logger: log.logger, maxRetryAfterMs: 1000 } });
     service.injectFault({ kind: 'status', status: 429, retryAfter: '30', path: '/status/current' });
     await rejection(client.status.current());
-    expect(log.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringContaining('longer than maxRetryAfterMs') })]);
-    expect(log.lines[0]!.fields).toEqual({ method: 'GET', path: '/status/current', attempt: 1, correlationId: expect.any(String), status: 429, waitMs: 30_000 });
+    expect(log.lines).toEqual([
+      expect.objectContaining({ level: 'warn', message: expect.stringContaining('longer than maxRetryAfterMs') }),
+    ]);
+    expect(log.lines[0]!.fields).toEqual({
+      method: 'GET',
+      path: '/status/current',
+      attempt: 1,
+      correlationId: expect.any(String),
+      status: 429,
+      waitMs: 30_000,
+    });
   });
 
   test('a wait that fits maxRetryAfterMs but not the deadline is logged at warn as past the deadline', async () => {
@@ -65,13 +95,17 @@ describe('logging', () => {
     const { client, service } = await harness({ client: { logger: log.logger, maxRetryAfterMs: 30_000 } });
     service.injectFault({ kind: 'status', status: 503, retryAfter: '30', path: '/status/current' });
     await rejection(client.status.current({ timeoutMs: 5_000 }));
-    expect(log.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringMatching(/after 503: the wait of 30000 ms is past the deadline$/) })]);
+    expect(log.lines).toEqual([
+      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/after 503: the wait of 30000 ms is past the deadline$/) }),
+    ]);
   });
 
   test('a retry says why at info: a rate limit, a status, or a connection failure, and whether the service asked for the wait', async () => {
     const log = recorder();
     const retries: RetryEvent[] = [];
-    const { client, service } = await harness({ client: { logger: log.logger, logLevel: 'info', hooks: { onRetry: (event) => void retries.push(event) } } });
+    const { client, service } = await harness({
+      client: { logger: log.logger, logLevel: 'info', hooks: { onRetry: (event) => void retries.push(event) } },
+    });
     service.injectFault({ kind: 'status', status: 429, retryAfter: '0', path: '/status/current' });
     await client.status.current();
     service.injectFault({ kind: 'status', status: 503, path: '/status/current' });
@@ -83,7 +117,9 @@ describe('logging', () => {
       { reason: 'status', status: 503, retryAfter: false },
       { reason: 'connection', status: undefined, retryAfter: false },
     ]);
-    const infos = log.lines.filter((l) => l.level === 'info' && l.message.includes('retrying')).map((l) => l.message.replace(/ in \d+ ms/, ''));
+    const infos = log.lines
+      .filter((l) => l.level === 'info' && l.message.includes('retrying'))
+      .map((l) => l.message.replace(/ in \d+ ms/, ''));
     expect(infos).toEqual([
       '[acme-identity] retrying GET /status/current after 429',
       '[acme-identity] retrying GET /status/current after 503',
@@ -102,7 +138,9 @@ describe('logging', () => {
     vi.stubEnv('ACME_IDENTITY_LOG', 'loud');
     const warned = recorder();
     await makeClient({ logger: warned.logger }).status.health();
-    expect(warned.lines).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringContaining('ACME_IDENTITY_LOG is not one of') })]);
+    expect(warned.lines).toEqual([
+      expect.objectContaining({ level: 'warn', message: expect.stringContaining('ACME_IDENTITY_LOG is not one of') }),
+    ]);
     // The option wins over the environment.
     vi.stubEnv('ACME_IDENTITY_LOG', 'debug');
     const quiet = recorder();
@@ -120,7 +158,9 @@ describe('logging', () => {
     const broken = () => {
       throw new Error('disk full');
     };
-    const { client } = await harness({ client: { logger: { debug: broken, info: broken, warn: broken, error: broken }, logLevel: 'debug' } });
+    const { client } = await harness({
+      client: { logger: { debug: broken, info: broken, warn: broken, error: broken }, logLevel: 'debug' },
+    });
     await expect(client.status.health()).resolves.toBeDefined();
   });
 });
@@ -130,12 +170,25 @@ describe('hooks', () => {
     const seen: { name: string; event: RequestEvent | ResponseEvent | RetryEvent | TokenRenewalEvent }[] = [];
     const hook = (name: string) => (event: never) => seen.push({ name, event });
     const { client, service } = await harness({
-      client: { hooks: { onRequest: hook('request'), onResponse: hook('response'), onRetry: hook('retry'), onTokenRenewal: hook('renewal') } },
+      client: {
+        hooks: { onRequest: hook('request'), onResponse: hook('response'), onRetry: hook('retry'), onTokenRenewal: hook('renewal') },
+      },
     });
     service.injectFault({ kind: 'network', path: '/status/current' });
     await client.status.current();
     await client.identityRequests.create(person());
-    expect(seen.map((s) => s.name)).toEqual(['request', 'response', 'retry', 'request', 'response', 'request', 'response', 'renewal', 'request', 'response']);
+    expect(seen.map((s) => s.name)).toEqual([
+      'request',
+      'response',
+      'retry',
+      'request',
+      'response',
+      'request',
+      'response',
+      'renewal',
+      'request',
+      'response',
+    ]);
     expect(seen[1]!.event).toMatchObject({ method: 'GET', path: '/status/current', attempt: 1, errorCode: 'ERR_CONNECTION' });
     expect(seen[2]!.event).toMatchObject({ reason: 'connection', attempt: 2, retryAfter: false });
     expect(seen[7]!.event).toMatchObject({ grant: 'key-pair', outcome: 'ok', durationMs: expect.any(Number) });
@@ -147,7 +200,9 @@ describe('hooks', () => {
   test('an attempt that got no answer says why: refused (with the system code), past the deadline, or aborted by the caller', async () => {
     const log = recorder();
     const events: ResponseEvent[] = [];
-    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+    const refused = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+    });
     const { makeClient } = await harness();
     const client = makeClient({
       logger: log.logger,
@@ -173,7 +228,9 @@ describe('hooks', () => {
       { path: '/status/current', errorCode: 'ERR_ABORTED', systemCode: undefined, status: undefined },
     ]);
     const lines = log.lines.filter((l) => l.level === 'debug').map((l) => l.message);
-    expect(lines[0]).toMatch(/^\[acme-identity\] GET \/status\/health ERR_CONNECTION ECONNREFUSED in [\d.]+ ms \(attempt 1, correlation id [\w-]+\)$/);
+    expect(lines[0]).toMatch(
+      /^\[acme-identity\] GET \/status\/health ERR_CONNECTION ECONNREFUSED in [\d.]+ ms \(attempt 1, correlation id [\w-]+\)$/,
+    );
     expect(lines[1]).toMatch(/^\[acme-identity\] GET \/status\/current ERR_TIMEOUT in [\d.]+ ms /);
     // Durations are milliseconds to a tenth: the 50 ms deadline shows as about 50, not 5 or 500.
     expect(events[1]!.durationMs).toBeGreaterThanOrEqual(45);
@@ -231,7 +288,9 @@ describe('User-Agent', () => {
     const { makeClient, service } = await harness();
     await makeClient({ appInfo: { name: 'my-app', version: '1.2.3', url: 'https://my-app.example' } }).status.health();
     const [request] = received(service, /status\/health/);
-    expect(request!.headers['user-agent']).toBe(`@acme/identity/${VERSION} node/${process.versions.node} my-app/1.2.3 (+https://my-app.example)`);
+    expect(request!.headers['user-agent']).toBe(
+      `@acme/identity/${VERSION} node/${process.versions.node} my-app/1.2.3 (+https://my-app.example)`,
+    );
   });
 
   test('an appInfo with spaces or without a name is a ConfigurationError', async () => {
@@ -250,7 +309,10 @@ describe('the raw response on success', () => {
     expect(created.response!.headers.get('x-correlation-id')).toBe('corr-r');
     expect(Object.keys(created)).toEqual(['data', 'correlationId']);
     expect(JSON.parse(JSON.stringify(created))).toEqual({ data: created.data, correlationId: created.correlationId });
-    const read = await client.identityRequests.get({ accessRequestCode: created.data.access_request_code, identitySessionCode: created.data.identity_session_code });
+    const read = await client.identityRequests.get({
+      accessRequestCode: created.data.access_request_code,
+      identitySessionCode: created.data.identity_session_code,
+    });
     expect(responseOf(read)).toMatchObject({ status: 200, attempts: 2 });
     const health = await client.status.health();
     expect(responseOf(health)?.status).toBe(200);

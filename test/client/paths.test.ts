@@ -19,9 +19,7 @@ describe('path serializer', () => {
 
   test('values are never read as replacement patterns or templates', () => {
     const verbatim = pathSerializer((value) => value);
-    expect(verbatim('/credentials/verify/{credential_ref}', { credential_ref: "$&$'$`$1{x}" })).toBe(
-      "/credentials/verify/$&$'$`$1{x}",
-    );
+    expect(verbatim('/credentials/verify/{credential_ref}', { credential_ref: "$&$'$`$1{x}" })).toBe("/credentials/verify/$&$'$`$1{x}");
   });
 
   test('the same template gives the same answer on every call (it is split once)', () => {

@@ -41,7 +41,9 @@ describe('reading answers', () => {
   });
 
   test('a body of the wrong shape is an InvalidResponseError naming where, never the values', async () => {
-    const client = clientAnswering(() => Response.json({ data: { access_request_code: 42, redirect_url: 'https://x' }, correlation_id: 'c9' }));
+    const client = clientAnswering(() =>
+      Response.json({ data: { access_request_code: 42, redirect_url: 'https://x' }, correlation_id: 'c9' }),
+    );
     const error = await rejection(client.identityRequests.create(person()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as InvalidResponseError).issues).toEqual(['data.access_request_code', 'data.identity_session_code']);
@@ -61,7 +63,7 @@ describe('reading answers', () => {
     expect((error as InvalidResponseError).issues).toEqual(issues);
   });
 
-  test('an envelope without correlation_id, and a bare result, are read with the header\'s correlation id (the spec\'s envelope rule read otherwise)', async () => {
+  test("an envelope without correlation_id, and a bare result, are read with the header's correlation id (the spec's envelope rule read otherwise)", async () => {
     const answers = [{ data: { message: 'deleted' } }, { message: 'deleted' }];
     const client = clientAnswering(() => Response.json(answers.shift(), { headers: { 'x-correlation-id': 'cor_h' } }));
     const codes = { accessRequestCode: 'a', identitySessionCode: 'i' };
@@ -76,7 +78,11 @@ describe('reading answers', () => {
     ];
     const client = clientAnswering(() => Response.json(answers.shift()));
     const codes = { accessRequestCode: 'a', identitySessionCode: 'i' };
-    expect(await client.identityRequests.delete(codes)).toEqual({ data: { message: 'deleted' }, correlationId: 'c1', meta: { request_id: 'r' } });
+    expect(await client.identityRequests.delete(codes)).toEqual({
+      data: { message: 'deleted' },
+      correlationId: 'c1',
+      meta: { request_id: 'r' },
+    });
     const bare = await client.identityRequests.delete(codes);
     expect(bare).toEqual({ data: { message: 'deleted' }, correlationId: 'c2' });
     expect(Object.keys(bare)).not.toContain('meta');
@@ -88,7 +94,9 @@ describe('reading answers', () => {
   });
 
   test('an HTML error page from a proxy still maps by status', async () => {
-    const client = clientAnswering(() => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }));
+    const client = clientAnswering(
+      () => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }),
+    );
     const error = await rejection(client.identityRequests.create(person()));
     expect(error).toBeInstanceOf(ExternalServiceError);
     expect(error).toMatchObject({ status: 502, type: undefined, serviceCode: undefined });
@@ -97,14 +105,24 @@ describe('reading answers', () => {
   test('a successful answer that is not UTF-8 is an InvalidResponseError with its correlation id; an error page that is not is still read', async () => {
     // JSON with a Latin-1 "é" (0xE9), which is not UTF-8: never decoded into a replacement character.
     const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
-    const ok = clientAnswering(() => new Response(latin1('{"data":{"status":"op\xe9rationnel"},"correlation_id":"c1"}'), { headers: { 'x-correlation-id': 'c-latin1' } }));
+    const ok = clientAnswering(
+      () =>
+        new Response(latin1('{"data":{"status":"op\xe9rationnel"},"correlation_id":"c1"}'), {
+          headers: { 'x-correlation-id': 'c-latin1' },
+        }),
+    );
     const error = await rejection(ok.status.current());
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ status: 200, correlationId: 'c-latin1' });
     expect((error as Error).message).toContain('UTF-8');
     const noHeader = clientAnswering(() => new Response(latin1('{"x":"\xe9"}')));
-    expect(await rejection(noHeader.status.current({ correlationId: 'mine' }))).toMatchObject({ code: 'ERR_INVALID_RESPONSE', correlationId: 'mine' });
-    const page = clientAnswering(() => new Response(latin1('{"type":"SERVICE_UNAVAILABLE","message":"indisponibilit\xe9"}'), { status: 503 }));
+    expect(await rejection(noHeader.status.current({ correlationId: 'mine' }))).toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+      correlationId: 'mine',
+    });
+    const page = clientAnswering(
+      () => new Response(latin1('{"type":"SERVICE_UNAVAILABLE","message":"indisponibilit\xe9"}'), { status: 503 }),
+    );
     const unavailable = await rejection(page.status.current());
     expect(unavailable).toBeInstanceOf(ServiceUnavailableError);
     expect(unavailable).toMatchObject({ type: 'SERVICE_UNAVAILABLE', serviceMessage: 'indisponibilit\ufffd' });
@@ -123,7 +141,8 @@ describe('reading answers', () => {
       ...base,
       maxRetries: 1,
       fetch: async (request) => {
-        if (request.url.endsWith('/auth/api-token')) return Response.json({ data: { access_token: `token-${++tokens}`, expires_in: 900 }, correlation_id: 'c' });
+        if (request.url.endsWith('/auth/api-token'))
+          return Response.json({ data: { access_token: `token-${++tokens}`, expires_in: 900 }, correlation_id: 'c' });
         calls += 1;
         if (calls === 1) return new Response(body('401'), { status: 401 });
         if (calls === 2) return new Response(body('503'), { status: 503, headers: { 'retry-after-ms': '1' } });
@@ -160,7 +179,11 @@ describe('reading answers', () => {
 describe('status', () => {
   test('current and health answer the unwrapped records', async () => {
     const { client, service } = await harness();
-    expect(await client.status.current()).toMatchObject({ status: 'operational', components: { api: { version: '1.0.0' } }, maintenance_mode: false });
+    expect(await client.status.current()).toMatchObject({
+      status: 'operational',
+      components: { api: { version: '1.0.0' } },
+      maintenance_mode: false,
+    });
     service.settings.database = 'error';
     expect(await client.status.health()).toMatchObject({ status: 'degraded', database: 'error' });
   });

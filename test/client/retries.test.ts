@@ -124,14 +124,17 @@ describe('retries', () => {
   test.each([
     [3_000, 2],
     [2_999, 1],
-  ])('a Retry-After of 3 s under maxRetryAfterMs %i makes %i request(s): the cap is the longest wait taken', async (maxRetryAfterMs, requests) => {
-    const client = h.makeClient({ maxRetryAfterMs });
-    h.service.injectFault({ kind: 'status', status: 429, retryAfter: '3', path: GET_REQUEST });
-    const { value, error } = await run(client.identityRequests.get(h.codes));
-    expect(received(h.service, GET_REQUEST)).toHaveLength(requests);
-    if (requests === 2) expect(value?.data).toBeDefined();
-    else expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', retryAfterMs: 3_000 });
-  });
+  ])(
+    'a Retry-After of 3 s under maxRetryAfterMs %i makes %i request(s): the cap is the longest wait taken',
+    async (maxRetryAfterMs, requests) => {
+      const client = h.makeClient({ maxRetryAfterMs });
+      h.service.injectFault({ kind: 'status', status: 429, retryAfter: '3', path: GET_REQUEST });
+      const { value, error } = await run(client.identityRequests.get(h.codes));
+      expect(received(h.service, GET_REQUEST)).toHaveLength(requests);
+      if (requests === 2) expect(value?.data).toBeDefined();
+      else expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', retryAfterMs: 3_000 });
+    },
+  );
 
   test.each([408, 429, 500, 502, 503, 504, 599])('a read answered %i is retried (a passing failure)', async (status) => {
     h.service.injectFault({ kind: 'status', status, path: GET_REQUEST });
@@ -140,12 +143,15 @@ describe('retries', () => {
     expect(received(h.service, GET_REQUEST)).toHaveLength(2);
   });
 
-  test.each([400, 403, 404, 409, 422, 499, 501, 505])('a read answered %i is not retried (the same request would fail the same way)', async (status) => {
-    h.service.injectFault({ kind: 'status', status, path: GET_REQUEST });
-    const { error } = await run(h.client.identityRequests.get(h.codes));
-    expect(error).toMatchObject({ status });
-    expect(received(h.service, GET_REQUEST)).toHaveLength(1);
-  });
+  test.each([400, 403, 404, 409, 422, 499, 501, 505])(
+    'a read answered %i is not retried (the same request would fail the same way)',
+    async (status) => {
+      h.service.injectFault({ kind: 'status', status, path: GET_REQUEST });
+      const { error } = await run(h.client.identityRequests.get(h.codes));
+      expect(error).toMatchObject({ status });
+      expect(received(h.service, GET_REQUEST)).toHaveLength(1);
+    },
+  );
 
   test('create is not repeated after a 500: the outcome is unknown', async () => {
     h.service.injectFault({ kind: 'status', status: 500, path: '/identity/request' });

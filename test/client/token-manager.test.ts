@@ -49,7 +49,9 @@ class LeasingStore implements TokenStore {
 }
 
 /** Token endpoints that count their calls; `hold` keeps the next key-pair answer until released. */
-function endpoints(grant: (n: number) => TokenGrant = (n) => ({ access_token: `access-${n}`, refresh_token: `refresh-${n}`, expires_in: 900 })) {
+function endpoints(
+  grant: (n: number) => TokenGrant = (n) => ({ access_token: `access-${n}`, refresh_token: `refresh-${n}`, expires_in: 900 }),
+) {
   let issued = 0;
   const calls = { authenticate: 0, refresh: [] as string[] };
   let gate: Promise<void> | undefined;
@@ -83,7 +85,12 @@ function endpoints(grant: (n: number) => TokenGrant = (n) => ({ access_token: `a
   };
 }
 
-function manager(store: TokenStore, api: ReturnType<typeof endpoints>['api'], clock: { now: number }, extra: Partial<ConstructorParameters<typeof TokenManager>[0]> = {}) {
+function manager(
+  store: TokenStore,
+  api: ReturnType<typeof endpoints>['api'],
+  clock: { now: number },
+  extra: Partial<ConstructorParameters<typeof TokenManager>[0]> = {},
+) {
   return new TokenManager({ endpoints: api, store, key: KEY, refreshMarginSeconds: 60, now: () => clock.now, ...extra });
 }
 
@@ -104,7 +111,8 @@ async function expectDueAt(m: TokenManager, clock: { now: number }, due: number,
 }
 
 /** An observer with `options`; a configuration mistake in a test is a plain error. */
-const observing = (options: ConstructorParameters<typeof Observer>[0]) => new Observer(options, (option, message) => new Error(`${option} ${message}`));
+const observing = (options: ConstructorParameters<typeof Observer>[0]) =>
+  new Observer(options, (option, message) => new Error(`${option} ${message}`));
 
 /** An observer logging at `logLevel` (warn unless given) to a recorder; `at(level)` lists that level's lines. */
 function logging(logLevel?: 'info') {
@@ -168,7 +176,8 @@ describe('the renewal lease shared by several instances', () => {
   test('the holder renews nothing when the previous holder’s token landed just before it took the lease', async () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
-    store.onGrant = () => store.tokens.set(KEY, token(clock, { accessToken: 'access-previous', obtainedAt: clock.now, expiresAt: clock.now + 900_000 }));
+    store.onGrant = () =>
+      store.tokens.set(KEY, token(clock, { accessToken: 'access-previous', obtainedAt: clock.now, expiresAt: clock.now + 900_000 }));
     const e = endpoints();
     expect(await manager(store, e.api, clock).accessToken()).toBe('access-previous');
     expect(e.calls.authenticate).toBe(0);
@@ -193,8 +202,18 @@ describe('the renewal lease shared by several instances', () => {
     store.heldUntil = Infinity; // a holder that never finishes and never lets go
     const e = endpoints();
     // Each look at the clock moves it 400 ms on; the waits themselves are short and real.
-    const m = new TokenManager({ endpoints: e.api, store, key: KEY, refreshMarginSeconds: 60, leaseMs: 1_000, now: () => (clock.now += 400) });
-    const error = await Promise.resolve(m.accessToken()).then(() => undefined, (caught: unknown) => caught);
+    const m = new TokenManager({
+      endpoints: e.api,
+      store,
+      key: KEY,
+      refreshMarginSeconds: 60,
+      leaseMs: 1_000,
+      now: () => (clock.now += 400),
+    });
+    const error = await Promise.resolve(m.accessToken()).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ timeoutMs: 2_000 });
     // Given up at the first look at or past two lease times, not before and not a look later.
@@ -213,7 +232,11 @@ describe('the renewal lease shared by several instances', () => {
     const e = endpoints();
     expect(await manager(store, e.api, clock, { observer }).accessToken()).toBe('access-1');
     expect(e.calls.authenticate).toBe(1);
-    expect(at('warn').map((line) => line.message).join('\n')).toContain('take the renewal lease');
+    expect(
+      at('warn')
+        .map((line) => line.message)
+        .join('\n'),
+    ).toContain('take the renewal lease');
     expect(store.tokens.get(KEY)?.accessToken).toBe('access-1');
   });
 
@@ -276,14 +299,20 @@ describe('when a token expires', () => {
   test('an answer without access_token is an invalid response, and nothing is stored', async () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
-    await expect(manager(store, endpoints(() => ({ access_token: '' }) as TokenGrant).api, clock).accessToken()).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE' });
+    await expect(manager(store, endpoints(() => ({ access_token: '' }) as TokenGrant).api, clock).accessToken()).rejects.toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+    });
     expect(store.tokens.size).toBe(0);
   });
 
   test('a refresh answer without a refresh token keeps the one that was used', async () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
-    const e = endpoints((n) => (n === 1 ? { access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 900 } : { access_token: `access-${n}`, expires_in: 900 }));
+    const e = endpoints((n) =>
+      n === 1
+        ? { access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 900 }
+        : { access_token: `access-${n}`, expires_in: 900 },
+    );
     const m = manager(store, e.api, clock);
     await m.accessToken();
     for (let i = 0; i < 2; i++) {
@@ -317,7 +346,13 @@ describe('when a token is due', () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
     // Written by a machine 20 s behind the service; this one is 5 s behind it: 15 s apart.
-    store.tokens.set(KEY, { accessToken: 'access-there', refreshToken: undefined, obtainedAt: T0 - 20_000, expiresAt: T0 - 20_000 + 900_000, serviceOffsetMs: 20_000 });
+    store.tokens.set(KEY, {
+      accessToken: 'access-there',
+      refreshToken: undefined,
+      obtainedAt: T0 - 20_000,
+      expiresAt: T0 - 20_000 + 900_000,
+      serviceOffsetMs: 20_000,
+    });
     const e = endpoints();
     const m = manager(store, e.api, clock, { serviceOffsetMs: () => 5_000 });
     // On this clock it expires at T0 - 5 s + 900 s; due 60 s before.
@@ -394,7 +429,9 @@ describe('each renewal, told', () => {
     ] as const) {
       const e = endpoints();
       e.fail(failure);
-      await expect(manager(new LeasingStore(clock), e.api, clock, retries === undefined ? {} : { retries }).accessToken()).rejects.toBe(failure);
+      await expect(manager(new LeasingStore(clock), e.api, clock, retries === undefined ? {} : { retries }).accessToken()).rejects.toBe(
+        failure,
+      );
       expect(e.calls.authenticate, `retries ${retries}, ${failure.name}`).toBe(calls);
     }
   });
@@ -419,7 +456,13 @@ describe('what the token manager asks of its store, and tells the operator', () 
   test('a token written on a machine 15 s behind keeps its lifetime here: a 100 s token is due at its half-life', async () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
-    store.tokens.set(KEY, { accessToken: 'access-there', refreshToken: undefined, obtainedAt: T0 - 15_000, expiresAt: T0 - 15_000 + 100_000, serviceOffsetMs: 15_000 });
+    store.tokens.set(KEY, {
+      accessToken: 'access-there',
+      refreshToken: undefined,
+      obtainedAt: T0 - 15_000,
+      expiresAt: T0 - 15_000 + 100_000,
+      serviceOffsetMs: 15_000,
+    });
     const m = manager(store, endpoints().api, clock);
     // On this clock it was obtained at T0 and expires at T0 + 100 s: due at T0 + 50 s, not before.
     await expectDueAt(m, clock, T0 + 50_000, 'access-there', 'access-1');
@@ -427,7 +470,9 @@ describe('what the token manager asks of its store, and tells the operator', () 
 
   test('a token answer without access_token names the field', async () => {
     const clock = { now: T0 };
-    const error = await rejection(Promise.resolve(manager(new LeasingStore(clock), endpoints(() => ({ expires_in: 900 }) as TokenGrant).api, clock).accessToken()));
+    const error = await rejection(
+      Promise.resolve(manager(new LeasingStore(clock), endpoints(() => ({ expires_in: 900 }) as TokenGrant).api, clock).accessToken()),
+    );
     expect(error).toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['access_token'] });
   });
 
@@ -485,7 +530,11 @@ describe('what the token manager asks of its store, and tells the operator', () 
     const clock = { now: T0 };
     const { observer, lines, at } = logging();
     const first: Record<string, unknown>[] = [];
-    for (const failure of [new RangeError('no code'), Object.assign(new Error('numeric'), { code: 42 }), Object.assign(new Error('named'), { code: 'ECONNRESET' })]) {
+    for (const failure of [
+      new RangeError('no code'),
+      Object.assign(new Error('numeric'), { code: 42 }),
+      Object.assign(new Error('named'), { code: 'ECONNRESET' }),
+    ]) {
       lines.length = 0;
       const store: TokenStore = { get: () => Promise.reject(failure), set: () => undefined };
       await manager(store, endpoints().api, clock, { observer }).accessToken();
@@ -498,7 +547,10 @@ describe('what the token manager asks of its store, and tells the operator', () 
     const clock = { now: T0 };
     const { observer, at } = logging();
     // Ordinary reads work (and find nothing); the renewal's fresh read fails.
-    const store: TokenStore = { get: (_key, options) => (options?.fresh ? Promise.reject(new Error('replica down')) : undefined), set: () => undefined };
+    const store: TokenStore = {
+      get: (_key, options) => (options?.fresh ? Promise.reject(new Error('replica down')) : undefined),
+      set: () => undefined,
+    };
     expect(await manager(store, endpoints().api, clock, { observer }).accessToken()).toBe('access-1');
     expect(at('warn').map((line) => line.message)).toEqual([expect.stringMatching(/token store could not read/)]);
   });

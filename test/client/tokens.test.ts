@@ -118,15 +118,18 @@ describe('token lifecycle', () => {
     expect(tokenRequests(h)).toHaveLength(1);
   });
 
-  test.each([429, 500, 503])('a refresh answered %i is a passing failure: the still-valid token is used, the key pair is not', async (status) => {
-    const h = await clocked();
-    const codes = await openRequest(h);
-    h.clock.now += (900 - 30) * 1000;
-    h.service.injectFault({ kind: 'status', status, path: '/auth/api-token/refresh', times: 3 });
-    await expect(h.client.identityRequests.get(codes, { maxRetries: 0 })).resolves.toBeDefined();
-    expect(refreshRequests(h)).toHaveLength(3); // the refresh, with the renewal's own two retries
-    expect(tokenRequests(h)).toHaveLength(1);
-  });
+  test.each([429, 500, 503])(
+    'a refresh answered %i is a passing failure: the still-valid token is used, the key pair is not',
+    async (status) => {
+      const h = await clocked();
+      const codes = await openRequest(h);
+      h.clock.now += (900 - 30) * 1000;
+      h.service.injectFault({ kind: 'status', status, path: '/auth/api-token/refresh', times: 3 });
+      await expect(h.client.identityRequests.get(codes, { maxRetries: 0 })).resolves.toBeDefined();
+      expect(refreshRequests(h)).toHaveLength(3); // the refresh, with the renewal's own two retries
+      expect(tokenRequests(h)).toHaveLength(1);
+    },
+  );
 
   test.each([400, 401, 499])('a refresh answered %i is a refusal: the key pair is used at once', async (status) => {
     const h = await clocked();
@@ -200,7 +203,10 @@ describe('token lifecycle', () => {
       const { data } = await client.identityRequests.create(person());
       // The second call reuses the process's own token: no second token request.
       await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
-      await client.identityRequests.delete({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+      await client.identityRequests.delete({
+        accessRequestCode: data.access_request_code,
+        identitySessionCode: data.identity_session_code,
+      });
     }
     expect(tokenRequests(h)).toHaveLength(2);
     expect(warnings.length).toBeGreaterThan(0);

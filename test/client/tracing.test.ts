@@ -27,7 +27,14 @@ describe('tracing', () => {
     await client.status.health({ correlationId: 'corr-t' });
     const [first, second, call] = spans();
     expect(call).toMatchObject({ name: 'GET /status/health', kind: api.SpanKind.INTERNAL });
-    expect(call!.attributes).toMatchObject({ 'acme.correlation_id': 'corr-t', 'acme.retry_count': 1, 'http.request.method': 'GET', 'url.template': '/status/health', 'server.address': 'api.acme.test', 'server.port': 443 });
+    expect(call!.attributes).toMatchObject({
+      'acme.correlation_id': 'corr-t',
+      'acme.retry_count': 1,
+      'http.request.method': 'GET',
+      'url.template': '/status/health',
+      'server.address': 'api.acme.test',
+      'server.port': 443,
+    });
     for (const attempt of [first!, second!]) {
       expect(attempt).toMatchObject({ name: 'GET /status/health', kind: api.SpanKind.CLIENT });
       expect(attempt.parentSpanContext?.spanId).toBe(call!.spanContext().spanId);
@@ -46,13 +53,21 @@ describe('tracing', () => {
     const { client } = await harness({ client: { openTelemetry: api } });
     const { data } = await client.identityRequests.create(person());
     await rejection(client.identityRequests.create(person()));
-    const failed = spans().filter((s) => s.name === 'POST /identity/request' && s.kind === api.SpanKind.INTERNAL).at(-1)!;
+    const failed = spans()
+      .filter((s) => s.name === 'POST /identity/request' && s.kind === api.SpanKind.INTERNAL)
+      .at(-1)!;
     expect(failed.attributes).toMatchObject({ 'acme.error_code': 'ERR_CONFLICT', 'error.type': 'ERR_CONFLICT' });
     expect(failed.status).toMatchObject({ code: api.SpanStatusCode.ERROR, message: 'ERR_CONFLICT' });
     await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
     const text = JSON.stringify(spans().map((s) => ({ name: s.name, attributes: s.attributes, events: s.events })));
     expect(text).toContain('/identity/request/{access_request_code}/{identity_session_code}');
-    for (const secret of [data.access_request_code, data.identity_session_code, DEFAULT_CLIENT.clientSecret, DEFAULT_CLIENT.tenantId, 'jane']) {
+    for (const secret of [
+      data.access_request_code,
+      data.identity_session_code,
+      DEFAULT_CLIENT.clientSecret,
+      DEFAULT_CLIENT.tenantId,
+      'jane',
+    ]) {
       expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
     }
   });

@@ -92,14 +92,22 @@ describe('no secret or personal data leaks from errors', () => {
     ['InvalidResponseError', new sdk.InvalidResponseError(200, 'c', 'not JSON', ['data.access_token'])],
     ['InvalidInputError', new sdk.InvalidInputError([{ field: 'email', message: 'must be an email address' }])],
     ['ConfigurationError', new sdk.ConfigurationError('clientSecret', 'is required')],
-    ['SdJwtVerificationError', new sdk.SdJwtVerificationError('ERR_SD_JWT_DIGEST_MISMATCH', 'the digest of claim acmeidentity.email is not in _sd')],
+    [
+      'SdJwtVerificationError',
+      new sdk.SdJwtVerificationError('ERR_SD_JWT_DIGEST_MISMATCH', 'the digest of claim acmeidentity.email is not in _sd'),
+    ],
     ['JwksError', new sdk.JwksError('https://auth.example/jwks', 'answered HTTP 500')],
     ['IdentityFlowError', new sdk.IdentityFlowError('fetch', 'GET /identity/response failed', apiErrorFrom(init(401, body, headers)))],
   ];
 
   test('verifying a tampered response never prints the disclosed values', async () => {
     const { verifyIdentityResponse } = await import('../../src/sd-jwt/index.js');
-    const data = { exp: 4_102_444_800, request_code: 'isc_1', _sd: ['x'], disclosures: [{ claim: 'acmeidentity.email', salt: 's', value: PERSONAL }] };
+    const data = {
+      exp: 4_102_444_800,
+      request_code: 'isc_1',
+      _sd: ['x'],
+      disclosures: [{ claim: 'acmeidentity.email', salt: 's', value: PERSONAL }],
+    };
     const error = (await verifyIdentityResponse({ data }, { requestCode: 'isc_1' }).catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(sdk.SdJwtVerificationError);
     for (const text of [error.message, JSON.stringify(error), inspect(error, { depth: 10 })]) expect(text).not.toContain(PERSONAL);
@@ -113,7 +121,8 @@ describe('no secret or personal data leaks from errors', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(sdk.ClaimDecodeError);
-    for (const text of [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 10 })]) expect(text).not.toContain(PERSONAL);
+    for (const text of [(error as Error).message, JSON.stringify(error), inspect(error, { depth: 10 })])
+      expect(text).not.toContain(PERSONAL);
   });
 
   test.each(errors)('%s: not in message, JSON.stringify, util.inspect or enumerable keys', (_name, error) => {
@@ -134,7 +143,9 @@ describe('no secret or personal data leaks from errors', () => {
   });
 
   test('JSON.stringify gives a useful, safe summary', () => {
-    const json = JSON.parse(JSON.stringify(apiErrorFrom(init(409, { type: 'CONFLICT', code: 'E1006', details: { existing_code: 'arc_1' } }))));
+    const json = JSON.parse(
+      JSON.stringify(apiErrorFrom(init(409, { type: 'CONFLICT', code: 'E1006', details: { existing_code: 'arc_1' } }))),
+    );
     expect(json).toMatchObject({ name: 'ConflictError', code: 'ERR_CONFLICT', status: 409, serviceCode: 'E1006', existingCode: 'arc_1' });
   });
 });
@@ -158,7 +169,9 @@ describe('statuses with one meaning win over the body', () => {
   });
 
   test('on a credential endpoint, a 412 without a known code is a failed verification', () => {
-    expect(apiErrorFrom(init(412, { message: 'no' }), undefined, { credential: true })).toBeInstanceOf(sdk.CredentialVerificationFailedError);
+    expect(apiErrorFrom(init(412, { message: 'no' }), undefined, { credential: true })).toBeInstanceOf(
+      sdk.CredentialVerificationFailedError,
+    );
     expect(apiErrorFrom(init(412, { message: 'no' }))).toBeInstanceOf(sdk.PreconditionFailedError);
     // A code the table knows still decides.
     expect(apiErrorFrom(init(412, { code: 'E1009' }), undefined, { credential: true })).toBeInstanceOf(sdk.CredentialExpiredError);
@@ -195,7 +208,7 @@ describe('what the server wrote is made printable before it reaches a message (l
     expect(inspect(error).length).toBeLessThan(4_000);
   });
 
-  test("validation field names are made printable, and at most ten are named", () => {
+  test('validation field names are made printable, and at most ten are named', () => {
     const validation_errors = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`field${i}\nforged`, 'bad']));
     const error = apiErrorFrom(init(400, { code: 'E1001', details: { validation_errors } })) as sdk.ValidationError;
     expect(error.message).not.toContain('\n');
@@ -213,11 +226,31 @@ describe('what the server wrote is made printable before it reaches a message (l
 
 describe('messages a person can act on', () => {
   test.each<[string, number, Record<string, unknown>, RegExp]>([
-    ['a conflict names the open request and how to reuse it', 409, { type: 'CONFLICT', code: 'E1006', details: { existing_code: 'arc_9' } }, /^an open identity request to this person exists \(existingCode arc_9\): use it, or delete it and create the request again \(HTTP 409, CONFLICT E1006, correlation id corr-1\)$/],
-    ['a rate limit says when to retry', 429, { type: 'RATE_LIMIT_EXCEEDED', code: 'E1007' }, /^rate limited by the service: retry after 30 s \(HTTP 429, RATE_LIMIT_EXCEEDED E1007, correlation id corr-1\)$/],
+    [
+      'a conflict names the open request and how to reuse it',
+      409,
+      { type: 'CONFLICT', code: 'E1006', details: { existing_code: 'arc_9' } },
+      /^an open identity request to this person exists \(existingCode arc_9\): use it, or delete it and create the request again \(HTTP 409, CONFLICT E1006, correlation id corr-1\)$/,
+    ],
+    [
+      'a rate limit says when to retry',
+      429,
+      { type: 'RATE_LIMIT_EXCEEDED', code: 'E1007' },
+      /^rate limited by the service: retry after 30 s \(HTTP 429, RATE_LIMIT_EXCEEDED E1007, correlation id corr-1\)$/,
+    ],
     ['a 410 without a body says what happened', 410, {}, /^the credential was revoked \(HTTP 410, correlation id corr-1\)$/],
-    ['an authentication failure says what to check', 401, { type: 'AUTHENTICATION_FAILED', code: 'E1003' }, /check clientId and clientSecret/],
-    ['a validation error names the fields', 400, { code: 'E1001', details: { validation_errors: { email: 'bad' } } }, /^the service refused a parameter: email \(see validationErrors\) \(HTTP 400, E1001/],
+    [
+      'an authentication failure says what to check',
+      401,
+      { type: 'AUTHENTICATION_FAILED', code: 'E1003' },
+      /check clientId and clientSecret/,
+    ],
+    [
+      'a validation error names the fields',
+      400,
+      { code: 'E1001', details: { validation_errors: { email: 'bad' } } },
+      /^the service refused a parameter: email \(see validationErrors\) \(HTTP 400, E1001/,
+    ],
   ])('%s', (_name, status, body, expected) => {
     const headers = new Headers(status === 429 ? { 'retry-after': '30' } : {});
     const error = apiErrorFrom({ status, body, requestCorrelationId: 'corr-1', headers }, status === 429 ? 30_000 : undefined);

@@ -19,14 +19,22 @@ test('a whole run of every example at debug logs no secret, token or personal va
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'examples/run-all.ts', '--all'], {
       cwd: ROOT,
-      env: { ...process.env, ACME_IDENTITY_LOG: 'debug', ACME_LOG_CAPTURE: file, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${CAPTURE}`.trim() },
+      env: {
+        ...process.env,
+        ACME_IDENTITY_LOG: 'debug',
+        ACME_LOG_CAPTURE: file,
+        NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${CAPTURE}`.trim(),
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     child.on('exit', resolve);
   });
   expect(code).toBe(0);
   const log = readFileSync(file, 'utf8');
-  const lines = log.trim().split('\n').map((line) => JSON.parse(line) as { level: string; message: string; fields: Record<string, unknown> | null });
+  const lines = log
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { level: string; message: string; fields: Record<string, unknown> | null });
   // Not vacuous: every kind of line was written.
   expect(lines.some((l) => l.level === 'debug' && /^\[acme-identity\] (GET|POST|DELETE) \//.test(l.message))).toBe(true);
   expect(lines.some((l) => l.fields?.['grant'] === 'key-pair')).toBe(true);

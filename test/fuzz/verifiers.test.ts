@@ -64,7 +64,9 @@ function within(seen: unknown, signed: unknown): boolean {
   }
   if (seen !== null && typeof seen === 'object') {
     if (signed === null || typeof signed !== 'object' || Array.isArray(signed)) return false;
-    return Object.entries(seen).every(([key, value]) => Object.hasOwn(signed, key) && within(value, (signed as Record<string, unknown>)[key]));
+    return Object.entries(seen).every(
+      ([key, value]) => Object.hasOwn(signed, key) && within(value, (signed as Record<string, unknown>)[key]),
+    );
   }
   return Object.is(seen, signed);
 }
@@ -84,7 +86,12 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
     address: { street_address: '1 Main St', locality: 'Sydney', country: 'AU' },
     nationalities: ['AU', 'FR', 'DE'],
   };
-  const frame = { _sd: ['given_name', 'family_name', 'address'], _sd_decoy: 2, address: { _sd: ['street_address', 'locality'] }, nationalities: { _sd: [0, 2] } };
+  const frame = {
+    _sd: ['given_name', 'family_name', 'address'],
+    _sd_decoy: 2,
+    address: { _sd: ['street_address', 'locality'] },
+    nationalities: { _sd: [0, 2] },
+  };
   let valid: string;
   let other: string;
 
@@ -94,7 +101,10 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
       hasher: sdDigest,
       hashAlg: 'sha-256',
       saltGenerator: generateSalt,
-      signer: async (data) => Buffer.from(await crypto.subtle.sign({ name: 'RSASSA-PKCS1-v1_5' }, issuer.privateKey, new TextEncoder().encode(data))).toString('base64url'),
+      signer: async (data) =>
+        Buffer.from(await crypto.subtle.sign({ name: 'RSASSA-PKCS1-v1_5' }, issuer.privateKey, new TextEncoder().encode(data))).toString(
+          'base64url',
+        ),
       signAlg: 'RS256',
     });
     valid = await sdjwt.issue(claims, frame as never, { header: { kid: 'k1', typ: 'dc+sd-jwt' } });
@@ -111,21 +121,25 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
 
   type Mutation = { sdJwt: string; signedChanged: boolean };
   /** A mutation that does not apply to what earlier ones left (no disclosure left, say) leaves it unchanged. */
-  const guarded = (mutate: (sdJwt: string) => Mutation) => (sdJwt: string): Mutation => {
-    const { segments, disclosures } = parts(sdJwt);
-    if (segments.length !== 3 || disclosures.length === 0) return { sdJwt, signedChanged: false };
-    return mutate(sdJwt);
-  };
+  const guarded =
+    (mutate: (sdJwt: string) => Mutation) =>
+    (sdJwt: string): Mutation => {
+      const { segments, disclosures } = parts(sdJwt);
+      if (segments.length !== 3 || disclosures.length === 0) return { sdJwt, signedChanged: false };
+      return mutate(sdJwt);
+    };
   const mutation: fc.Arbitrary<(sdJwt: string) => Mutation> = fc.oneof(
     // Flip one bit of one byte of the header, payload or signature: what was signed changes.
-    fc.record({ segment: fc.integer({ min: 0, max: 2 }), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }).map(({ segment, at: position, bit }) => (s: string) => {
-      const { segments, disclosures } = parts(s);
-      const bytes = unb64(segments[segment]!);
-      if (bytes.length === 0) return { sdJwt: s, signedChanged: false };
-      bytes[position % bytes.length]! ^= 1 << bit;
-      segments[segment] = bytes.toString('base64url');
-      return { sdJwt: join(segments, disclosures), signedChanged: true };
-    }),
+    fc
+      .record({ segment: fc.integer({ min: 0, max: 2 }), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) })
+      .map(({ segment, at: position, bit }) => (s: string) => {
+        const { segments, disclosures } = parts(s);
+        const bytes = unb64(segments[segment]!);
+        if (bytes.length === 0) return { sdJwt: s, signedChanged: false };
+        bytes[position % bytes.length]! ^= 1 << bit;
+        segments[segment] = bytes.toString('base64url');
+        return { sdJwt: join(segments, disclosures), signedChanged: true };
+      }),
     // Flip a bit of a disclosure: its digest no longer matches.
     fc.record({ which: fc.nat(), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }).map(({ which, at: position, bit }) => (s: string) => {
       const { segments, disclosures } = parts(s);
@@ -138,7 +152,13 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
     // Drop some disclosures (a presentation hides claims) or reorder them: nothing signed changes.
     fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }).map((keep) => (s: string) => {
       const { segments, disclosures } = parts(s);
-      return { sdJwt: join(segments, disclosures.filter((_, i) => keep[i % keep.length])), signedChanged: false };
+      return {
+        sdJwt: join(
+          segments,
+          disclosures.filter((_, i) => keep[i % keep.length]),
+        ),
+        signedChanged: false,
+      };
     }),
     fc.integer({ min: 1, max: 7 }).map((rotate) => (s: string) => {
       const { segments, disclosures } = parts(s);
@@ -151,18 +171,26 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
       return { sdJwt: join(segments, [...disclosures, disclosures[which % disclosures.length]!]), signedChanged: true };
     }),
     // Re-encode a segment: base64 padding, standard alphabet, whitespace.
-    fc.record({ segment: fc.integer({ min: 0, max: 2 }), how: fc.constantFrom('pad', 'standard', 'space') }).map(({ segment, how }) => (s: string) => {
-      const { segments, disclosures } = parts(s);
-      const bytes = unb64(segments[segment]!);
-      segments[segment] = how === 'pad' ? bytes.toString('base64') : how === 'standard' ? bytes.toString('base64').replace(/=+$/, '') : `${segments[segment]} `;
-      const changed = segments[segment] !== parts(s).segments[segment];
-      return { sdJwt: join(segments, disclosures), signedChanged: changed };
-    }),
+    fc
+      .record({ segment: fc.integer({ min: 0, max: 2 }), how: fc.constantFrom('pad', 'standard', 'space') })
+      .map(({ segment, how }) => (s: string) => {
+        const { segments, disclosures } = parts(s);
+        const bytes = unb64(segments[segment]!);
+        segments[segment] =
+          how === 'pad'
+            ? bytes.toString('base64')
+            : how === 'standard'
+              ? bytes.toString('base64').replace(/=+$/, '')
+              : `${segments[segment]} `;
+        const changed = segments[segment] !== parts(s).segments[segment];
+        return { sdJwt: join(segments, disclosures), signedChanged: changed };
+      }),
     // Swap in a part of another valid SD-JWT of the same issuer.
     fc.constantFrom('header', 'payload', 'signature', 'disclosure').map((part) => (s: string) => {
       const mine = parts(s);
       const theirs = parts(other);
-      if (part === 'disclosure') return { sdJwt: join(mine.segments, [...mine.disclosures.slice(1), theirs.disclosures[0]!]), signedChanged: true };
+      if (part === 'disclosure')
+        return { sdJwt: join(mine.segments, [...mine.disclosures.slice(1), theirs.disclosures[0]!]), signedChanged: true };
       const index = { header: 0, payload: 1, signature: 2 }[part];
       const segments = [...mine.segments];
       segments[index] = theirs.segments[index]!;
@@ -181,7 +209,8 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
       if (how === 'reserved-disclosure') {
         return { sdJwt: join(segments, [...disclosures, b64(JSON.stringify(['salt', '_sd', ['x']]))]), signedChanged: true };
       }
-      if (how === 'grow') return { sdJwt: join(segments, [...disclosures, ...Array<string>(2000).fill(b64('["s","x","y"]'))]), signedChanged: true };
+      if (how === 'grow')
+        return { sdJwt: join(segments, [...disclosures, ...Array<string>(2000).fill(b64('["s","x","y"]'))]), signedChanged: true };
       let text = JSON.stringify(payload);
       if (how === 'exponent') text = text.replace(`"exp":${payload['exp']}`, `"exp":${Number(payload['exp']) / 1e9}e9`);
       if (how === 'string') text = text.replace(`"exp":${payload['exp']}`, `"exp":"${payload['exp']}"`);
@@ -208,7 +237,8 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
         // Accepted: the same bytes were signed (a change that left them equal is no change), and nothing unsigned shows.
         const accepted = value!.claims;
         expect(within(accepted, claims)).toBe(true);
-        if (current.signedChanged) expect(parts(current.sdJwt).segments.slice(0, 2).join('.')).toBe(parts(valid).segments.slice(0, 2).join('.'));
+        if (current.signedChanged)
+          expect(parts(current.sdJwt).segments.slice(0, 2).join('.')).toBe(parts(valid).segments.slice(0, 2).join('.'));
       }),
       { numRuns: RUNS },
     );
@@ -239,16 +269,15 @@ describe('fuzz: identity responses built with node:crypto digests', () => {
   type Data = ReturnType<typeof build> & Record<string, unknown>;
 
   const mutation: fc.Arbitrary<(data: Data) => boolean> = fc.oneof(
-    fc.record({ i: fc.nat({ max: 3 }), field: fc.constantFrom('claim', 'salt', 'value'), replacement: fc.jsonValue({ maxDepth: 3 }) }).map(
-      ({ i, field, replacement }) =>
-        (data: Data) => {
-          const entry = data.disclosures[i % Math.max(1, data.disclosures.length)] as Record<string, unknown> | undefined;
-          if (!entry) return false;
-          const changed = JSON.stringify(entry[field]) !== JSON.stringify(replacement);
-          entry[field] = replacement;
-          return changed;
-        },
-    ),
+    fc
+      .record({ i: fc.nat({ max: 3 }), field: fc.constantFrom('claim', 'salt', 'value'), replacement: fc.jsonValue({ maxDepth: 3 }) })
+      .map(({ i, field, replacement }) => (data: Data) => {
+        const entry = data.disclosures[i % Math.max(1, data.disclosures.length)] as Record<string, unknown> | undefined;
+        if (!entry) return false;
+        const changed = JSON.stringify(entry[field]) !== JSON.stringify(replacement);
+        entry[field] = replacement;
+        return changed;
+      }),
     fc.record({ i: fc.nat({ max: 4 }), text: fc.string() }).map(({ i, text }) => (data: Data) => {
       const changed = data._sd[i] !== text;
       data._sd[i] = text;
@@ -321,8 +350,18 @@ describe('fuzz: identity responses built with node:crypto digests', () => {
 
 describe('fuzz: webhook deliveries signed with node:crypto', () => {
   const SECRET = 'whsec_fuzz_0123456789abcdef0123456789';
-  const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: 'eyJhbGciOiJSUzI1NiJ9.eyJhIjoxfQ.c2ln', n: 1 });
-  const otherBody = JSON.stringify({ event: 'cancelled', access_request_code: 'arc_2', access_token: 'eyJhbGciOiJSUzI1NiJ9.eyJhIjoyfQ.c2ln', n: 2 });
+  const body = JSON.stringify({
+    event: 'approved',
+    access_request_code: 'arc_1',
+    access_token: 'eyJhbGciOiJSUzI1NiJ9.eyJhIjoxfQ.c2ln',
+    n: 1,
+  });
+  const otherBody = JSON.stringify({
+    event: 'cancelled',
+    access_request_code: 'arc_2',
+    access_token: 'eyJhbGciOiJSUzI1NiJ9.eyJhIjoyfQ.c2ln',
+    n: 2,
+  });
   const mac = (b: string | Buffer) => createHmac('sha256', SECRET).update(b).digest();
 
   type Delivery = { body: Buffer; signature: string; bodyChanged: boolean };
@@ -341,14 +380,27 @@ describe('fuzz: webhook deliveries signed with node:crypto', () => {
       const hex = d.signature.replace(/^sha256=/i, '').split(/[\s,]+/)[0]!;
       if (!/^[0-9a-f]{64}$/i.test(hex)) return d;
       const bytes = Buffer.from(hex, 'hex');
-      const signature = how === 'upper' ? d.signature.toUpperCase() : how === 'base64' ? bytes.toString('base64') : how === 'base64url' ? bytes.toString('base64url') : hex;
+      const signature =
+        how === 'upper'
+          ? d.signature.toUpperCase()
+          : how === 'base64'
+            ? bytes.toString('base64')
+            : how === 'base64url'
+              ? bytes.toString('base64url')
+              : hex;
       return { ...d, signature };
     }),
-    fc.integer({ min: 1, max: 40 }).map((copies) => (d: Delivery) => ({ ...d, signature: Array<string>(copies).fill(d.signature).join(', ') })),
+    fc
+      .integer({ min: 1, max: 40 })
+      .map((copies) => (d: Delivery) => ({ ...d, signature: Array<string>(copies).fill(d.signature).join(', ') })),
     fc.constant((d: Delivery) => ({ ...d, body: Buffer.from(otherBody), bodyChanged: true })),
-    fc.constantFrom(' ', '\n', '\r\n').map((space) => (d: Delivery) => ({ ...d, body: Buffer.concat([d.body, Buffer.from(space)]), bodyChanged: true })),
+    fc
+      .constantFrom(' ', '\n', '\r\n')
+      .map((space) => (d: Delivery) => ({ ...d, body: Buffer.concat([d.body, Buffer.from(space)]), bodyChanged: true })),
     fc.nat().map((cut) => (d: Delivery) => ({ ...d, body: d.body.subarray(0, cut % d.body.length), bodyChanged: true })),
-    fc.integer({ min: 1, max: 3 }).map((mib) => (d: Delivery) => ({ ...d, body: Buffer.concat([d.body, Buffer.alloc(mib * 1024 * 1024, 0x20)]), bodyChanged: true })),
+    fc
+      .integer({ min: 1, max: 3 })
+      .map((mib) => (d: Delivery) => ({ ...d, body: Buffer.concat([d.body, Buffer.alloc(mib * 1024 * 1024, 0x20)]), bodyChanged: true })),
     fc.constant((d: Delivery) => ({ ...d, body: Buffer.from(d.body.toString('utf8').replace('"n":1', '"n":1.0')), bodyChanged: true })),
   );
 
@@ -358,7 +410,9 @@ describe('fuzz: webhook deliveries signed with node:crypto', () => {
       fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), async (mutations) => {
         let delivery: Delivery = { body: Buffer.from(body), signature: `sha256=${mac(body).toString('hex')}`, bodyChanged: false };
         for (const mutate of mutations) delivery = mutate(delivery);
-        const { value, error, hmacs, verifies } = await counted(() => verifier.verify(delivery.body, { 'x-webhook-signature': delivery.signature }));
+        const { value, error, hmacs, verifies } = await counted(() =>
+          verifier.verify(delivery.body, { 'x-webhook-signature': delivery.signature }),
+        );
         // node:crypto: one HMAC for the one secret; Web Crypto: one check per signature, at most the cap of 4.
         expect(hmacs + verifies).toBeLessThanOrEqual(4);
         if (error !== undefined) return expectRefusal(error, /^ERR_WEBHOOK_/);

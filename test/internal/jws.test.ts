@@ -31,21 +31,24 @@ describe('JWS signatures with Web Crypto', () => {
     expect(await joseAccepts(jws, theirs, alg)).toBe(true);
   });
 
-  test.each(['RS256', 'ES256', 'PS256', 'EdDSA'])('%s: any change to the payload or signature is refused exactly when jose refuses it', async (alg) => {
-    const { jws, ours, theirs } = await signed(alg);
-    const [head, body, signature] = jws.split('.') as [string, string, string];
-    const b64u = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-    await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.nat(), fc.constantFrom(...b64u), async (inSignature, at, char) => {
-        const part = inSignature ? signature : body;
-        const i = at % part.length;
-        const changed = part.slice(0, i) + char + part.slice(i + 1);
-        const token = inSignature ? `${head}.${body}.${changed}` : `${head}.${changed}.${signature}`;
-        expect(await oursAccepts(token, ours, alg)).toBe(await joseAccepts(token, theirs, alg));
-      }),
-      { numRuns: 60 },
-    );
-  });
+  test.each(['RS256', 'ES256', 'PS256', 'EdDSA'])(
+    '%s: any change to the payload or signature is refused exactly when jose refuses it',
+    async (alg) => {
+      const { jws, ours, theirs } = await signed(alg);
+      const [head, body, signature] = jws.split('.') as [string, string, string];
+      const b64u = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      await fc.assert(
+        fc.asyncProperty(fc.boolean(), fc.nat(), fc.constantFrom(...b64u), async (inSignature, at, char) => {
+          const part = inSignature ? signature : body;
+          const i = at % part.length;
+          const changed = part.slice(0, i) + char + part.slice(i + 1);
+          const token = inSignature ? `${head}.${body}.${changed}` : `${head}.${changed}.${signature}`;
+          expect(await oursAccepts(token, ours, alg)).toBe(await joseAccepts(token, theirs, alg));
+        }),
+        { numRuns: 60 },
+      );
+    },
+  );
 
   test('a signature by another key of the same kind is refused', async () => {
     const a = await signed('RS256');

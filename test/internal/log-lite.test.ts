@@ -8,7 +8,8 @@ import { rejection } from '../helpers.js';
 
 function recorder() {
   const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, fields: object) => lines.push({ level, message, fields: fields as Record<string, unknown> });
+  const at = (level: string) => (message: string, fields: object) =>
+    lines.push({ level, message, fields: fields as Record<string, unknown> });
   return { logger: { info: at('info'), warn: at('warn') }, lines };
 }
 
@@ -29,7 +30,13 @@ describe('remoteJwks', () => {
     expect(log.lines).toEqual([]); // the first fetch was the one the miss would have made
     clock += 60_000;
     await rejection(verifySdJwt(`${token}~`, { keys, now: () => clock }));
-    expect(log.lines).toEqual([{ level: 'warn', message: '[acme-identity] no cached key fits a token: fetching the JWKS again', fields: { alg: 'ES256', kid: 'rotated' } }]);
+    expect(log.lines).toEqual([
+      {
+        level: 'warn',
+        message: '[acme-identity] no cached key fits a token: fetching the JWKS again',
+        fields: { alg: 'ES256', kid: 'rotated' },
+      },
+    ]);
     expect(JSON.stringify(log.lines)).not.toContain(token.split('.')[1]!);
   });
 });

@@ -18,14 +18,25 @@ afterEach(() => vi.unstubAllGlobals());
 async function browserSetup(extra: Partial<BrowserSignInOptions> = {}) {
   const s = await oidcSetup();
   const storage = new TabStorage();
-  const signIn = createBrowserSignIn({ authUrl: s.service.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: REDIRECT, storage, now: s.now, ...extra });
+  const signIn = createBrowserSignIn({
+    authUrl: s.service.authUrl,
+    clientId: DEFAULT_OIDC_CLIENT.clientId,
+    redirectUri: REDIRECT,
+    storage,
+    now: s.now,
+    ...extra,
+  });
   return { ...s, storage, signIn };
 }
 
 describe('OIDC browser helper', () => {
   test('redirect and callback: the transaction waits in storage under its state and is taken out once used', async () => {
     const { signIn, storage, visit } = await browserSetup();
-    const url = await signIn.authorizationUrl({ scope: ['openid', 'profile'], claims: { acme: ['acmeidentity.name'] }, data: { returnTo: '/me' } });
+    const url = await signIn.authorizationUrl({
+      scope: ['openid', 'profile'],
+      claims: { acme: ['acmeidentity.name'] },
+      data: { returnTo: '/me' },
+    });
     const state = url.searchParams.get('state')!;
     expect([...storage.items.keys()]).toEqual([`acme-identity.oidc.${state}`]);
     const callback = await visit(url);
@@ -41,8 +52,20 @@ describe('OIDC browser helper', () => {
 
   test('the standard OpenID Connect parameters, and max_age checked at the callback from the stored transaction', async () => {
     const { signIn, visit, advance } = await browserSetup();
-    const url = await signIn.authorizationUrl({ prompt: 'consent', loginHint: 'jane@example.com', maxAge: 30, uiLocales: 'en-AU', acrValues: ['a', 'b'] });
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({ prompt: 'consent', login_hint: 'jane@example.com', max_age: '30', ui_locales: 'en-AU', acr_values: 'a b' });
+    const url = await signIn.authorizationUrl({
+      prompt: 'consent',
+      loginHint: 'jane@example.com',
+      maxAge: 30,
+      uiLocales: 'en-AU',
+      acrValues: ['a', 'b'],
+    });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      prompt: 'consent',
+      login_hint: 'jane@example.com',
+      max_age: '30',
+      ui_locales: 'en-AU',
+      acr_values: 'a b',
+    });
     const callback = await visit(url);
     advance(31_000);
     await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
@@ -126,7 +149,9 @@ describe('OIDC browser helper', () => {
 
   test('validation before the redirect is the same as on a backend', async () => {
     const { signIn, storage } = await browserSetup();
-    await expect(signIn.authorizationUrl({ claims: { acme: { 'document.passport.travel_document_number': { essential: true } } } })).rejects.toMatchObject({
+    await expect(
+      signIn.authorizationUrl({ claims: { acme: { 'document.passport.travel_document_number': { essential: true } } } }),
+    ).rejects.toMatchObject({
       code: 'ERR_INVALID_INPUT',
       field: 'claims.acme.document.passport.travel_document_number',
     });
@@ -136,7 +161,9 @@ describe('OIDC browser helper', () => {
   test('a client secret is refused, in the types and at run time', () => {
     const base = { authUrl: 'https://auth.acme.test', clientId: 'c', redirectUri: REDIRECT, storage: new TabStorage() };
     // @ts-expect-error a browser cannot keep a secret
-    expect(() => createBrowserSignIn({ ...base, clientSecret: 'shh-this-is-secret' })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientSecret' }));
+    expect(() => createBrowserSignIn({ ...base, clientSecret: 'shh-this-is-secret' })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientSecret' }),
+    );
     // @ts-expect-error nor authenticate any other way than as a public client
     expect(() => createBrowserSignIn({ ...base, clientAuthentication: { method: 'client_secret_basic', clientSecret: 'x' } })).toThrow(
       expect.objectContaining({ option: 'clientAuthentication' }),

@@ -19,7 +19,11 @@ beforeAll(async () => {
   authUrl = sandbox.authUrl;
   page = await serveSignInPage({ authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, port: rpPort });
   browser = await launchChromium();
-  closers.push(() => browser.close(), () => page.close(), () => sandbox.close());
+  closers.push(
+    () => browser.close(),
+    () => page.close(),
+    () => sandbox.close(),
+  );
 });
 
 afterAll(async () => {
@@ -47,7 +51,11 @@ describe('OIDC in headless Chromium', () => {
     await tab.click('#approve');
     const { state, text } = await outcome(tab);
     expect(state, text).toBe('signed-in');
-    expect(JSON.parse(text)).toMatchObject({ sub: expect.stringMatching(/^person_/), name: { first_name: 'Jane', last_name: 'Citizen' }, given_name: 'Jane' });
+    expect(JSON.parse(text)).toMatchObject({
+      sub: expect.stringMatching(/^person_/),
+      name: { first_name: 'Jane', last_name: 'Citizen' },
+      given_name: 'Jane',
+    });
     expect(tab.url()).toBe(`${page.origin}/account`);
     // Nothing of the sign-in stays in sessionStorage.
     expect(await tab.evaluate(() => sessionStorage.length)).toBe(0);

@@ -192,12 +192,26 @@ describe('OIDC helper: the flow against the fake', () => {
     const challenge = (value: string) => () => new HttpResponse(null, { status: 401, headers: { 'www-authenticate': value } });
     server.use(http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, challenge('Bearer realm="acme-identity"'), { once: true }));
     expect(await rejection(oidc.userinfo(result))).toMatchObject({ code: 'ERR_OIDC_USERINFO', error: 'invalid_token', status: 401 });
-    server.use(http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, challenge('Bearer error="insufficient_scope", error_description="openid is required"'), { once: true }));
+    server.use(
+      http.get(
+        `${s.service.authUrl}/oauth/oidc/userinfo`,
+        challenge('Bearer error="insufficient_scope", error_description="openid is required"'),
+        { once: true },
+      ),
+    );
     const described = await rejection(oidc.userinfo(result));
-    expect(described).toMatchObject({ error: 'insufficient_scope', errorDescription: 'openid is required', message: 'insufficient_scope: openid is required' });
+    expect(described).toMatchObject({
+      error: 'insufficient_scope',
+      errorDescription: 'openid is required',
+      message: 'insufficient_scope: openid is required',
+    });
     server.use(http.post(`${s.service.authUrl}/oauth/oidc/token`, challenge('Basic realm="acme-identity"'), { once: true }));
     ({ url, transaction } = await oidc.startSignIn());
-    expect(await rejection(oidc.finishSignIn(await s.visit(url), transaction))).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client', status: 401 });
+    expect(await rejection(oidc.finishSignIn(await s.visit(url), transaction))).toMatchObject({
+      code: 'ERR_OIDC_TOKEN',
+      error: 'invalid_client',
+      status: 401,
+    });
   });
 });
 
@@ -237,12 +251,17 @@ describe('OIDC helper: discovery', () => {
         if (!String(input).endsWith('openid-configuration') || !stale) return response;
         stale = false;
         const metadata = (await response.json()) as { acme_claims_supported: string[] };
-        return Response.json({ ...metadata, acme_claims_supported: metadata.acme_claims_supported.filter((k) => k !== 'sanctionscheck.is_pep') });
+        return Response.json({
+          ...metadata,
+          acme_claims_supported: metadata.acme_claims_supported.filter((k) => k !== 'sanctionscheck.is_pep'),
+        });
       },
     });
     expect(await oidc.supportedClaims()).not.toContain('sanctionscheck.is_pep');
     // Within a minute of the last read, the list is trusted.
-    expect(await rejection(oidc.startSignIn({ claims: { acme: ['sanctionscheck.is_pep'] } }))).toMatchObject({ field: 'claims.acme.sanctionscheck.is_pep' });
+    expect(await rejection(oidc.startSignIn({ claims: { acme: ['sanctionscheck.is_pep'] } }))).toMatchObject({
+      field: 'claims.acme.sanctionscheck.is_pep',
+    });
     s.advance(60_000);
     const { url } = await oidc.startSignIn({ claims: { acme: ['sanctionscheck.is_pep'] } });
     expect(url.searchParams.get('claims')).toContain('sanctionscheck.is_pep');
@@ -289,9 +308,24 @@ describe('OIDC helper: discovery', () => {
 
 describe('OIDC helper: refused before the person is sent away, each naming the key', () => {
   const cases: [string, Parameters<ReturnType<typeof createOidcClient>['startSignIn']>[0], string, RegExp][] = [
-    ['an unknown claim key', { claims: { acme: ['acmeidentity.shoe_size'] } }, 'claims.acme.acmeidentity.shoe_size', /acme_claims_supported/],
-    ['essential on a document claim', { claims: { acme: { 'document.passport.travel_document_number': { essential: true } } } }, 'claims.acme.document.passport.travel_document_number', /document/],
-    ['essential on a credential that cannot be obtained', { claims: { acme: { 'acmeidentity.name': { essential: true } } } }, 'claims.acme.acmeidentity.name', /cannot be essential/],
+    [
+      'an unknown claim key',
+      { claims: { acme: ['acmeidentity.shoe_size'] } },
+      'claims.acme.acmeidentity.shoe_size',
+      /acme_claims_supported/,
+    ],
+    [
+      'essential on a document claim',
+      { claims: { acme: { 'document.passport.travel_document_number': { essential: true } } } },
+      'claims.acme.document.passport.travel_document_number',
+      /document/,
+    ],
+    [
+      'essential on a credential that cannot be obtained',
+      { claims: { acme: { 'acmeidentity.name': { essential: true } } } },
+      'claims.acme.acmeidentity.name',
+      /cannot be essential/,
+    ],
     ['no openid in scope', { scope: ['profile'] }, 'scope', /openid/],
     ['a scope that is not scope tokens', { scope: ['openid', 'profile email'] }, 'scope', /scope tokens/],
     ['phone without its country code', { phone: '412345678' }, 'phoneCountryCode', /required with phone/],
@@ -313,7 +347,12 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     ['claims that is a list', { claims: ['acme'] as never }, 'claims', /object/],
     ['claims that is null', { claims: null as never }, 'claims', /object/],
     ['claims that is text', { claims: 'acme' as never }, 'claims', /object/],
-    ['standard claim names one of which discovery does not list', { claims: { profile: ['given_name', 'shoe_size'] } }, 'claims.profile', /claims_supported/],
+    [
+      'standard claim names one of which discovery does not list',
+      { claims: { profile: ['given_name', 'shoe_size'] } },
+      'claims.profile',
+      /claims_supported/,
+    ],
   ];
   test.each(cases)('%s', async (_name, params, field, message) => {
     const s = await oidcSetup();
@@ -333,7 +372,7 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     expect(back.searchParams.get('error')).toBe('invalid_request');
   });
 
-  test('a person who would land on the service\'s 400 page (the default, the spec\'s form): the pre-redirect check is all that stands between', async () => {
+  test("a person who would land on the service's 400 page (the default, the spec's form): the pre-redirect check is all that stands between", async () => {
     const s = await oidcSetup();
     // What the SDK refuses before the redirect, the service would have shown the person as a 400 page.
     const { url } = await s.client().startSignIn({ claims: { profile: ['given_name'] } });
@@ -341,12 +380,17 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     const page = await s.service.fetch(new Request(url));
     expect(page.status).toBe(400);
     expect(await page.json()).toMatchObject({ error: 'invalid_request' });
-    await expect(s.client().startSignIn({ claims: { profile: ['shoe_size'] } })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'claims.profile' });
+    await expect(s.client().startSignIn({ claims: { profile: ['shoe_size'] } })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      field: 'claims.profile',
+    });
   });
 
   test('every problem is reported at once', async () => {
     const s = await oidcSetup();
-    const error = (await rejection(s.client().startSignIn({ scope: 'profile', phone: '1', claims: { acme: ['nope.nope'] } }))) as InvalidInputError;
+    const error = (await rejection(
+      s.client().startSignIn({ scope: 'profile', phone: '1', claims: { acme: ['nope.nope'] } }),
+    )) as InvalidInputError;
     expect(error.issues.map((i) => i.field)).toEqual(['scope', 'claims.acme.nope.nope', 'phoneCountryCode']);
   });
 });
@@ -362,22 +406,33 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
 
   test.each(['client_secret_basic', 'client_secret_post'] as const)('%s', async (method) => {
     const s = await oidcSetup({ fake: { oidcClients: [registration(method)] } });
-    const oidc = s.client({ clientId: `client-${method}`, clientAuthentication: { method, clientSecret: 'confidential-secret-0123456789' } });
+    const oidc = s.client({
+      clientId: `client-${method}`,
+      clientAuthentication: { method, clientSecret: 'confidential-secret-0123456789' },
+    });
     const { url, transaction } = await oidc.startSignIn();
     await expect(oidc.finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims.aud', `client-${method}`);
   });
 
   test('private_key_jwt', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
-    const s = await oidcSetup({ fake: { oidcClients: [registration('private_key_jwt', { jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'rp-1' }] } })] } });
-    const oidc = s.client({ clientId: 'client-private_key_jwt', clientAuthentication: { method: 'private_key_jwt', privateKey, kid: 'rp-1' } });
+    const s = await oidcSetup({
+      fake: { oidcClients: [registration('private_key_jwt', { jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'rp-1' }] } })] },
+    });
+    const oidc = s.client({
+      clientId: 'client-private_key_jwt',
+      clientAuthentication: { method: 'private_key_jwt', privateKey, kid: 'rp-1' },
+    });
     const { url, transaction } = await oidc.startSignIn();
     await expect(oidc.finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims.aud', 'client-private_key_jwt');
   });
 
   test('a wrong secret is ERR_OIDC_TOKEN invalid_client, and the error does not carry the secret', async () => {
     const s = await oidcSetup({ fake: { oidcClients: [registration('client_secret_basic')] } });
-    const oidc = s.client({ clientId: 'client-client_secret_basic', clientAuthentication: { method: 'client_secret_basic', clientSecret: 'wrong-secret-but-still-a-secret' } });
+    const oidc = s.client({
+      clientId: 'client-client_secret_basic',
+      clientAuthentication: { method: 'client_secret_basic', clientSecret: 'wrong-secret-but-still-a-secret' },
+    });
     const { url, transaction } = await oidc.startSignIn();
     const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction));
     expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client', status: 401 });
@@ -385,7 +440,10 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     const raw = await s.service.fetch(
       new Request(`${s.service.authUrl}/oauth/oidc/token`, {
         method: 'POST',
-        headers: { authorization: `Basic ${btoa('client-client_secret_basic:wrong')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${btoa('client-client_secret_basic:wrong')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=authorization_code&code=x',
       }),
     );
@@ -396,18 +454,36 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
 
   test('unusable client authentication options are refused when the client is made', () => {
     const make = (clientAuthentication: unknown) => () =>
-      createOidcClient({ authUrl: 'https://auth.acme.test', clientId: 'c', redirectUri: REDIRECT, clientAuthentication: clientAuthentication as never });
-    expect(make({ method: 'client_secret_basic' })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientAuthentication.clientSecret' }));
-    expect(make({ method: 'private_key_jwt', privateKey: 'pem' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.privateKey' }));
+      createOidcClient({
+        authUrl: 'https://auth.acme.test',
+        clientId: 'c',
+        redirectUri: REDIRECT,
+        clientAuthentication: clientAuthentication as never,
+      });
+    expect(make({ method: 'client_secret_basic' })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientAuthentication.clientSecret' }),
+    );
+    expect(make({ method: 'private_key_jwt', privateKey: 'pem' })).toThrow(
+      expect.objectContaining({ option: 'clientAuthentication.privateKey' }),
+    );
     expect(make({ method: 'tls_client_auth' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.clientSecret' }));
-    expect(make({ method: 'tls_client_auth', clientSecret: 'x' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.method' }));
-    expect(make({ method: 'client_secret_post', clientSecret: '' })).toThrow(expect.objectContaining({ option: 'clientAuthentication.clientSecret' }));
+    expect(make({ method: 'tls_client_auth', clientSecret: 'x' })).toThrow(
+      expect.objectContaining({ option: 'clientAuthentication.method' }),
+    );
+    expect(make({ method: 'client_secret_post', clientSecret: '' })).toThrow(
+      expect.objectContaining({ option: 'clientAuthentication.clientSecret' }),
+    );
   });
 
   test('private_key_jwt takes a private key only: the public half of the pair is refused when the client is made', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const make = (key: CryptoKey) => () =>
-      createOidcClient({ authUrl: 'https://auth.acme.test', clientId: 'c', redirectUri: REDIRECT, clientAuthentication: { method: 'private_key_jwt', privateKey: key } });
+      createOidcClient({
+        authUrl: 'https://auth.acme.test',
+        clientId: 'c',
+        redirectUri: REDIRECT,
+        clientAuthentication: { method: 'private_key_jwt', privateKey: key },
+      });
     expect(make(publicKey)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientAuthentication.privateKey' }));
     expect(make(privateKey)).not.toThrow();
   });
@@ -416,13 +492,23 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
 describe('OIDC helper: configuration', () => {
   test('plain http: only for a loopback issuer unless allowed', () => {
     const make = (authUrl: string, allowInsecureRequests?: boolean) => () =>
-      createOidcClient({ authUrl, clientId: 'c', redirectUri: REDIRECT, ...(allowInsecureRequests === undefined ? {} : { allowInsecureRequests }) });
+      createOidcClient({
+        authUrl,
+        clientId: 'c',
+        redirectUri: REDIRECT,
+        ...(allowInsecureRequests === undefined ? {} : { allowInsecureRequests }),
+      });
     expect(make('http://auth.acme.test')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'authUrl' }));
     expect(make('http://localhost:4000')).not.toThrow();
     expect(make('http://127.0.0.1:4000')).not.toThrow();
     expect(make('http://auth.internal', true)).not.toThrow();
     // Loopback by its whole name: a host that only starts or ends like one is anyone's.
-    for (const lookalike of ['http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'http://localhost-evil.example', 'http://notlocalhost']) {
+    for (const lookalike of [
+      'http://localhost.evil.example',
+      'http://127.0.0.1.evil.example',
+      'http://localhost-evil.example',
+      'http://notlocalhost',
+    ]) {
       expect(make(lookalike), lookalike).toThrow(expect.objectContaining({ option: 'authUrl' }));
     }
   });
@@ -461,9 +547,10 @@ describe('OIDC helper: configuration', () => {
 
   test('a state store without use(state, ttlMs) is refused when the client is made', () => {
     for (const stateStore of [{}, { use: 'yes' }]) {
-      expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: 'c', redirectUri: REDIRECT, stateStore: stateStore as never }), JSON.stringify(stateStore)).toThrow(
-        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'stateStore' }),
-      );
+      expect(
+        () => createOidcClient({ authUrl: 'https://a.test', clientId: 'c', redirectUri: REDIRECT, stateStore: stateStore as never }),
+        JSON.stringify(stateStore),
+      ).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'stateStore' }));
     }
   });
 
@@ -507,8 +594,14 @@ describe('OIDC helper: configuration', () => {
   });
 
   test('missing or relative options name the option', () => {
-    expect(() => createOidcClient({ authUrl: '/auth', clientId: 'c', redirectUri: REDIRECT })).toThrow(expect.objectContaining({ option: 'authUrl' }));
-    expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: '', redirectUri: REDIRECT })).toThrow(expect.objectContaining({ option: 'clientId' }));
-    expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: 'c', redirectUri: 'callback' })).toThrow(expect.objectContaining({ option: 'redirectUri' }));
+    expect(() => createOidcClient({ authUrl: '/auth', clientId: 'c', redirectUri: REDIRECT })).toThrow(
+      expect.objectContaining({ option: 'authUrl' }),
+    );
+    expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: '', redirectUri: REDIRECT })).toThrow(
+      expect.objectContaining({ option: 'clientId' }),
+    );
+    expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: 'c', redirectUri: 'callback' })).toThrow(
+      expect.objectContaining({ option: 'redirectUri' }),
+    );
   });
 });

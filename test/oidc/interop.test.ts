@@ -23,7 +23,9 @@ let rpKey: CryptoKey;
 
 beforeAll(async () => {
   const signing = await Promise.all(['RS256', 'PS256', 'ES256'].map((alg) => generateKeyPair(alg, { extractable: true })));
-  const jwks = { keys: await Promise.all(signing.map(async ({ privateKey }, i) => ({ ...(await exportJWK(privateKey)), kid: `op-${i}` }))) };
+  const jwks = {
+    keys: await Promise.all(signing.map(async ({ privateKey }, i) => ({ ...(await exportJWK(privateKey)), kid: `op-${i}` }))),
+  };
   const rp = await generateKeyPair('ES256', { extractable: true });
   rpKey = rp.privateKey;
   server = createServer();
@@ -47,7 +49,9 @@ beforeAll(async () => {
     jwks,
     pkce: { required: () => true },
     features: { claimsParameter: { enabled: true }, devInteractions: { enabled: false }, userinfo: { enabled: true } },
-    extraParams: Object.fromEntries(EXTRA.map((name) => [name, (_ctx: unknown, value: string | undefined) => void (extraSeen[name] = value)])),
+    extraParams: Object.fromEntries(
+      EXTRA.map((name) => [name, (_ctx: unknown, value: string | undefined) => void (extraSeen[name] = value)]),
+    ),
     discovery: { acme_claims_supported: ['acmeidentity.name', 'sanctionscheck.is_pep'] },
     claims: { openid: ['sub'], profile: ['given_name', 'family_name'], email: ['email', 'email_verified'] },
     findAccount: (_ctx: unknown, accountId: string) => ({
@@ -94,7 +98,8 @@ async function person(url: URL): Promise<URL> {
   throw new Error('too many redirects');
 }
 
-const client = (extra: Partial<OidcClientOptions> = {}) => createOidcClient({ authUrl: issuer, clientId: 'public', redirectUri: REDIRECT, ...extra });
+const client = (extra: Partial<OidcClientOptions> = {}) =>
+  createOidcClient({ authUrl: issuer, clientId: 'public', redirectUri: REDIRECT, ...extra });
 
 describe('OIDC helper against oidc-provider', () => {
   test('a public client signs in with PKCE; the extra parameters reach the provider; acme_claims_supported is read', async () => {
@@ -112,7 +117,13 @@ describe('OIDC helper against oidc-provider', () => {
     const callback = await person(url);
     expect(callback.searchParams.get('iss')).toBe(issuer);
     const result = await oidc.finishSignIn(callback, transaction, { userinfo: true });
-    expect(extraSeen).toEqual({ ruleset: 'basic', aobo: 'delegation-1', phone: '412345678', phone_country_code: '61', email: 'jane@example.com' });
+    expect(extraSeen).toEqual({
+      ruleset: 'basic',
+      aobo: 'delegation-1',
+      phone: '412345678',
+      phone_country_code: '61',
+      email: 'jane@example.com',
+    });
     expect(result.claims).toMatchObject({ iss: issuer, aud: 'public', sub: 'person-1', nonce: transaction.nonce });
     expect(result.userinfo).toMatchObject({ sub: 'person-1', given_name: 'Jane', email: 'jane@example.com' });
   });
@@ -150,7 +161,11 @@ describe('OIDC helper against oidc-provider', () => {
 
   test('the browser entry, as a public client', async () => {
     const items = new Map<string, string>();
-    const storage = { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v), removeItem: (k: string) => void items.delete(k) };
+    const storage = {
+      getItem: (k: string) => items.get(k) ?? null,
+      setItem: (k: string, v: string) => void items.set(k, v),
+      removeItem: (k: string) => void items.delete(k),
+    };
     const signIn = createBrowserSignIn({ authUrl: issuer, clientId: 'public', redirectUri: REDIRECT, storage });
     const url = await signIn.authorizationUrl({ scope: ['openid', 'profile'] });
     const result = await signIn.handleCallback(await person(url));
@@ -174,6 +189,10 @@ describe('OIDC helper against oidc-provider', () => {
     const oidc = client();
     const { url, transaction } = await oidc.startSignIn({ claims: { profile: ['given_name'], acme: ['acmeidentity.name'] } });
     const error = await oidc.finishSignIn(await person(url), transaction).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'ERR_OIDC_AUTHORIZATION', error: 'invalid_request', errorDescription: expect.stringMatching(/claims/) });
+    expect(error).toMatchObject({
+      code: 'ERR_OIDC_AUTHORIZATION',
+      error: 'invalid_request',
+      errorDescription: expect.stringMatching(/claims/),
+    });
   });
 });

@@ -116,15 +116,19 @@ describe('OIDC helper: any change to the callback (property)', () => {
   test('a changed or missing code, state or iss is refused with an OidcError; nothing else is ever thrown', async () => {
     const s = await oidcSetup();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('code', 'state', 'iss'), fc.option(fc.string({ maxLength: 60 }), { nil: undefined }), async (param, value) => {
-        const { client, transaction, callback } = await started(s);
-        const original = callback.searchParams.get(param);
-        if (value === undefined) callback.searchParams.delete(param);
-        else callback.searchParams.set(param, value);
-        const outcome = await client.finishSignIn(callback, transaction).catch((e: unknown) => e);
-        if (value === original) expect(outcome).toHaveProperty('claims.nonce', transaction.nonce);
-        else expect(outcome).toBeInstanceOf(OidcError);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('code', 'state', 'iss'),
+        fc.option(fc.string({ maxLength: 60 }), { nil: undefined }),
+        async (param, value) => {
+          const { client, transaction, callback } = await started(s);
+          const original = callback.searchParams.get(param);
+          if (value === undefined) callback.searchParams.delete(param);
+          else callback.searchParams.set(param, value);
+          const outcome = await client.finishSignIn(callback, transaction).catch((e: unknown) => e);
+          if (value === original) expect(outcome).toHaveProperty('claims.nonce', transaction.nonce);
+          else expect(outcome).toBeInstanceOf(OidcError);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -165,7 +169,10 @@ describe('OIDC helper: a tampered or reused transaction', () => {
     const late = await started(s, client);
     const onTime = await started(s, client);
     s.advance(20_000);
-    await expect(client.finishSignIn(onTime.callback, onTime.transaction)).resolves.toHaveProperty('claims.nonce', onTime.transaction.nonce);
+    await expect(client.finishSignIn(onTime.callback, onTime.transaction)).resolves.toHaveProperty(
+      'claims.nonce',
+      onTime.transaction.nonce,
+    );
     s.advance(1);
     await refused(client.finishSignIn(late.callback, late.transaction), 'ERR_OIDC_TRANSACTION');
   });
@@ -173,7 +180,14 @@ describe('OIDC helper: a tampered or reused transaction', () => {
   test('a transaction that is not one startSignIn made, or is another client’s', async () => {
     const s = await oidcSetup();
     const { client, transaction, callback } = await started(s);
-    for (const bad of [null, {}, { ...transaction, codeVerifier: 7 }, { ...transaction, createdAt: 'yesterday' }, { ...transaction, createdAt: String(transaction.createdAt) }, { ...transaction, clientId: 'other' }]) {
+    for (const bad of [
+      null,
+      {},
+      { ...transaction, codeVerifier: 7 },
+      { ...transaction, createdAt: 'yesterday' },
+      { ...transaction, createdAt: String(transaction.createdAt) },
+      { ...transaction, clientId: 'other' },
+    ]) {
       await refused(client.finishSignIn(callback, bad as never), 'ERR_OIDC_TRANSACTION');
     }
     await refused(client.finishSignIn(callback, { ...transaction, issuer: 'https://evil.example' }), 'ERR_OIDC_TRANSACTION');
@@ -215,7 +229,9 @@ describe('OIDC helper: a tampered ID token', () => {
   test('signed by another key that claims the issuer’s kid', async () => {
     const s = await oidcSetup();
     const { privateKey } = await generateKeyPair('RS256');
-    rewriteIdToken(s, async (t) => new SignJWT(decodeJwt(t) as never).setProtectedHeader({ alg: 'RS256', kid: decodeProtectedHeader(t).kid! }).sign(privateKey));
+    rewriteIdToken(s, async (t) =>
+      new SignJWT(decodeJwt(t) as never).setProtectedHeader({ alg: 'RS256', kid: decodeProtectedHeader(t).kid! }).sign(privateKey),
+    );
     const { client, transaction, callback } = await started(s);
     await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
   });
@@ -249,7 +265,10 @@ describe('OIDC helper: a tampered ID token', () => {
     const s = await oidcSetup();
     const late = (seconds: number, clockToleranceSeconds?: number) =>
       s.client({ now: () => s.now() + seconds * 1000, ...(clockToleranceSeconds === undefined ? {} : { clockToleranceSeconds }) });
-    rewriteIdToken(s, resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) })));
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) })),
+    );
     let { transaction, callback } = await started(s);
     await refused(late(1).finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
     ({ transaction, callback } = await started(s));
@@ -258,7 +277,10 @@ describe('OIDC helper: a tampered ID token', () => {
 
   test('not yet valid (nbf in the future) is refused; the tolerance works that way too', async () => {
     const s = await oidcSetup();
-    rewriteIdToken(s, resigned(s, (c) => ({ ...c, nbf: Math.floor(s.now() / 1000) + 5 })));
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, nbf: Math.floor(s.now() / 1000) + 5 })),
+    );
     let { client, transaction, callback } = await started(s);
     await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN', { claim: 'nbf' });
     ({ transaction, callback } = await started(s));
@@ -352,7 +374,9 @@ describe('OIDC helper: the issuer’s key set', () => {
     const s = await oidcSetup();
     const fetched: string[] = [];
     const tell = discovery((m) => ({ ...m, jwks_uri: String(m['jwks_uri']).replace('https:', 'http:') }));
-    const client = s.client({ fetch: (input, init) => (fetched.push(String(input instanceof Request ? input.url : input)), tell(input, init)) });
+    const client = s.client({
+      fetch: (input, init) => (fetched.push(String(input instanceof Request ? input.url : input)), tell(input, init)),
+    });
     const { transaction, callback } = await started(s, client);
     await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_RESPONSE');
     expect(fetched.filter((url) => url.startsWith('http:'))).toEqual([]);
@@ -363,7 +387,10 @@ describe('OIDC helper: errors keep secrets out', () => {
   test('no code, verifier, nonce, token or claim value in any error, inspected or serialised', async () => {
     const s = await oidcSetup();
     const seen: string[] = [];
-    rewriteIdToken(s, resigned(s, (c) => ({ ...c, aud: 'another-client' })));
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, aud: 'another-client' })),
+    );
     const { client, transaction, callback } = await started(s);
     seen.push(callback.searchParams.get('code')!, transaction.codeVerifier, transaction.nonce);
     const errors = [

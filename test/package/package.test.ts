@@ -27,7 +27,16 @@ import { credentialInput, person } from '../fixtures.js';
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RUNTIMES = join(ROOT, 'scripts/runtimes/node_modules');
-const ENTRIES = ['@acme/identity', '@acme/identity/oidc', '@acme/identity/oidc/browser', '@acme/identity/sd-jwt', '@acme/identity/webhooks', '@acme/identity/redis', '@acme/identity/testing', '@acme/identity/testing/msw'];
+const ENTRIES = [
+  '@acme/identity',
+  '@acme/identity/oidc',
+  '@acme/identity/oidc/browser',
+  '@acme/identity/sd-jwt',
+  '@acme/identity/webhooks',
+  '@acme/identity/redis',
+  '@acme/identity/testing',
+  '@acme/identity/testing/msw',
+];
 
 let dir: string;
 let consumer: string;
@@ -62,7 +71,8 @@ beforeAll(async () => {
     await symlink(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
   }
   await mkdir(join(modules, '.bin'));
-  for (const [bin, target] of Object.entries(manifest['bin'] ?? {})) await symlink(join('..', '@acme/identity', target), join(modules, '.bin', bin));
+  for (const [bin, target] of Object.entries(manifest['bin'] ?? {}))
+    await symlink(join('..', '@acme/identity', target), join(modules, '.bin', bin));
   for (const file of await readdir(fileURLToPath(new URL('smoke/', import.meta.url)))) {
     await copyFile(fileURLToPath(new URL(`smoke/${file}`, import.meta.url)), join(consumer, file));
   }
@@ -99,11 +109,24 @@ describe('npm pack', () => {
   test('holds the built files, types, README, CHANGELOG, LICENSE and bin; no sources, tests, examples or fixtures', () => {
     const paths = packed.files.map((f) => f.path);
     for (const needed of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/bin/sandbox.js']) expect(paths).toContain(needed);
-    for (const entry of ['index', 'oidc/index', 'oidc/browser', 'sd-jwt/index', 'webhooks/index', 'redis/index', 'testing/index', 'testing/msw']) {
+    for (const entry of [
+      'index',
+      'oidc/index',
+      'oidc/browser',
+      'sd-jwt/index',
+      'webhooks/index',
+      'redis/index',
+      'testing/index',
+      'testing/msw',
+    ]) {
       for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) expect(paths).toContain(`dist/${entry}.${ext}`);
     }
-    expect(paths.filter((p) => !p.startsWith('dist/') && !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(p))).toEqual([]);
-    expect(paths.filter((p) => /(^|\/)(src|test|examples|scripts|generated|\.ci)\/|\.env|\.tgz$|\.pem$|\.key$/.test(p.replace(/^dist\//, '')))).toEqual([]);
+    expect(paths.filter((p) => !p.startsWith('dist/') && !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(p))).toEqual(
+      [],
+    );
+    expect(
+      paths.filter((p) => /(^|\/)(src|test|examples|scripts|generated|\.ci)\/|\.env|\.tgz$|\.pem$|\.key$/.test(p.replace(/^dist\//, ''))),
+    ).toEqual([]);
   });
 });
 
@@ -135,10 +158,15 @@ describe('the installed package', () => {
     // msw's own CommonJS build requires an ESM-only package (rettime): its entry needs what msw needs.
     const script = `const names = ${JSON.stringify(ENTRIES)}.map((e) => e.endsWith('/msw') && process.argv[2] ? [] : Object.keys(require(e)).sort());\nconsole.log(JSON.stringify(names));`;
     await writeFile(join(consumer, 'cjs-check.cjs'), script);
-    const withoutRequireEsm = JSON.parse((await run(process.execPath, ['--no-experimental-require-module', 'cjs-check.cjs', 'skip-msw'])).stdout) as string[][];
+    const withoutRequireEsm = JSON.parse(
+      (await run(process.execPath, ['--no-experimental-require-module', 'cjs-check.cjs', 'skip-msw'])).stdout,
+    ) as string[][];
     const cjs = JSON.parse((await run(process.execPath, ['cjs-check.cjs'])).stdout) as string[][];
     expect(withoutRequireEsm).toEqual(cjs.map((names, i) => (ENTRIES[i]!.endsWith('/msw') ? [] : names)));
-    await writeFile(join(consumer, 'esm-names.mjs'), `${ENTRIES.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nconsole.log(JSON.stringify([${ENTRIES.map((_, i) => `Object.keys(m${i}).sort()`).join(',')}]));`);
+    await writeFile(
+      join(consumer, 'esm-names.mjs'),
+      `${ENTRIES.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nconsole.log(JSON.stringify([${ENTRIES.map((_, i) => `Object.keys(m${i}).sort()`).join(',')}]));`,
+    );
     const esm = JSON.parse((await run(process.execPath, ['esm-names.mjs'])).stdout) as string[][];
     expect(cjs).toEqual(esm);
     expect(cjs[0]).toContain('AcmeIdentityClient');
@@ -175,15 +203,37 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
     );
     await writeFile(
       join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [], lib: ['es2022', 'dom'] }, files: ['consumer.ts', 'consumer.cts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+          lib: ['es2022', 'dom'],
+        },
+        files: ['consumer.ts', 'consumer.cts'],
+      }),
     );
-    const result = await run(process.execPath, [join(consumer, 'node_modules/typescript/bin/tsc'), '-p', '.']).catch((e: { stdout: string }) => e);
+    const result = await run(process.execPath, [join(consumer, 'node_modules/typescript/bin/tsc'), '-p', '.']).catch(
+      (e: { stdout: string }) => e,
+    );
     expect((result as { stdout: string }).stdout).toBe('');
   });
 
   test('an error class alone bundles without the client or zod: each entry carries what it uses', async () => {
     const bundle = async (contents: string) => {
-      const result = await build({ stdin: { contents, resolveDir: consumer }, bundle: true, minify: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'silent' });
+      const result = await build({
+        stdin: { contents, resolveDir: consumer },
+        bundle: true,
+        minify: true,
+        format: 'esm',
+        platform: 'neutral',
+        write: false,
+        logLevel: 'silent',
+      });
       return result.outputFiles[0]!.text;
     };
     const errorsOnly = await bundle(`export { ConflictError } from '@acme/identity';`);
@@ -226,7 +276,10 @@ describe('runtimes: a smoke test of the installed package in each', () => {
   const runners: [string, () => [string, string[]]][] = [
     ...NODES.map(([name, path]): [string, () => [string, string[]]] => [name, () => [path(), ['run.mjs']]]),
     // CommonJS without require(esm): the CommonJS build carries what is published as ESM only.
-    ...NODES.map(([name, path]): [string, () => [string, string[]]] => [`${name}, CommonJS without require(esm)`, () => [path(), ['--no-experimental-require-module', 'run.cjs']]]),
+    ...NODES.map(([name, path]): [string, () => [string, string[]]] => [
+      `${name}, CommonJS without require(esm)`,
+      () => [path(), ['--no-experimental-require-module', 'run.cjs']],
+    ]),
     ['Node 20 (this one), CommonJS with require(esm)', () => [process.execPath, ['run.cjs']]],
     ['Bun', () => [binary(join(RUNTIMES, '@oven/bun-linux-x64/bin/bun')), ['run.mjs']]],
     ['Deno', () => [binary(join(RUNTIMES, '.bin/deno')), ['run', '--allow-env', '--allow-net=127.0.0.1', '--allow-read', 'run.mjs']]],

@@ -67,9 +67,14 @@ async function flows(client: AcmeIdentityClient, service: FakeService, readings:
   const tokenRequests = received(service, /^\/auth\/api-token/).length;
 
   // Token and create: one token request serves every call (its lifetime was read, whatever its form).
-  const jane = person({ claims: ['acmeidentity.name', 'acmeidentity.email_verified', 'sanctionscheck.is_pep', 'acmeidentity.valid', 'acmeidentity.credential'] });
+  const jane = person({
+    claims: ['acmeidentity.name', 'acmeidentity.email_verified', 'sanctionscheck.is_pep', 'acmeidentity.valid', 'acmeidentity.credential'],
+  });
   const { data } = await client.identityRequests.create(jane);
-  const details = await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+  const details = await client.identityRequests.get({
+    accessRequestCode: data.access_request_code,
+    identitySessionCode: data.identity_session_code,
+  });
   expect(details.data.first_name).toBe('Jane');
   expect(typeof details.data.time_expires).toBe('number');
   expect(details.data.time_expires! * 1000).toBeGreaterThan(Date.now());
@@ -81,7 +86,11 @@ async function flows(client: AcmeIdentityClient, service: FakeService, readings:
   const [approved] = events;
   expect(['approved', 'unknown']).toContain(approved!.kind);
   if (readings.webhookKind !== 'none') expect(approved!.kind).toBe('approved');
-  const identity = await client.identityResponses.getVerified(approved!, { identitySessionCode: data.identity_session_code, keys, requireSignature: true });
+  const identity = await client.identityResponses.getVerified(approved!, {
+    identitySessionCode: data.identity_session_code,
+    keys,
+    requireSignature: true,
+  });
   expect(identity.proof).toBe('signature');
   expect(readClaim(identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
   expect(readClaim(identity.claims, 'acmeidentity.email_verified')).toBe(true);
@@ -100,7 +109,9 @@ async function flows(client: AcmeIdentityClient, service: FakeService, readings:
   await service.webhooksSettled();
   const cancelled = events[1]!;
   expect(['cancelled', 'unknown']).toContain(cancelled.kind);
-  const refusal = await rejection(client.identityResponses.getVerified(cancelled, { identitySessionCode: other.data.identity_session_code, keys }));
+  const refusal = await rejection(
+    client.identityResponses.getVerified(cancelled, { identitySessionCode: other.data.identity_session_code, keys }),
+  );
   expect(refusal).toBeInstanceOf(IdentityFlowError);
   expect(refusal).toMatchObject({ step: 'cancelled' });
 
@@ -117,7 +128,11 @@ async function flows(client: AcmeIdentityClient, service: FakeService, readings:
 
   // Status records: their fields, never undefined from a misread envelope.
   const current = await client.status.current();
-  expect(current).toMatchObject({ status: 'operational', environment: 'sandbox', components: { api: { version: openApiDocument.info.version } } });
+  expect(current).toMatchObject({
+    status: 'operational',
+    environment: 'sandbox',
+    components: { api: { version: openApiDocument.info.version } },
+  });
   expect(typeof current.timestamp).toBe('number');
   const health = await client.status.health();
   expect(health).toMatchObject({ status: 'healthy', database: 'connected' });
@@ -131,11 +146,14 @@ describe('the SDK under every reading of what the spec leaves open', () => {
     await flows(client, service, readings);
   });
 
-  test.each([600, -600])('no Date header and a service clock %i s off: the clock is learnt from the token it issues', async (clockSkewSeconds) => {
-    const readings: FakeReadings = { dateHeader: 'omitted', clockSkewSeconds };
-    const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
-    await flows(client, service, readings);
-  });
+  test.each([600, -600])(
+    'no Date header and a service clock %i s off: the clock is learnt from the token it issues',
+    async (clockSkewSeconds) => {
+      const readings: FakeReadings = { dateHeader: 'omitted', clockSkewSeconds };
+      const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
+      await flows(client, service, readings);
+    },
+  );
 
   test.each(['expires', 'expires_in'] as const)('token lifetime stated as %s alone, its numbers as strings', async (tokenLifetime) => {
     const readings: FakeReadings = { tokenLifetime, numbers: 'string' };

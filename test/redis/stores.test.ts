@@ -41,12 +41,16 @@ function worker(args: string[]): Promise<Record<string, number>> {
     const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`worker exited with ${code}: ${out}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`worker exited with ${code}: ${out}`)),
+    );
   });
 }
 
 const kinds = ['node-redis', 'ioredis'] as const;
-async function connect(kind: (typeof kinds)[number]): Promise<{ client: RedisClientLike; close(): Promise<unknown>; raw: (cmd: string[]) => Promise<unknown> }> {
+async function connect(
+  kind: (typeof kinds)[number],
+): Promise<{ client: RedisClientLike; close(): Promise<unknown>; raw: (cmd: string[]) => Promise<unknown> }> {
   if (kind === 'ioredis') {
     const io = new Redis(server.url, { maxRetriesPerRequest: 1 });
     return { client: io, close: () => io.quit(), raw: ([c, ...a]) => io.call(c!, ...a!) };
@@ -68,7 +72,9 @@ describe.each(kinds)('with %s', (kind) => {
     test('8 processes × 250 concurrent calls: one token request on a cold start, one refresh at expiry, no rotated refresh token presented', async () => {
       const before = sandbox.service.requests.length;
       const phase2 = Date.now();
-      const results = await Promise.all(Array.from({ length: 8 }, () => worker(['tokens', kind, server.url, sandbox.baseUrl, '250', String(phase2)])));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => worker(['tokens', kind, server.url, sandbox.baseUrl, '250', String(phase2)])),
+      );
       const requests = sandbox.service.requests.slice(before);
       expect(requests.filter((r) => r.path === '/auth/api-token')).toHaveLength(1);
       expect(requests.filter((r) => r.path === '/auth/api-token/refresh')).toHaveLength(1);
@@ -81,7 +87,12 @@ describe.each(kinds)('with %s', (kind) => {
       const redis = await connect(kind);
       try {
         const store = new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix: `t-${kind}:` });
-        await store.set('k', { accessToken: 'at_secret_value', refreshToken: 'rt_secret_value', expiresAt: Date.now() + 60_000, obtainedAt: Date.now() });
+        await store.set('k', {
+          accessToken: 'at_secret_value',
+          refreshToken: 'rt_secret_value',
+          expiresAt: Date.now() + 60_000,
+          obtainedAt: Date.now(),
+        });
         const raw = String(await redis.raw(['GET', `t-${kind}:token:k`]));
         expect(raw).toMatch(/^v1\./);
         expect(raw).not.toContain('secret_value');
@@ -91,7 +102,9 @@ describe.each(kinds)('with %s', (kind) => {
         expect(await other.get('k')).toMatchObject({ accessToken: 'at_secret_value' });
         await redis.raw(['SET', `t-${kind}:token:moved`, raw]);
         expect(await other.get('moved')).toBeUndefined();
-        expect(await new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(32).fill(8), prefix: `t-${kind}:` }).get('k')).toBeUndefined();
+        expect(
+          await new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(32).fill(8), prefix: `t-${kind}:` }).get('k'),
+        ).toBeUndefined();
         expect(() => new RedisTokenStore(redis.client)).toThrow(ConfigurationError);
         expect(() => new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(16) })).toThrow(/32 bytes/);
       } finally {
@@ -125,7 +138,9 @@ describe.each(kinds)('with %s', (kind) => {
       const secret = DEFAULT_CLIENT.webhookSecret;
       const body = JSON.stringify({ event: 'approved', access_request_code: `arc_${kind}_${Date.now()}`, access_token: 'a.b.c' });
       const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-      const results = await Promise.all(Array.from({ length: 8 }, () => worker(['webhook', kind, server.url, secret, body, signature, '300'])));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => worker(['webhook', kind, server.url, secret, body, signature, '300'])),
+      );
       expect(results.reduce((sum, r) => sum + r['processed']!, 0)).toBe(1);
       expect(results.filter((r) => r['status'] === 200 && r['processed'] === 1)).toHaveLength(1);
       expect(results.every((r) => r['status'] === 200 || r['status'] === 409)).toBe(true);
@@ -137,7 +152,10 @@ describe.each(kinds)('with %s', (kind) => {
     test("a release by a holder whose lease ran out does not drop the next holder's", async () => {
       const redis = await connect(kind);
       try {
-        const [a, b] = [new RedisReplayStore(redis.client, { prefix: `r-${kind}:` }), new RedisReplayStore(redis.client, { prefix: `r-${kind}:` })];
+        const [a, b] = [
+          new RedisReplayStore(redis.client, { prefix: `r-${kind}:` }),
+          new RedisReplayStore(redis.client, { prefix: `r-${kind}:` }),
+        ];
         expect(await a.claim('d', 0.2)).toBe('claimed');
         expect(await b.claim('d', 0.2)).toBe('processing');
         await new Promise((resolve) => setTimeout(resolve, 250));
@@ -159,7 +177,12 @@ describe.each(kinds)('with %s', (kind) => {
       const sandbox = await startSandbox({ oidcJourney: 'auto', redirectUris: ['https://rp.example/callback'] });
       try {
         const instance = () =>
-          createOidcClient({ authUrl: sandbox.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: 'https://rp.example/callback', stateStore: new RedisStateStore(redis.client, { prefix: `s-${kind}:` }) });
+          createOidcClient({
+            authUrl: sandbox.authUrl,
+            clientId: DEFAULT_OIDC_CLIENT.clientId,
+            redirectUri: 'https://rp.example/callback',
+            stateStore: new RedisStateStore(redis.client, { prefix: `s-${kind}:` }),
+          });
         const [a, b] = [instance(), instance()];
         const { url, transaction } = await a.startSignIn();
         const back = await fetch(url, { redirect: 'manual' });
@@ -180,11 +203,13 @@ describe.each(kinds)('with %s', (kind) => {
 
 // Every process of a run on the same client, then the same run on the other client.
 describe.each(kinds)('a process killed inside the webhook handler, with %s', (kind) => {
-  test('leaves the delivery to the service\'s retry: 409 while its lease lasts, then processed, once', async () => {
+  test("leaves the delivery to the service's retry: 409 while its lease lasts, then processed, once", async () => {
     const secret = DEFAULT_CLIENT.webhookSecret;
     const body = JSON.stringify({ event: 'approved', access_request_code: `arc_killed_${kind}_${Date.now()}`, access_token: 'a.b.c' });
     const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-    const dying = spawn(process.execPath, ['--import', 'tsx', WORKER, 'webhook', kind, server.url, secret, body, signature, '60000', '8'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const dying = spawn(process.execPath, ['--import', 'tsx', WORKER, 'webhook', kind, server.url, secret, body, signature, '60000', '8'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     await new Promise<void>((resolve) => dying.stderr.on('data', (chunk) => String(chunk).includes('handling') && resolve()));
     dying.kill('SIGKILL');
     const killedAt = Date.now();
@@ -200,7 +225,9 @@ describe.each(kinds)('a lease holder killed mid-renewal, with %s', (kind) => {
     const sandbox = await startSandbox();
     try {
       const key = `${sandbox.baseUrl}#${DEFAULT_CLIENT.clientId}`;
-      const holder = spawn(process.execPath, ['--import', 'tsx', WORKER, 'hold-lease', kind, server.url, key, '5500'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const holder = spawn(process.execPath, ['--import', 'tsx', WORKER, 'hold-lease', kind, server.url, key, '5500'], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
       holder.kill('SIGKILL');
       const started = Date.now();
@@ -290,7 +317,9 @@ describe('when Redis is unreachable', () => {
     const receiver = createWebhookReceiver(createWebhookVerifier({ secret, replayStore: new RedisReplayStore(io) }), () => {
       processed += 1;
     });
-    const outcome = await receiver.handle(body, { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` });
+    const outcome = await receiver.handle(body, {
+      'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    });
     expect(outcome.status).toBe(500);
     expect(processed).toBe(0);
     const state = new RedisStateStore(io);

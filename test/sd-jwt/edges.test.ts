@@ -4,13 +4,7 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
-import {
-  JwksError,
-  localJwks,
-  readClaim,
-  verifyIdentityResponse,
-  verifySdJwt,
-} from '../../src/sd-jwt/index.js';
+import { JwksError, localJwks, readClaim, verifyIdentityResponse, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { ConfigurationError, InvalidInputError } from '../../src/errors/index.js';
 import { rejection } from '../helpers.js';
 import { ISSUER, NOW, NOW_MS, at, digest, disclosure, testIssuer, type TestIssuer } from './issuer.js';
@@ -58,7 +52,10 @@ describe('verifyIdentityResponse: the envelope follows RFC 9901 §7.1 too', () =
   test.each(['sub', 'exp', 'request_code', 'acmeidentity.credential_jwt'])(
     'a disclosure named like a plaintext field (%s) is a collision, never a silent override',
     async (name) => {
-      const data = envelope({ 'acmeidentity.given_name': 'Jane', [name]: 'forged' }, name === 'acmeidentity.credential_jwt' ? { [name]: 'x~' } : {});
+      const data = envelope(
+        { 'acmeidentity.given_name': 'Jane', [name]: 'forged' },
+        name === 'acmeidentity.credential_jwt' ? { [name]: 'x~' } : {},
+      );
       expect(await code(verifyIdentityResponse(data, REQUEST))).toBe('ERR_SD_JWT_CLAIM_COLLISION');
     },
   );
@@ -81,7 +78,10 @@ describe('verifyIdentityResponse: the envelope follows RFC 9901 §7.1 too', () =
 
 describe('verifyIdentityResponse: embedded credentials', () => {
   test('a credential about the response\'s subject proves its claims: proof "signature"', async () => {
-    const verified = await verifyIdentityResponse(await withCredential({ 'acmeidentity.given_name': 'Jane' }), { ...REQUEST, keys: issuer.keys });
+    const verified = await verifyIdentityResponse(await withCredential({ 'acmeidentity.given_name': 'Jane' }), {
+      ...REQUEST,
+      keys: issuer.keys,
+    });
     expect(verified.proof).toBe('signature');
     expect(verified.signedClaims).toEqual(['acmeidentity.given_name']);
   });
@@ -101,7 +101,10 @@ describe('verifyIdentityResponse: embedded credentials', () => {
   });
 
   test('a plain JWT as credential_jwt is refused: the spec calls it a full SD-JWT credential', async () => {
-    const data = { ...envelope({ 'acmeidentity.given_name': 'Jane' }), 'acmeidentity.credential_jwt': await issuer.sign({ iss: ISSUER, sub: 'person-1', exp: NOW + 60 }) };
+    const data = {
+      ...envelope({ 'acmeidentity.given_name': 'Jane' }),
+      'acmeidentity.credential_jwt': await issuer.sign({ iss: ISSUER, sub: 'person-1', exp: NOW + 60 }),
+    };
     expect(await code(verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys }))).toBe('ERR_SD_JWT_MALFORMED');
   });
 
@@ -128,9 +131,15 @@ describe('a crafted claim name of a megabyte is shown in the message cut to 64 c
 
   test('the envelope: a plaintext field, no salt, twice, a digest not in _sd', async () => {
     await shownCut(verifyIdentityResponse(envelope({ [long]: 'x' }, { [long]: 'plain' }), REQUEST), 'ERR_SD_JWT_CLAIM_COLLISION');
-    await shownCut(verifyIdentityResponse({ ...envelope({}), disclosures: [{ claim: long, value: 'x' }] }, REQUEST), 'ERR_SD_JWT_MALFORMED');
+    await shownCut(
+      verifyIdentityResponse({ ...envelope({}), disclosures: [{ claim: long, value: 'x' }] }, REQUEST),
+      'ERR_SD_JWT_MALFORMED',
+    );
     const twice = envelope({ [long]: 'x' });
-    await shownCut(verifyIdentityResponse({ ...twice, disclosures: [...twice.disclosures, ...twice.disclosures] }, REQUEST), 'ERR_SD_JWT_DUPLICATE_DISCLOSURE');
+    await shownCut(
+      verifyIdentityResponse({ ...twice, disclosures: [...twice.disclosures, ...twice.disclosures] }, REQUEST),
+      'ERR_SD_JWT_DUPLICATE_DISCLOSURE',
+    );
     await shownCut(verifyIdentityResponse({ ...envelope({ [long]: 'x' }), _sd: ['AAAA'] }, REQUEST), 'ERR_SD_JWT_DIGEST_MISMATCH');
   });
 
@@ -176,12 +185,15 @@ describe('verifySdJwt: edges', () => {
     await expect(verifySdJwt(`${jwt}~`, at(issuer.keys))).resolves.toMatchObject({ claims: { exp: NOW + 60 } });
   });
 
-  test.each([NaN, Infinity, -Infinity, '1700000000000', undefined])('a clock returning %s fails closed with ConfigurationError', async (value) => {
-    const expired = await issuer.sdJwt({ exp: NOW - 10 }, []);
-    const error = await rejection(verifySdJwt(expired, { keys: issuer.keys, now: () => value as number }));
-    expect(error).toBeInstanceOf(ConfigurationError);
-    expect(error).toMatchObject({ option: 'now' });
-  });
+  test.each([NaN, Infinity, -Infinity, '1700000000000', undefined])(
+    'a clock returning %s fails closed with ConfigurationError',
+    async (value) => {
+      const expired = await issuer.sdJwt({ exp: NOW - 10 }, []);
+      const error = await rejection(verifySdJwt(expired, { keys: issuer.keys, now: () => value as number }));
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error).toMatchObject({ option: 'now' });
+    },
+  );
 
   test.each([NaN, -1, Infinity, '5'])('clockToleranceSeconds %s is refused', async (value) => {
     const token = await issuer.sdJwt({}, []);
@@ -198,7 +210,9 @@ describe('verifySdJwt: edges', () => {
       expect(error).toBeInstanceOf(ConfigurationError);
     }
     expect(await rejection(verifyIdentityResponse(envelope({}), undefined as never))).toBeInstanceOf(ConfigurationError);
-    expect(await rejection(verifyIdentityResponse(envelope({}), { requestCode: 'isc-1', keys: {} as never }))).toBeInstanceOf(ConfigurationError);
+    expect(await rejection(verifyIdentityResponse(envelope({}), { requestCode: 'isc-1', keys: {} as never }))).toBeInstanceOf(
+      ConfigurationError,
+    );
   });
 
   test('readClaim(null, ...) and readClaim with a key that is not a string are InvalidInputError', () => {
@@ -216,7 +230,7 @@ describe('verifySdJwt: edges', () => {
   });
 });
 
-describe('verifySdJwt: the issuer\'s keys', () => {
+describe("verifySdJwt: the issuer's keys", () => {
   async function keyPair() {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
     return { privateKey, jwk: { ...(await exportJWK(publicKey)) } as JWK, full: (await exportJWK(privateKey)) as JWK };
@@ -294,13 +308,23 @@ describe('verifySdJwt: the issuer\'s keys', () => {
 
   test('a key source of its own: keysFor with no key falls back to keyFor; more than four candidates are cut to four', async () => {
     const pairs = await Promise.all(Array.from({ length: 6 }, keyPair));
-    const imported = await Promise.all(pairs.map((p) => crypto.subtle.importKey('jwk', p.jwk as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])));
-    const source = (candidates: CryptoKey[], single: CryptoKey) => ({ issuer: ISSUER, keysFor: async () => candidates, keyFor: async () => single });
+    const imported = await Promise.all(
+      pairs.map((p) => crypto.subtle.importKey('jwk', p.jwk as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])),
+    );
+    const source = (candidates: CryptoKey[], single: CryptoKey) => ({
+      issuer: ISSUER,
+      keysFor: async () => candidates,
+      keyFor: async () => single,
+    });
     await expect(verifySdJwt(`${await signWith(pairs[5]!.privateKey)}~`, at(source([], imported[5]!)))).resolves.toBeDefined();
     // A token naming its kid gets keyFor's one key, whatever keysFor would list.
-    await expect(verifySdJwt(`${await signWith(pairs[5]!.privateKey, { kid: 'k5' })}~`, at(source(imported.slice(0, 2), imported[5]!)))).resolves.toBeDefined();
+    await expect(
+      verifySdJwt(`${await signWith(pairs[5]!.privateKey, { kid: 'k5' })}~`, at(source(imported.slice(0, 2), imported[5]!))),
+    ).resolves.toBeDefined();
     await expect(verifySdJwt(`${await signWith(pairs[3]!.privateKey)}~`, at(source(imported, imported[0]!)))).resolves.toBeDefined();
-    expect(await code(verifySdJwt(`${await signWith(pairs[4]!.privateKey)}~`, at(source(imported, imported[4]!))))).toBe('ERR_SD_JWT_SIGNATURE');
+    expect(await code(verifySdJwt(`${await signWith(pairs[4]!.privateKey)}~`, at(source(imported, imported[4]!))))).toBe(
+      'ERR_SD_JWT_SIGNATURE',
+    );
   });
 });
 
@@ -308,8 +332,12 @@ describe('verifyIdentityResponse: the envelope’s own fields', () => {
   test('the request code is required, even of a response that carries none or an empty one', async () => {
     const { request_code: _, ...without } = envelope({ 'acmeidentity.given_name': 'Jane' });
     expect(await code(verifyIdentityResponse(without, { now: () => NOW_MS } as never))).toBe('ERR_SD_JWT_REQUEST_CODE');
-    expect(await code(verifyIdentityResponse({ ...without, request_code: '' }, { requestCode: '', now: () => NOW_MS }))).toBe('ERR_SD_JWT_REQUEST_CODE');
-    expect(await code(verifyIdentityResponse({ ...without, request_code: 7 }, { requestCode: 7 as never, now: () => NOW_MS }))).toBe('ERR_SD_JWT_REQUEST_CODE');
+    expect(await code(verifyIdentityResponse({ ...without, request_code: '' }, { requestCode: '', now: () => NOW_MS }))).toBe(
+      'ERR_SD_JWT_REQUEST_CODE',
+    );
+    expect(await code(verifyIdentityResponse({ ...without, request_code: 7 }, { requestCode: 7 as never, now: () => NOW_MS }))).toBe(
+      'ERR_SD_JWT_REQUEST_CODE',
+    );
   });
 
   test.each([
@@ -320,14 +348,18 @@ describe('verifyIdentityResponse: the envelope’s own fields', () => {
     ['a disclosure whose claim is not a string', { disclosures: [{ claim: 5, salt: 'salt-0', value: 'Jane' }] }],
     ['disclosures that is not a list', { disclosures: { claim: 'acmeidentity.given_name', salt: 'salt-0', value: 'Jane' } }],
   ])('%s is malformed', async (_name, change) => {
-    expect(await code(verifyIdentityResponse({ ...envelope({ 'acmeidentity.given_name': 'Jane' }), ...change }, REQUEST))).toBe('ERR_SD_JWT_MALFORMED');
+    expect(await code(verifyIdentityResponse({ ...envelope({ 'acmeidentity.given_name': 'Jane' }), ...change }, REQUEST))).toBe(
+      'ERR_SD_JWT_MALFORMED',
+    );
   });
 
   test('a response without disclosures or disclosures_missing discloses nothing and misses nothing; nothing is proven', async () => {
     const { disclosures: _, ...bare } = envelope({});
     const verified = await verifyIdentityResponse(bare, REQUEST);
     expect(verified).toMatchObject({ claims: {}, disclosuresMissing: [], signedClaims: [], proof: 'digests', partiallyComplete: false });
-    await expect(verifyIdentityResponse(bare, { ...REQUEST, keys: issuer.keys, requireSignature: true })).rejects.toMatchObject({ code: 'ERR_SD_JWT_SIGNATURE_REQUIRED' });
+    await expect(verifyIdentityResponse(bare, { ...REQUEST, keys: issuer.keys, requireSignature: true })).rejects.toMatchObject({
+      code: 'ERR_SD_JWT_SIGNATURE_REQUIRED',
+    });
   });
 
   test('the verified claims are read-only: what was checked cannot be changed afterwards', async () => {
@@ -338,14 +370,19 @@ describe('verifyIdentityResponse: the envelope’s own fields', () => {
   });
 
   test('requireSignature says what is missing: keys, a credential_jwt, or signed claims', async () => {
-    const message = async (data: object, options: object) => ((await rejection(verifyIdentityResponse(data, { ...REQUEST, requireSignature: true, ...options }))) as Error).message;
+    const message = async (data: object, options: object) =>
+      ((await rejection(verifyIdentityResponse(data, { ...REQUEST, requireSignature: true, ...options }))) as Error).message;
     const plain = envelope({ 'acmeidentity.given_name': 'Jane' });
     expect(await message(plain, {})).toMatch(/no keys/);
     expect(await message(plain, { keys: issuer.keys })).toMatch(/no credential_jwt \(request the acmeidentity\.credential claim\)/);
     const credential = await withCredential({ 'acmeidentity.given_name': 'Jane' });
     // One claim more in the envelope than in the signed credential.
     const extra = { claim: 'acmeidentity.family_name', salt: 'salt-x', value: 'Citizen' };
-    const mixed = { ...credential, _sd: [...credential._sd, digest(disclosure(extra.salt, extra.claim, extra.value))], disclosures: [...credential.disclosures, extra] };
+    const mixed = {
+      ...credential,
+      _sd: [...credential._sd, digest(disclosure(extra.salt, extra.claim, extra.value))],
+      disclosures: [...credential.disclosures, extra],
+    };
     expect(await message(mixed, { keys: issuer.keys })).toMatch(/some claims are not in a signed credential_jwt/);
   });
 });

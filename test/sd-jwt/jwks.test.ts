@@ -82,11 +82,23 @@ describe('remoteJwks', () => {
   });
 
   test.each([
-    ['discovery answering 500', (url: string) => (url.includes('well-known') ? new Response('oops', { status: 500 }) : undefined), /HTTP 500/],
+    [
+      'discovery answering 500',
+      (url: string) => (url.includes('well-known') ? new Response('oops', { status: 500 }) : undefined),
+      /HTTP 500/,
+    ],
     ['the JWKS answering 404', (url: string) => (url.includes('jwks') ? new Response('no', { status: 404 }) : undefined), /HTTP 404/],
-    ['discovery that is not JSON', (url: string) => (url.includes('well-known') ? new Response('<html>', { status: 200 }) : undefined), /not JSON/],
+    [
+      'discovery that is not JSON',
+      (url: string) => (url.includes('well-known') ? new Response('<html>', { status: 200 }) : undefined),
+      /not JSON/,
+    ],
     ['the JWKS not JSON', (url: string) => (url.includes('jwks') ? new Response('<html>', { status: 200 }) : undefined), /not JSON/],
-    ['discovery without jwks_uri', (url: string) => (url.includes('well-known') ? Response.json({ issuer: ISSUER_OF(url) }) : undefined), /no jwks_uri/],
+    [
+      'discovery without jwks_uri',
+      (url: string) => (url.includes('well-known') ? Response.json({ issuer: ISSUER_OF(url) }) : undefined),
+      /no jwks_uri/,
+    ],
   ] as const)('%s is a JwksError saying so', async (_name, answer, message) => {
     const h = await harness();
     const jwt = await credentialJwt(h);
@@ -131,7 +143,12 @@ describe('remoteJwks', () => {
     let clock = Date.now();
     const h = await harness();
     const warnings: Record<string, unknown>[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (_message: string, fields: object) => void warnings.push(fields as Record<string, unknown>) };
+    const logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (_message: string, fields: object) => void warnings.push(fields as Record<string, unknown>),
+    };
     const keys = remoteJwks(h.service.authUrl, { now: () => clock, cooldownMs: 10_000, logger });
     await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
     const kid = 'k'.repeat(100);

@@ -99,7 +99,9 @@ describe('verifyIdentityResponse refuses', () => {
     const exp = response.data.exp!;
     expect(await refusal(response, { ...options, now: () => exp * 1000 })).toBe('ERR_SD_JWT_EXPIRED');
     expect(await refusal(response, { ...options, now: () => (exp + 1) * 1000 })).toBe('ERR_SD_JWT_EXPIRED');
-    await expect(verifyIdentityResponse(response, { ...options, now: () => (exp + 1) * 1000, clockToleranceSeconds: 5 })).resolves.toBeDefined();
+    await expect(
+      verifyIdentityResponse(response, { ...options, now: () => (exp + 1) * 1000, clockToleranceSeconds: 5 }),
+    ).resolves.toBeDefined();
   });
 
   test('a response whose nbf is in the future', async () => {
@@ -111,7 +113,12 @@ describe('verifyIdentityResponse refuses', () => {
 
   test('a response without exp', async () => {
     const { response, options } = await fetched();
-    expect(await refusal(tampered(response, (d) => delete d['exp']), options)).toBe('ERR_SD_JWT_MISSING_CLAIM');
+    expect(
+      await refusal(
+        tampered(response, (d) => delete d['exp']),
+        options,
+      ),
+    ).toBe('ERR_SD_JWT_MISSING_CLAIM');
   });
 
   test('a response for another request', async () => {
@@ -162,7 +169,12 @@ describe('verifyIdentityResponse refuses', () => {
   test('an _sd_alg it does not support, truncated hashes included', async () => {
     const { response, options } = await fetched();
     for (const alg of ['md5', 'sha-256/128', 'sha1']) {
-      expect(await refusal(tampered(response, (d) => (d['_sd_alg'] = alg)), options)).toBe('ERR_SD_JWT_HASH_ALG');
+      expect(
+        await refusal(
+          tampered(response, (d) => (d['_sd_alg'] = alg)),
+          options,
+        ),
+      ).toBe('ERR_SD_JWT_HASH_ALG');
     }
   });
 
@@ -256,7 +268,10 @@ describe('readClaim', () => {
 
 describe('verifyIdentityResponse: the envelope against the signed credential', () => {
   const SIGNED: IdentityRequestInput['claims'] = ['acmeidentity.name', 'sanctionscheck.matches', 'acmeidentity.credential'];
-  const VALUES = { 'sanctionscheck.matches': [{ list: 'un', score: 0.9, names: ['J. Citizen'] }], 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' } };
+  const VALUES = {
+    'sanctionscheck.matches': [{ list: 'un', score: 0.9, names: ['J. Citizen'] }],
+    'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' },
+  };
 
   test('a claim only the envelope carries (its digest added to the unsigned _sd) is not proven: requireSignature refuses, and proof says digests', async () => {
     const { response, options } = await fetched(SIGNED, {}, VALUES);
@@ -269,7 +284,10 @@ describe('verifyIdentityResponse: the envelope against the signed credential', (
     expect(verified.proof).toBe('digests');
     expect(verified.signedClaims).toEqual(['acmeidentity.name', 'sanctionscheck.matches']);
     const error = await rejection(verifyIdentityResponse(forged, { ...options, requireSignature: true }));
-    expect(error).toMatchObject({ code: 'ERR_SD_JWT_SIGNATURE_REQUIRED', message: expect.stringContaining('some claims are not in a signed credential_jwt') });
+    expect(error).toMatchObject({
+      code: 'ERR_SD_JWT_SIGNATURE_REQUIRED',
+      message: expect.stringContaining('some claims are not in a signed credential_jwt'),
+    });
     // Untouched, the same response is proven by the signature.
     expect((await verifyIdentityResponse(response, { ...options, requireSignature: true })).proof).toBe('signature');
   });
@@ -284,12 +302,24 @@ describe('verifyIdentityResponse: the envelope against the signed credential', (
   });
 
   test.each([
-    ['a nested object field', (v: Record<string, unknown>) => ((v['acmeidentity.name'] as Record<string, unknown>)['last_name'] = 'Mallory')],
+    [
+      'a nested object field',
+      (v: Record<string, unknown>) => ((v['acmeidentity.name'] as Record<string, unknown>)['last_name'] = 'Mallory'),
+    ],
     ['an extra object field', (v: Record<string, unknown>) => ((v['acmeidentity.name'] as Record<string, unknown>)['middle_name'] = 'X')],
-    ['a number deep in an array', (v: Record<string, unknown>) => (((v['sanctionscheck.matches'] as Record<string, unknown>[])[0]!)['score'] = 0.1)],
-    ['a string deep in an array', (v: Record<string, unknown>) => (((v['sanctionscheck.matches'] as { names: string[] }[])[0]!).names[0] = 'M. Allory')],
+    [
+      'a number deep in an array',
+      (v: Record<string, unknown>) => ((v['sanctionscheck.matches'] as Record<string, unknown>[])[0]!['score'] = 0.1),
+    ],
+    [
+      'a string deep in an array',
+      (v: Record<string, unknown>) => ((v['sanctionscheck.matches'] as { names: string[] }[])[0]!.names[0] = 'M. Allory'),
+    ],
     ['an array made longer', (v: Record<string, unknown>) => (v['sanctionscheck.matches'] as unknown[]).push({ list: 'eu' })],
-    ['an array turned into an object', (v: Record<string, unknown>) => (v['sanctionscheck.matches'] = { 0: (v['sanctionscheck.matches'] as unknown[])[0] })],
+    [
+      'an array turned into an object',
+      (v: Record<string, unknown>) => (v['sanctionscheck.matches'] = { 0: (v['sanctionscheck.matches'] as unknown[])[0] }),
+    ],
   ])('an envelope value that differs from the signed one in %s only is an envelope mismatch', async (_name, change) => {
     const { response, options } = await fetched(SIGNED, {}, VALUES);
     const forged = tampered(response, (d) => {
@@ -304,7 +334,10 @@ describe('verifyIdentityResponse: the envelope against the signed credential', (
 
   test('issuer and algorithms are held to the credential_jwt: another issuer, or an algorithm not allowed, is refused', async () => {
     const { response, options } = await fetched(SIGNED, {}, VALUES);
-    await expect(verifyIdentityResponse(response, { ...options, issuer: options.keys.issuer! })).resolves.toHaveProperty('proof', 'signature');
+    await expect(verifyIdentityResponse(response, { ...options, issuer: options.keys.issuer! })).resolves.toHaveProperty(
+      'proof',
+      'signature',
+    );
     const otherIssuer = await rejection(verifyIdentityResponse(response, { ...options, issuer: 'https://other.example' }));
     expect(otherIssuer).toBeInstanceOf(SdJwtVerificationError);
     const otherAlgorithm = await rejection(verifyIdentityResponse(response, { ...options, algorithms: ['ES256'] }));

@@ -49,7 +49,10 @@ describe('verifySdJwt: what it accepts', () => {
   });
 
   test('_sd_alg sha-384 and sha-512 are accepted', async () => {
-    for (const [alg, node] of [['sha-384', 'sha384'], ['sha-512', 'sha512']] as const) {
+    for (const [alg, node] of [
+      ['sha-384', 'sha384'],
+      ['sha-512', 'sha512'],
+    ] as const) {
       const d = disclosure('s', 'name', 'x');
       const sdJwt = await issuer.sdJwt({ _sd_alg: alg, _sd: [digest(d, node)] }, [d]);
       expect((await verifySdJwt(sdJwt, at(issuer.keys))).claims['name']).toBe('x');
@@ -60,7 +63,12 @@ describe('verifySdJwt: what it accepts', () => {
     const d = disclosure('s', '__proto__', { polluted: true });
     const { claims } = await verifySdJwt(await issuer.sdJwt({ _sd: [digest(d)] }, [d]), at(issuer.keys));
     expect(Object.getPrototypeOf(claims)).toBe(Object.prototype);
-    expect(Object.getOwnPropertyDescriptor(claims, '__proto__')).toEqual({ value: { polluted: true }, enumerable: true, writable: true, configurable: true });
+    expect(Object.getOwnPropertyDescriptor(claims, '__proto__')).toEqual({
+      value: { polluted: true },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   });
 });
 
@@ -131,17 +139,13 @@ describe('verifySdJwt: the MUSTs of RFC 9901 §7.1', () => {
 
   test('rejects a digest that appears twice in the payload', async () => {
     const d = disclosure('s', 'name', 'value');
-    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)], nested: { _sd: [digest(d)] } }, [d]))).toBe(
-      'ERR_SD_JWT_DUPLICATE_DIGEST',
-    );
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(d)], nested: { _sd: [digest(d)] } }, [d]))).toBe('ERR_SD_JWT_DUPLICATE_DIGEST');
   });
 
   test('rejects a digest that appears twice through a recursive disclosure', async () => {
     const inner = disclosure('s1', 'inner', 'x');
     const outer = disclosure('s2', 'outer', { _sd: [digest(inner)] });
-    expect(await refusal(await issuer.sdJwt({ _sd: [digest(outer), digest(inner)] }, [inner, outer]))).toBe(
-      'ERR_SD_JWT_DUPLICATE_DIGEST',
-    );
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(outer), digest(inner)] }, [inner, outer]))).toBe('ERR_SD_JWT_DUPLICATE_DIGEST');
   });
 
   test('rejects a disclosure sent twice', async () => {
@@ -185,12 +189,36 @@ describe('verifySdJwt: a refusal names the disclosure by its place in the SD-JWT
   test.each<[string, (d: string) => { payload: Record<string, unknown>; sent: string[] }, RegExp]>([
     ['sent twice', (d) => ({ payload: { _sd: [digest(first), digest(d)] }, sent: [first, d, d] }), /disclosure 3 was sent twice/],
     ['referenced by no digest', (d) => ({ payload: { _sd: [digest(first)] }, sent: [first, d] }), /disclosure 2 is not referenced/],
-    ['of four elements', () => ({ payload: { _sd: [digest(first)] }, sent: [first, disclosure('s', 'a', 'b', 'c')] }), /disclosure 2 is not \[salt, name, value\]/],
-    ['with a name that is not a string', () => ({ payload: { _sd: [digest(first)] }, sent: [first, disclosure('s', 5, 'v')] }), /disclosure 2 has a claim name that is not a string/],
-    ['of three elements referenced from an array', (d) => ({ payload: { _sd: [digest(first)], list: [{ '...': digest(d) }] }, sent: [first, d] }), /disclosure 2 has three elements/],
-    ['of two elements referenced from _sd', () => ({ payload: { _sd: [digest(first), digest(disclosure('s', 'v'))] }, sent: [first, disclosure('s', 'v')] }), /disclosure 2 has two elements/],
-    ['that is not base64url JSON', () => ({ payload: { _sd: [digest(first)] }, sent: [first, '!!!'] }), /disclosure 2 is not base64url-encoded JSON/],
-    ['naming _sd', () => ({ payload: { _sd: [digest(first), digest(disclosure('s', '_sd', 'v'))] }, sent: [first, disclosure('s', '_sd', 'v')] }), /disclosure 2 names the reserved claim/],
+    [
+      'of four elements',
+      () => ({ payload: { _sd: [digest(first)] }, sent: [first, disclosure('s', 'a', 'b', 'c')] }),
+      /disclosure 2 is not \[salt, name, value\]/,
+    ],
+    [
+      'with a name that is not a string',
+      () => ({ payload: { _sd: [digest(first)] }, sent: [first, disclosure('s', 5, 'v')] }),
+      /disclosure 2 has a claim name that is not a string/,
+    ],
+    [
+      'of three elements referenced from an array',
+      (d) => ({ payload: { _sd: [digest(first)], list: [{ '...': digest(d) }] }, sent: [first, d] }),
+      /disclosure 2 has three elements/,
+    ],
+    [
+      'of two elements referenced from _sd',
+      () => ({ payload: { _sd: [digest(first), digest(disclosure('s', 'v'))] }, sent: [first, disclosure('s', 'v')] }),
+      /disclosure 2 has two elements/,
+    ],
+    [
+      'that is not base64url JSON',
+      () => ({ payload: { _sd: [digest(first)] }, sent: [first, '!!!'] }),
+      /disclosure 2 is not base64url-encoded JSON/,
+    ],
+    [
+      'naming _sd',
+      () => ({ payload: { _sd: [digest(first), digest(disclosure('s', '_sd', 'v'))] }, sent: [first, disclosure('s', '_sd', 'v')] }),
+      /disclosure 2 names the reserved claim/,
+    ],
   ])('a disclosure %s', async (_name, build, message) => {
     const { payload, sent } = build(disclosure('salt-2', 'family_name', 'Citizen'));
     const error = await rejection(verifySdJwt(await issuer.sdJwt(payload, sent), at(issuer.keys)));
@@ -238,22 +266,53 @@ describe('verifySdJwt: the payload’s shape', () => {
   test.each<[string, number, (n: number) => { payload: Record<string, unknown>; sent: string[] }]>([
     ['objects', 63, (n) => ({ payload: { deep: nest(n, (v) => ({ v })) }, sent: [] })],
     ['arrays', 63, (n) => ({ payload: { deep: nest(n, (v) => [v]) }, sent: [] })],
-    ['a disclosed claim', 63, (n) => {
-      const d = disclosure('s', 'deep', nest(n, (v) => ({ v })));
-      return { payload: { _sd: [digest(d)] }, sent: [d] };
-    }],
-    ['a disclosed array element', 62, (n) => {
-      const d = disclosure('s', nest(n, (v) => [v]));
-      return { payload: { list: [{ '...': digest(d) }] }, sent: [d] };
-    }],
-    ['disclosed claims, each inside the one before', 64, (n) => {
-      const { value, sent } = chain(n, (v) => disclosure('s', 'c', v), (d) => ({ _sd: [d] }));
-      return { payload: value as Record<string, unknown>, sent };
-    }],
-    ['disclosed array elements, each inside the one before', 63, (n) => {
-      const { value, sent } = chain(n, (v) => disclosure('s', v), (d) => [{ '...': d }]);
-      return { payload: { list: value }, sent };
-    }],
+    [
+      'a disclosed claim',
+      63,
+      (n) => {
+        const d = disclosure(
+          's',
+          'deep',
+          nest(n, (v) => ({ v })),
+        );
+        return { payload: { _sd: [digest(d)] }, sent: [d] };
+      },
+    ],
+    [
+      'a disclosed array element',
+      62,
+      (n) => {
+        const d = disclosure(
+          's',
+          nest(n, (v) => [v]),
+        );
+        return { payload: { list: [{ '...': digest(d) }] }, sent: [d] };
+      },
+    ],
+    [
+      'disclosed claims, each inside the one before',
+      64,
+      (n) => {
+        const { value, sent } = chain(
+          n,
+          (v) => disclosure('s', 'c', v),
+          (d) => ({ _sd: [d] }),
+        );
+        return { payload: value as Record<string, unknown>, sent };
+      },
+    ],
+    [
+      'disclosed array elements, each inside the one before',
+      63,
+      (n) => {
+        const { value, sent } = chain(
+          n,
+          (v) => disclosure('s', v),
+          (d) => [{ '...': d }],
+        );
+        return { payload: { list: value }, sent };
+      },
+    ],
   ])('nesting through %s: %i of them are fine, one more is malformed', async (_name, limit, build) => {
     const fine = build(limit);
     await expect(verifySdJwt(await issuer.sdJwt(fine.payload, fine.sent), at(issuer.keys))).resolves.toBeDefined();

@@ -94,7 +94,8 @@ export async function contractProblems(baseUrl: string, exchange: FakeExchange):
   // The request, as the document describes it.
   const refused: string[] = [];
   for (const parameter of operation.spec.parameters ?? []) {
-    if (parameter.in === 'header' && parameter.required && !request.headers.has(parameter.name)) refused.push(`header ${parameter.name} missing`);
+    if (parameter.in === 'header' && parameter.required && !request.headers.has(parameter.name))
+      refused.push(`header ${parameter.name} missing`);
   }
   const body = operation.spec.requestBody;
   if (body?.content?.['application/json']) {
@@ -102,7 +103,15 @@ export async function contractProblems(baseUrl: string, exchange: FakeExchange):
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
-      const validate = validatorAt(['paths', operation.template, method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema']);
+      const validate = validatorAt([
+        'paths',
+        operation.template,
+        method.toLowerCase(),
+        'requestBody',
+        'content',
+        'application/json',
+        'schema',
+      ]);
       if (!validate(parsed)) {
         const real = (validate.errors ?? []).filter(
           (e) => !(e.keyword === 'required' && REQUIRED_IN_SCHEMA_ONLY.includes(String(e.params['missingProperty']))),
@@ -113,7 +122,8 @@ export async function contractProblems(baseUrl: string, exchange: FakeExchange):
       if (body.required) refused.push('body is not JSON');
     }
   }
-  if (refused.length > 0 && response.status < 400) problems.push(`${where}: accepted (${response.status}) a request the document refuses: ${refused.join('; ')}`);
+  if (refused.length > 0 && response.status < 400)
+    problems.push(`${where}: accepted (${response.status}) a request the document refuses: ${refused.join('; ')}`);
 
   // The answer, as the document describes it.
   const status = String(response.status);
@@ -132,7 +142,16 @@ export async function contractProblems(baseUrl: string, exchange: FakeExchange):
       return problems;
     }
     const key = operation.spec.responses[status] ? status : 'default';
-    const validate = validatorAt(['paths', operation.template, method.toLowerCase(), 'responses', key, 'content', 'application/json', 'schema']);
+    const validate = validatorAt([
+      'paths',
+      operation.template,
+      method.toLowerCase(),
+      'responses',
+      key,
+      'content',
+      'application/json',
+      'schema',
+    ]);
     if (!validate(parsed)) problems.push(`${where}: ${status} body departs from the document: ${errorsOf(validate)}`);
   }
   return problems;

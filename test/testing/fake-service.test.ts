@@ -25,7 +25,9 @@ async function fake(options: FakeServiceOptions = {}) {
     return { status: response.status, headers: response.headers, json, text };
   };
   const token = async () => {
-    const { json } = await call('POST', '/auth/api-token', { body: { client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret } });
+    const { json } = await call('POST', '/auth/api-token', {
+      body: { client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret },
+    });
     return json.data as { access_token: string; refresh_token: string; expires_in: number; expires: string };
   };
   const identityHeaders = async (extra: Record<string, string> = {}) => ({
@@ -70,7 +72,11 @@ describe('fake service: auth', () => {
     const { call } = await fake();
     const missing = await call('POST', '/auth/api-token', { body: { client_id: 'x' } });
     expect(missing.status).toBe(400);
-    expect(missing.json.error).toMatchObject({ code: 'E1001', type: 'VALIDATION_ERROR', details: { validation_errors: { client_secret: expect.any(String) } } });
+    expect(missing.json.error).toMatchObject({
+      code: 'E1001',
+      type: 'VALIDATION_ERROR',
+      details: { validation_errors: { client_secret: expect.any(String) } },
+    });
     const wrong = await call('POST', '/auth/api-token', { body: { client_id: DEFAULT_CLIENT.clientId, client_secret: 'nope' } });
     expect(wrong.status).toBe(401);
     expect(wrong.json).toEqual({ error: { type: 'AUTHENTICATION_FAILED', code: 'E1003' } });
@@ -115,7 +121,13 @@ describe('fake service: identity requests', () => {
       headers: await identityHeaders(),
     });
     expect(answer.status).toBe(400);
-    expect(Object.keys(answer.json.error.details.validation_errors).sort()).toEqual(['claims', 'email', 'expiry_hours', 'phone', 'phone_country_code']);
+    expect(Object.keys(answer.json.error.details.validation_errors).sort()).toEqual([
+      'claims',
+      'email',
+      'expiry_hours',
+      'phone',
+      'phone_country_code',
+    ]);
     expect(answer.json.error).toMatchObject({ correlation_id: expect.any(String), timestamp: expect.any(String) });
   });
 
@@ -162,7 +174,11 @@ describe('fake service: identity requests', () => {
     const { call, identityHeaders, clock } = await fake({ clients: [DEFAULT_CLIENT, other] });
     await call('POST', '/identity/request', { body: body(), headers: await identityHeaders() });
     const token = await call('POST', '/auth/api-token', { body: { client_id: 'other', client_secret: other.clientSecret } });
-    const headers = { authorization: `Bearer ${token.json.data.access_token}`, 'x-tenant-id': other.tenantId, 'x-request-timestamp': String(Math.floor(clock.now / 1000)) };
+    const headers = {
+      authorization: `Bearer ${token.json.data.access_token}`,
+      'x-tenant-id': other.tenantId,
+      'x-request-timestamp': String(Math.floor(clock.now / 1000)),
+    };
     expect((await call('POST', '/identity/request', { body: body(), headers })).status).toBe(200);
   });
 
@@ -252,7 +268,7 @@ describe('fake service: credentials', () => {
     expect(Object.keys(answer.json.error.details.validation_errors)).toEqual([field]);
   });
 
-  test('any extension case is the content\'s extension: X.PDF and a.b.jpeg are accepted', async () => {
+  test("any extension case is the content's extension: X.PDF and a.b.jpeg are accepted", async () => {
     const svc = await fake();
     expect((await submit(svc, { file_name: 'X.PDF' })).status).toBe(200);
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]).toString('base64');
@@ -268,16 +284,19 @@ describe('fake service: credentials', () => {
       return { ref, revoke, verify };
     }
 
-    test.each(['pending_acceptance', 'verification_failed'] as const)('a %s credential is revoked (verify answers 412 before, 410 after)', async (condition) => {
-      const svc = await fake();
-      const { ref, revoke, verify } = await issued(svc);
-      svc.service.setCredentialCondition(ref, condition);
-      expect((await verify()).status).toBe(412);
-      const answer = await revoke();
-      expect(answer.status).toBe(200);
-      expect(answer.json.data).toEqual({ revoked: true });
-      expect((await verify()).status).toBe(410);
-    });
+    test.each(['pending_acceptance', 'verification_failed'] as const)(
+      'a %s credential is revoked (verify answers 412 before, 410 after)',
+      async (condition) => {
+        const svc = await fake();
+        const { ref, revoke, verify } = await issued(svc);
+        svc.service.setCredentialCondition(ref, condition);
+        expect((await verify()).status).toBe(412);
+        const answer = await revoke();
+        expect(answer.status).toBe(200);
+        expect(answer.json.data).toEqual({ revoked: true });
+        expect((await verify()).status).toBe(410);
+      },
+    );
 
     test('an expired credential is revoked', async () => {
       const svc = await fake();
@@ -287,11 +306,20 @@ describe('fake service: credentials', () => {
       expect((await revoke()).json.data).toEqual({ revoked: true });
     });
 
-    test('a revoked one answers 410, another client\'s 404', async () => {
-      const svc = await fake({ clients: [DEFAULT_CLIENT, { ...DEFAULT_CLIENT, clientId: 'other', clientSecret: 'other-secret-0123456789abcdef', tenantId: 'tenant-other' }] });
+    test("a revoked one answers 410, another client's 404", async () => {
+      const svc = await fake({
+        clients: [
+          DEFAULT_CLIENT,
+          { ...DEFAULT_CLIENT, clientId: 'other', clientSecret: 'other-secret-0123456789abcdef', tenantId: 'tenant-other' },
+        ],
+      });
       const { ref, revoke } = await issued(svc);
-      const other = await svc.call('POST', '/auth/api-token', { body: { client_id: 'other', client_secret: 'other-secret-0123456789abcdef' } });
-      const foreign = await svc.call('POST', `/credentials/revoke/${ref}`, { headers: { authorization: `Bearer ${other.json.data.access_token}` } });
+      const other = await svc.call('POST', '/auth/api-token', {
+        body: { client_id: 'other', client_secret: 'other-secret-0123456789abcdef' },
+      });
+      const foreign = await svc.call('POST', `/credentials/revoke/${ref}`, {
+        headers: { authorization: `Bearer ${other.json.data.access_token}` },
+      });
       expect(foreign.status).toBe(404);
       expect((await revoke()).status).toBe(200);
       expect((await revoke()).status).toBe(410);
@@ -331,7 +359,6 @@ describe('fake service: limits and faults', () => {
     expect((await call('GET', '/nope')).json.error).toMatchObject({ code: 'E1005' });
   });
 });
-
 
 describe('fake service: discovery and the person journey', () => {
   test('discovery names the issuer, the JWKS and acme_claims_supported; the JWKS holds the signing key', async () => {

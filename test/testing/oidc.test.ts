@@ -1,7 +1,13 @@
 /** The fake's authorization server, spoken to in raw HTTP: it applies the spec's rules whatever the client does. */
 import { describe, expect, test } from 'vitest';
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
-import { createFakeService, DEFAULT_OIDC_CLIENT, type FakeServiceOptions, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
+import {
+  createFakeService,
+  DEFAULT_OIDC_CLIENT,
+  type FakeServiceOptions,
+  type OidcClientRegistration,
+  type TokenEndpointAuthMethod,
+} from '../../src/testing/index.js';
 
 const REDIRECT = DEFAULT_OIDC_CLIENT.redirectUris[0]!;
 const VERIFIER = 'a'.repeat(20) + '-._~' + 'B'.repeat(30);
@@ -45,7 +51,14 @@ async function setup(options: FakeServiceOptions = {}) {
       }),
     );
   const exchange = (code: string, extra: Record<string, string> = {}) =>
-    token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER, client_id: DEFAULT_OIDC_CLIENT.clientId, ...extra });
+    token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+      client_id: DEFAULT_OIDC_CLIENT.clientId,
+      ...extra,
+    });
   return { service, get, authorize, redirectParams, token, exchange, advance: (ms: number) => (clock += ms) };
 }
 
@@ -74,21 +87,31 @@ describe('fake authorization server: the flow', () => {
 
   test('code, state and iss come back; the code buys an RS256 ID token with nonce, and userinfo', async () => {
     const { service, authorize, redirectParams, exchange, get } = await setup();
-    const params = redirectParams(await authorize({ claims: JSON.stringify({ acme: ['acmeidentity.given_name'], profile: ['given_name'] }) }));
+    const params = redirectParams(
+      await authorize({ claims: JSON.stringify({ acme: ['acmeidentity.given_name'], profile: ['given_name'] }) }),
+    );
     expect(params).toMatchObject({ state: 'state-1', iss: service.authUrl, code: expect.any(String), session_state: expect.any(String) });
     const answer = await exchange(params['code']!);
     expect(answer.status).toBe(200);
     const tokens = await answer.json();
     const jwks = await (await get('/oauth/oidc/jwks')).json();
-    const { payload } = await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), { issuer: service.authUrl, audience: DEFAULT_OIDC_CLIENT.clientId });
+    const { payload } = await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), {
+      issuer: service.authUrl,
+      audience: DEFAULT_OIDC_CLIENT.clientId,
+    });
     expect(payload).toMatchObject({ nonce: 'nonce-1', 'acmeidentity.given_name': 'Jane', given_name: 'Jane' });
-    const info = await service.fetch(new Request(`${service.authUrl}/oauth/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } }));
+    const info = await service.fetch(
+      new Request(`${service.authUrl}/oauth/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } }),
+    );
     expect(await info.json()).toMatchObject({ sub: payload.sub, 'acmeidentity.given_name': 'Jane' });
   });
 
   test('with the consent page: approve returns a code, cancel returns access_denied', async () => {
     const { authorize, redirectParams, service } = await setup({ oidcJourney: 'page' });
-    for (const [action, expected] of [['approve', 'code'], ['cancel', 'error']] as const) {
+    for (const [action, expected] of [
+      ['approve', 'code'],
+      ['cancel', 'error'],
+    ] as const) {
       const page = await authorize();
       const html = await page.text();
       // The form posts to the issuer's own consent URL, whatever path the issuer has.
@@ -118,8 +141,16 @@ describe('fake authorization server: authorize refuses', () => {
     ['plain PKCE', { code_challenge_method: 'plain' }, 'invalid_request'],
     ['no state', { state: undefined }, 'invalid_request'],
     ['an unknown claim key', { claims: JSON.stringify({ acme: ['acmeidentity.shoe_size'] }) }, 'invalid_request'],
-    ['essential on a document claim', { claims: JSON.stringify({ acme: { 'document.passport.travel_document_number': { essential: true } } }) }, 'invalid_request'],
-    ['essential on a credential that cannot be obtained', { claims: JSON.stringify({ acme: { 'acmeidentity.given_name': { essential: true } } }) }, 'invalid_request'],
+    [
+      'essential on a document claim',
+      { claims: JSON.stringify({ acme: { 'document.passport.travel_document_number': { essential: true } } }) },
+      'invalid_request',
+    ],
+    [
+      'essential on a credential that cannot be obtained',
+      { claims: JSON.stringify({ acme: { 'acmeidentity.given_name': { essential: true } } }) },
+      'invalid_request',
+    ],
     ['claims that are not JSON', { claims: '{acme' }, 'invalid_request'],
     ['a ruleset not allowed for the client', { ruleset: 'forbidden' }, 'invalid_request'],
     ['aobo without a delegation', { aobo: 'no-such-delegation' }, 'invalid_request'],
@@ -137,14 +168,17 @@ describe('fake authorization server: authorize refuses', () => {
     if (!('state' in params)) expect(back['state']).toBe('state-1');
   });
 
-  test('by default (authorizationErrors: json, the spec\'s rule 5), every error is a 400 JSON page and nothing goes back to the client', async () => {
+  test("by default (authorizationErrors: json, the spec's rule 5), every error is a 400 JSON page and nothing goes back to the client", async () => {
     const { authorize, service } = await setup();
     expect(service.settings.authorizationErrors).toBe('json');
     for (const params of [{ scope: 'profile' }, { claims: JSON.stringify({ profile: ['shoe_size'] }) }, { state: undefined }]) {
       const answer = await authorize(params);
       expect(answer.status).toBe(400);
       expect(answer.headers.get('location')).toBeNull();
-      expect(await answer.json()).toMatchObject({ error: expect.stringMatching(/^invalid_(request|scope)$/), error_description: expect.any(String) });
+      expect(await answer.json()).toMatchObject({
+        error: expect.stringMatching(/^invalid_(request|scope)$/),
+        error_description: expect.any(String),
+      });
     }
     // Switched back, the same request is redirected again.
     service.settings.authorizationErrors = 'redirect';
@@ -154,7 +188,12 @@ describe('fake authorization server: authorize refuses', () => {
   test('accepts every standard claim under its own scope, and the spec-named claim keys', async () => {
     const { authorize, redirectParams, get } = await setup();
     const metadata = await (await get('/.well-known/openid-configuration')).json();
-    const claims = { profile: ['given_name', 'family_name', 'birthdate'], email: ['email', 'email_verified'], phone: ['phone_number'], acme: metadata.acme_claims_supported };
+    const claims = {
+      profile: ['given_name', 'family_name', 'birthdate'],
+      email: ['email', 'email_verified'],
+      phone: ['phone_number'],
+      acme: metadata.acme_claims_supported,
+    };
     expect(metadata.claims_supported).toEqual(expect.arrayContaining(['sub', 'given_name', 'email', 'phone_number']));
     expect(redirectParams(await authorize({ scope: 'openid profile email phone', claims: JSON.stringify(claims) }))).toHaveProperty('code');
   });
@@ -165,7 +204,9 @@ describe('fake authorization server: authorize refuses', () => {
     expect(named.acme_claims_supported).not.toContain('vevortw.credential');
     const { get, authorize, redirectParams } = await setup({ extraClaims: ['vevortw.credential'] });
     expect((await (await get('/.well-known/openid-configuration')).json()).acme_claims_supported).toContain('vevortw.credential');
-    expect(redirectParams(await authorize({ claims: JSON.stringify({ acme: { 'vevortw.credential': { essential: true } } }) }))).toHaveProperty('code');
+    expect(
+      redirectParams(await authorize({ claims: JSON.stringify({ acme: { 'vevortw.credential': { essential: true } } }) })),
+    ).toHaveProperty('code');
   });
 
   test('accepts an allowed ruleset, an essential obtainable credential, a valid aobo and a seeded phone', async () => {
@@ -192,7 +233,9 @@ describe('fake authorization server: the token endpoint refuses', () => {
   test('a wrong verifier, a wrong redirect_uri, a malformed verifier', async () => {
     const s = await setup();
     expect(await (await s.exchange(await code(s), { code_verifier: 'b'.repeat(43) })).json()).toMatchObject({ error: 'invalid_grant' });
-    expect(await (await s.exchange(await code(s), { redirect_uri: DEFAULT_OIDC_CLIENT.redirectUris[1]! })).json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await (await s.exchange(await code(s), { redirect_uri: DEFAULT_OIDC_CLIENT.redirectUris[1]! })).json()).toMatchObject({
+      error: 'invalid_grant',
+    });
     expect(await (await s.exchange(await code(s), { code_verifier: 'short' })).json()).toMatchObject({ error: 'invalid_request' });
   });
 
@@ -203,7 +246,9 @@ describe('fake authorization server: the token endpoint refuses', () => {
     const second = await s.exchange(c);
     expect(second.status).toBe(400);
     expect(await second.json()).toMatchObject({ error: 'invalid_grant' });
-    const info = await s.service.fetch(new Request(`${s.service.authUrl}/oauth/oidc/userinfo`, { headers: { authorization: `Bearer ${first.access_token}` } }));
+    const info = await s.service.fetch(
+      new Request(`${s.service.authUrl}/oauth/oidc/userinfo`, { headers: { authorization: `Bearer ${first.access_token}` } }),
+    );
     expect(info.status).toBe(401);
   });
 
@@ -236,15 +281,41 @@ describe('fake authorization server: confidential clients', () => {
     const basic = `Basic ${btoa('client-client_secret_basic:confidential-secret-0123456789')}`;
     const form = (c: string) => ({ grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT, code_verifier: VERIFIER });
     expect((await s.token(form(await codeFor('client-client_secret_basic')), { authorization: basic })).status).toBe(200);
-    expect((await s.token({ ...form(await codeFor('client-client_secret_basic')), client_id: 'client-client_secret_basic', client_secret: 'confidential-secret-0123456789' })).status).toBe(401);
-    expect((await s.token({ ...form(await codeFor('client-client_secret_post')), client_id: 'client-client_secret_post', client_secret: 'confidential-secret-0123456789' })).status).toBe(200);
-    expect((await s.token({ ...form(await codeFor('client-client_secret_post')), client_id: 'client-client_secret_post', client_secret: 'wrong' })).status).toBe(401);
+    expect(
+      (
+        await s.token({
+          ...form(await codeFor('client-client_secret_basic')),
+          client_id: 'client-client_secret_basic',
+          client_secret: 'confidential-secret-0123456789',
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await s.token({
+          ...form(await codeFor('client-client_secret_post')),
+          client_id: 'client-client_secret_post',
+          client_secret: 'confidential-secret-0123456789',
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await s.token({
+          ...form(await codeFor('client-client_secret_post')),
+          client_id: 'client-client_secret_post',
+          client_secret: 'wrong',
+        })
+      ).status,
+    ).toBe(401);
   });
 
   test('private_key_jwt: an assertion signed by the registered key, and not by another', async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const other = await generateKeyPair('ES256');
-    const s = await setup({ oidcClients: [confidential('private_key_jwt', { jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'c1' }] } })] });
+    const s = await setup({
+      oidcClients: [confidential('private_key_jwt', { jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'c1' }] } })],
+    });
     const assertion = (key: CryptoKey) =>
       new SignJWT({ jti: crypto.randomUUID() })
         .setProtectedHeader({ alg: 'ES256', kid: 'c1' })
@@ -254,7 +325,10 @@ describe('fake authorization server: confidential clients', () => {
         .setIssuedAt()
         .setExpirationTime('1m')
         .sign(key);
-    for (const [key, status] of [[privateKey, 200], [other.privateKey, 401]] as const) {
+    for (const [key, status] of [
+      [privateKey, 200],
+      [other.privateKey, 401],
+    ] as const) {
       const c = s.redirectParams(await s.authorize({ client_id: 'client-private_key_jwt' }))['code']!;
       const answer = await s.token({
         grant_type: 'authorization_code',

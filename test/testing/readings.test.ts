@@ -15,7 +15,8 @@ import { numbersAsStrings } from '../../src/testing/readings.js';
 const SECRET = `whsec_${Buffer.from('a-secret-of-thirty-two-bytes!!!!').toString('base64')}`;
 const NOW = 1_790_000_000_000;
 const payload: WebhookPayload = { event: 'approved', access_request_code: 'arc_1', access_token: 'a.b.c' };
-const request = (readings: Parameters<typeof resolveReadings>[0]) => webhookRequest({ secret: SECRET, readings: resolveReadings(readings), now: () => NOW }, payload);
+const request = (readings: Parameters<typeof resolveReadings>[0]) =>
+  webhookRequest({ secret: SECRET, readings: resolveReadings(readings), now: () => NOW }, payload);
 
 describe('readings: checked', () => {
   test('an unknown reading or value is a TypeError naming it, from resolveReadings and createFakeService', async () => {
@@ -32,7 +33,7 @@ describe('readings: checked', () => {
     expect(() => parseReadings(['webhookKind=nope'])).toThrow(TypeError);
   });
 
-  test('numbersAsStrings writes only the spec\'s integer fields as strings, at any depth', () => {
+  test("numbersAsStrings writes only the spec's integer fields as strings, at any depth", () => {
     expect(numbersAsStrings({ data: { exp: 5, count: 5, items: [{ iat: 1 }] }, expires_in: 900, phone_country_code: 61 })).toEqual({
       data: { exp: '5', count: 5, items: [{ iat: '1' }] },
       expires_in: '900',
@@ -44,7 +45,9 @@ describe('readings: checked', () => {
 describe('readings: the webhook as each convention writes it', () => {
   test('webhookKind: where the payload says what happened', async () => {
     const bodies = await Promise.all(
-      (['event', 'type', 'dotted', 'status', 'none', 'envelope'] as const).map(async (webhookKind) => JSON.parse((await request({ webhookKind })).body)),
+      (['event', 'type', 'dotted', 'status', 'none', 'envelope'] as const).map(async (webhookKind) =>
+        JSON.parse((await request({ webhookKind })).body),
+      ),
     );
     expect(bodies).toEqual([
       { event: 'approved', access_request_code: 'arc_1', access_token: 'a.b.c' },
@@ -52,7 +55,11 @@ describe('readings: the webhook as each convention writes it', () => {
       { event_type: 'identity.request.approved', access_request_code: 'arc_1', access_token: 'a.b.c' },
       { status: 'APPROVED', access_request_code: 'arc_1', access_token: 'a.b.c' },
       { access_request_code: 'arc_1', access_token: 'a.b.c' },
-      { type: 'identity.request.approved', timestamp: new Date(NOW).toISOString(), data: { access_request_code: 'arc_1', access_token: 'a.b.c' } },
+      {
+        type: 'identity.request.approved',
+        timestamp: new Date(NOW).toISOString(),
+        data: { access_request_code: 'arc_1', access_token: 'a.b.c' },
+      },
     ]);
   });
 

@@ -63,18 +63,36 @@ describe('startSandbox: its pages', () => {
       await fetch(`${done.redirect_url}/cancel`, { method: 'POST', redirect: 'manual' });
       await sandbox.service.webhooksSettled();
       const authorize = new URL(`${sandbox.authUrl}/oauth/oidc/authorize`);
-      for (const [k, v] of Object.entries({ response_type: 'code', client_id: sandbox.credentials.oidcClientId, redirect_uri: sandbox.credentials.redirectUris[0]!, scope: 'openid', state: 's', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        client_id: sandbox.credentials.oidcClientId,
+        redirect_uri: sandbox.credentials.redirectUris[0]!,
+        scope: 'openid',
+        state: 's',
+        nonce: 'n',
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      }))
+        authorize.searchParams.set(k, v);
       expect((await fetch(authorize)).status).toBe(200);
 
       const home = await fetch(`${sandbox.origin}/`);
       expect(home.headers.get('content-type')).toContain('text/html');
       const html = await home.text();
-      for (const shown of [sandbox.baseUrl, `${sandbox.baseUrl}/docs/spec`, `${sandbox.authUrl}/.well-known/openid-configuration`, open.access_request_code, sandbox.credentials.oidcClientId]) {
+      for (const shown of [
+        sandbox.baseUrl,
+        `${sandbox.baseUrl}/docs/spec`,
+        `${sandbox.authUrl}/.well-known/openid-configuration`,
+        open.access_request_code,
+        sandbox.credentials.oidcClientId,
+      ]) {
         expect(html).toContain(shown);
       }
       // The cancelled request is no longer in progress; its webhook delivery is, with the receiver's 503.
       expect(html.split(done.access_request_code)).toHaveLength(2);
-      expect(html).toMatch(/cancelled<\/td><td><code>[^<]+<\/code><\/td><td><code>http:\/\/127\.0\.0\.1:\d+\/hook<\/code><\/td><td>1<\/td><td><span class="bad">503/);
+      expect(html).toMatch(
+        /cancelled<\/td><td><code>[^<]+<\/code><\/td><td><code>http:\/\/127\.0\.0\.1:\d+\/hook<\/code><\/td><td>1<\/td><td><span class="bad">503/,
+      );
       expect(html).not.toContain(sandbox.credentials.clientSecret);
     } finally {
       await sandbox.close();
@@ -85,7 +103,11 @@ describe('startSandbox: its pages', () => {
   test('a journey or a consent page that does not exist is an HTML page saying so, in the same look, not raw JSON', async () => {
     const sandbox = await startSandbox();
     try {
-      for (const [method, path] of [['GET', '/journey/arc_nope'], ['POST', '/journey/arc_nope/approve'], ['POST', '/oauth/oidc/consent/nope/approve']] as const) {
+      for (const [method, path] of [
+        ['GET', '/journey/arc_nope'],
+        ['POST', '/journey/arc_nope/approve'],
+        ['POST', '/oauth/oidc/consent/nope/approve'],
+      ] as const) {
         const answer = await fetch(`${sandbox.origin}${path}`, { method });
         expect(answer.status).toBe(404);
         expect(answer.headers.get('content-type')).toContain('text/html');
@@ -119,14 +141,29 @@ describe('startSandbox: its log', () => {
       await fetch(`${data.redirect_url}/approve`, { method: 'POST', redirect: 'manual' });
       await sandbox.service.webhooksSettled();
       const messages = lines.map((l) => `${l.level} ${l.message}`);
-      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: POST \/api\/v1\/identity\/request 200 in \d+ ms$/));
-      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: GET \/api\/v1\/identity\/request\/\{access_request_code\}\/\{identity_session_code\} 200 in \d+ ms$/));
-      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: POST \/journey\/\{access_request_code\}\/approve 303 in \d+ ms$/));
+      expect(messages).toContainEqual(
+        expect.stringMatching(/^info \[acme-identity\] sandbox: POST \/api\/v1\/identity\/request 200 in \d+ ms$/),
+      );
+      expect(messages).toContainEqual(
+        expect.stringMatching(
+          /^info \[acme-identity\] sandbox: GET \/api\/v1\/identity\/request\/\{access_request_code\}\/\{identity_session_code\} 200 in \d+ ms$/,
+        ),
+      );
+      expect(messages).toContainEqual(
+        expect.stringMatching(/^info \[acme-identity\] sandbox: POST \/journey\/\{access_request_code\}\/approve 303 in \d+ ms$/),
+      );
       expect(messages).toContain('info [acme-identity] sandbox: the person approved an identity request');
-      expect(messages).toContainEqual(expect.stringMatching(/^warn \[acme-identity\] sandbox: webhook approved to http:\/\/127\.0\.0\.1:\d+\/hook failed \(attempt 1, HTTP 500\)$/));
-      expect(messages).toContainEqual(expect.stringMatching(/^info \[acme-identity\] sandbox: webhook approved delivered to .* \(attempt 2\)$/));
+      expect(messages).toContainEqual(
+        expect.stringMatching(
+          /^warn \[acme-identity\] sandbox: webhook approved to http:\/\/127\.0\.0\.1:\d+\/hook failed \(attempt 1, HTTP 500\)$/,
+        ),
+      );
+      expect(messages).toContainEqual(
+        expect.stringMatching(/^info \[acme-identity\] sandbox: webhook approved delivered to .* \(attempt 2\)$/),
+      );
       const text = messages.join('\n');
-      for (const secret of [data.access_request_code, data.identity_session_code, sandbox.credentials.clientSecret, 'jane']) expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
+      for (const secret of [data.access_request_code, data.identity_session_code, sandbox.credentials.clientSecret, 'jane'])
+        expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
     } finally {
       await sandbox.close();
       receiver.close();
@@ -179,7 +216,10 @@ describe('acme-identity-sandbox', () => {
     // The launcher answers SIGTERM by exiting alone, as a wrapper that forwards nothing would.
     const launcher = spawn(
       process.execPath,
-      ['-e', `const c = require('node:child_process').spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(CLI)}, '--port', '0'], { stdio: 'inherit' }); process.on('SIGTERM', () => process.exit(0));`],
+      [
+        '-e',
+        `const c = require('node:child_process').spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(CLI)}, '--port', '0'], { stdio: 'inherit' }); process.on('SIGTERM', () => process.exit(0));`,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let stdout = '';
@@ -192,7 +232,10 @@ describe('acme-identity-sandbox', () => {
     let serving = true;
     for (let i = 0; i < 50 && serving; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      serving = await fetch(`${baseUrl}/status/health`).then(() => true, () => false);
+      serving = await fetch(`${baseUrl}/status/health`).then(
+        () => true,
+        () => false,
+      );
     }
     expect(serving).toBe(false);
   });

@@ -7,14 +7,20 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
-import { WebhookVerificationError, createWebhookVerifier, type WebhookErrorCode, type WebhookVerifierOptions } from '../../src/webhooks/index.js';
+import {
+  WebhookVerificationError,
+  createWebhookVerifier,
+  type WebhookErrorCode,
+  type WebhookVerifierOptions,
+} from '../../src/webhooks/index.js';
 import { eventKind } from '../../src/webhooks/verify.js';
 import { rejection } from '../helpers.js';
 
 const SECRET = 'whsec_c2FuZGJveC1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
 const NOW = 1_790_000_000_000;
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2ln';
-const body = (fields: Record<string, unknown> = { event: 'approved' }) => JSON.stringify({ ...fields, access_request_code: 'arc_1', access_token: TOKEN });
+const body = (fields: Record<string, unknown> = { event: 'approved' }) =>
+  JSON.stringify({ ...fields, access_request_code: 'arc_1', access_token: TOKEN });
 
 const verifier = (options: Partial<WebhookVerifierOptions> = {}) =>
   createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off', ...options });
@@ -52,7 +58,9 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
       expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, stamp) }))).code).toBe(code);
     }
     await expect(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, t - 300) })).resolves.toBeDefined();
-    await expect(verifier({ toleranceSeconds: 1000 }).verify(payload, { 'x-webhook-signature': stripe(payload, t - 900) })).resolves.toBeDefined();
+    await expect(
+      verifier({ toleranceSeconds: 1000 }).verify(payload, { 'x-webhook-signature': stripe(payload, t - 900) }),
+    ).resolves.toBeDefined();
   });
 
   test('a header of that form with two timestamps, no v1, or a v1 that is not hex is malformed, and says which forms were tried', async () => {
@@ -83,10 +91,18 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
     const payload = body();
     const headers = sign(payload);
     await expect(
-      verifier().verify(payload, { 'svix-id': headers['webhook-id'], 'svix-timestamp': headers['webhook-timestamp'], 'svix-signature': headers['webhook-signature'] }),
+      verifier().verify(payload, {
+        'svix-id': headers['webhook-id'],
+        'svix-timestamp': headers['webhook-timestamp'],
+        'svix-signature': headers['webhook-signature'],
+      }),
     ).resolves.toBeDefined();
     await expect(
-      verifier().verify(payload, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'], 'x-webhook-signature': headers['webhook-signature'] }),
+      verifier().verify(payload, {
+        'webhook-id': headers['webhook-id'],
+        'webhook-timestamp': headers['webhook-timestamp'],
+        'x-webhook-signature': headers['webhook-signature'],
+      }),
     ).resolves.toBeDefined();
   });
 
@@ -115,7 +131,11 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
   });
 
   test('an Identity Actions event inside data, as enveloping senders write it, is read from there', async () => {
-    const payload = JSON.stringify({ type: 'identity.request.cancelled', timestamp: '2026-11-25T00:00:00Z', data: { access_request_code: 'arc_9', access_token: TOKEN } });
+    const payload = JSON.stringify({
+      type: 'identity.request.cancelled',
+      timestamp: '2026-11-25T00:00:00Z',
+      data: { access_request_code: 'arc_9', access_token: TOKEN },
+    });
     const event = await verifier().verify(payload, sign(payload));
     expect(event).toMatchObject({ kind: 'cancelled', accessRequestCode: 'arc_9', accessToken: TOKEN });
     expect(JSON.stringify(event)).not.toContain(TOKEN);
@@ -125,9 +145,13 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
 describe('webhook signatures: choosing the scheme', () => {
   test("scheme: 'hmac' refuses Stripe's form as malformed; scheme: 'stripe' refuses a bare HMAC", async () => {
     const payload = body();
-    expect((await refusal(verifier({ scheme: 'hmac' }).verify(payload, { 'x-webhook-signature': stripe(payload) }))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect((await refusal(verifier({ scheme: 'hmac' }).verify(payload, { 'x-webhook-signature': stripe(payload) }))).code).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
     const bare = createHmac('sha256', SECRET).update(payload).digest('hex');
-    expect((await refusal(verifier({ scheme: 'stripe' }).verify(payload, { 'x-webhook-signature': bare }))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect((await refusal(verifier({ scheme: 'stripe' }).verify(payload, { 'x-webhook-signature': bare }))).code).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
   });
 
   test('no signature in any header this verifier reads is missing, naming both headers', async () => {
@@ -139,7 +163,9 @@ describe('webhook signatures: choosing the scheme', () => {
 
   test('an unknown scheme or a negative tolerance is a configuration error', () => {
     expect(() => verifier({ scheme: 'svix' as never })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'scheme' }));
-    expect(() => verifier({ toleranceSeconds: -1 })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'toleranceSeconds' }));
+    expect(() => verifier({ toleranceSeconds: -1 })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'toleranceSeconds' }),
+    );
   });
 });
 

@@ -12,7 +12,8 @@ const OTHER = 'whsec_other_0123456789abcdef01234567';
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2lnbmF0dXJl';
 const BODY = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: TOKEN });
 const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-const verifier = (options: Partial<WebhookVerifierOptions> = {}) => createWebhookVerifier({ secret: SECRET, replayStore: false, ...options });
+const verifier = (options: Partial<WebhookVerifierOptions> = {}) =>
+  createWebhookVerifier({ secret: SECRET, replayStore: false, ...options });
 
 async function code(promise: Promise<unknown>): Promise<string> {
   const error = await rejection(promise);
@@ -26,10 +27,16 @@ describe('webhooks: bounded work per delivery', () => {
     const many = [...Array(4).fill(wrong), sign(BODY)].join(', ');
     expect(await code(verifier().verify(BODY, { 'x-webhook-signature': many }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
     // Four are checked: the right one among them verifies.
-    await expect(verifier().verify(BODY, { 'x-webhook-signature': [...Array(3).fill(wrong), sign(BODY)].join(', ') })).resolves.toBeDefined();
+    await expect(
+      verifier().verify(BODY, { 'x-webhook-signature': [...Array(3).fill(wrong), sign(BODY)].join(', ') }),
+    ).resolves.toBeDefined();
     // Two secrets: eight.
-    await expect(verifier({ secret: [SECRET, OTHER] }).verify(BODY, { 'x-webhook-signature': [...Array(7).fill(wrong), sign(BODY)].join(' ') })).resolves.toBeDefined();
-    expect(await code(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': `${wrong},${sign(BODY)}` }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    await expect(
+      verifier({ secret: [SECRET, OTHER] }).verify(BODY, { 'x-webhook-signature': [...Array(7).fill(wrong), sign(BODY)].join(' ') }),
+    ).resolves.toBeDefined();
+    expect(await code(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': `${wrong},${sign(BODY)}` }))).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
   });
 
   test('a huge signature header is refused without being split', async () => {
@@ -62,7 +69,9 @@ describe('webhooks: one rule for a header sent twice', () => {
     const signature = `sha256=${createHmac('sha256', SECRET).update(`${stamp}.${BODY}`).digest('hex')}`;
     const v = verifier({ timestamp: { header: 'x-webhook-timestamp' }, now: () => now });
     await expect(v.verify(BODY, { 'x-webhook-signature': signature, 'x-webhook-timestamp': stamp })).resolves.toBeDefined();
-    expect(await code(v.verify(BODY, { 'x-webhook-signature': signature, 'x-webhook-timestamp': [stamp, stamp] }))).toBe('ERR_WEBHOOK_TIMESTAMP');
+    expect(await code(v.verify(BODY, { 'x-webhook-signature': signature, 'x-webhook-timestamp': [stamp, stamp] }))).toBe(
+      'ERR_WEBHOOK_TIMESTAMP',
+    );
     const headers = new Headers({ 'x-webhook-signature': signature });
     headers.append('x-webhook-timestamp', stamp);
     headers.append('x-webhook-timestamp', stamp);
@@ -79,7 +88,12 @@ describe('webhooks: verifyRequest stops at maxBodyBytes', () => {
         controller.enqueue(new Uint8Array(1024));
       },
     });
-    const request = new Request('https://rp.example/webhooks', { method: 'POST', body, duplex: 'half', headers: { 'content-length': String(2 * 1024 * 1024), 'x-webhook-signature': sign(BODY) } } as RequestInit);
+    const request = new Request('https://rp.example/webhooks', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'content-length': String(2 * 1024 * 1024), 'x-webhook-signature': sign(BODY) },
+    } as RequestInit);
     expect(await code(verifier().verifyRequest(request))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
     expect(pulled).toBeLessThanOrEqual(1);
   });
@@ -109,7 +123,13 @@ describe('webhooks: verifyRequest stops at maxBodyBytes', () => {
         resolve();
       }).listen(0, '127.0.0.1', () => {
         const { port } = server.address() as AddressInfo;
-        const client = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks', headers: { 'x-webhook-signature': sign(BODY) } });
+        const client = httpRequest({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/webhooks',
+          headers: { 'x-webhook-signature': sign(BODY) },
+        });
         client.on('error', () => undefined);
         client.on('response', (response) => response.resume());
         const chunk = Buffer.alloc(16 * 1024, 0x20);

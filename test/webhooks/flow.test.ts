@@ -64,13 +64,17 @@ describe('asynchronous identity flow', () => {
     // An event without a kind, or of a kind the SDK cannot read, is tried: the service's 404 says it was cancelled.
     for (const kind of [undefined, 'unknown', 'identity.request.closed']) {
       const unlabelled = { kind, accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
-      const fetched = await rejection(client.identityResponses.getVerified(unlabelled, { identitySessionCode: data.identity_session_code }));
+      const fetched = await rejection(
+        client.identityResponses.getVerified(unlabelled, { identitySessionCode: data.identity_session_code }),
+      );
       expect(fetched).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'cancelled' });
       expect((fetched as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
     }
     // An event that says approved is believed: a 404 then is a failed fetch, not a cancellation.
     const approved = { kind: 'approved', accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
-    expect(await rejection(client.identityResponses.getVerified(approved, { identitySessionCode: data.identity_session_code }))).toMatchObject({ step: 'fetch' });
+    expect(
+      await rejection(client.identityResponses.getVerified(approved, { identitySessionCode: data.identity_session_code })),
+    ).toMatchObject({ step: 'fetch' });
   });
 
   test('an event of unknown kind for an approved request gives the verified identity', async () => {
@@ -91,8 +95,13 @@ describe('asynchronous identity flow', () => {
     const empty = { ...service.identityRequest(data.access_request_code)!.response!, disclosures: [], disclosures_missing: [], _sd: [] };
     server.use(http.get(/\/identity\/response\//, () => HttpResponse.json({ data: empty, correlation_id: 'cor_1' })));
     const unknown = { kind: 'unknown', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
-    expect(await rejection(client.identityResponses.getVerified(unknown, { identitySessionCode: data.identity_session_code }))).toMatchObject({ step: 'cancelled' });
-    const approved = await client.identityResponses.getVerified({ ...unknown, kind: 'approved' }, { identitySessionCode: data.identity_session_code });
+    expect(
+      await rejection(client.identityResponses.getVerified(unknown, { identitySessionCode: data.identity_session_code })),
+    ).toMatchObject({ step: 'cancelled' });
+    const approved = await client.identityResponses.getVerified(
+      { ...unknown, kind: 'approved' },
+      { identitySessionCode: data.identity_session_code },
+    );
     expect(approved.claims).toEqual({});
   });
 
@@ -126,7 +135,7 @@ describe('asynchronous identity flow', () => {
     expect(events).toHaveLength(1);
   });
 
-  test("a token that names another request is refused at the token step, before anything is fetched", async () => {
+  test('a token that names another request is refused at the token step, before anything is fetched', async () => {
     const { client, service, events } = await receiving();
     const a = await client.identityRequests.create(person());
     const b = await client.identityRequests.create(person({ email: 'b@example.com', phone: '400000002' }));
@@ -163,11 +172,26 @@ describe('asynchronous identity flow', () => {
     const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
     const base = { identitySessionCode: data.identity_session_code, keys: remoteJwks(h.service.authUrl) };
     const verify = (extra: object) => h.client.identityResponses.getVerified(event, { ...base, ...extra });
-    expect((await rejection(verify({ requestCode: 'another' }))) as IdentityFlowError).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_REQUEST_CODE' } });
-    expect(await rejection(verify({ credentialRequiredClaims: ['exp', 'nonexistent'] }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_MISSING_CLAIM' } });
-    expect(await rejection(verify({ issuer: 'https://another.example' }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_ISSUER' } });
-    expect(await rejection(verify({ algorithms: ['ES256'] }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_ALG_NOT_ALLOWED' } });
-    expect(await rejection(verify({ now: () => Date.now() + 86_400_000 }))).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_EXPIRED' } });
+    expect((await rejection(verify({ requestCode: 'another' }))) as IdentityFlowError).toMatchObject({
+      step: 'verify',
+      cause: { code: 'ERR_SD_JWT_REQUEST_CODE' },
+    });
+    expect(await rejection(verify({ credentialRequiredClaims: ['exp', 'nonexistent'] }))).toMatchObject({
+      step: 'verify',
+      cause: { code: 'ERR_SD_JWT_MISSING_CLAIM' },
+    });
+    expect(await rejection(verify({ issuer: 'https://another.example' }))).toMatchObject({
+      step: 'verify',
+      cause: { code: 'ERR_SD_JWT_ISSUER' },
+    });
+    expect(await rejection(verify({ algorithms: ['ES256'] }))).toMatchObject({
+      step: 'verify',
+      cause: { code: 'ERR_SD_JWT_ALG_NOT_ALLOWED' },
+    });
+    expect(await rejection(verify({ now: () => Date.now() + 86_400_000 }))).toMatchObject({
+      step: 'verify',
+      cause: { code: 'ERR_SD_JWT_EXPIRED' },
+    });
     expect((await verify({ credentialRequiredClaims: [] })).proof).toBe('signature');
   });
 });

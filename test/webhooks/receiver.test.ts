@@ -1,7 +1,13 @@
 /** The receiver's answers with a two-state replay store (#14): processed once when all goes well, never zero times. */
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { MemoryReplayStore, createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent, type ReplayStore } from '../../src/webhooks/index.js';
+import {
+  MemoryReplayStore,
+  createWebhookReceiver,
+  createWebhookVerifier,
+  type IdentityActionsEvent,
+  type ReplayStore,
+} from '../../src/webhooks/index.js';
 
 const SECRET = 'whsec_test_0123456789abcdef0123456789';
 const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: 'a.b.c' });
@@ -44,9 +50,12 @@ describe('createWebhookReceiver with the replay store', () => {
     // The first process: verified and claimed, then it dies (neither completes nor releases).
     await createWebhookVerifier({ secret: SECRET, replayStore: store }).verify(body, headers);
     let processed = 0;
-    const survivor = createWebhookReceiver(createWebhookVerifier({ secret: SECRET, replayStore: store, processingLeaseSeconds: 60 }), () => {
-      processed += 1;
-    });
+    const survivor = createWebhookReceiver(
+      createWebhookVerifier({ secret: SECRET, replayStore: store, processingLeaseSeconds: 60 }),
+      () => {
+        processed += 1;
+      },
+    );
     expect((await survivor.handle(body, headers)).status).toBe(409);
     clock += 61_000;
     expect((await survivor.handle(body, headers)).status).toBe(200);

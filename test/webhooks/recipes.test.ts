@@ -30,9 +30,16 @@ const webRequest = (body: string, headers: Record<string, string>) =>
   new Request('http://localhost/webhooks/acme', { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
 /** Posts over real HTTP to a server on localhost. */
-const overHttp = (port: number): Post => async (body, headers) =>
-  (await fetch(`http://127.0.0.1:${port}/webhooks/acme`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }))
-    .status;
+const overHttp =
+  (port: number): Post =>
+  async (body, headers) =>
+    (
+      await fetch(`http://127.0.0.1:${port}/webhooks/acme`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...headers },
+      })
+    ).status;
 
 /** Listens on a free localhost port; closed after the test. */
 async function listening(server: Server): Promise<Post> {

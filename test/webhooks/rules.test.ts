@@ -22,7 +22,8 @@ const BODY = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', a
 const mac = (body: string | Uint8Array, algorithm = 'sha256') => createHmac(algorithm, SECRET).update(body);
 const HEX = mac(BODY).digest('hex');
 
-const verifier = (options: Partial<WebhookVerifierOptions> = {}) => createWebhookVerifier({ secret: SECRET, replayStore: false, ...options });
+const verifier = (options: Partial<WebhookVerifierOptions> = {}) =>
+  createWebhookVerifier({ secret: SECRET, replayStore: false, ...options });
 
 /** The code a verification ends with, or 'accepted'. */
 const outcome = (promise: Promise<unknown>): Promise<WebhookErrorCode | 'accepted'> =>
@@ -62,7 +63,9 @@ describe('webhooks: the signature header', () => {
     // Base64 entries are short enough to pass the header's length bound, so the count is what refuses.
     const other = Buffer.alloc(32).toString('base64');
     const b64 = mac(BODY).digest('base64');
-    expect(await outcome(verifier({ maxSignatures: 2 }).verify(BODY, { 'x-webhook-signature': `${other},${other},${b64}` }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect(await outcome(verifier({ maxSignatures: 2 }).verify(BODY, { 'x-webhook-signature': `${other},${other},${b64}` }))).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
     expect(await outcome(verifier({ maxSignatures: 2 }).verify(BODY, { 'x-webhook-signature': `${other},${b64}` }))).toBe('accepted');
   });
 
@@ -70,12 +73,23 @@ describe('webhooks: the signature header', () => {
     // Each entry is at most "sha256=" and 64 hex digits, and two separators: 73 characters.
     const exact = `sha256=${HEX}`.padEnd(73, ' ');
     expect(await outcome(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': exact }))).toBe('accepted');
-    expect(await outcome(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': `${exact} ` }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect(await outcome(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': `${exact} ` }))).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
   });
 
   test('a signature that is neither hex nor base64 is malformed, not a crash: both forms are anchored at each end', async () => {
     const b64 = mac(BODY).digest('base64');
-    const malformed = ['sha256=!!!!', 'sha256=zz', `sha256=${'g'.repeat(64)}`, '%%%', `g${HEX.slice(1)}`, `${HEX.slice(0, -1)}g`, `!${b64.slice(1)}`, `${b64}!`];
+    const malformed = [
+      'sha256=!!!!',
+      'sha256=zz',
+      `sha256=${'g'.repeat(64)}`,
+      '%%%',
+      `g${HEX.slice(1)}`,
+      `${HEX.slice(0, -1)}g`,
+      `!${b64.slice(1)}`,
+      `${b64}!`,
+    ];
     for (const header of malformed) {
       expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': header })), header).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
     }
@@ -99,7 +113,12 @@ describe('webhooks: a body read from a Web request', () => {
         controller.close();
       },
     });
-    return new Request('https://rp.example/webhooks', { method: 'POST', body, duplex: 'half', headers: { 'x-webhook-signature': HEX, ...headers } } as RequestInit);
+    return new Request('https://rp.example/webhooks', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'x-webhook-signature': HEX, ...headers },
+    } as RequestInit);
   };
   const thirds = [BODY.slice(0, 10), BODY.slice(10, 60), BODY.slice(60)];
 
@@ -116,7 +135,10 @@ describe('webhooks: a body read from a Web request', () => {
   test('a Content-Length that is not a decimal number is not trusted either way: the body is read, within the limit', async () => {
     const size = new TextEncoder().encode(BODY).length;
     for (const declared of ['1e9', '0x7fffffff', ' 99999999x']) {
-      expect(await outcome(verifier({ maxBodyBytes: size }).verifyRequest(streamed(thirds, { 'content-length': declared }))), declared).toBe('accepted');
+      expect(
+        await outcome(verifier({ maxBodyBytes: size }).verifyRequest(streamed(thirds, { 'content-length': declared }))),
+        declared,
+      ).toBe('accepted');
     }
   });
 
@@ -132,7 +154,9 @@ describe('webhooks: what a refusal carries', () => {
     for (const body of [42, true]) {
       expect(await outcome(verifier().verify(body as never, { 'x-webhook-signature': HEX })), String(body)).toBe('ERR_WEBHOOK_EMPTY_BODY');
     }
-    expect(await outcome(verifier().verify({ event: 'approved' } as never, { 'x-webhook-signature': HEX }))).toBe('ERR_WEBHOOK_PARSED_BODY');
+    expect(await outcome(verifier().verify({ event: 'approved' } as never, { 'x-webhook-signature': HEX }))).toBe(
+      'ERR_WEBHOOK_PARSED_BODY',
+    );
   });
 
   test('bytes that are not UTF-8 are refused even when signed, with the decoding error as the cause', async () => {
@@ -165,7 +189,9 @@ describe('webhooks: what a refusal carries', () => {
   test('a token with anything before or after its three parts is not an access_token', async () => {
     for (const token of [` ${TOKEN}`, `${TOKEN} `, `!${TOKEN}`, `${TOKEN}.x`, `${TOKEN}\n`]) {
       const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: token });
-      expect(await outcome(verifier().verify(body, { 'x-webhook-signature': mac(body).digest('hex') })), JSON.stringify(token)).toBe('ERR_WEBHOOK_PAYLOAD');
+      expect(await outcome(verifier().verify(body, { 'x-webhook-signature': mac(body).digest('hex') })), JSON.stringify(token)).toBe(
+        'ERR_WEBHOOK_PAYLOAD',
+      );
     }
   });
 
@@ -178,15 +204,28 @@ describe('webhooks: what a refusal carries', () => {
 
   test('a refusal is logged at warn with its code and reason, a redelivery at info; no value of the delivery is logged', async () => {
     const lines: { level: string; message: string; fields: unknown }[] = [];
-    const logger = Object.fromEntries(['debug', 'info', 'warn', 'error'].map((level) => [level, (message: string, fields: unknown) => lines.push({ level, message, fields })]));
+    const logger = Object.fromEntries(
+      ['debug', 'info', 'warn', 'error'].map((level) => [
+        level,
+        (message: string, fields: unknown) => lines.push({ level, message, fields }),
+      ]),
+    );
     const logging = verifier({ logger: logger as never, logLevel: 'info', replayStore: new MemoryReplayStore() });
     await rejection(logging.verify(BODY, { 'x-webhook-signature': '0'.repeat(64) }));
     await rejection(logging.verify('', { 'x-webhook-signature': HEX }));
     await logging.verify(BODY, { 'x-webhook-signature': HEX }).then((event) => logging.complete(event));
     await rejection(logging.verify(BODY, { 'x-webhook-signature': HEX }));
     expect(lines).toEqual([
-      { level: 'warn', message: expect.stringContaining('ERR_WEBHOOK_SIGNATURE: the signature does not match'), fields: { code: 'ERR_WEBHOOK_SIGNATURE' } },
-      { level: 'warn', message: expect.stringContaining('ERR_WEBHOOK_EMPTY_BODY: the body is empty'), fields: { code: 'ERR_WEBHOOK_EMPTY_BODY' } },
+      {
+        level: 'warn',
+        message: expect.stringContaining('ERR_WEBHOOK_SIGNATURE: the signature does not match'),
+        fields: { code: 'ERR_WEBHOOK_SIGNATURE' },
+      },
+      {
+        level: 'warn',
+        message: expect.stringContaining('ERR_WEBHOOK_EMPTY_BODY: the body is empty'),
+        fields: { code: 'ERR_WEBHOOK_EMPTY_BODY' },
+      },
       { level: 'info', message: expect.stringContaining('ERR_WEBHOOK_DUPLICATE'), fields: { code: 'ERR_WEBHOOK_DUPLICATE' } },
     ]);
     expect(JSON.stringify(lines)).not.toContain('arc_');
@@ -210,7 +249,9 @@ describe('webhooks: configuration', () => {
   });
 
   test('no secret at all is refused as such, and a short one is named by its place in the list', () => {
-    expect(() => createWebhookVerifier({ secret: [] })).toThrow(expect.objectContaining({ option: 'secret', message: expect.stringContaining('at least one') }));
+    expect(() => createWebhookVerifier({ secret: [] })).toThrow(
+      expect.objectContaining({ option: 'secret', message: expect.stringContaining('at least one') }),
+    );
     expect(() => createWebhookVerifier({ secret: [SECRET, 'short'] })).toThrow(/secret 2 is shorter than 16 bytes/);
     expect(() => createWebhookVerifier({ secret: [SECRET, 42 as never] })).toThrow(/secret 2 must be a string or a Uint8Array/);
   });
@@ -218,7 +259,8 @@ describe('webhooks: configuration', () => {
 
 describe('webhooks: what the receiver answers a Web request', () => {
   const receiver = (handler: () => Promise<void> = async () => undefined) => createWebhookReceiver(verifier(), handler);
-  const request = (signature = HEX) => new Request('https://rp.example/webhooks', { method: 'POST', body: BODY, headers: { 'x-webhook-signature': signature } });
+  const request = (signature = HEX) =>
+    new Request('https://rp.example/webhooks', { method: 'POST', body: BODY, headers: { 'x-webhook-signature': signature } });
 
   test('200 with {received: true} when processed', async () => {
     const response = await receiver().fetch(request());

@@ -67,7 +67,10 @@ describe('createWebhookVerifier: accepts', () => {
     const now = 1_800_000_000;
     const options = { algorithm: 'SHA-512' as const, timestamp: { header: 'X-Webhook-Timestamp' }, now: () => now * 1000 };
     const signature = hmac(`${now}.${body}`, SECRET, 'sha512').digest('hex');
-    const event = await verifier(options).verify(body, { 'x-webhook-signature': `sha512=${signature}`, 'x-webhook-timestamp': String(now) });
+    const event = await verifier(options).verify(body, {
+      'x-webhook-signature': `sha512=${signature}`,
+      'x-webhook-timestamp': String(now),
+    });
     expect(event.accessRequestCode).toBe('arc_1');
   });
 
@@ -96,7 +99,7 @@ describe("GitHub's published HMAC-SHA256 example (a vector we did not make)", ()
     );
   });
 
-  test("the fake service signs the same way", async () => {
+  test('the fake service signs the same way', async () => {
     expect(await signWebhook(secret, body)).toBe(expected);
   });
 });
@@ -106,7 +109,9 @@ describe('createWebhookVerifier: refuses', () => {
   const good = () => hmac(body).digest('hex');
 
   test('a tampered body', async () => {
-    expect(await refusal(verifier().verify(body.replace('arc_1', 'arc_2'), { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_SIGNATURE');
+    expect(await refusal(verifier().verify(body.replace('arc_1', 'arc_2'), { 'x-webhook-signature': good() }))).toBe(
+      'ERR_WEBHOOK_SIGNATURE',
+    );
   });
 
   test('a tampered signature', async () => {
@@ -148,7 +153,9 @@ describe('createWebhookVerifier: refuses', () => {
   test('an empty or oversized body', async () => {
     expect(await refusal(verifier().verify('', { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_EMPTY_BODY');
     expect(await refusal(verifier().verify(undefined as never, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_EMPTY_BODY');
-    expect(await refusal(verifier({ maxBodyBytes: 10 }).verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+    expect(await refusal(verifier({ maxBodyBytes: 10 }).verify(body, { 'x-webhook-signature': good() }))).toBe(
+      'ERR_WEBHOOK_BODY_TOO_LARGE',
+    );
   });
 
   test('a stale or future timestamp, when timestamps are enabled', async () => {
@@ -156,9 +163,9 @@ describe('createWebhookVerifier: refuses', () => {
     const options = { timestamp: { header: 'x-webhook-timestamp', toleranceSeconds: 300 }, now: () => now * 1000 };
     for (const stamp of [now - 301, now + 301]) {
       const signature = hmac(`${stamp}.${body}`).digest('hex');
-      expect(await refusal(verifier(options).verify(body, { 'x-webhook-signature': signature, 'x-webhook-timestamp': String(stamp) }))).toBe(
-        'ERR_WEBHOOK_TIMESTAMP',
-      );
+      expect(
+        await refusal(verifier(options).verify(body, { 'x-webhook-signature': signature, 'x-webhook-timestamp': String(stamp) })),
+      ).toBe('ERR_WEBHOOK_TIMESTAMP');
     }
     expect(await refusal(verifier(options).verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
   });
@@ -290,25 +297,42 @@ describe('createWebhookVerifier: each limit on both sides', () => {
 
   test('maxBodyBytes: a body of exactly that many bytes is read; one more is refused', async () => {
     const size = new TextEncoder().encode(body).length;
-    expect(await outcome(verifier({ maxBodyBytes: size, replayStore: false }).verify(body, { 'x-webhook-signature': signature() }))).toBe('accepted');
-    expect(await outcome(verifier({ maxBodyBytes: size - 1, replayStore: false }).verify(body, { 'x-webhook-signature': signature() }))).toBe(
-      'ERR_WEBHOOK_BODY_TOO_LARGE',
+    expect(await outcome(verifier({ maxBodyBytes: size, replayStore: false }).verify(body, { 'x-webhook-signature': signature() }))).toBe(
+      'accepted',
     );
+    expect(
+      await outcome(verifier({ maxBodyBytes: size - 1, replayStore: false }).verify(body, { 'x-webhook-signature': signature() })),
+    ).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
   });
 
   test('a declared Content-Length is refused before reading only above maxBodyBytes, and only when it is a number', async () => {
     const size = new TextEncoder().encode(body).length;
     const request = (contentLength: string) =>
-      new Request('https://rp.example/webhooks', { method: 'POST', body, headers: { 'content-length': contentLength, 'x-webhook-signature': signature() } });
+      new Request('https://rp.example/webhooks', {
+        method: 'POST',
+        body,
+        headers: { 'content-length': contentLength, 'x-webhook-signature': signature() },
+      });
     expect(await outcome(verifier({ maxBodyBytes: size, replayStore: false }).verifyRequest(request(String(size))))).toBe('accepted');
-    expect(await outcome(verifier({ maxBodyBytes: size - 1, replayStore: false }).verifyRequest(request(String(size))))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+    expect(await outcome(verifier({ maxBodyBytes: size - 1, replayStore: false }).verifyRequest(request(String(size))))).toBe(
+      'ERR_WEBHOOK_BODY_TOO_LARGE',
+    );
   });
 
   test('toleranceSeconds: a timestamp exactly that far either way is accepted; one second more is refused', async () => {
     const now = 1_800_000_000;
-    const options = { timestamp: { header: 'x-webhook-timestamp', toleranceSeconds: 300 }, now: () => now * 1000, replayStore: false as const };
+    const options = {
+      timestamp: { header: 'x-webhook-timestamp', toleranceSeconds: 300 },
+      now: () => now * 1000,
+      replayStore: false as const,
+    };
     const at = (stamp: number | string) =>
-      outcome(verifier(options).verify(body, { 'x-webhook-signature': hmac(`${stamp}.${body}`).digest('hex'), 'x-webhook-timestamp': String(stamp) }));
+      outcome(
+        verifier(options).verify(body, {
+          'x-webhook-signature': hmac(`${stamp}.${body}`).digest('hex'),
+          'x-webhook-timestamp': String(stamp),
+        }),
+      );
     expect(await at(now - 300)).toBe('accepted');
     expect(await at(now + 300)).toBe('accepted');
     expect(await at(now - 301)).toBe('ERR_WEBHOOK_TIMESTAMP');

@@ -43,28 +43,32 @@ let runs = 0;
 const failures: string[] = [];
 try {
   await fc.assert(
-    fc.asyncProperty(fc.array(fault, { maxLength: 5 }), fc.constantFrom('identityRequests.get', 'identityRequests.create'), async (faults, name) => {
-      runs += 1;
-      const op = await OPERATIONS[name]!(client, s.service);
-      const since = s.service.requests.length;
-      for (const f of faults) s.service.injectFault({ ...f, method: op.method, path: op.path });
-      try {
-        const { error, ms } = await timed(op.call);
-        // Success, or an error of the SDK's own: never anything raw.
-        if (error !== undefined && !(error instanceof AcmeIdentityError)) throw new Error(`not an AcmeIdentityError: ${String(error)}`);
-        if (ms > DEADLINE_MS + MARGIN_MS) throw new Error(`settled after ${Math.round(ms)} ms`);
-        const sent = attempts(s.service, op, since);
-        if (op.mode === 'create') {
-          // Sent again only after a 429, which the service answers before doing anything.
-          const leading429 = faults.findIndex((f) => !(f.kind === 'status' && f.status === 429));
-          const allowed = 1 + (leading429 < 0 ? faults.length : leading429);
-          if (sent > allowed) throw new Error(`a create was sent ${sent} times after an unknown outcome`);
+    fc.asyncProperty(
+      fc.array(fault, { maxLength: 5 }),
+      fc.constantFrom('identityRequests.get', 'identityRequests.create'),
+      async (faults, name) => {
+        runs += 1;
+        const op = await OPERATIONS[name]!(client, s.service);
+        const since = s.service.requests.length;
+        for (const f of faults) s.service.injectFault({ ...f, method: op.method, path: op.path });
+        try {
+          const { error, ms } = await timed(op.call);
+          // Success, or an error of the SDK's own: never anything raw.
+          if (error !== undefined && !(error instanceof AcmeIdentityError)) throw new Error(`not an AcmeIdentityError: ${String(error)}`);
+          if (ms > DEADLINE_MS + MARGIN_MS) throw new Error(`settled after ${Math.round(ms)} ms`);
+          const sent = attempts(s.service, op, since);
+          if (op.mode === 'create') {
+            // Sent again only after a 429, which the service answers before doing anything.
+            const leading429 = faults.findIndex((f) => !(f.kind === 'status' && f.status === 429));
+            const allowed = 1 + (leading429 < 0 ? faults.length : leading429);
+            if (sent > allowed) throw new Error(`a create was sent ${sent} times after an unknown outcome`);
+          }
+          if (sent > 4) throw new Error(`${sent} attempts with maxRetries 3`);
+        } finally {
+          s.service.clearFaults();
         }
-        if (sent > 4) throw new Error(`${sent} attempts with maxRetries 3`);
-      } finally {
-        s.service.clearFaults();
-      }
-    }),
+      },
+    ),
     { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
   );
 } catch (error) {

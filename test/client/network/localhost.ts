@@ -49,7 +49,9 @@ export interface Operation {
    * What a repeat answers once the first attempt took effect (its answer lost on the way): a
    * deleted request is not found, a revoked credential is gone. Reads answer the same again.
    */
-  repeated?: new (...args: never[]) => Error;
+  repeated?: new (
+    ...args: never[]
+  ) => Error;
 }
 
 type Prepare = (client: AcmeIdentityClient, service: FakeService) => Promise<Operation>;
@@ -69,17 +71,28 @@ async function openRequest(client: AcmeIdentityClient) {
 /** Every operation of the client, each given the state it needs. */
 export const OPERATIONS: Record<string, Prepare> = {
   'auth.createToken': async (client) => ({
-    name: 'auth.createToken', mode: 'safe', method: 'POST', path: '/auth/api-token',
+    name: 'auth.createToken',
+    mode: 'safe',
+    method: 'POST',
+    path: '/auth/api-token',
     call: (o) => client.auth.createToken(o),
   }),
   'identityRequests.create': async (client) => {
     const input = someone();
-    return { name: 'identityRequests.create', mode: 'create', method: 'POST', path: '/identity/request', call: (o) => client.identityRequests.create(input, o) };
+    return {
+      name: 'identityRequests.create',
+      mode: 'create',
+      method: 'POST',
+      path: '/identity/request',
+      call: (o) => client.identityRequests.create(input, o),
+    };
   },
   'identityRequests.get': async (client) => {
     const codes = await openRequest(client);
     return {
-      name: 'identityRequests.get', mode: 'safe', method: 'GET',
+      name: 'identityRequests.get',
+      mode: 'safe',
+      method: 'GET',
       path: `/identity/request/${codes.accessRequestCode}/${codes.identitySessionCode}`,
       call: (o) => client.identityRequests.get(codes, o),
     };
@@ -87,7 +100,9 @@ export const OPERATIONS: Record<string, Prepare> = {
   'identityRequests.delete': async (client) => {
     const codes = await openRequest(client);
     return {
-      name: 'identityRequests.delete', mode: 'safe', method: 'DELETE',
+      name: 'identityRequests.delete',
+      mode: 'safe',
+      method: 'DELETE',
       path: `/identity/request/${codes.accessRequestCode}/${codes.identitySessionCode}`,
       call: (o) => client.identityRequests.delete(codes, o),
       repeated: NotFoundError,
@@ -97,42 +112,67 @@ export const OPERATIONS: Record<string, Prepare> = {
     const codes = await openRequest(client);
     const event = await service.approve(codes.accessRequestCode);
     return {
-      name: 'identityResponses.get', mode: 'safe', method: 'GET',
+      name: 'identityResponses.get',
+      mode: 'safe',
+      method: 'GET',
       path: `/identity/response/${codes.accessRequestCode}/${codes.identitySessionCode}`,
       call: (o) => client.identityResponses.get({ ...codes, accessToken: event.access_token }, o),
     };
   },
   'credentials.submit': async (client) => {
     const input = credentialInput();
-    return { name: 'credentials.submit', mode: 'create', method: 'POST', path: '/credentials/submit', call: (o) => client.credentials.submit(input, o) };
+    return {
+      name: 'credentials.submit',
+      mode: 'create',
+      method: 'POST',
+      path: '/credentials/submit',
+      call: (o) => client.credentials.submit(input, o),
+    };
   },
   'credentials.verify': async (client) => {
     const { data } = await client.credentials.submit(credentialInput());
     return {
-      name: 'credentials.verify', mode: 'safe', method: 'GET', path: `/credentials/verify/${data.credential_ref}`,
+      name: 'credentials.verify',
+      mode: 'safe',
+      method: 'GET',
+      path: `/credentials/verify/${data.credential_ref}`,
       call: (o) => client.credentials.verify(data.credential_ref, o),
     };
   },
   'credentials.fileData': async (client) => {
     const { data } = await client.credentials.submit(credentialInput());
     return {
-      name: 'credentials.fileData', mode: 'safe', method: 'GET', path: `/credentials/file-data/${data.credential_ref}`,
+      name: 'credentials.fileData',
+      mode: 'safe',
+      method: 'GET',
+      path: `/credentials/file-data/${data.credential_ref}`,
       call: (o) => client.credentials.fileData(data.credential_ref, o),
     };
   },
   'credentials.revoke': async (client) => {
     const { data } = await client.credentials.submit(credentialInput());
     return {
-      name: 'credentials.revoke', mode: 'safe', method: 'POST', path: `/credentials/revoke/${data.credential_ref}`,
+      name: 'credentials.revoke',
+      mode: 'safe',
+      method: 'POST',
+      path: `/credentials/revoke/${data.credential_ref}`,
       call: (o) => client.credentials.revoke(data.credential_ref, o),
       repeated: CredentialRevokedError,
     };
   },
   'status.current': async (client) => ({
-    name: 'status.current', mode: 'safe', method: 'GET', path: '/status/current', call: (o) => client.status.current(o),
+    name: 'status.current',
+    mode: 'safe',
+    method: 'GET',
+    path: '/status/current',
+    call: (o) => client.status.current(o),
   }),
   'status.health': async (client) => ({
-    name: 'status.health', mode: 'safe', method: 'GET', path: '/status/health', call: (o) => client.status.health(o),
+    name: 'status.health',
+    mode: 'safe',
+    method: 'GET',
+    path: '/status/health',
+    call: (o) => client.status.health(o),
   }),
 };
 

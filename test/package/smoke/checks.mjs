@@ -25,11 +25,19 @@ export async function verifyEverywhere(sdk, config) {
 
 /** What a server-side runtime (Node, Bun, Deno, workerd) checks besides: the REST client against the sandbox, and a whole OIDC sign-in as a backend (the sandbox completes the journey at once). */
 export async function smoke(sdk, config) {
-  const acme = new sdk.AcmeIdentityClient({ baseUrl: config.baseUrl, clientId: config.clientId, clientSecret: config.clientSecret, tenantId: config.tenantId });
+  const acme = new sdk.AcmeIdentityClient({
+    baseUrl: config.baseUrl,
+    clientId: config.clientId,
+    clientSecret: config.clientSecret,
+    tenantId: config.tenantId,
+  });
   // Another person in each run: the service refuses a second open request to the same one.
   const n = String(Math.floor(Math.random() * 1e8)).padStart(8, '0');
   const { data } = await acme.identityRequests.create({ ...config.person, email: `smoke-${n}@example.com`, phone: `4${n}` });
-  const { data: read } = await acme.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+  const { data: read } = await acme.identityRequests.get({
+    accessRequestCode: data.access_request_code,
+    identitySessionCode: data.identity_session_code,
+  });
 
   const oidc = sdk.createOidcClient({ authUrl: config.authUrl, clientId: config.oidcClientId, redirectUri: config.redirectUri });
   const { url, transaction } = await oidc.startSignIn({ scope: ['openid', 'profile'] });

@@ -7,7 +7,12 @@ const { remoteJwks, verifySdJwt } = require('@acme/identity/sd-jwt');
 const { createWebhookVerifier } = require('@acme/identity/webhooks');
 
 import('./checks.mjs')
-  .then((checks) => checks.smoke({ AcmeIdentityClient, createOidcClient, remoteJwks, verifySdJwt, createWebhookVerifier }, JSON.parse(process.env.SMOKE_CONFIG)))
+  .then((checks) =>
+    checks.smoke(
+      { AcmeIdentityClient, createOidcClient, remoteJwks, verifySdJwt, createWebhookVerifier },
+      JSON.parse(process.env.SMOKE_CONFIG),
+    ),
+  )
   .then((result) => console.log(JSON.stringify(result)))
   .catch((error) => {
     console.error(error);

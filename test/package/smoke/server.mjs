@@ -5,4 +5,5 @@ import { remoteJwks, verifySdJwt } from '@acme/identity/sd-jwt';
 import { createWebhookVerifier } from '@acme/identity/webhooks';
 import * as checks from './checks.mjs';
 
-export const smoke = (config) => checks.smoke({ AcmeIdentityClient, createOidcClient, remoteJwks, verifySdJwt, createWebhookVerifier }, config);
+export const smoke = (config) =>
+  checks.smoke({ AcmeIdentityClient, createOidcClient, remoteJwks, verifySdJwt, createWebhookVerifier }, config);
