@@ -72,7 +72,7 @@ try {
   // 5. Every event goes on, whatever its kind ('approved', 'cancelled', or 'unknown' when the payload
   //    does not say): getVerified fetches the identity with the webhook's token and verifies it, and
   //    reports a cancelled request (said by the event, or by the service) as step 'cancelled'.
-  let identity;
+  let identity: Awaited<ReturnType<typeof acme.identityResponses.getVerified>>;
   try {
     identity = await acme.identityResponses.getVerified(event, {
       identitySessionCode: data.identity_session_code,

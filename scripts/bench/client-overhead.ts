@@ -102,7 +102,10 @@ const commandsProcessed = async () =>
 await sdkRedis();
 const commandsBefore = redis ? await commandsProcessed() : 0;
 let redisCalls = 0;
-const countedRedis = () => ((redisCalls += 1), sdkRedis());
+const countedRedis = () => {
+  redisCalls += 1;
+  return sdkRedis();
+};
 
 const rounds: { raw: number; rawWithDeadline: number; sdk: number; sdkRedis: number }[] = [];
 for (let round = 0; round < ROUNDS; round++)

@@ -14,35 +14,15 @@ import {
   type IdentityRequestInput,
 } from './input.js';
 import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
+import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, ResponseInfo } from './results.js';
 import { verifiedIdentity, type VerifiedIdentityOptions, type WebhookEventLike } from './identity-flow.js';
 import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedOptions } from './options.js';
 import * as S from './schemas.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
 import { pathSerializer, type PathSerializer } from './paths.js';
-import { PreparedRequest, ReadResponse, Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
+import { PreparedRequest, type ReadResponse, Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
 
 type Schemas = S.Schemas;
-
-/** A successful REST result: the envelope's `data`, and its correlation id to log. */
-export interface ApiResult<T> {
-  data: T;
-  correlationId: string;
-  meta?: Record<string, unknown>;
-  /**
-   * The HTTP answer this result came from: status, headers and how many attempts the call made.
-   * Always set by the client; not enumerable, so results compare, serialise and log as before.
-   * {@link responseOf} reads it for every operation, status records included.
-   */
-  readonly response?: ResponseInfo;
-}
-
-/** The HTTP answer behind a successful result. */
-export interface ResponseInfo {
-  readonly status: number;
-  readonly headers: Headers;
-  /** How many attempts the call made, the successful one included. */
-  readonly attempts: number;
-}
 
 const RESPONSES = new WeakMap<object, ResponseInfo>();
 
@@ -66,17 +46,6 @@ function withResponse<R extends object>(result: R, response: Response, apiResult
  */
 export function responseOf(result: object): ResponseInfo | undefined {
   return RESPONSES.get(result);
-}
-
-/** The two codes that name an identity request (both returned by `create`). */
-export interface IdentityRequestCodes {
-  accessRequestCode: string;
-  identitySessionCode: string;
-}
-
-export interface IdentityResponseRequest extends IdentityRequestCodes {
-  /** The webhook's `access_token` JWT, exactly as received: sent as `X-Access-Token`. */
-  accessToken: string;
 }
 
 export interface CreateIdentityRequestOptions extends RequestOptions {

@@ -2,7 +2,7 @@
 import { decodeJwt } from 'jose/jwt/decode';
 import { AcmeIdentityError, IdentityFlowError, NotFoundError } from '../errors/index.js';
 import type { VerifiedIdentityResponse, VerifyIdentityResponseOptions } from '../sd-jwt/index.js';
-import type { ApiResult, IdentityResponseRequest } from './client.js';
+import type { ApiResult, IdentityResponseRequest } from './results.js';
 import type { Schemas } from './schemas.js';
 import type { RequestOptions } from './options.js';
 

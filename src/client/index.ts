@@ -1,11 +1,6 @@
 export { AcmeIdentityClient, createClient, responseOf } from './client.js';
-export type {
-  ApiResult,
-  ResponseInfo,
-  CreateIdentityRequestOptions,
-  IdentityRequestCodes,
-  IdentityResponseRequest,
-} from './client.js';
+export type { CreateIdentityRequestOptions } from './client.js';
+export type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, ResponseInfo } from './results.js';
 export type { ClientOptions, RequestOptions, TimestampFormat } from './options.js';
 export type { CredentialSubmitInput, IdentityRequestInput } from './input.js';
 export { MAX_FILE_BYTES } from './input.js';

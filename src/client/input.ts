@@ -211,7 +211,8 @@ export function checkCredentialRef(ref: unknown): string {
   const problem =
     typeof ref !== 'string' || ref === ''
       ? 'must be the non-empty credential_ref string returned by submit'
-      : /[\s\x00-\x1f\x7f?#\\]/.test(ref)
+      : // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+        /[\s\x00-\x1f\x7f?#\\]/.test(ref)
         ? 'contains a character that would change the request URL (whitespace, control, ?, # or \\)'
         : /[^\x21-\x7e]|["<>`{}]/.test(ref)
           ? 'contains a character that cannot be sent verbatim in a URL path (", <, >, `, {, } or non-ASCII): the spec has it sent without percent-encoding'

@@ -159,7 +159,7 @@ export function checkRequestOptions(options: RequestOptions | undefined): void {
   }
 }
 
-export function checkHeaderToken(name: string, value: string): void {
+function checkHeaderToken(name: string, value: string): void {
   if (!HEADER_TOKEN.test(value)) throw new ConfigurationError(name, 'must be printable ASCII without spaces');
 }
 

@@ -13,7 +13,7 @@ import { jwtTime, type TokenManager } from './tokens.js';
  *   answers before doing anything. After a network error or a 5xx the outcome is unknown and the
  *   error goes to the caller (see the README, "Retries").
  */
-export type RetryMode = 'safe' | 'rate-limit-only';
+type RetryMode = 'safe' | 'rate-limit-only';
 
 export interface SendPolicy {
   /** Send `Authorization: Bearer <access token>`, and replay once after a 401. */

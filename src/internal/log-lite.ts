@@ -1,8 +1,22 @@
 /**
  * The verifiers' logging: the same `logger`, `logLevel` and `ACME_IDENTITY_LOG` as the clients'
- * (`internal/observe.ts`), without hooks, in a few bytes for the browser and edge bundles.
+ * (`internal/observe.ts`, which builds on this file), without hooks, in a few bytes for the
+ * browser and edge bundles. The levels and the logger's type live here, the floor of both.
  */
-import type { LogLevel, Logger } from './observe.js';
+
+/** How much is logged. Each level includes the ones before it. */
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
+
+/**
+ * Where logs go: `console`, or any object with these four methods (winston's loggers fit as they
+ * are; for pino, whose methods take the fields first, see the README).
+ */
+export interface Logger {
+  debug(message: string, fields: object): void;
+  info(message: string, fields: object): void;
+  warn(message: string, fields: object): void;
+  error(message: string, fields: object): void;
+}
 
 export interface LiteLogOptions {
   /** Where logs go. @default console */

@@ -4,21 +4,9 @@
  * attempt numbers, correlation ids, error codes and reasons; never a header, a body, a token, a
  * secret, a code of a request, a path value or a claim.
  */
-import { RANK } from './log-lite.js';
+import { RANK, type LogLevel, type Logger } from './log-lite.js';
 
-/** How much is logged. Each level includes the ones before it. */
-export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
-
-/**
- * Where logs go: `console`, or any object with these four methods (winston's loggers fit as they
- * are; for pino, whose methods take the fields first, see the README).
- */
-export interface Logger {
-  debug(message: string, fields: object): void;
-  info(message: string, fields: object): void;
-  warn(message: string, fields: object): void;
-  error(message: string, fields: object): void;
-}
+export type { LogLevel, Logger };
 
 /** One attempt about to be sent. */
 export interface RequestEvent {

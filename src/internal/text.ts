@@ -2,7 +2,7 @@
  * Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: what could
  * forge a log line or move a terminal's cursor when a server-written string is printed.
  */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /**

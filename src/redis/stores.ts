@@ -216,7 +216,7 @@ function aesKey(options: RedisTokenStoreOptions): Promise<CryptoKey> | undefined
     return Promise.resolve(given);
   }
   const bytes = typeof given === 'string' ? fromBase64(given) : given instanceof Uint8Array ? given : undefined;
-  if (!bytes || bytes.length !== 32) throw new ConfigurationError('encryptionKey', 'must be 32 bytes (a Uint8Array, or their base64)');
+  if (bytes?.length !== 32) throw new ConfigurationError('encryptionKey', 'must be 32 bytes (a Uint8Array, or their base64)');
   return crypto.subtle.importKey('raw', new Uint8Array(bytes), 'AES-GCM', false, ['encrypt', 'decrypt']);
 }
 

@@ -85,7 +85,10 @@ class KeyCache {
   find(header: KeyHeader): Promise<CryptoKey>[] {
     return selectJwks(this.#keys, header).map((jwk) => {
       let byAlg = this.#imported.get(jwk);
-      if (!byAlg) this.#imported.set(jwk, (byAlg = new Map()));
+      if (!byAlg) {
+        byAlg = new Map();
+        this.#imported.set(jwk, byAlg);
+      }
       let key = byAlg.get(header.alg);
       if (!key) {
         const kid = typeof jwk.kid === 'string' ? ` "${jwk.kid.slice(0, 64)}"` : '';

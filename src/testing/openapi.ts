@@ -539,6 +539,7 @@ export const openApiDocument = {
           time_expires: { type: 'integer' },
         },
         if: { properties: { type: { not: { const: 'acicncchc' } } } },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable
         then: { required: ['name', 'description', 'time_expires'] },
       },
       CredentialSubmitted: {

@@ -391,11 +391,10 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const hmacKeys = (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => {
     const id = `${set === secretBytes}${hash}`;
     let found = keys.get(id);
-    if (!found)
-      keys.set(
-        id,
-        (found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])))),
-      );
+    if (!found) {
+      found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])));
+      keys.set(id, found);
+    }
     return found;
   };
 

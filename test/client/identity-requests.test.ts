@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ConflictError, EmailDeliveryError, InvalidInputError, NotFoundError, ValidationError } from '../../src/index.js';
-import { harness, person, received, rejection } from '../helpers.js';
+import { harness, person, rejection } from '../helpers.js';
 
 const codesOf = (data: { access_request_code: string; identity_session_code: string }) => ({
   accessRequestCode: data.access_request_code,

@@ -1,14 +1,6 @@
 /** Logging, hooks and the User-Agent (#15): what an operator sees, and that it never holds a secret. */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import {
-  ConfigurationError,
-  VERSION,
-  responseOf,
-  type RequestEvent,
-  type ResponseEvent,
-  type RetryEvent,
-  type TokenRenewalEvent,
-} from '../../src/index.js';
+import { VERSION, responseOf, type RequestEvent, type ResponseEvent, type RetryEvent, type TokenRenewalEvent } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
 import { harness, person, received, recorder, rejection } from '../helpers.js';
 import packageJson from '../../package.json' with { type: 'json' };

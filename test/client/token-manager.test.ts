@@ -443,7 +443,10 @@ describe('what the token manager asks of its store, and tells the operator', () 
     const store = new LeasingStore(clock);
     const reads: unknown[] = [];
     const get = store.get.bind(store);
-    store.get = (key: string, options?: { fresh?: boolean }) => (reads.push(options), get(key));
+    store.get = (key: string, options?: { fresh?: boolean }) => {
+      reads.push(options);
+      return get(key);
+    };
     const m = manager(store, endpoints().api, clock);
     await m.accessToken();
     expect(reads).toEqual([undefined, { fresh: true }, { fresh: true }]);
@@ -517,7 +520,13 @@ describe('what the token manager asks of its store, and tells the operator', () 
     const clock = { now: T0 };
     const { observer, at } = logging('info');
     const e = endpoints();
-    const slow = { ...e.api, authenticate: async () => (await new Promise((resolve) => setTimeout(resolve, 60)), e.api.authenticate()) };
+    const slow = {
+      ...e.api,
+      authenticate: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return e.api.authenticate();
+      },
+    };
     await manager(new LeasingStore(clock), slow, clock, { observer }).accessToken();
     const durations = at('info').map((line) => line.fields['durationMs'] as number);
     expect(durations).toHaveLength(1);

@@ -188,6 +188,7 @@ describe('what the server wrote is made printable before it reaches a message (l
   test('control characters and line breaks in type and code do not reach the message', () => {
     const forged = 'E1001\n2026-11-24T00:00:00Z level=info msg="login ok" user=admin\r\u001b[2J\u2028';
     const error = apiErrorFrom(init(400, { code: forged, type: 'VALIDATION_ERROR\u0000\u0085' }));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not be there
     expect(error.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
     expect(error.serviceCode).not.toMatch(/[\n\r]/);
     expect(error.type).toBe('VALIDATION_ERROR  ');

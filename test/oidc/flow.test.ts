@@ -557,7 +557,12 @@ describe('OIDC helper: configuration', () => {
   test('the state store keeps a used state as long as its transaction could still finish, and not a moment less', async () => {
     const s = await oidcSetup();
     const asked: [string, number][] = [];
-    const stateStore = { use: (state: string, ttlMs: number) => (asked.push([state, ttlMs]), true) };
+    const stateStore = {
+      use: (state: string, ttlMs: number) => {
+        asked.push([state, ttlMs]);
+        return true;
+      },
+    };
     let oidc = s.client({ stateStore });
     let { url, transaction } = await oidc.startSignIn();
     s.advance(10 * 60_000);

@@ -50,7 +50,12 @@ beforeAll(async () => {
     pkce: { required: () => true },
     features: { claimsParameter: { enabled: true }, devInteractions: { enabled: false }, userinfo: { enabled: true } },
     extraParams: Object.fromEntries(
-      EXTRA.map((name) => [name, (_ctx: unknown, value: string | undefined) => void (extraSeen[name] = value)]),
+      EXTRA.map((name) => [
+        name,
+        (_ctx: unknown, value: string | undefined) => {
+          extraSeen[name] = value;
+        },
+      ]),
     ),
     discovery: { acme_claims_supported: ['acmeidentity.name', 'sanctionscheck.is_pep'] },
     claims: { openid: ['sub'], profile: ['given_name', 'family_name'], email: ['email', 'email_verified'] },

@@ -37,7 +37,9 @@ export async function oidcSetup(options: { fake?: FakeServiceOptions; client?: P
     });
   return {
     service,
-    advance: (ms) => void (clock += ms),
+    advance: (ms) => {
+      clock += ms;
+    },
     now: () => clock,
     client,
     async visit(url) {

@@ -375,7 +375,10 @@ describe('OIDC helper: the issuer’s key set', () => {
     const fetched: string[] = [];
     const tell = discovery((m) => ({ ...m, jwks_uri: String(m['jwks_uri']).replace('https:', 'http:') }));
     const client = s.client({
-      fetch: (input, init) => (fetched.push(String(input instanceof Request ? input.url : input)), tell(input, init)),
+      fetch: (input, init) => {
+        fetched.push(String(input instanceof Request ? input.url : input));
+        return tell(input, init);
+      },
     });
     const { transaction, callback } = await started(s, client);
     await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_RESPONSE');

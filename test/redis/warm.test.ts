@@ -20,7 +20,13 @@ afterAll(async () => {
 test('100 calls on a warm token: 0 Redis commands; the cold start: a read, a fresh read, the lease, a read under it, the write, the release', async () => {
   const node = await createClient({ url: server.url }).connect();
   const sent: string[] = [];
-  const counting = { isOpen: true, sendCommand: (args: string[]) => (sent.push(args[0]!), node.sendCommand(args)) };
+  const counting = {
+    isOpen: true,
+    sendCommand: (args: string[]) => {
+      sent.push(args[0]!);
+      return node.sendCommand(args);
+    },
+  };
   try {
     const acme = new AcmeIdentityClient({
       baseUrl: sandbox.baseUrl,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { JwksError, SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
+import { JwksError, type SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { signJwt } from '../../src/testing/keys.js';
 import { credentialInput, harness, received, rejection } from '../helpers.js';
 

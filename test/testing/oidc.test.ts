@@ -10,7 +10,7 @@ import {
 } from '../../src/testing/index.js';
 
 const REDIRECT = DEFAULT_OIDC_CLIENT.redirectUris[0]!;
-const VERIFIER = 'a'.repeat(20) + '-._~' + 'B'.repeat(30);
+const VERIFIER = `${'a'.repeat(20)}-._~${'B'.repeat(30)}`;
 
 async function challengeOf(verifier: string) {
   return Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');

@@ -3,7 +3,13 @@
  * the runtime's own fetch): the error class, how many attempts the server saw, and the wall time.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { AcmeIdentityError, ConnectionError, ExternalServiceError, TimeoutError, type AcmeIdentityClient } from '../../../src/index.js';
+import {
+  type AcmeIdentityError,
+  ConnectionError,
+  ExternalServiceError,
+  TimeoutError,
+  type AcmeIdentityClient,
+} from '../../../src/index.js';
 import type { Fault } from '../../../src/testing/index.js';
 import { OPERATIONS, attempts, served, timed, type Served } from './localhost.js';
 
