@@ -26,7 +26,15 @@ module.exports = {
       comment:
         "The fake uses nothing of the SDK but internal/ (and the generated contract): a fake that shared the SDK's code would agree with its mistakes.",
       from: { path: '^src/testing/' },
-      to: { path: '^src/', pathNot: ['^src/testing/', '^src/internal/', '^src/version\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/testing/', '^src/contract/', '^src/internal/', '^src/version\\.ts$'] },
+    },
+    {
+      name: 'contract-imports-nothing',
+      severity: 'error',
+      comment:
+        'contract/ is the spec written down (the OpenAPI document, patterns, claim keys, the error table): it depends on nothing, and the client, the fake and the errors derive from it.',
+      from: { path: '^src/contract/' },
+      to: { pathNot: '^src/contract/' },
     },
     {
       name: 'verifiers-never-import-the-client',

@@ -3,35 +3,9 @@
  * and what its identity endpoints accept. Independent of the SDK's own rules on purpose: the fake
  * answers as the spec says, whatever the client does.
  */
+import { OBTAINABLE_CREDENTIALS } from '../contract/claims.js';
 
-/** Credentials the service can obtain during a journey, so the only ones that may be essential. */
-export const OBTAINABLE_CREDENTIALS = ['acicncchc', 'vevortw', 'sanctionscheck', 'courtcheck', 'student', 'phonenumber'];
-
-/**
- * Every claim key the spec names, and no other: what `acme_claims_supported` lists unless a test
- * adds more (`createFakeService({ extraClaims })`), as the service adds claims over time.
- */
-export const SUPPORTED_CLAIMS: readonly string[] = [
-  'acmeidentity.valid',
-  'acmeidentity.credential',
-  'acmeidentity.credential_jwt',
-  'acmeidentity.name',
-  'acmeidentity.given_name',
-  'acmeidentity.family_name',
-  'acmeidentity.birth_date',
-  'acmeidentity.email',
-  'acmeidentity.phone',
-  'acmeidentity.email_verified',
-  'acmeidentity.phone_verified',
-  'acmeidentity.names_verified',
-  'sanctionscheck.is_sanctioned',
-  'sanctionscheck.is_pep',
-  'sanctionscheck.matches',
-  'document.passport.travel_document_number',
-  'document.passport_foreign.passport_number',
-  'document.driving_license.licence_number',
-  'acicncchc.credential',
-];
+export { OBTAINABLE_CREDENTIALS };
 
 /**
  * The standard OIDC claims of each standard scope (OpenID Connect Core §5.4; `openid` holds `sub`):

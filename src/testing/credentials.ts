@@ -2,6 +2,7 @@
 import { signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import { serviceError, uncodedError } from './http.js';
 import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
+import { PERSON_REF } from '../contract/patterns.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -27,14 +28,6 @@ const FILE_TYPES = [
   { kind: 'pdf', extensions: ['pdf'], magic: [0x25, 0x50, 0x44, 0x46, 0x2d] },
 ];
 
-/** `<uid>/<uid>`: two non-empty parts without `/` or whitespace. The OpenAPI document carries the same pattern. */
-export const PERSON_REF = /^[^/\s]+\/[^/\s]+$/;
-/**
- * A file name, a dot and one of the accepted extensions (any case): the OpenAPI document's pattern.
- * The fake answers 400 for what is not a file name with an extension ({@link NAMED_FILE}) and 422
- * for an extension that is not the content's, as it does for content that is not PNG, JPG or PDF.
- */
-export const FILE_NAME = /^[^/\\]*[^/\\.][^/\\]*\.([pP][nN][gG]|[jJ][pP][eE]?[gG]|[pP][dD][fF])$/;
 /** A name (no path, not only dots), a dot and an extension. */
 const NAMED_FILE = /^[^/\\]*[^/\\.][^/\\]*\.[^./\\]+$/;
 

@@ -23,8 +23,8 @@ export { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT }
 export type { AuthorizationTransaction, OidcClientRegistration, TokenEndpointAuthMethod } from './oidc.js';
 export type { WebhookDelivery, WebhookPayload, WebhookRetryOptions } from './webhooks.js';
 export type { CredentialCondition } from './credentials.js';
-export { OBTAINABLE_CREDENTIALS, SUPPORTED_CLAIMS } from './claims.js';
-export { openApiDocument } from './openapi.js';
+export { OBTAINABLE_CREDENTIALS, SUPPORTED_CLAIMS } from '../contract/claims.js';
+export { openApiDocument } from '../contract/openapi.js';
 export type { SigningKeys } from './keys.js';
 export type { DisclosureEncoding } from './sd-jwt.js';
 export type { IdentityRecord } from './identity.js';

@@ -3,7 +3,7 @@
  * in-memory state. The same app backs the msw handlers (`@acme/identity/testing/msw`) and the
  * localhost server ({@link serveFakeService}).
  */
-import { SUPPORTED_CLAIMS } from './claims.js';
+import { SUPPORTED_CLAIMS } from '../contract/claims.js';
 import { cutBody, never, proxyBadGateway } from './faults.js';
 import {
   MAX_FILE_BYTES,
@@ -55,7 +55,7 @@ import {
   type OidcClientRegistration,
 } from './oidc.js';
 import { IDENTITY_ACTIONS, deliverWebhook, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument } from '../contract/openapi.js';
 import { resolveReadings, type FakeReadings } from './readings.js';
 import { randomId } from '../internal/encoding.js';
 import { sleep } from '../internal/sleep.js';

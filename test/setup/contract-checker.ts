@@ -7,7 +7,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { openApiDocument } from '../../src/testing/openapi.js';
+import { openApiDocument } from '../../src/contract/openapi.js';
 import type { FakeExchange } from '../../src/testing/index.js';
 
 // ajv-formats is CommonJS with a default export.

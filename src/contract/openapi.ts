@@ -1,5 +1,5 @@
 /**
- * The service's OpenAPI 3.1 document, written from `shared/service-spec.md`.
+ * The service's OpenAPI 3.1 document, written from the service's interface specification.
  *
  * The fake service serves it at `{base_url}/docs/spec`; `scripts/generate.ts` fetches it from there
  * and regenerates `generated/`. It describes the service as the spec does (optional fields optional,
@@ -7,7 +7,7 @@
  * on the credential operations, which the service rate-limits as every REST operation; the
  * patterns of `person_ref`, `file_name` and `issuer_url`), the README says so.
  */
-import { FILE_NAME, PERSON_REF } from './credentials.js';
+import { FILE_NAME, PERSON_REF } from './patterns.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
