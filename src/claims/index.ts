@@ -5,10 +5,11 @@
  * @see shared/service-spec.md, section "Claim keys"
  * @module
  */
+import { OBTAINABLE_CREDENTIALS } from '../contract/claims.js';
 import type { InputIssue } from '../errors/index.js';
 
 /** Credentials the service can obtain during a journey: the only ones that may be marked essential. */
-export const OBTAINABLE_CREDENTIALS = ['acicncchc', 'vevortw', 'sanctionscheck', 'courtcheck', 'student', 'phonenumber'] as const;
+export { OBTAINABLE_CREDENTIALS };
 
 export type ObtainableCredential = (typeof OBTAINABLE_CREDENTIALS)[number];
 

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { claimsIssues, type ClaimsRequest } from '../claims/index.js';
+import { PERSON_REF } from '../contract/patterns.js';
 import { InvalidInputError, type InputIssue } from '../errors/index.js';
 import { toBase64 } from '../internal/encoding.js';
 import type { Schemas } from './schemas.js';
@@ -98,7 +99,7 @@ const CredentialSchema = z.looseObject({
   type: nonEmpty,
   person_ref: z
     .string({ error: 'is required and must be a string' })
-    .check(z.regex(/^[^/\s]+\/[^/\s]+$/, { error: 'must have the shape <uid>/<uid>' })),
+    .check(z.regex(PERSON_REF, { error: 'must have the shape <uid>/<uid>' })),
   name: z.exactOptional(nonEmpty),
   description: z.exactOptional(nonEmpty),
   metadata: z.exactOptional(z.record(z.string(), z.unknown(), { error: 'must be an object' })),

@@ -1,7 +1,7 @@
 /** The claim keys the spec names, and the credentials it says can be obtained during a journey. */
 
 /** Credentials the service can obtain during a journey, so the only ones that may be essential. */
-export const OBTAINABLE_CREDENTIALS = ['acicncchc', 'vevortw', 'sanctionscheck', 'courtcheck', 'student', 'phonenumber'];
+export const OBTAINABLE_CREDENTIALS = ['acicncchc', 'vevortw', 'sanctionscheck', 'courtcheck', 'student', 'phonenumber'] as const;
 
 /**
  * Every claim key the spec names, and no other: what `acme_claims_supported` lists unless a test

@@ -11,6 +11,7 @@
  * @module
  */
 import { printable } from '../internal/text.js';
+import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
 
 export type ErrorCode =
   | 'ERR_API'
@@ -784,7 +785,7 @@ export class OidcError extends AcmeIdentityError {
 
 type ApiErrorClass = new (init: ApiErrorInit) => ApiError;
 
-/** The spec's error table: code and type both name the class. */
+/** Each code of the contract's error table (but E1007, a RateLimitError whatever its status) names its class; its type names the same one. */
 const byServiceCode: Record<string, ApiErrorClass> = {
   E1001: ValidationError,
   E1002: BadRequestError,
@@ -802,26 +803,13 @@ const byServiceCode: Record<string, ApiErrorClass> = {
   E2003: DatabaseError,
   E2004: ExternalServiceError,
   E2005: ServiceUnavailableError,
-};
+} satisfies Record<Exclude<ServiceErrorCode, 'E1007'>, ApiErrorClass>;
 
-const byType: Record<string, ApiErrorClass> = {
-  VALIDATION_ERROR: ValidationError,
-  INVALID_REQUEST: BadRequestError,
-  AUTHENTICATION_FAILED: AuthenticationError,
-  UNAUTHORIZED: PermissionDeniedError,
-  NOT_FOUND: NotFoundError,
-  CONFLICT: ConflictError,
-  PRECONDITION_FAILED: PreconditionFailedError,
-  CREDENTIAL_EXPIRED: CredentialExpiredError,
-  CREDENTIAL_REVOKED: CredentialRevokedError,
-  CREDENTIAL_PENDING_ACCEPTANCE: CredentialPendingAcceptanceError,
-  CREDENTIAL_VERIFICATION_FAILED: CredentialVerificationFailedError,
-  INTERNAL_ERROR: InternalServerError,
-  INTERNAL_ERROR_EMAIL: EmailDeliveryError,
-  DATABASE_ERROR: DatabaseError,
-  EXTERNAL_SERVICE_ERROR: ExternalServiceError,
-  SERVICE_UNAVAILABLE: ServiceUnavailableError,
-};
+/** A service `type`, classed as the code the contract's table pairs it with (`VALIDATION_ERROR` as E1001). */
+function byType(type: string | undefined): ApiErrorClass | undefined {
+  const code = (Object.keys(ERROR_TABLE) as ServiceErrorCode[]).find((c) => ERROR_TABLE[c].type === type);
+  return lookup(byServiceCode, code);
+}
 
 /** For answers whose body names neither a code nor a type the SDK knows. */
 const byStatus: Record<number, ApiErrorClass> = {
@@ -860,7 +848,7 @@ export function apiErrorFrom(init: ApiErrorInit, retryAfterMs?: number, context:
   if (code === 'E1007' || type === 'RATE_LIMIT_EXCEEDED') return new RateLimitError(init, retryAfterMs);
   const Class =
     lookup(byServiceCode, code) ??
-    lookup(byType, type) ??
+    byType(type) ??
     (context.credential && init.status === 412 ? CredentialVerificationFailedError : undefined) ??
     lookup(byStatus, init.status) ??
     (init.status >= 500 ? InternalServerError : undefined);

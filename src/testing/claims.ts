@@ -52,7 +52,7 @@ export function claimsProblem(claims: unknown, supported: ReadonlySet<string>): 
       typeof marker === 'object' && Object.keys(marker).length === 1 && (marker as { essential?: unknown }).essential === true;
     if (!essential) return `${key}: the value must be null or {"essential": true}`;
     const credential = key.split('.')[0] ?? '';
-    if (key.startsWith('document.') || !OBTAINABLE_CREDENTIALS.includes(credential)) {
+    if (key.startsWith('document.') || !(OBTAINABLE_CREDENTIALS as readonly string[]).includes(credential)) {
       return `${key}: cannot be essential; ${credential} is not obtainable during a journey`;
     }
   }

@@ -417,7 +417,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
 /** The consent page of the sandbox: what the client asks for, approve or cancel. */
 function consentPage(transaction: AuthorizationTransaction, consentUrl: string): Response {
   const action = (name: string) => `${consentUrl}/${transaction.id}/${name}`;
-  const essential = transaction.claims.filter((c) => OBTAINABLE_CREDENTIALS.includes(c.split('.')[0] ?? ''));
+  const essential = transaction.claims.filter((c) => (OBTAINABLE_CREDENTIALS as readonly string[]).includes(c.split('.')[0] ?? ''));
   return page(
     'Sign in',
     `<section><p><code>${escapeHtml(transaction.clientId)}</code> asks for (ruleset ${escapeHtml(transaction.ruleset)}):</p>
