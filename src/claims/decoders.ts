@@ -3,7 +3,7 @@
  * some are JSON inside a string, `sanctionscheck.is_pep` is the string `Yes`, not a boolean; and a
  * service may write any claim's value in another form with the same meaning.
  *
- * @see shared/service-spec.md, section "Claim keys"
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Claim keys"
  */
 import { ClaimDecodeError, InvalidInputError } from '../errors/index.js';
 

@@ -2,7 +2,7 @@
  * Claim keys and the rules the service applies to a claims request, checked before anything is
  * sent so the caller gets a typed error naming the key instead of the service's `invalid_request`.
  *
- * @see shared/service-spec.md, section "Claim keys"
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Claim keys"
  * @module
  */
 import { OBTAINABLE_CREDENTIALS } from '../contract/claims.js';

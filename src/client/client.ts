@@ -148,7 +148,7 @@ export class AcmeIdentityClient {
      * `verifyIdentityResponse`) before relying on its claims.
      * @throws {SdJwtVerificationError} `ERR_SD_JWT_EXPIRED`: the response's `exp` has elapsed;
      *   `ERR_SD_JWT_MISSING_CLAIM`: it has no `exp`.
-     * @see shared/service-spec.md, "Identity response": "the client must not accept the response once `exp` has elapsed"
+     * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response": "the client must not accept the response once `exp` has elapsed"
      */
     get(request: IdentityResponseRequest, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityResponseData']>>;
     /**

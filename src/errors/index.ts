@@ -7,7 +7,7 @@
  * non-enumerable, so `JSON.stringify(error)`, `util.inspect(error)` and loggers that walk own
  * enumerable keys never print them.
  *
- * @see shared/service-spec.md, section "Errors"
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Errors"
  * @module
  */
 import { printable } from '../internal/text.js';

@@ -3,7 +3,7 @@
  * authorization request and its checks, and the callback. Built on oauth4webapi, importing only
  * the functions the flow uses so the browser bundle stays small; no `node:` module.
  *
- * @see shared/service-spec.md, "GET {auth_url}/oauth/oidc/authorize"
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "GET {auth_url}/oauth/oidc/authorize"
  */
 import {
   AuthorizationResponseError,

@@ -13,7 +13,7 @@
  * verified.proof; // 'signature' or 'digests'
  * readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name }
  * ```
- * @see RFC 9901; shared/service-spec.md, "Identity response"
+ * @see RFC 9901; {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response"
  * @module
  */
 export { verifySdJwt } from './sd-jwt.js';

@@ -161,7 +161,7 @@ export interface RemoteKeySource extends KeySource {
  * const keys = remoteJwks('https://auth.acme.example');
  * const verified = await verifySdJwt(credentialJwt, { keys });
  * ```
- * @see shared/service-spec.md, "What the service does" (discovery)
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "What the service does" (discovery)
  */
 export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): RemoteKeySource {
   const issuer = authUrl.replace(/\/+$/, '');

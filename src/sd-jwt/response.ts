@@ -210,7 +210,7 @@ function boundCredentials(credentials: Record<string, VerifiedSdJwt>, data: Reco
  * const verified = await verifyIdentityResponse(response, { requestCode: identitySessionCode, keys: remoteJwks(authUrl) });
  * const name = readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name }
  * ```
- * @see shared/service-spec.md, "Identity response" and "GET /identity/response/..."
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response" and "GET /identity/response/..."
  */
 export async function verifyIdentityResponse(response: unknown, options: VerifyIdentityResponseOptions): Promise<VerifiedIdentityResponse> {
   checkTimeOptions(options, false);

@@ -16,7 +16,7 @@
  *   },
  * };
  * ```
- * @see shared/service-spec.md, "Events"
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Events"
  * @module
  */
 export { createWebhookVerifier } from './verify.js';

@@ -342,7 +342,7 @@ export async function bodyDigest(bytes: Uint8Array<ArrayBuffer>, node = nodeCryp
  *   res.sendStatus(200);
  * });
  * ```
- * @see shared/service-spec.md, "Events" and "Authentication"
+ * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Events" and "Authentication"
  */
 export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookVerifier {
   const algorithm = options.algorithm ?? 'SHA-256';
