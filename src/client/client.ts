@@ -12,7 +12,7 @@ import {
   identityRequestBody,
   type CredentialSubmitInput,
   type IdentityRequestInput,
-} from './input.js';
+} from './bodies.js';
 import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
 import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, ResponseInfo } from './results.js';
 import { verifiedIdentity, type VerifiedIdentityOptions, type WebhookEventLike } from './identity-flow.js';

@@ -28,7 +28,7 @@ import {
   type OidcTransaction,
   type SignInParams,
   type SignInResult,
-} from './core.js';
+} from './flow.js';
 import { userinfo, type UserInfo } from './userinfo.js';
 
 /** Where transactions wait across the redirect: `sessionStorage` unless told otherwise. */
@@ -149,7 +149,7 @@ export function fetchUserInfo(signIn: BrowserSignIn, result: SignInResult): Prom
   return userinfo(signIn.core, result);
 }
 
-export type { OidcClaimsRequest, OidcOptions, OidcTransaction, SignInParams, SignInResult, IdTokenClaims, StandardScope } from './core.js';
+export type { OidcClaimsRequest, OidcOptions, OidcTransaction, SignInParams, SignInResult, IdTokenClaims, StandardScope } from './flow.js';
 export type { UserInfo } from './userinfo.js';
 export { readClaim } from '../claims/decoders.js';
 export type { ClaimValue, KnownClaimTypes, PersonName } from '../claims/decoders.js';

@@ -31,7 +31,7 @@ import {
   type ClientAuth,
 } from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
-import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './core.js';
+import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
 import { mapChallenge } from './challenge.js';
 import { http, userinfo, type UserInfo } from './userinfo.js';
 
@@ -209,7 +209,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
   };
 }
 
-export type { IdTokenClaims, OidcClaimsRequest, OidcOptions, OidcTransaction, SignInParams, SignInResult, StandardScope } from './core.js';
+export type { IdTokenClaims, OidcClaimsRequest, OidcOptions, OidcTransaction, SignInParams, SignInResult, StandardScope } from './flow.js';
 export type { UserInfo } from './userinfo.js';
 export { readClaim } from '../claims/decoders.js';
 export type { ClaimValue, KnownClaimTypes, PersonName } from '../claims/decoders.js';

@@ -1,6 +1,6 @@
 /** The userinfo call, kept apart so a browser page that does not use it does not ship it. */
 import { allowInsecureRequests, customFetch, processUserInfoResponse, userInfoRequest, type UserInfoResponse } from 'oauth4webapi';
-import type { OidcCore, SignInResult } from './core.js';
+import type { OidcCore, SignInResult } from './flow.js';
 import { mapChallenge } from './challenge.js';
 
 /** The userinfo endpoint's claims: `sub`, plus the requested claims. */

@@ -16,8 +16,8 @@
  * @see RFC 9901; {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response"
  * @module
  */
-export { verifySdJwt } from './sd-jwt.js';
-export type { KeyBindingOptions, TimeOptions, VerifiedDisclosure, VerifiedSdJwt, VerifySdJwtOptions } from './sd-jwt.js';
+export { verifySdJwt } from './verify.js';
+export type { KeyBindingOptions, TimeOptions, VerifiedDisclosure, VerifiedSdJwt, VerifySdJwtOptions } from './verify.js';
 export { verifyIdentityResponse } from './response.js';
 export type { ClaimsProof, VerifiedIdentityResponse, VerifyIdentityResponseOptions } from './response.js';
 export { ASYMMETRIC_ALGORITHMS, localJwks, remoteJwks } from './jwks.js';

@@ -13,7 +13,7 @@ import {
   type TimeOptions,
   type VerifiedSdJwt,
   type VerifySdJwtOptions,
-} from './sd-jwt.js';
+} from './verify.js';
 
 export interface VerifyIdentityResponseOptions extends TimeOptions {
   /**
