@@ -358,7 +358,7 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   signature.catch(() => undefined);
   let processed: { claims: Record<string, unknown>; disclosures: VerifiedDisclosure[]; algorithm: HashAlgorithm };
   try {
-    processed = await process(segments[1]!, encoded, plain);
+    processed = await processPayload(segments[1]!, encoded, plain);
   } catch (error) {
     await signature; // a bad signature is the first thing to report
     throw error;
@@ -375,7 +375,8 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   return { ...result, keyBinding: await checkKeyBinding(kbJwt, presented, claims, algorithm, options) };
 }
 
-async function process(payloadSegment: string, encoded: readonly string[], plain: boolean) {
+/** The payload's disclosures resolved (RFC 9901 §7.1 steps 3-5): the claims they reveal, each checked once. */
+async function processPayload(payloadSegment: string, encoded: readonly string[], plain: boolean) {
   const payload = decodeJson(payloadSegment, 'the JWT payload');
   if (!isObject(payload)) throw fail('ERR_SD_JWT_MALFORMED', 'the JWT payload is not an object');
   if (plain && payload['_sd_alg'] !== undefined)
