@@ -78,6 +78,7 @@ export {
   WebhookVerificationError,
 } from './errors/index.js';
 export type {
+  AnyAcmeIdentityError,
   ApiErrorInit,
   ErrorCode,
   IdentityFlowStep,

@@ -134,6 +134,8 @@ export class BadRequestError extends ApiError {
     return 'BadRequestError';
   }
 
+  declare readonly code: 'ERR_BAD_REQUEST';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_BAD_REQUEST');
   }
@@ -145,6 +147,8 @@ export class ValidationError extends ApiError {
   override get name(): string {
     return 'ValidationError';
   }
+
+  declare readonly code: 'ERR_VALIDATION';
 
   /** Field name to the service's message (non-enumerable: messages may quote the input). */
   declare readonly validationErrors: Readonly<Record<string, string>>;
@@ -179,6 +183,8 @@ export class AuthenticationError extends ApiError {
     return 'AuthenticationError';
   }
 
+  declare readonly code: 'ERR_AUTHENTICATION';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_AUTHENTICATION');
   }
@@ -190,6 +196,8 @@ export class PermissionDeniedError extends ApiError {
   override get name(): string {
     return 'PermissionDeniedError';
   }
+
+  declare readonly code: 'ERR_PERMISSION_DENIED';
 
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_PERMISSION_DENIED');
@@ -203,6 +211,8 @@ export class NotFoundError extends ApiError {
     return 'NotFoundError';
   }
 
+  declare readonly code: 'ERR_NOT_FOUND';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_NOT_FOUND');
   }
@@ -214,6 +224,8 @@ export class ConflictError extends ApiError {
   override get name(): string {
     return 'ConflictError';
   }
+
+  declare readonly code: 'ERR_CONFLICT';
 
   /** On identity requests: the code of the request that already exists. */
   readonly existingCode: string | undefined;
@@ -238,6 +250,8 @@ export class PreconditionFailedError extends ApiError {
     return 'PreconditionFailedError';
   }
 
+  declare readonly code: 'ERR_PRECONDITION_FAILED';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_PRECONDITION_FAILED');
   }
@@ -249,6 +263,8 @@ export class CredentialExpiredError extends ApiError {
   override get name(): string {
     return 'CredentialExpiredError';
   }
+
+  declare readonly code: 'ERR_CREDENTIAL_EXPIRED';
 
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_CREDENTIAL_EXPIRED');
@@ -262,6 +278,8 @@ export class CredentialRevokedError extends ApiError {
     return 'CredentialRevokedError';
   }
 
+  declare readonly code: 'ERR_CREDENTIAL_REVOKED';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_CREDENTIAL_REVOKED');
   }
@@ -273,6 +291,8 @@ export class CredentialPendingAcceptanceError extends ApiError {
   override get name(): string {
     return 'CredentialPendingAcceptanceError';
   }
+
+  declare readonly code: 'ERR_CREDENTIAL_PENDING_ACCEPTANCE';
 
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_CREDENTIAL_PENDING_ACCEPTANCE');
@@ -286,6 +306,8 @@ export class CredentialVerificationFailedError extends ApiError {
     return 'CredentialVerificationFailedError';
   }
 
+  declare readonly code: 'ERR_CREDENTIAL_VERIFICATION_FAILED';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_CREDENTIAL_VERIFICATION_FAILED');
   }
@@ -298,6 +320,8 @@ export class PayloadTooLargeError extends ApiError {
     return 'PayloadTooLargeError';
   }
 
+  declare readonly code: 'ERR_PAYLOAD_TOO_LARGE';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_PAYLOAD_TOO_LARGE');
   }
@@ -309,6 +333,8 @@ export class RateLimitError extends ApiError {
   override get name(): string {
     return 'RateLimitError';
   }
+
+  declare readonly code: 'ERR_RATE_LIMITED';
 
   /** How long the service asked the caller to wait (from `Retry-After`), in milliseconds. */
   readonly retryAfterMs: number | undefined;
@@ -330,6 +356,8 @@ export class InternalServerError extends ApiError {
     return 'InternalServerError';
   }
 
+  declare readonly code: 'ERR_INTERNAL';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_INTERNAL');
   }
@@ -344,6 +372,8 @@ export class EmailDeliveryError extends ApiError {
   override get name(): string {
     return 'EmailDeliveryError';
   }
+
+  declare readonly code: 'ERR_EMAIL_DELIVERY';
 
   /** `details.code`: the code of the request that was created. */
   readonly requestCode: string | undefined;
@@ -370,6 +400,8 @@ export class DatabaseError extends ApiError {
     return 'DatabaseError';
   }
 
+  declare readonly code: 'ERR_DATABASE';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_DATABASE');
   }
@@ -382,6 +414,8 @@ export class ExternalServiceError extends ApiError {
     return 'ExternalServiceError';
   }
 
+  declare readonly code: 'ERR_EXTERNAL_SERVICE';
+
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_EXTERNAL_SERVICE');
   }
@@ -393,6 +427,8 @@ export class ServiceUnavailableError extends ApiError {
   override get name(): string {
     return 'ServiceUnavailableError';
   }
+
+  declare readonly code: 'ERR_SERVICE_UNAVAILABLE';
 
   constructor(init: ApiErrorInit) {
     super(init, 'ERR_SERVICE_UNAVAILABLE');
@@ -418,6 +454,8 @@ export class ConnectionError extends AcmeIdentityError {
   override get name(): string {
     return 'ConnectionError';
   }
+
+  declare readonly code: 'ERR_CONNECTION';
 
   readonly correlationId: string | undefined;
   /** `send`: nothing came back; `body`: the status and headers came, the body was cut short. */
@@ -445,6 +483,8 @@ export class TimeoutError extends AcmeIdentityError {
     return 'TimeoutError';
   }
 
+  declare readonly code: 'ERR_TIMEOUT';
+
   readonly correlationId: string | undefined;
   readonly timeoutMs: number;
   constructor(correlationId: string | undefined, timeoutMs: number) {
@@ -461,6 +501,8 @@ export class AbortError extends AcmeIdentityError {
     return 'AbortError';
   }
 
+  declare readonly code: 'ERR_ABORTED';
+
   readonly correlationId: string | undefined;
   constructor(correlationId: string | undefined, reason: unknown) {
     super('ERR_ABORTED', 'the call was aborted', { cause: reason });
@@ -474,6 +516,8 @@ export class InvalidResponseError extends AcmeIdentityError {
   override get name(): string {
     return 'InvalidResponseError';
   }
+
+  declare readonly code: 'ERR_INVALID_RESPONSE';
 
   readonly status: number;
   readonly correlationId: string | undefined;
@@ -501,6 +545,8 @@ export class InvalidInputError extends AcmeIdentityError {
     return 'InvalidInputError';
   }
 
+  declare readonly code: 'ERR_INVALID_INPUT';
+
   /** The first refused field. */
   readonly field: string;
   readonly issues: readonly InputIssue[];
@@ -519,6 +565,8 @@ export class ConfigurationError extends AcmeIdentityError {
   override get name(): string {
     return 'ConfigurationError';
   }
+
+  declare readonly code: 'ERR_INVALID_CONFIG';
 
   readonly option: string;
   constructor(option: string, message: string) {
@@ -550,6 +598,8 @@ export class JwksError extends AcmeIdentityError {
     return 'JwksError';
   }
 
+  declare readonly code: 'ERR_JWKS';
+
   /** The URL that failed (public metadata, never a secret). */
   readonly url: string;
   constructor(url: string, message: string, options?: { cause?: unknown }) {
@@ -564,6 +614,8 @@ export class ClaimDecodeError extends AcmeIdentityError {
   override get name(): string {
     return 'ClaimDecodeError';
   }
+
+  declare readonly code: 'ERR_CLAIM_DECODE';
 
   /** The claim key whose value could not be decoded. */
   readonly claim: string;
@@ -595,6 +647,8 @@ export class IdentityFlowError extends AcmeIdentityError {
   override get name(): string {
     return 'IdentityFlowError';
   }
+
+  declare readonly code: 'ERR_IDENTITY_FLOW';
 
   /**
    * `cancelled`: the request was cancelled, so there is no identity: the webhook said so, or (for

@@ -47,4 +47,5 @@ export {
   systemCode,
 } from './classes.js';
 export type { ApiErrorInit, IdentityFlowStep, InputIssue, ServiceErrorBody } from './classes.js';
+export type { AnyAcmeIdentityError } from './any.js';
 export { apiErrorFrom } from './from-response.js';
