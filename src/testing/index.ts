@@ -4,7 +4,8 @@
  * `@acme/identity/testing/msw`, or serve it on localhost with {@link startSandbox} (what
  * `npx acme-identity-sandbox` runs) or {@link serveFakeService}.
  */
-export { createFakeService, DEFAULT_CLIENT } from './service.js';
+export { createFakeService } from './service.js';
+export { DEFAULT_CLIENT } from './options.js';
 export type {
   Fault,
   FakeClientRegistration,
@@ -14,7 +15,7 @@ export type {
   FakeServiceSettings,
   RecordedRequest,
   TimestampFormat,
-} from './service.js';
+} from './options.js';
 export type { ApprovalOptions, IdentityStatus } from './identity.js';
 export { IDENTITY_ACTIONS, signWebhook, webhookRequest } from './webhooks.js';
 export { DEFAULT_READINGS, READING_CHOICES, parseReadings, resolveReadings } from './readings.js';

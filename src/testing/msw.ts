@@ -14,7 +14,7 @@
  * ```
  */
 import { HttpResponse, http, type HttpHandler } from 'msw';
-import type { FakeService } from './service.js';
+import type { FakeService } from './options.js';
 
 /**
  * msw handlers that answer every request to the fake's `baseUrl` and `authUrl` with

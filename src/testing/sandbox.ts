@@ -4,7 +4,8 @@
  * not a copy: the REST API under `/api/v1`, `/api/v1/docs/spec`, the OIDC authorization server,
  * the person's journey and consent pages, and signed webhooks to the configured URL.
  */
-import { DEFAULT_CLIENT, createFakeService, type FakeService, type FakeServiceOptions } from './service.js';
+import { DEFAULT_CLIENT, type FakeService, type FakeServiceOptions } from './options.js';
+import { createFakeService } from './service.js';
 import { DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT } from './oidc.js';
 import { serveFetch } from './server.js';
 import { Observer, pathTemplate, type LogLevel, type Logger } from '../internal/observe.js';

@@ -1,7 +1,7 @@
 /** Serves the fake service's app on localhost with node:http (loaded only when called). */
 import type { Socket } from 'node:net';
 import { bodyFaultOf, rawHead, type BodyFault } from './faults.js';
-import type { FakeService } from './service.js';
+import type { FakeService } from './options.js';
 
 export interface ServeOptions {
   /** @default 0 (a free port) */
