@@ -2,8 +2,6 @@
 import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
 import { numbersAsStrings, type ResolvedReadings } from './readings.js';
 
-export { ERROR_TABLE, type ServiceErrorCode };
-
 /** Per-request facts every response needs. */
 export interface ResponseContext {
   correlationId: string;

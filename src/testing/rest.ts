@@ -1,0 +1,154 @@
+/** The fake's REST API below the base URL: identity requests and responses, credentials, status, the OpenAPI document. */
+import { openApiDocument } from '../contract/openapi.js';
+import { authenticate, authenticateIdentity, readJson } from './auth.js';
+import {
+  decryptFile,
+  isDuplicate,
+  issueCredential,
+  revocableCredential,
+  usableCredential,
+  validateCredentialInput,
+  verifiedCredential,
+} from './credentials.js';
+import { json, ok, serviceError, withNumbers, type ResponseContext } from './http.js';
+import { findRecord, isOpen, newIdentityRecord, requestDetails, samePerson, validateIdentityInput } from './identity.js';
+import { verifyJwt } from './keys.js';
+import type { FakeState, Route, RouteEntry } from './state.js';
+
+const CODE = '([^/]+)';
+// credential_ref is opaque and arrives verbatim: it may itself contain slashes.
+const REF = '(.+)';
+
+/** Every REST route, in the order they are matched; the rate limit counts all but status and docs. */
+export function restRoutes(state: FakeState): RouteEntry[] {
+  const identity = identityRoutes(state);
+  const credentials = credentialRoutes(state);
+  const status = statusRoutes(state);
+  return [
+    ['POST', /^\/identity\/request$/, identity.create, true],
+    ['GET', new RegExp(`^/identity/request/${CODE}/${CODE}$`), identity.get, true],
+    ['DELETE', new RegExp(`^/identity/request/${CODE}/${CODE}$`), identity.delete, true],
+    ['GET', new RegExp(`^/identity/response/${CODE}/${CODE}$`), identity.response, true],
+    ['POST', /^\/credentials\/submit$/, credentials.submit, true],
+    ['GET', new RegExp(`^/credentials/verify/${REF}$`), credentials.verify, true],
+    ['GET', new RegExp(`^/credentials/file-data/${REF}$`), credentials.fileData, true],
+    ['POST', new RegExp(`^/credentials/revoke/${REF}$`), credentials.revoke, true],
+    ['GET', /^\/status\/current$/, status.current, false],
+    ['GET', /^\/status\/health$/, status.health, false],
+    ['GET', /^\/docs\/spec$/, async (_request, ctx) => json(ctx, openApiDocument), false],
+  ];
+}
+
+function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 'response', Route> {
+  return {
+    async create(request, ctx) {
+      const client = await authenticateIdentity(state, request, ctx.now);
+      const input = validateIdentityInput(await readJson(request), {
+        supportedClaims: state.supportedClaims,
+        purposes: state.options.purposes,
+      });
+      for (const existing of state.identity.values()) {
+        if (existing.clientId === client.clientId && isOpen(existing, ctx.now) && samePerson(existing.input, input)) {
+          throw serviceError('E1006', 'An open identity request to this person exists', {
+            details: { existing_code: existing.accessRequestCode },
+          });
+        }
+      }
+      const record = newIdentityRecord(client.clientId, input, new URL(state.authUrl).origin, ctx.now);
+      state.identity.set(record.accessRequestCode, record);
+      if (input.send_email && state.settings.emailDelivery === 'fail') {
+        throw serviceError('E2002', 'The request was created but the email could not be sent', {
+          details: { code: record.accessRequestCode, redirect_url: record.redirectUrl },
+        });
+      }
+      return ok(ctx, {
+        access_request_code: record.accessRequestCode,
+        identity_session_code: record.identitySessionCode,
+        redirect_url: record.redirectUrl,
+      });
+    },
+    async get(request, ctx, [arc, isc]) {
+      const client = await authenticateIdentity(state, request, ctx.now);
+      return ok(ctx, requestDetails(findRecord(state.identity, client.clientId, arc!, isc!), state.readings));
+    },
+    async delete(request, ctx, [arc, isc]) {
+      const client = await authenticateIdentity(state, request, ctx.now);
+      const record = findRecord(state.identity, client.clientId, arc!, isc!);
+      record.status = 'deleted';
+      return ok(ctx, { message: 'Identity request cancelled and deleted' });
+    },
+    async response(request, ctx, [arc, isc]) {
+      const client = await authenticateIdentity(state, request, ctx.now);
+      const header = request.headers.get('x-access-token');
+      if (!header) throw serviceError('E1003', 'X-Access-Token is required', { minimal: true });
+      const token = await verifyJwt(state.allKeys, header, ctx.now);
+      if (!token) throw serviceError('E1003', 'X-Access-Token is invalid or expired', { minimal: true });
+      const record = findRecord(state.identity, client.clientId, arc!, isc!);
+      if (token['access_request_code'] !== arc || token['access_token'] !== record.accessToken) {
+        throw serviceError('E1004', 'X-Access-Token was not issued for this request', { minimal: true });
+      }
+      if (record.status !== 'approved' || !record.response) throw serviceError('E1005', 'No identity response for this request');
+      return ok(ctx, record.response);
+    },
+  };
+}
+
+function credentialRoutes(state: FakeState): Record<'submit' | 'verify' | 'fileData' | 'revoke', Route> {
+  return {
+    async submit(request, ctx) {
+      const client = await authenticate(state, request, ctx.now);
+      const input = validateCredentialInput(await readJson(request), state.credentialTypes);
+      if (isDuplicate(state.credentials.values(), client.clientId, input)) throw serviceError('E1006', 'Duplicate credential');
+      const record = await issueCredential(client.clientId, input, {
+        keys: state.keys,
+        fileKey: state.fileKey,
+        issuer: state.authUrl,
+        nowMs: ctx.now,
+      });
+      state.credentials.set(record.ref, record);
+      return ok(ctx, { credential_ref: record.ref });
+    },
+    async verify(request, ctx, [ref]) {
+      const client = await authenticate(state, request, ctx.now);
+      const record = usableCredential(state.credentials.get(ref!), client.clientId, ctx.now);
+      return ok(ctx, await verifiedCredential(record, state.allKeys, ctx.now));
+    },
+    async fileData(request, ctx, [ref]) {
+      const client = await authenticate(state, request, ctx.now);
+      const record = usableCredential(state.credentials.get(ref!), client.clientId, ctx.now);
+      return ok(ctx, { file_data: await decryptFile(record, state.fileKey) });
+    },
+    async revoke(request, ctx, [ref]) {
+      const client = await authenticate(state, request, ctx.now);
+      const record = revocableCredential(state.credentials.get(ref!), client.clientId);
+      record.revoked = true;
+      return ok(ctx, { revoked: true });
+    },
+  };
+}
+
+function statusRoutes(state: FakeState): Record<'current' | 'health', Route> {
+  const { settings } = state;
+  /** A status record, at the top level or (the `statusEnvelope: 'wrapped'` reading) in the general envelope. */
+  const record = (ctx: ResponseContext, body: Record<string, unknown>) =>
+    state.readings.statusEnvelope === 'wrapped' ? ok(ctx, body) : json(ctx, withNumbers(ctx, body));
+  return {
+    current: async (_request, ctx) =>
+      record(ctx, {
+        status: settings.status,
+        timestamp: Math.floor(ctx.now / 1000),
+        environment: 'sandbox',
+        components: {
+          api: { status: settings.status, version: openApiDocument.info.version },
+          database: { status: settings.database, message: settings.database === 'connected' ? 'ok' : 'unreachable' },
+        },
+        maintenance_mode: settings.maintenanceMode,
+      }),
+    health: async (_request, ctx) =>
+      record(ctx, {
+        status: settings.status === 'operational' && settings.database === 'connected' ? 'healthy' : 'degraded',
+        timestamp: Math.floor(ctx.now / 1000),
+        database: settings.database,
+      }),
+  };
+}
