@@ -20,7 +20,8 @@ import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedO
 import * as S from './schemas.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
 import { pathSerializer, type PathSerializer } from './paths.js';
-import { PreparedRequest, type ReadResponse, Transport, retryAfterMs, type CallContext, type SendPolicy } from './transport.js';
+import { retryAfterMs } from './retry.js';
+import { PreparedRequest, type ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
 
 type Schemas = S.Schemas;
 

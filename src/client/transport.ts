@@ -3,17 +3,8 @@ import { pathTemplate, type RequestEvent, type ResponseEvent } from '../internal
 import type { Span } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
+import { backoffMs, decide, retryAfterMs, type RetryMode } from './retry.js';
 import { jwtTime, type TokenManager } from './tokens.js';
-
-/**
- * How a request may be repeated.
- * - `safe`: repeating it changes nothing (reads, deletes, revoke, token requests): retried after
- *   network errors, 408, 429 and 5xx.
- * - `rate-limit-only`: it creates something, so it is repeated only after a 429, which the service
- *   answers before doing anything. After a network error or a 5xx the outcome is unknown and the
- *   error goes to the caller (see the README, "Retries").
- */
-type RetryMode = 'safe' | 'rate-limit-only';
 
 export interface SendPolicy {
   /** Send `Authorization: Bearer <access token>`, and replay once after a 401. */
@@ -32,32 +23,8 @@ export interface CallContext {
   readonly trace?: { span: Span; attempts: number; described: boolean } | undefined;
 }
 
-const BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 8_000;
 /** Offsets smaller than this are within the `Date` header's one-second resolution: ignored. */
 const MIN_SKEW_MS = 2_000;
-
-/** Backoff before retry number `attempt + 1`: capped exponential, with jitter over its upper half. */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  const cap = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
-  return cap / 2 + random() * (cap / 2);
-}
-
-/** The wait a response asks for (`Retry-After` in seconds or as an HTTP date, or `Retry-After-Ms`). */
-export function retryAfterMs(headers: Headers, nowMs: number): number | undefined {
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms);
-  const value = headers.get('retry-after')?.trim();
-  if (!value) return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  // Every HTTP-date form (RFC 9110 §5.6.7) carries hh:mm:ss; Date.parse alone takes "in 7" for 2001.
-  const date = /\d\d:\d\d:\d\d/.test(value) ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
-}
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);
-}
 
 /**
  * Lets go of a body the client will not read. Not awaited: with some fetch implementations (msw's
@@ -248,57 +215,24 @@ export class Transport {
     return async (request) => {
       const { url, init } = PreparedRequest.from(request);
       const observer = this.#options.observer;
-      // Events are built only when someone listens: at the default level, one check an attempt.
-      const watched = observer.watching('debug');
       let attempt = 0;
       let replayed = false;
       for (;;) {
-        // openapi-fetch hands over a Headers of its own: re-stamped in place, copied by fetch on each attempt.
-        const headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
-        // The resource layer stamped X-Request-Timestamp an instant ago: the first attempt keeps it
-        // unless it had to wait for a token; a retry or a replay is stamped afresh.
-        let stale = attempt > 0 || replayed;
-        let token: string | undefined;
-        if (policy.auth) {
-          if (!this.#tokens) throw new Error('Transport used before its token manager was set');
-          const current = this.#tokens.accessToken(ctx.signal);
-          if (typeof current === 'string') token = current;
-          else {
-            token = await current;
-            stale = true;
-          }
-          headers.set('authorization', `Bearer ${token}`);
-        }
-        if (stale && headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
-        if (this.#options.userAgent !== undefined) headers.set('user-agent', this.#options.userAgent);
-        init.headers = headers;
-        init.signal = ctx.signal;
         const number = attempt + (replayed ? 2 : 1);
-        const trace = ctx.trace;
-        let attemptSpan: Span | undefined;
-        if (trace) {
-          const { method, path } = this.#event(url, init, ctx, number);
-          if (!trace.described) this.#options.tracing!.describeCall(trace.span, method, path);
-          trace.described = true;
-          trace.attempts = number;
-          attemptSpan = this.#options.tracing!.startAttempt(trace.span, method, path, number, headers);
-        }
-        const started = watched ? performance.now() : 0;
-        if (watched) observer.emit('onRequest', this.#event(url, init, ctx, number));
-        let response: Response | undefined;
-        let failure: unknown;
-        try {
-          response = await this.#options.send(url, init);
-        } catch (error) {
-          failure = error;
-        }
-        if (watched) this.#attempted(this.#event(url, init, ctx, number), performance.now() - started, response, failure, ctx);
-        if (attemptSpan)
-          this.#options.tracing!.endAttempt(
-            attemptSpan,
-            response?.status,
-            response ? undefined : ctx.signal.aborted ? 'ERR_ABORTED' : 'ERR_CONNECTION',
-          );
+        // The resource layer stamped X-Request-Timestamp an instant ago: the first attempt keeps it
+        // (unless it has to wait for a token); a retry or a replay is stamped afresh.
+        const sent = await this.#attempt(url, init, ctx, policy, number, attempt > 0 || replayed);
+        const { response, token } = sent;
+        let failure = sent.failure;
+        const budget = () => ({
+          attempt,
+          replayed,
+          maxRetries: ctx.maxRetries,
+          retry: policy.retry,
+          msLeft: ctx.deadline - this.#options.now(),
+          maxRetryAfterMs: this.#options.maxRetryAfterMs,
+          backoff: () => backoffMs(attempt),
+        });
         if (response) {
           if (ctx.signal.aborted) {
             // A fetch that ignored the signal answered after the deadline: the call is over.
@@ -306,43 +240,31 @@ export class Transport {
             throw ctx.signal.reason;
           }
           this.#learnClock(response);
-          if (response.status === 401 && token !== undefined && !replayed) {
+          const answered = response;
+          const decision = decide(
+            {
+              kind: 'answer',
+              status: answered.status,
+              retryAfter: () => retryAfterMs(answered.headers, this.serviceNow()),
+              tokenSent: token !== undefined,
+            },
+            budget(),
+          );
+          if (decision.action === 'replay') {
             replayed = true;
             discard(response);
-            await this.#tokens?.invalidate(token);
+            await this.#tokens?.invalidate(token!);
             continue;
           }
-          const retryable = response.status === 429 || (policy.retry === 'safe' && isRetryableStatus(response.status));
-          if (retryable && attempt < ctx.maxRetries) {
-            const asked = retryAfterMs(response.headers, this.serviceNow());
-            const wait = asked ?? backoffMs(attempt);
-            // A wait longer than allowed is not shortened: the caller gets the error with the wait on it.
-            if (wait <= this.#options.maxRetryAfterMs && this.#fits(ctx, wait)) {
-              discard(response);
-              this.#retrying(
-                this.#event(url, init, ctx, number + 1),
-                wait,
-                response.status === 429 ? 'rate-limit' : 'status',
-                response.status,
-                asked !== undefined,
-              );
-              await sleep(wait, ctx.signal);
-              attempt += 1;
-              continue;
-            }
-            if (observer.enabled('warn')) {
-              const base = this.#event(url, init, ctx, number);
-              const why =
-                wait > this.#options.maxRetryAfterMs
-                  ? `longer than maxRetryAfterMs (${this.#options.maxRetryAfterMs} ms)`
-                  : 'past the deadline';
-              observer.log(
-                'warn',
-                `not retrying ${base.method} ${base.path} after ${response.status}: the wait of ${Math.round(wait)} ms is ${why}`,
-                { ...base, status: response.status, waitMs: wait },
-              );
-            }
+          if (decision.action === 'retry') {
+            discard(response);
+            this.#retrying(this.#event(url, init, ctx, number + 1), decision.waitMs, decision.reason, response.status, decision.asked);
+            await sleep(decision.waitMs, ctx.signal);
+            attempt += 1;
+            continue;
           }
+          if (decision.action === 'accept' && decision.notRetried && observer.enabled('warn'))
+            this.#notRetried(this.#event(url, init, ctx, number), response.status, decision.notRetried);
           // The body is read here, inside the attempt: a reset or a truncation mid-body is a
           // network failure like one before the headers, and is retried by the same rule.
           let bytes: ArrayBuffer | undefined;
@@ -358,16 +280,85 @@ export class Transport {
         }
         if (ctx.signal.aborted) throw ctx.signal.reason;
         // No answer, or an answer cut short: a network failure either way.
-        const wait = backoffMs(attempt);
-        if (policy.retry === 'safe' && attempt < ctx.maxRetries && this.#fits(ctx, wait)) {
-          this.#retrying(this.#event(url, init, ctx, number + 1), wait, 'connection', undefined, false);
-          await sleep(wait, ctx.signal);
+        const decision = decide({ kind: 'no-answer' }, budget());
+        if (decision.action === 'retry') {
+          this.#retrying(this.#event(url, init, ctx, number + 1), decision.waitMs, 'connection', undefined, false);
+          await sleep(decision.waitMs, ctx.signal);
           attempt += 1;
           continue;
         }
         throw new ConnectionError(ctx.correlationId, failure, response ? 'body' : 'send', this.#host);
       }
     };
+  }
+
+  /**
+   * One attempt: the token (waited for when it is being renewed), the headers stamped, the
+   * attempt's span and events, the request sent. What it came to is for {@link decide}.
+   */
+  async #attempt(
+    url: string,
+    init: RequestInit,
+    ctx: CallContext,
+    policy: SendPolicy,
+    number: number,
+    stamp: boolean,
+  ): Promise<{ response: Response | undefined; failure: unknown; token: string | undefined }> {
+    const observer = this.#options.observer;
+    // openapi-fetch hands over a Headers of its own: re-stamped in place, copied by fetch on each attempt.
+    const headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+    let stale = stamp;
+    let token: string | undefined;
+    if (policy.auth) {
+      if (!this.#tokens) throw new Error('Transport used before its token manager was set');
+      const current = this.#tokens.accessToken(ctx.signal);
+      if (typeof current === 'string') token = current;
+      else {
+        token = await current;
+        stale = true;
+      }
+      headers.set('authorization', `Bearer ${token}`);
+    }
+    if (stale && headers.has('x-request-timestamp')) headers.set('x-request-timestamp', this.timestamp());
+    if (this.#options.userAgent !== undefined) headers.set('user-agent', this.#options.userAgent);
+    init.headers = headers;
+    init.signal = ctx.signal;
+    const trace = ctx.trace;
+    let attemptSpan: Span | undefined;
+    if (trace) {
+      const { method, path } = this.#event(url, init, ctx, number);
+      if (!trace.described) this.#options.tracing!.describeCall(trace.span, method, path);
+      trace.described = true;
+      trace.attempts = number;
+      attemptSpan = this.#options.tracing!.startAttempt(trace.span, method, path, number, headers);
+    }
+    // Events are built only when someone listens: at the default level, one check an attempt.
+    const watched = observer.watching('debug');
+    const started = watched ? performance.now() : 0;
+    if (watched) observer.emit('onRequest', this.#event(url, init, ctx, number));
+    let response: Response | undefined;
+    let failure: unknown;
+    try {
+      response = await this.#options.send(url, init);
+    } catch (error) {
+      failure = error;
+    }
+    if (watched) this.#attempted(this.#event(url, init, ctx, number), performance.now() - started, response, failure, ctx);
+    if (attemptSpan) {
+      const errorCode = response ? undefined : ctx.signal.aborted ? 'ERR_ABORTED' : 'ERR_CONNECTION';
+      this.#options.tracing!.endAttempt(attemptSpan, response?.status, errorCode);
+    }
+    return { response, failure, token };
+  }
+
+  /** A retryable answer not retried, because of its wait: a `warn` line. */
+  #notRetried(base: RequestEvent, status: number, { waitMs, why }: { waitMs: number; why: 'too-long' | 'past-deadline' }): void {
+    const reason = why === 'too-long' ? `longer than maxRetryAfterMs (${this.#options.maxRetryAfterMs} ms)` : 'past the deadline';
+    this.#options.observer.log(
+      'warn',
+      `not retrying ${base.method} ${base.path} after ${status}: the wait of ${Math.round(waitMs)} ms is ${reason}`,
+      { ...base, status, waitMs },
+    );
   }
 
   /** What an event says of an attempt: never a path value, header or body. */
@@ -427,11 +418,6 @@ export class Transport {
       const correlationId = response.headers.get('x-correlation-id') ?? ctx.correlationId;
       throw new InvalidResponseError(response.status, correlationId, 'the body is not valid UTF-8');
     }
-  }
-
-  /** Whether waiting `ms` still leaves the deadline ahead; if not, the last error is more useful than a timeout. */
-  #fits(ctx: CallContext, ms: number): boolean {
-    return this.#options.now() + ms < ctx.deadline;
   }
 
   /**

@@ -7,7 +7,7 @@ import {
   ServiceUnavailableError,
   TimeoutError,
 } from '../../src/index.js';
-import { backoffMs, retryAfterMs } from '../../src/client/transport.js';
+import { backoffMs, retryAfterMs } from '../../src/client/retry.js';
 import { PDF, harness, person, received, rejection, type Harness } from '../helpers.js';
 
 async function withRequest(): Promise<Harness & { codes: { accessRequestCode: string; identitySessionCode: string } }> {
