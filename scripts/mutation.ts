@@ -34,7 +34,12 @@ const GROUPS: Group[] = [
     tests: ['test/sd-jwt/**/*.test.ts', 'test/internal/**/*.test.ts'],
     goal: 90,
   },
-  { name: 'client', mutate: ['src/client/transport.ts', 'src/client/retry.ts', 'src/client/tokens.ts'], tests: ['test/client/**/*.test.ts'], goal: 85 },
+  {
+    name: 'client',
+    mutate: ['src/client/transport.ts', 'src/client/retry.ts', 'src/client/tokens.ts'],
+    tests: ['test/client/**/*.test.ts'],
+    goal: 85,
+  },
   { name: 'oidc', mutate: ['src/oidc/**/*.ts'], tests: ['test/oidc/**/*.test.ts'], goal: 85 },
   {
     name: 'claims',
