@@ -20,6 +20,7 @@ import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedO
 import * as S from './schemas.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
 import { pathSerializer, type PathSerializer } from './paths.js';
+import { ROUTES as R } from '../contract/routes.js';
 import { retryAfterMs } from './retry.js';
 import { PreparedRequest, type ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
 
@@ -58,6 +59,8 @@ export interface CreateIdentityRequestOptions extends RequestOptions {
 }
 
 type Fetch = (request: Request) => Promise<Response>;
+/** An operation of the contract's route list: its method and path template. */
+type Route = (typeof R)[keyof typeof R];
 type Sent = { response: Response; data?: unknown; error?: unknown };
 
 /** How a call is sent, and whether its errors follow the credential endpoints' rules (a 412 there is a failed verification). */
@@ -232,22 +235,27 @@ export class AcmeIdentityClient {
 
     this.identityRequests = {
       create: (input, options) =>
-        this.#call(options, CREATE, S.IdentityRequestCreated, (fetch, ctx) => {
+        this.#call(options, R.createIdentityRequest, CREATE, S.IdentityRequestCreated, (fetch, ctx) => {
           const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
           const body = identityRequestBody(input, supported);
-          return this.#api.POST('/identity/request', { body, params: { header: this.#identityHeaders(ctx) }, parseAs: 'text', fetch });
+          return this.#api.POST(R.createIdentityRequest.path, {
+            body,
+            params: { header: this.#identityHeaders(ctx) },
+            parseAs: 'text',
+            fetch,
+          });
         }),
       get: (codes, options) =>
-        this.#call(options, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
-          this.#api.GET('/identity/request/{access_request_code}/{identity_session_code}', {
+        this.#call(options, R.getIdentityRequest, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
+          this.#api.GET(R.getIdentityRequest.path, {
             params: { path: this.#codes(codes), header: this.#identityHeaders(ctx) },
             parseAs: 'text',
             fetch,
           }),
         ),
       delete: (codes, options) =>
-        this.#call(options, AUTHED, S.MessageData, (fetch, ctx) =>
-          this.#api.DELETE('/identity/request/{access_request_code}/{identity_session_code}', {
+        this.#call(options, R.deleteIdentityRequest, AUTHED, S.MessageData, (fetch, ctx) =>
+          this.#api.DELETE(R.deleteIdentityRequest.path, {
             params: { path: this.#codes(codes), header: this.#identityHeaders(ctx) },
             parseAs: 'text',
             fetch,
@@ -271,6 +279,7 @@ export class AcmeIdentityClient {
     const verbatim = pathSerializer((value) => value);
     const byRef =
       <T>(
+        route: Route,
         schema: S.ShapeOf<T>,
         send: (init: {
           params: { path: { credential_ref: string } };
@@ -280,7 +289,7 @@ export class AcmeIdentityClient {
         }) => Promise<Sent>,
       ) =>
       (credentialRef: string, options?: RequestOptions) =>
-        this.#call(options, CREDENTIAL, schema, (fetch) =>
+        this.#call(options, route, CREDENTIAL, schema, (fetch) =>
           send({
             params: { path: { credential_ref: checkCredentialRef(credentialRef) } },
             pathSerializer: verbatim,
@@ -288,13 +297,13 @@ export class AcmeIdentityClient {
             fetch,
           }),
         );
-    const fileData = byRef(S.CredentialFileData, (init) => this.#api.GET('/credentials/file-data/{credential_ref}', init));
+    const fileData = byRef(R.getCredentialFileData, S.CredentialFileData, (init) => this.#api.GET(R.getCredentialFileData.path, init));
     this.credentials = {
       submit: (input, options) =>
-        this.#call(options, CREDENTIAL_CREATE, S.CredentialSubmitted, async (fetch) =>
-          this.#api.POST('/credentials/submit', { body: await credentialBody(input), parseAs: 'text', fetch }),
+        this.#call(options, R.submitCredential, CREDENTIAL_CREATE, S.CredentialSubmitted, async (fetch) =>
+          this.#api.POST(R.submitCredential.path, { body: await credentialBody(input), parseAs: 'text', fetch }),
         ),
-      verify: byRef(S.VerifiableCredential, (init) => this.#api.GET('/credentials/verify/{credential_ref}', init)),
+      verify: byRef(R.verifyCredential, S.VerifiableCredential, (init) => this.#api.GET(R.verifyCredential.path, init)),
       fileData,
       download: async (credentialRef, options) => {
         const { data, correlationId } = await fileData(credentialRef, options);
@@ -302,13 +311,16 @@ export class AcmeIdentityClient {
         if (!bytes) throw new InvalidResponseError(200, correlationId, 'file_data is not base64', ['data.file_data']);
         return bytes;
       },
-      revoke: byRef(S.CredentialRevoked, (init) => this.#api.POST('/credentials/revoke/{credential_ref}', init)),
+      revoke: byRef(R.revokeCredential, S.CredentialRevoked, (init) => this.#api.POST(R.revokeCredential.path, init)),
     };
 
     this.status = {
       current: (options) =>
-        this.#callBare(options, S.StatusCurrent, (fetch) => this.#api.GET('/status/current', { parseAs: 'text', fetch })),
-      health: (options) => this.#callBare(options, S.StatusHealth, (fetch) => this.#api.GET('/status/health', { parseAs: 'text', fetch })),
+        this.#callBare(options, R.getCurrentStatus, S.StatusCurrent, (fetch) =>
+          this.#api.GET(R.getCurrentStatus.path, { parseAs: 'text', fetch }),
+        ),
+      health: (options) =>
+        this.#callBare(options, R.getHealth, S.StatusHealth, (fetch) => this.#api.GET(R.getHealth.path, { parseAs: 'text', fetch })),
     };
   }
 
@@ -330,10 +342,10 @@ export class AcmeIdentityClient {
     options: RequestOptions | undefined,
     toleranceSeconds: number,
   ): Promise<ApiResult<Schemas['IdentityResponseData']>> {
-    return this.#call(options, AUTHED, S.IdentityResponseData, (fetch, ctx) => {
+    return this.#call(options, R.getIdentityResponse, AUTHED, S.IdentityResponseData, (fetch, ctx) => {
       const path = this.#codes(request);
       const accessToken = checkCode('accessToken', request?.accessToken);
-      return this.#api.GET('/identity/response/{access_request_code}/{identity_session_code}', {
+      return this.#api.GET(R.getIdentityResponse.path, {
         params: { path, header: { ...this.#identityHeaders(ctx), 'X-Access-Token': accessToken } },
         parseAs: 'text',
         fetch,
@@ -365,15 +377,16 @@ export class AcmeIdentityClient {
   /** POST /auth/api-token (no refresh token) or /auth/api-token/refresh, accepting the token response wrapped or bare. */
   #tokenCall(refreshToken: string | undefined, options: RequestOptions | undefined): Promise<ApiResult<TokenGrant>> {
     return this.#transport.call(options, async (ctx) => {
-      const fetch = this.#transport.fetchFor(ctx, PUBLIC);
+      const route = refreshToken === undefined ? R.createApiToken : R.refreshApiToken;
+      const fetch = this.#transport.fetchFor(ctx, PUBLIC, route.path);
       const sent =
         refreshToken === undefined
-          ? await this.#api.POST('/auth/api-token', {
+          ? await this.#api.POST(R.createApiToken.path, {
               body: { client_id: this.#options.clientId, client_secret: this.#options.clientSecret },
               parseAs: 'text',
               fetch,
             })
-          : await this.#api.POST('/auth/api-token/refresh', { body: { refresh_token: refreshToken }, parseAs: 'text', fetch });
+          : await this.#api.POST(R.refreshApiToken.path, { body: { refresh_token: refreshToken }, parseAs: 'text', fetch });
       // Wrapped (the spec's general rule) or bare (its token table), told apart by shape, so a
       // refusal names the field at fault rather than whatever the other reading lacks.
       const result = this.#unwrap(S.TokenResponse, this.#readJson(sent, ctx), sent.response, ctx);
@@ -384,12 +397,13 @@ export class AcmeIdentityClient {
 
   #call<T>(
     options: RequestOptions | undefined,
+    route: Route,
     policy: CallPolicy,
     schema: S.ShapeOf<T>,
     send: (fetch: Fetch, ctx: CallContext) => Promise<Sent>,
   ): Promise<ApiResult<T>> {
     return this.#transport.call(options, (ctx) =>
-      send(this.#transport.fetchFor(ctx, policy), ctx).then((sent) =>
+      send(this.#transport.fetchFor(ctx, policy, route.path), ctx).then((sent) =>
         withResponse(this.#unwrap(schema, this.#readJson(sent, ctx, policy), sent.response, ctx), sent.response, true),
       ),
     );
@@ -425,9 +439,9 @@ export class AcmeIdentityClient {
    * but `correlation_id` and `meta`) is unwrapped; a record is never mistaken for one, since no
    * status record has a `data` field.
    */
-  #callBare<T>(options: RequestOptions | undefined, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {
+  #callBare<T>(options: RequestOptions | undefined, route: Route, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {
     return this.#transport.call(options, async (ctx) => {
-      const sent = await send(this.#transport.fetchFor(ctx, PUBLIC));
+      const sent = await send(this.#transport.fetchFor(ctx, PUBLIC, route.path));
       const body = this.#readJson(sent, ctx);
       const value = this.#validate(schema, isEnvelope(body) ? body['data'] : body, sent.response, ctx);
       return isObject(value) ? withResponse(value, sent.response, false) : value;

@@ -1,5 +1,5 @@
 import { AbortError, ConnectionError, InvalidResponseError, TimeoutError, systemCode } from '../errors/index.js';
-import { pathTemplate, type RequestEvent, type ResponseEvent } from '../internal/observe.js';
+import type { RequestEvent, ResponseEvent } from '../internal/observe.js';
 import type { Span } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
@@ -206,12 +206,13 @@ export class Transport {
   }
 
   /**
-   * A `fetch` for openapi-fetch that sends one request with every attempt it is allowed: a fresh
+   * A `fetch` for openapi-fetch that sends one request (of the operation whose path template is
+   * `template`, which is all that events and spans say of the path) with every attempt it is allowed: a fresh
    * token and `X-Request-Timestamp` on each, the same `X-Correlation-Id`, one replay after a 401
    * on a token believed valid, and backoff (or `Retry-After`) between retries. Returns the last
    * response; the caller turns an error status into a typed error.
    */
-  fetchFor(ctx: CallContext, policy: SendPolicy): (request: Request) => Promise<Response> {
+  fetchFor(ctx: CallContext, policy: SendPolicy, template: string): (request: Request) => Promise<Response> {
     return async (request) => {
       const { url, init } = PreparedRequest.from(request);
       const observer = this.#options.observer;
@@ -221,7 +222,7 @@ export class Transport {
         const number = attempt + (replayed ? 2 : 1);
         // The resource layer stamped X-Request-Timestamp an instant ago: the first attempt keeps it
         // (unless it has to wait for a token); a retry or a replay is stamped afresh.
-        const sent = await this.#attempt(url, init, ctx, policy, number, attempt > 0 || replayed);
+        const sent = await this.#attempt(url, template, init, ctx, policy, number, attempt > 0 || replayed);
         const { response, token } = sent;
         let failure = sent.failure;
         const budget = () => ({
@@ -258,13 +259,13 @@ export class Transport {
           }
           if (decision.action === 'retry') {
             discard(response);
-            this.#retrying(this.#event(url, init, ctx, number + 1), decision.waitMs, decision.reason, response.status, decision.asked);
+            this.#retrying(this.#event(template, init, ctx, number + 1), decision.waitMs, decision.reason, response.status, decision.asked);
             await sleep(decision.waitMs, ctx.signal);
             attempt += 1;
             continue;
           }
           if (decision.action === 'accept' && decision.notRetried && observer.enabled('warn'))
-            this.#notRetried(this.#event(url, init, ctx, number), response.status, decision.notRetried);
+            this.#notRetried(this.#event(template, init, ctx, number), response.status, decision.notRetried);
           // The body is read here, inside the attempt: a reset or a truncation mid-body is a
           // network failure like one before the headers, and is retried by the same rule.
           let bytes: ArrayBuffer | undefined;
@@ -282,7 +283,7 @@ export class Transport {
         // No answer, or an answer cut short: a network failure either way.
         const decision = decide({ kind: 'no-answer' }, budget());
         if (decision.action === 'retry') {
-          this.#retrying(this.#event(url, init, ctx, number + 1), decision.waitMs, 'connection', undefined, false);
+          this.#retrying(this.#event(template, init, ctx, number + 1), decision.waitMs, 'connection', undefined, false);
           await sleep(decision.waitMs, ctx.signal);
           attempt += 1;
           continue;
@@ -298,6 +299,7 @@ export class Transport {
    */
   async #attempt(
     url: string,
+    template: string,
     init: RequestInit,
     ctx: CallContext,
     policy: SendPolicy,
@@ -326,7 +328,7 @@ export class Transport {
     const trace = ctx.trace;
     let attemptSpan: Span | undefined;
     if (trace) {
-      const { method, path } = this.#event(url, init, ctx, number);
+      const { method, path } = this.#event(template, init, ctx, number);
       if (!trace.described) this.#options.tracing!.describeCall(trace.span, method, path);
       trace.described = true;
       trace.attempts = number;
@@ -335,7 +337,7 @@ export class Transport {
     // Events are built only when someone listens: at the default level, one check an attempt.
     const watched = observer.watching('debug');
     const started = watched ? performance.now() : 0;
-    if (watched) observer.emit('onRequest', this.#event(url, init, ctx, number));
+    if (watched) observer.emit('onRequest', this.#event(template, init, ctx, number));
     let response: Response | undefined;
     let failure: unknown;
     try {
@@ -343,7 +345,7 @@ export class Transport {
     } catch (error) {
       failure = error;
     }
-    if (watched) this.#attempted(this.#event(url, init, ctx, number), performance.now() - started, response, failure, ctx);
+    if (watched) this.#attempted(this.#event(template, init, ctx, number), performance.now() - started, response, failure, ctx);
     if (attemptSpan) {
       const errorCode = response ? undefined : ctx.signal.aborted ? 'ERR_ABORTED' : 'ERR_CONNECTION';
       this.#options.tracing!.endAttempt(attemptSpan, response?.status, errorCode);
@@ -362,10 +364,10 @@ export class Transport {
   }
 
   /** What an event says of an attempt: never a path value, header or body. */
-  #event(url: string, init: RequestInit, ctx: CallContext, attempt: number): RequestEvent {
+  #event(template: string, init: RequestInit, ctx: CallContext, attempt: number): RequestEvent {
     return {
       method: init.method ?? 'GET',
-      path: pathTemplate(url.slice(this.#options.baseUrl.length)),
+      path: template,
       attempt,
       correlationId: ctx.correlationId,
     };

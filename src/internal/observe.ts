@@ -149,22 +149,3 @@ export class Observer {
     }
   }
 }
-
-/**
- * The path template of a request below the base URL: path values (request codes, credential
- * references) replaced by their names, so logs and events never carry them.
- */
-export function pathTemplate(path: string): string {
-  for (const [prefix, names] of TEMPLATES) {
-    if (path.startsWith(prefix)) return `${prefix}${names}`;
-  }
-  return path.split('?')[0]!;
-}
-
-const TEMPLATES: readonly [string, string][] = [
-  ['/identity/request/', '{access_request_code}/{identity_session_code}'],
-  ['/identity/response/', '{access_request_code}/{identity_session_code}'],
-  ['/credentials/verify/', '{credential_ref}'],
-  ['/credentials/file-data/', '{credential_ref}'],
-  ['/credentials/revoke/', '{credential_ref}'],
-];

@@ -1,4 +1,5 @@
 /** The fake's API tokens: issuing and refreshing them, and authenticating the calls that carry them. */
+import { ROUTES, routePattern } from '../contract/routes.js';
 import { randomId } from '../internal/encoding.js';
 import { MAX_FILE_BYTES } from './credentials.js';
 import { json, ok, serviceError, uncodedError, validationError, withNumbers, type ResponseContext } from './http.js';
@@ -78,8 +79,8 @@ async function issueTokens(state: FakeState, clientId: string, ctx: ResponseCont
 export function tokenRoutes(state: FakeState): RouteEntry[] {
   return [
     [
-      'POST',
-      /^\/auth\/api-token$/,
+      ROUTES.createApiToken.method,
+      routePattern(ROUTES.createApiToken.path),
       async (request, ctx) => {
         const body = (await readJson(request)) as Record<string, unknown> | null;
         const errors: Record<string, string> = {};
@@ -96,8 +97,8 @@ export function tokenRoutes(state: FakeState): RouteEntry[] {
       true,
     ],
     [
-      'POST',
-      /^\/auth\/api-token\/refresh$/,
+      ROUTES.refreshApiToken.method,
+      routePattern(ROUTES.refreshApiToken.path),
       async (request, ctx) => {
         const body = (await readJson(request)) as Record<string, unknown> | null;
         const token = body?.['refresh_token'];

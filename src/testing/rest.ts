@@ -1,5 +1,6 @@
 /** The fake's REST API below the base URL: identity requests and responses, credentials, status, the OpenAPI document. */
 import { openApiDocument } from '../contract/openapi.js';
+import { ROUTES, routePattern, type OperationId } from '../contract/routes.js';
 import { authenticate, authenticateIdentity, readJson } from './auth.js';
 import {
   decryptFile,
@@ -15,26 +16,28 @@ import { findRecord, isOpen, newIdentityRecord, requestDetails, samePerson, vali
 import { verifyJwt } from './keys.js';
 import type { FakeState, Route, RouteEntry } from './state.js';
 
-const CODE = '([^/]+)';
-// credential_ref is opaque and arrives verbatim: it may itself contain slashes.
-const REF = '(.+)';
-
 /** Every REST route, in the order they are matched; the rate limit counts all but status and docs. */
 export function restRoutes(state: FakeState): RouteEntry[] {
   const identity = identityRoutes(state);
   const credentials = credentialRoutes(state);
   const status = statusRoutes(state);
+  const entry = (id: OperationId, route: Route, limited = true): RouteEntry => [
+    ROUTES[id].method,
+    routePattern(ROUTES[id].path),
+    route,
+    limited,
+  ];
   return [
-    ['POST', /^\/identity\/request$/, identity.create, true],
-    ['GET', new RegExp(`^/identity/request/${CODE}/${CODE}$`), identity.get, true],
-    ['DELETE', new RegExp(`^/identity/request/${CODE}/${CODE}$`), identity.delete, true],
-    ['GET', new RegExp(`^/identity/response/${CODE}/${CODE}$`), identity.response, true],
-    ['POST', /^\/credentials\/submit$/, credentials.submit, true],
-    ['GET', new RegExp(`^/credentials/verify/${REF}$`), credentials.verify, true],
-    ['GET', new RegExp(`^/credentials/file-data/${REF}$`), credentials.fileData, true],
-    ['POST', new RegExp(`^/credentials/revoke/${REF}$`), credentials.revoke, true],
-    ['GET', /^\/status\/current$/, status.current, false],
-    ['GET', /^\/status\/health$/, status.health, false],
+    entry('createIdentityRequest', identity.create),
+    entry('getIdentityRequest', identity.get),
+    entry('deleteIdentityRequest', identity.delete),
+    entry('getIdentityResponse', identity.response),
+    entry('submitCredential', credentials.submit),
+    entry('verifyCredential', credentials.verify),
+    entry('getCredentialFileData', credentials.fileData),
+    entry('revokeCredential', credentials.revoke),
+    entry('getCurrentStatus', status.current, false),
+    entry('getHealth', status.health, false),
     ['GET', /^\/docs\/spec$/, async (_request, ctx) => json(ctx, openApiDocument), false],
   ];
 }

@@ -8,7 +8,8 @@ import { DEFAULT_CLIENT, type FakeService, type FakeServiceOptions } from './opt
 import { createFakeService } from './service.js';
 import { DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT } from './oidc.js';
 import { serveFetch } from './server.js';
-import { Observer, pathTemplate, type LogLevel, type Logger } from '../internal/observe.js';
+import { templateOf } from '../contract/routes.js';
+import { Observer, type LogLevel, type Logger } from '../internal/observe.js';
 
 export interface SandboxOptions {
   /** @default 0 (a free port) */
@@ -166,7 +167,7 @@ function hasLogEnvironment(): boolean {
 
 /** A request's path for the log: API paths as templates, the person's pages without their codes, never a query. */
 function sandboxPath(pathname: string, apiPath: string): string {
-  if (pathname.startsWith(`${apiPath}/`)) return `${apiPath}${pathTemplate(pathname.slice(apiPath.length))}`;
+  if (pathname.startsWith(`${apiPath}/`)) return `${apiPath}${templateOf(pathname.slice(apiPath.length))}`;
   return pathname
     .replace(/^\/journey\/[^/]+/, '/journey/{access_request_code}')
     .replace(/^\/oauth\/oidc\/consent\/[^/]+/, '/oauth/oidc/consent/{transaction}');
