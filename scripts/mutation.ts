@@ -10,12 +10,16 @@
  *   npm run mutation -- --report          no run: the table of each group's last report, with its
  *                                         date and whether its sources changed since
  *
- * Reports: .tmp/mutation/<group>.html (survivors with their diffs) and .json. Exits 1 when a group
- * is under its goal, has no report, or has one that measured sources changed since. Survivors that
- * cannot change behaviour are listed in stryker.equivalent.md.
+ * Reports: .tmp/mutation/<group>.html (survivors with their diffs) and .json, kept on this machine.
+ * What a run found is also written to mutation-summary.json, which is committed: per group the
+ * counts, the score, the date, the survivors (file, line, mutator) and a SHA-256 of the sources it
+ * measured, so `--report` on a fresh clone says which groups were measured on the sources as they
+ * are now. Exits 1 when a group is under its goal, has no summary, or has one whose sources
+ * changed since. Survivors that cannot change behaviour are listed in stryker.equivalent.md.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 interface Group {
@@ -63,48 +67,76 @@ if (unknown.length) {
 const chosen = GROUPS.filter((g) => named.length === 0 || named.includes(g.name));
 mkdirSync(OUT, { recursive: true });
 
-interface Row {
-  group: string;
+/** What one run of a group found: committed in mutation-summary.json. */
+interface Summary {
   killed: number;
   survived: number;
   noCoverage: number;
   timeout: number;
+  /** Detected (killed, timed out) over the mutants that ran or had no test, in percent. */
   score: number;
-  goal: number;
-  /** When the report was written (UTC). */
+  /** When the run ended (UTC, minutes). */
   measured: string;
-  /** Whether the mutated sources are still the ones the report measured. */
-  current: boolean;
+  /** The files mutated, and a SHA-256 over their paths and contents as measured. */
+  files: string[];
+  sources: string;
+  /** Each survivor (and mutant no test covers): where, and what was changed. */
+  survivors: string[];
 }
 
-/** The score as Stryker counts it: detected (killed, timed out) over the mutants that ran or had no test. */
-function rowOf(group: Group): Row {
+const SUMMARY = `${ROOT}mutation-summary.json`;
+
+function readSummaries(): Record<string, Summary> {
+  return existsSync(SUMMARY) ? (JSON.parse(readFileSync(SUMMARY, 'utf8')) as Record<string, Summary>) : {};
+}
+
+/** SHA-256 over the files (paths and contents, in path order). */
+function sourcesHash(files: Record<string, string>): string {
+  const hash = createHash('sha256');
+  for (const path of Object.keys(files).sort()) hash.update(`${path}\0${files[path]}\0`);
+  return hash.digest('hex');
+}
+
+/** The summary of a group's last Stryker report. */
+function summaryOf(group: Group): Summary {
   const report = JSON.parse(readFileSync(`${OUT}${group.name}.json`, 'utf8')) as {
-    files: Record<string, { source: string; mutants: { status: string }[] }>;
+    files: Record<string, { source: string; mutants: { status: string; mutatorName: string; location: { start: { line: number } } }[] }>;
   };
   const count: Record<string, number> = {};
-  for (const file of Object.values(report.files)) for (const m of file.mutants) count[m.status] = (count[m.status] ?? 0) + 1;
-  // A report measured other sources than these when a file it mutated reads differently now.
-  const current = Object.entries(report.files).every(
-    ([path, file]) => existsSync(`${ROOT}${path}`) && readFileSync(`${ROOT}${path}`, 'utf8') === file.source,
-  );
-  const measured = statSync(`${OUT}${group.name}.json`).mtime.toISOString().slice(0, 16).replace('T', ' ');
+  const survivors: string[] = [];
+  for (const [path, file] of Object.entries(report.files)) {
+    for (const m of file.mutants) {
+      count[m.status] = (count[m.status] ?? 0) + 1;
+      if (m.status === 'Survived' || m.status === 'NoCoverage')
+        survivors.push(`${path}:${m.location.start.line} ${m.mutatorName}${m.status === 'NoCoverage' ? ' (no coverage)' : ''}`);
+    }
+  }
   const killed = count['Killed'] ?? 0;
   const timeout = count['Timeout'] ?? 0;
   const survived = count['Survived'] ?? 0;
   const noCoverage = count['NoCoverage'] ?? 0;
   const valid = killed + timeout + survived + noCoverage;
   return {
-    group: group.name,
     killed,
     survived,
     noCoverage,
     timeout,
-    score: valid ? (100 * (killed + timeout)) / valid : 100,
-    goal: group.goal,
-    measured,
-    current,
+    score: Math.round(valid ? (1000 * (killed + timeout)) / valid : 1000) / 10,
+    measured: new Date().toISOString().slice(0, 16).replace('T', ' '),
+    files: Object.keys(report.files).sort(),
+    sources: sourcesHash(Object.fromEntries(Object.entries(report.files).map(([path, file]) => [path, file.source]))),
+    survivors: survivors.sort(),
   };
+}
+
+/** Whether a summary measured the sources as they are: every file it mutated reads the same now, and the group's globs find no other. */
+function isCurrent(summary: Summary, group: Group): boolean {
+  const files = Object.fromEntries(
+    summary.files.map((path) => [path, existsSync(`${ROOT}${path}`) ? readFileSync(`${ROOT}${path}`, 'utf8') : '']),
+  );
+  const listed = spawnSync('git', ['ls-files', '--', ...group.mutate], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n');
+  const added = listed.filter((path) => path.endsWith('.ts') && !summary.files.includes(path));
+  return added.length === 0 && sourcesHash(files) === summary.sources;
 }
 
 for (const group of reportOnly ? [] : chosen) {
@@ -134,27 +166,37 @@ export default {
   }
 }
 
-const missing = chosen.filter((g) => !existsSync(`${OUT}${g.name}.json`));
-const rows = chosen.filter((g) => !missing.includes(g)).map(rowOf);
+const summaries = readSummaries();
+for (const group of reportOnly ? [] : chosen) summaries[group.name] = summaryOf(group);
+if (!reportOnly) writeFileSync(SUMMARY, `${JSON.stringify(summaries, null, 2)}\n`);
+
 const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 console.log(`\n${line(['group', 'killed', 'timed out', 'survived', 'no coverage', 'score', 'goal', '', 'measured (UTC)'])}`);
 console.log(line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---']));
-for (const r of rows) {
-  const when = r.current ? r.measured : `${r.measured}, sources changed since: run it again`;
+let passed = true;
+for (const group of chosen) {
+  const r = summaries[group.name];
+  if (!r) {
+    console.log(line([group.name, '', '', '', '', '', `${group.goal}%`, 'not run', '']));
+    passed = false;
+    continue;
+  }
+  const current = isCurrent(r, group);
+  passed &&= current && r.score >= group.goal;
+  const when = current ? r.measured : `${r.measured}, sources changed since: run it again`;
   console.log(
     line([
-      r.group,
+      group.name,
       r.killed,
       r.timeout,
       r.survived,
       r.noCoverage,
       `${r.score.toFixed(1)}%`,
-      `${r.goal}%`,
-      r.score >= r.goal ? 'met' : 'NOT met',
+      `${group.goal}%`,
+      r.score >= group.goal ? 'met' : 'NOT met',
       when,
     ]),
   );
 }
-for (const g of missing) console.log(line([g.name, '', '', '', '', '', `${g.goal}%`, 'not run', '']));
-console.log(`\nreports: .tmp/mutation/<group>.html`);
-process.exit(missing.length === 0 && rows.every((r) => r.score >= r.goal && r.current) ? 0 : 1);
+console.log('\nsummaries: mutation-summary.json (committed); reports: .tmp/mutation/<group>.html (this machine)');
+process.exit(passed ? 0 : 1);
