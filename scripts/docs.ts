@@ -2,7 +2,7 @@
  * The API documentation: TypeDoc from the JSDoc of every public entry into `.tmp/docs/` (HTML),
  * failing on any warning (an undocumented export, a broken link, a type not exported). Then the
  * house rule TypeDoc cannot check: every public function and class shows an `@example`
- * (error classes excepted: they are caught, not called; the README's Errors section shows them).
+ * (error classes excepted: they are caught, not called; docs/errors.md shows them).
  *
  *   npm run docs
  */

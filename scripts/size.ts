@@ -4,7 +4,7 @@
  * when a browser bundle would pull in a `node:` module (esbuild cannot bundle one for the browser).
  *
  * `budget` is enforced: it guards against growth. `goal` is the issue's target, printed beside
- * it; where the two differ, the README ("Figures") says why.
+ * it; where the two differ, CONTRIBUTING.md ("Figures") says why.
  *
  *   npm run size
  */

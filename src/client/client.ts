@@ -131,7 +131,7 @@ export class AcmeIdentityClient {
   readonly identityRequests: {
     /**
      * POST /identity/request. Validates the input first (`InvalidInputError` naming the field);
-     * fills the spec's defaults (`expiry_hours` 24). Repeated only after a 429: see the README, "Retries".
+     * fills the spec's defaults (`expiry_hours` 24). Repeated only after a 429: see docs/client.md, "Retries".
      * @throws {ConflictError} an open request to this person exists: `existingCode` names it.
      * @throws {EmailDeliveryError} the request exists but the email failed: `requestCode`, `redirectUrl`.
      */

@@ -9,7 +9,7 @@
  *   network errors, 408, 429 and 5xx.
  * - `rate-limit-only`: it creates something, so it is repeated only after a 429, which the service
  *   answers before doing anything. After a network error or a 5xx the outcome is unknown and the
- *   error goes to the caller (see the README, "Retries").
+ *   error goes to the caller (see docs/client.md, "Retries").
  */
 export type RetryMode = 'safe' | 'rate-limit-only';
 

@@ -5,7 +5,7 @@
  * and regenerates `generated/`. It describes the service as the spec does (optional fields optional,
  * every documented error status), not as the SDK happens to call it. Where it adds to the spec (429
  * on the credential operations, which the service rate-limits as every REST operation; the
- * patterns of `person_ref`, `file_name` and `issuer_url`), the README says so.
+ * patterns of `person_ref`, `file_name` and `issuer_url`), docs/spec-choices.md says so.
  */
 import { FILE_NAME, PERSON_REF } from './patterns.js';
 

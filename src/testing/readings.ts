@@ -1,6 +1,6 @@
 /**
  * Readings: the choices the spec leaves open, each one the fake can make the way the real service
- * might. The defaults are the fake's own reading (README, "Choices the spec leaves open"); every
+ * might. The defaults are the fake's own reading (docs/spec-choices.md); every
  * other value is one a service written from the spec alone could choose. The SDK is tested
  * against each (`test/readings/`), so it and the fake never silently agree on one reading.
  */
