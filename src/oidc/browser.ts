@@ -96,7 +96,7 @@ const publicExchange: Exchange = (core, as, callback, transaction) =>
  */
 export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignIn {
   for (const key of ['clientSecret', 'clientAuthentication'] as const) {
-    if (options[key] !== undefined) {
+    if (options?.[key] !== undefined) {
       throw new ConfigurationError(key, 'a browser cannot keep a secret: finish the sign-in on a backend with @acme/identity/oidc');
     }
   }

@@ -277,7 +277,7 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
  */
 export function createCore(options: OidcOptions, exchange: Exchange, mapError: typeof mapFailure = mapFailure): OidcCore {
   for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
-    if (!(key === 'clientId' ? isString(options[key]) : URL.canParse(options[key])))
+    if (!(key === 'clientId' ? isString(options?.[key]) : URL.canParse(options?.[key])))
       throw new ConfigurationError(key, 'is required (URLs absolute)');
   }
   const issuer = new URL(options.authUrl);

@@ -166,7 +166,7 @@ function clientAuth(auth: ClientAuthentication | undefined): ClientAuth {
  * ```
  */
 export function createOidcClient(options: OidcClientOptions): OidcClient {
-  const auth = clientAuth(options.clientAuthentication);
+  const auth = clientAuth(options?.clientAuthentication);
   const core = createCore(
     options,
     (c, as, callback, transaction) =>

@@ -1,7 +1,7 @@
 /** The issuer's signing keys: a JWKS given inline, or fetched through discovery and cached. */
 import type { JSONWebKeySet, JWK } from 'jose';
 import { importVerifyKey, jwkFits } from '../internal/jws.js';
-import { JwksError, SdJwtVerificationError } from '../errors/index.js';
+import { ConfigurationError, JwksError, SdJwtVerificationError } from '../errors/index.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 
 /** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
@@ -164,6 +164,7 @@ export interface RemoteKeySource extends KeySource {
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "What the service does" (discovery)
  */
 export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): RemoteKeySource {
+  if (typeof authUrl !== 'string') throw new ConfigurationError('authUrl', 'must be a URL');
   const issuer = authUrl.replace(/\/+$/, '');
   const maxAge = options.maxAgeMs ?? 600_000;
   const cooldown = options.cooldownMs ?? 30_000;

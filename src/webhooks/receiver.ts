@@ -1,5 +1,5 @@
 /** A receiver: verification, the event handler and the answer, for any framework. */
-import { AcmeIdentityError } from '../errors/index.js';
+import { AcmeIdentityError, ConfigurationError } from '../errors/index.js';
 import type { HeaderSource, IdentityActionsEvent, RawBody, WebhookVerifier } from './verify.js';
 
 /** What the receiver answered, and why. */
@@ -40,6 +40,8 @@ export function createWebhookReceiver(
   verifier: WebhookVerifier,
   onEvent: (event: IdentityActionsEvent) => void | Promise<void>,
 ): WebhookReceiver {
+  if (typeof verifier?.verify !== 'function') throw new ConfigurationError('verifier', 'must be a verifier from createWebhookVerifier');
+  if (typeof onEvent !== 'function') throw new ConfigurationError('onEvent', 'must be a function that takes the event');
   async function settle(verify: () => Promise<IdentityActionsEvent>): Promise<WebhookOutcome> {
     let event: IdentityActionsEvent;
     try {

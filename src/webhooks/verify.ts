@@ -345,6 +345,7 @@ export async function bodyDigest(bytes: Uint8Array<ArrayBuffer>, node = nodeCryp
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Events" and "Authentication"
  */
 export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookVerifier {
+  if (!isObject(options)) throw new ConfigurationError('options', 'must be an object with at least secret');
   const algorithm = options.algorithm ?? 'SHA-256';
   if (!Object.hasOwn(MAC_BYTES, algorithm)) throw new ConfigurationError('algorithm', 'must be SHA-256, SHA-384 or SHA-512');
   const encoding = options.encoding ?? 'auto';

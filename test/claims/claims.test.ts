@@ -143,6 +143,12 @@ describe('readClaim: the documented form of each value', () => {
     ['acmeidentity.valid', 'maybe', /not a boolean/],
     ['acmeidentity.valid', 2, /not a boolean/],
     ['acmeidentity.valid', 'truthy', /not a boolean/],
+    // Whole words only: each form is anchored at both ends.
+    ['acmeidentity.valid', 'notrue', /not a boolean/],
+    ['acmeidentity.valid', 'yesterday', /not a boolean/],
+    ['acmeidentity.valid', '10', /not a boolean/],
+    ['acmeidentity.valid', '20', /not a boolean/],
+    ['acmeidentity.valid', 'nope', /not a boolean/],
     ['acmeidentity.email_verified', null, /not a boolean/],
     ['acmeidentity.valid', ['true'], /not a boolean/],
     ['acmeidentity.given_name', Number.NaN, /not a string/],
