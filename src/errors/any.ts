@@ -1,37 +1,6 @@
 /** The union of every error class the SDK throws, for `switch (error.code)` to narrow on. */
-import type {
-  AbortError,
-  ApiError,
-  AuthenticationError,
-  BadRequestError,
-  ClaimDecodeError,
-  ConfigurationError,
-  ConflictError,
-  ConnectionError,
-  CredentialExpiredError,
-  CredentialPendingAcceptanceError,
-  CredentialRevokedError,
-  CredentialVerificationFailedError,
-  DatabaseError,
-  EmailDeliveryError,
-  ExternalServiceError,
-  IdentityFlowError,
-  InternalServerError,
-  InvalidInputError,
-  InvalidResponseError,
-  JwksError,
-  NotFoundError,
-  OidcError,
-  PayloadTooLargeError,
-  PermissionDeniedError,
-  PreconditionFailedError,
-  RateLimitError,
-  SdJwtVerificationError,
-  ServiceUnavailableError,
-  TimeoutError,
-  ValidationError,
-  WebhookVerificationError,
-} from './classes.js';
+import type * as Classes from './classes.js';
+import type { ApiError } from './classes.js';
 
 /**
  * Every error the SDK throws, as a union of its classes: once an error is known to be the SDK's
@@ -52,33 +21,7 @@ import type {
  */
 export type AnyAcmeIdentityError =
   | (ApiError & { readonly code: 'ERR_API' })
-  | BadRequestError
-  | ValidationError
-  | AuthenticationError
-  | PermissionDeniedError
-  | NotFoundError
-  | ConflictError
-  | PreconditionFailedError
-  | CredentialExpiredError
-  | CredentialRevokedError
-  | CredentialPendingAcceptanceError
-  | CredentialVerificationFailedError
-  | PayloadTooLargeError
-  | RateLimitError
-  | InternalServerError
-  | EmailDeliveryError
-  | DatabaseError
-  | ExternalServiceError
-  | ServiceUnavailableError
-  | ConnectionError
-  | TimeoutError
-  | AbortError
-  | InvalidResponseError
-  | InvalidInputError
-  | ConfigurationError
-  | SdJwtVerificationError
-  | JwksError
-  | ClaimDecodeError
-  | WebhookVerificationError
-  | IdentityFlowError
-  | OidcError;
+  | { [Name in keyof Thrown]: Thrown[Name] extends abstract new (...args: never[]) => infer Instance ? Instance : never }[keyof Thrown];
+
+/** Every class of classes.ts but the two whose `code` is wide (the root, and ApiError taken above with its own code). */
+type Thrown = Omit<typeof Classes, 'AcmeIdentityError' | 'ApiError'>;
