@@ -268,6 +268,7 @@ export class AcmeIdentityClient {
         verifiedIdentity(
           // Expiry is checked once, by the verification step, with the caller's tolerance.
           (request, requestOptions) => this.#identityResponse(request, requestOptions, Number.POSITIVE_INFINITY),
+          (codes, requestOptions) => this.identityRequests.get(codes, requestOptions),
           event,
           options,
           () => this.#transport.serviceNow(),

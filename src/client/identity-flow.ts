@@ -2,7 +2,7 @@
 import { decodeJwt } from 'jose/jwt/decode';
 import { AcmeIdentityError, IdentityFlowError, NotFoundError } from '../errors/index.js';
 import type { VerifiedIdentityResponse, VerifyIdentityResponseOptions } from '../sd-jwt/index.js';
-import type { ApiResult, IdentityResponseRequest } from './results.js';
+import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest } from './results.js';
 import type { Schemas } from './schemas.js';
 import type { RequestOptions } from './options.js';
 
@@ -43,11 +43,12 @@ const cancelled = (how: string, cause?: unknown) =>
  * response with it, and verifies the response (expiry, digests, `request_code`, signature when
  * present). Each failure is an {@link IdentityFlowError} whose `step` says where, with the step's
  * own error as `cause`. A cancelled request is `step: 'cancelled'`, whether the event said so or,
- * for an event of another or no kind, the service did (404, or an answer with nothing disclosed
- * and nothing missing): never a verified identity.
+ * for an event of another or no kind, the service did (a 404 for a request that exists, or an
+ * answer with nothing disclosed and nothing missing): never a verified identity.
  */
 export async function verifiedIdentity(
   get: (request: IdentityResponseRequest, options?: RequestOptions) => Promise<ApiResult<Schemas['IdentityResponseData']>>,
+  details: (codes: IdentityRequestCodes, options?: RequestOptions) => Promise<unknown>,
   event: WebhookEventLike,
   options: VerifiedIdentityOptions,
   now: () => number,
@@ -64,14 +65,24 @@ export async function verifiedIdentity(
   }
   const { identitySessionCode, signal, timeoutMs, maxRetries, correlationId, ...verification } = options;
   const approved = event.kind === 'approved';
+  const call = defined({ signal, timeoutMs, maxRetries, correlationId });
+  const codes = { accessRequestCode: event.accessRequestCode, identitySessionCode };
   let response: ApiResult<Schemas['IdentityResponseData']>;
   try {
-    response = await get(
-      { accessRequestCode: event.accessRequestCode, identitySessionCode, accessToken: event.accessToken },
-      defined({ signal, timeoutMs, maxRetries, correlationId }),
-    );
+    response = await get({ ...codes, accessToken: event.accessToken }, call);
   } catch (cause) {
-    if (!approved && cause instanceof NotFoundError) throw cancelled('the service has no identity response for it', cause);
+    // For an event that does not say, a 404 is a cancellation only if the request itself exists:
+    // with codes that name no request (a wrong identitySessionCode) it is a failed fetch.
+    if (
+      !approved &&
+      cause instanceof NotFoundError &&
+      (await details(codes, call).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      throw cancelled('the service has no identity response for it', cause);
+    }
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('fetch', `GET /identity/response failed${code}`, cause);
   }

@@ -70,6 +70,11 @@ describe('asynchronous identity flow', () => {
       expect(fetched).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'cancelled' });
       expect((fetched as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
     }
+    // With codes that name no request (a wrong identitySessionCode), a 404 is a failed fetch, not a cancellation.
+    const unknown = { kind: 'unknown', accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
+    const wrong = await rejection(client.identityResponses.getVerified(unknown, { identitySessionCode: 'isc_not_this_one' }));
+    expect(wrong).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'fetch' });
+    expect((wrong as IdentityFlowError).cause).toBeInstanceOf(NotFoundError);
     // An event that says approved is believed: a 404 then is a failed fetch, not a cancellation.
     const approved = { kind: 'approved', accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
     expect(
