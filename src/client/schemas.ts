@@ -28,6 +28,17 @@ const wholeNumber: z.ZodMiniType<number, unknown> = z.pipe(
   z.transform((value: number | string) => Number(value)),
 );
 const int = z.exactOptional(wholeNumber);
+/**
+ * A UNIX time in seconds, as the spec types it. One written in milliseconds (13 digits: no date
+ * in seconds reaches 10^11 before the year 5138) is read as the instant it names, in seconds, so an
+ * `exp` in milliseconds never makes a response that does not expire.
+ */
+const unixTime = z.exactOptional(
+  z.pipe(
+    wholeNumber,
+    z.transform((value: number) => (Math.abs(value) >= 1e11 ? Math.floor(value / 1000) : value)),
+  ),
+);
 const bool = z.exactOptional(z.boolean());
 
 export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
@@ -56,9 +67,9 @@ export const IdentityRequestDetails: ShapeOf<Schemas['IdentityRequestDetails']> 
   phone: str,
   phone_country_code: int,
   purpose: str,
-  time_expires: int,
-  opened_at: int,
-  completed_at: int,
+  time_expires: unixTime,
+  opened_at: unixTime,
+  completed_at: unixTime,
   request_code: str,
   redirect_url: str,
   send_email: bool,
@@ -76,9 +87,9 @@ export const IdentityResponseData: ShapeOf<Schemas['IdentityResponseData']> = z.
   ref: str,
   iss: str,
   sub: str,
-  nbf: int,
-  exp: int,
-  iat: int,
+  nbf: unixTime,
+  exp: unixTime,
+  iat: unixTime,
   jti: str,
   _sd: z.exactOptional(z.array(z.string())),
   _sd_alg: str,
@@ -94,9 +105,21 @@ export const VerifiableCredential: ShapeOf<Schemas['VerifiableCredential']> = z.
 export const CredentialFileData: ShapeOf<Schemas['CredentialFileData']> = z.looseObject({ file_data: z.string() });
 export const CredentialRevoked: ShapeOf<Schemas['CredentialRevoked']> = z.looseObject({ revoked: z.boolean() });
 
+/** One of the spec's values, in any case (`OPERATIONAL` is `operational`); anything else is refused. */
+const anyCase = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.exactOptional(
+    z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((value: string) => value.toLowerCase()),
+      ),
+      z.enum(values),
+    ),
+  );
+
 export const StatusCurrent: ShapeOf<Schemas['StatusCurrent']> = z.looseObject({
-  status: z.exactOptional(z.enum(['operational', 'degraded'])),
-  timestamp: int,
+  status: anyCase(['operational', 'degraded']),
+  timestamp: unixTime,
   environment: str,
   components: z.exactOptional(
     z.looseObject({
@@ -108,9 +131,9 @@ export const StatusCurrent: ShapeOf<Schemas['StatusCurrent']> = z.looseObject({
 });
 
 export const StatusHealth: ShapeOf<Schemas['StatusHealth']> = z.looseObject({
-  status: z.exactOptional(z.enum(['healthy', 'degraded'])),
-  timestamp: int,
-  database: z.exactOptional(z.enum(['connected', 'error'])),
+  status: anyCase(['healthy', 'degraded']),
+  timestamp: unixTime,
+  database: anyCase(['connected', 'error']),
 });
 
 const envelopes = new WeakMap<object, z.ZodMiniType>();

@@ -1,6 +1,6 @@
 /** Response helpers of the fake service: the spec's success envelope and error bodies. */
 import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
-import { numbersAsStrings, type ResolvedReadings } from './readings.js';
+import { numbersAsStrings, timesInMilliseconds, type ResolvedReadings } from './readings.js';
 
 /** Per-request facts every response needs. */
 export interface ResponseContext {
@@ -19,9 +19,10 @@ function headersFor(ctx: ResponseContext, extra?: Record<string, string>): Heade
   return headers;
 }
 
-/** A body with the spec's integers written as the `numbers` reading says. */
+/** A body with the spec's integers written as the `timeUnit` and `numbers` readings say. */
 export function withNumbers(ctx: ResponseContext, body: unknown): unknown {
-  return ctx.readings?.numbers === 'string' ? numbersAsStrings(body) : body;
+  const timed = ctx.readings?.timeUnit === 'milliseconds' ? timesInMilliseconds(body) : body;
+  return ctx.readings?.numbers === 'string' ? numbersAsStrings(timed) : timed;
 }
 
 export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: Record<string, string>): Response {

@@ -26,6 +26,8 @@ export interface FakeReadings {
   tokenEnvelope?: 'wrapped' | 'bare';
   /** The spec's integers (`expires_in`, `exp`, `nbf`, `iat`, `time_expires`, timestamps…): JSON numbers (`number`, the default) or strings of digits (`string`). */
   numbers?: 'number' | 'string';
+  /** The UNIX times of REST answers (`exp`, `nbf`, `iat`, `time_expires`, `opened_at`, `completed_at`, status `timestamp`): in seconds (the default, as the spec types them) or milliseconds. */
+  timeUnit?: 'seconds' | 'milliseconds';
   /** Error bodies: `{error: {…}}` (`envelope`, the default, the spec's) or the error object's fields at the top level (`bare`). */
   errorBody?: 'envelope' | 'bare';
   /** The identity response's `_sd_alg`: `sha256` (the default, the spec's example) or RFC 9901's `sha-256`. */
@@ -68,6 +70,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   statusEnvelope: 'bare',
   tokenEnvelope: 'wrapped',
   numbers: 'number',
+  timeUnit: 'seconds',
   errorBody: 'envelope',
   sdAlg: 'sha256',
   claimValues: 'spec',
@@ -89,6 +92,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   statusEnvelope: ['bare', 'wrapped'],
   tokenEnvelope: ['wrapped', 'bare'],
   numbers: ['number', 'string'],
+  timeUnit: ['seconds', 'milliseconds'],
   errorBody: ['envelope', 'bare'],
   sdAlg: ['sha256', 'sha-256'],
   claimValues: ['spec', 'strings', 'decoded'],
@@ -143,6 +147,7 @@ export function parseReadings(pairs: readonly string[]): FakeReadings {
 export function departsFromDocument(readings: ResolvedReadings): boolean {
   return (
     readings.numbers !== 'number' ||
+    readings.timeUnit !== 'seconds' ||
     readings.statusEnvelope !== 'bare' ||
     readings.tokenEnvelope !== 'wrapped' ||
     readings.errorBody !== 'envelope'
@@ -150,6 +155,19 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
 }
 
 const INTEGER_FIELDS = new Set(['expires_in', 'exp', 'nbf', 'iat', 'time_expires', 'opened_at', 'completed_at', 'timestamp']);
+const TIME_FIELDS = new Set(['exp', 'nbf', 'iat', 'time_expires', 'opened_at', 'completed_at', 'timestamp']);
+
+/** A JSON value with the spec's UNIX times written in milliseconds (the `timeUnit: 'milliseconds'` reading). */
+export function timesInMilliseconds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(timesInMilliseconds);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [
+      key,
+      TIME_FIELDS.has(key) && typeof field === 'number' ? field * 1000 : timesInMilliseconds(field),
+    ]),
+  );
+}
 
 /** A JSON value with the spec's integer fields written as strings of digits (the `numbers: 'string'` reading). */
 export function numbersAsStrings(value: unknown): unknown {

@@ -183,6 +183,21 @@ describe('identityResponses: what the spec leaves to the client', () => {
     await expect(h.client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['data.exp'] });
   });
 
+  test('times written in milliseconds (the timeUnit reading) are read as the instants they name: an elapsed exp is still refused', async () => {
+    const h = await harness({ fake: { readings: { timeUnit: 'milliseconds' } } });
+    const { data: created } = await h.client.identityRequests.create(person());
+    const event = await h.service.approve(created.access_request_code);
+    const request = {
+      accessRequestCode: created.access_request_code,
+      identitySessionCode: created.identity_session_code,
+      accessToken: event.access_token,
+    };
+    const { data } = await h.client.identityResponses.get(request);
+    expect(data.exp! - Date.now() / 1000).toBeLessThan(3_600 + 60);
+    h.service.identityRequest(created.access_request_code)!.response!['exp'] = Math.floor(Date.now() / 1000) - 5;
+    await expect(h.client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+  });
+
   test('a code that is "." or ".." is refused before anything is sent: it would resolve to another path', async () => {
     const { client, service, codes, event } = await approved();
     const before = service.requests.length;

@@ -32,6 +32,19 @@ function clientAnswering(answer: (request: Request) => Response): AcmeIdentityCl
 }
 
 describe('reading answers', () => {
+  test("status values in another case are the spec's values; a value the spec does not name is refused", async () => {
+    const answers = [{ status: 'OPERATIONAL', timestamp: 1_790_000_000 }, { status: 'Healthy', database: 'CONNECTED' }, { status: 'up' }];
+    const client = clientAnswering(() => Response.json(answers.shift()));
+    expect(await client.status.current()).toMatchObject({ status: 'operational', timestamp: 1_790_000_000 });
+    expect(await client.status.health()).toMatchObject({ status: 'healthy', database: 'connected' });
+    expect(await rejection(client.status.current())).toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['status'] });
+  });
+
+  test('a status timestamp in milliseconds is read in seconds', async () => {
+    const client = clientAnswering(() => Response.json({ status: 'operational', timestamp: 1_790_000_000_123 }));
+    expect(await client.status.current()).toMatchObject({ timestamp: 1_790_000_000 });
+  });
+
   test('a body that is not JSON is an InvalidResponseError, not a crash', async () => {
     const { client, service } = await harness();
     service.injectFault({ kind: 'malformed', path: '/status/current' });
