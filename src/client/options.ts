@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/index.js';
+import { isObject } from '../internal/guards.js';
 import { Observer, type ObservabilityOptions } from '../internal/observe.js';
 import { Tracing, type OpenTelemetryApi } from '../internal/tracing.js';
 import { VERSION } from '../version.js';
@@ -164,8 +165,9 @@ function checkHeaderToken(name: string, value: string): void {
 }
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
-  if (options === null || typeof options !== 'object') throw new ConfigurationError('options', 'must be an object');
-  const record = options as unknown as Record<string, unknown>;
+  // Read as untyped data first: JavaScript callers may pass anything.
+  const record: unknown = options;
+  if (!isObject(record)) throw new ConfigurationError('options', 'must be an object');
   const baseUrl = requireString(record, 'baseUrl').replace(/\/+$/, '');
   let url: URL;
   try {

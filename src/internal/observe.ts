@@ -101,7 +101,7 @@ export class Observer {
     if (rank < 0 && fromEnvironment === undefined) throw configurationError('logLevel', `must be one of ${LEVELS.join(', ')}`);
     const misconfigured = rank < 0;
     if (misconfigured) rank = WARN;
-    const logger = options.logger ?? (globalThis.console as unknown as Logger);
+    const logger: Logger = options.logger ?? globalThis.console;
     for (const method of ['debug', 'info', 'warn', 'error'] as const) {
       if (typeof logger?.[method] !== 'function') throw configurationError('logger', `must have a ${method}(message, fields) method`);
     }
