@@ -206,3 +206,102 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
     expect(eventKind({ event: `approved.${'x'.repeat(100)}` }).rawKind).toHaveLength(64);
   });
 });
+
+describe('webhook signatures: the edges of each form (each pinned for its rule)', () => {
+  const payload = body();
+  const t = Math.floor(NOW / 1000);
+  const v1 = (secret = SECRET) => createHmac('sha256', secret).update(`${t}.${payload}`).digest('hex');
+
+  test("Stripe's header in any order and with spaces after its commas", async () => {
+    for (const header of [`v1=${v1()},t=${t}`, `t=${t}, v1=${v1()}`, `v1=${v1()},  t=${t}`]) {
+      await expect(verifier().verify(payload, { 'x-webhook-signature': header })).resolves.toMatchObject({ kind: 'approved' });
+    }
+  });
+
+  test("Stripe's header carries at most maxSignatures v1 entries: that many is read, one more is refused", async () => {
+    const others = (n: number) => Array.from({ length: n }, (_, i) => `v1=${String(i).repeat(64).slice(0, 64)}`).join(',');
+    await expect(verifier().verify(payload, { 'x-webhook-signature': `t=${t},${others(3)},v1=${v1()}` })).resolves.toBeDefined();
+    const error = await refusal(verifier().verify(payload, { 'x-webhook-signature': `t=${t},${others(4)},v1=${v1()}` }));
+    expect(error.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+
+  test('an explicit scheme with its header missing is a missing signature, never a crash', async () => {
+    for (const scheme of ['hmac', 'stripe', 'standard'] as const) {
+      expect((await refusal(verifier({ scheme }).verify(payload, {}))).code).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+    }
+    // scheme stripe, a header without any v1 entry: malformed.
+    expect((await refusal(verifier({ scheme: 'stripe' }).verify(payload, { 'x-webhook-signature': `t=${t}` }))).code).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
+  });
+
+  const standard = (signature: string, id = 'msg_1') => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(t),
+    'webhook-signature': signature,
+  });
+  const good = (id = 'msg_1') => new Webhook(SECRET).sign(id, new Date(NOW), payload);
+
+  test('Standard Webhooks: a webhook-id of 256 characters is read, 257 is malformed', async () => {
+    const long = 'm'.repeat(256);
+    await expect(verifier().verify(payload, standard(good(long), long))).resolves.toBeDefined();
+    const longer = 'm'.repeat(257);
+    expect((await refusal(verifier().verify(payload, standard(good(longer), longer)))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+
+  test('Standard Webhooks: at most maxSignatures entries, spaces between them not counted; a v1 of the wrong length is malformed', async () => {
+    const filler = `v1,${Buffer.alloc(32, 1).toString('base64')}`;
+    await expect(verifier({ maxSignatures: 2 }).verify(payload, standard(`${filler}  ${good()}`))).resolves.toBeDefined();
+    expect((await refusal(verifier({ maxSignatures: 2 }).verify(payload, standard(`${filler} ${filler} ${good()}`)))).code).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
+    expect((await refusal(verifier().verify(payload, standard(`${good()} v1,QUJD`)))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+
+  test('Standard Webhooks with a secret that is not base64: its text is the key', async () => {
+    const secret = 'not base64 at all, but long enough!';
+    const id = 'msg_2';
+    const signature = `v1,${createHmac('sha256', secret).update(`${id}.${t}.${payload}`).digest('base64')}`;
+    await expect(verifier({ secret }).verify(payload, standard(signature, id))).resolves.toBeDefined();
+    // A whsec_ secret whose text (not its base64) signed: tried too.
+    const text = `v1,${createHmac('sha256', SECRET).update(`${id}.${t}.${payload}`).digest('base64')}`;
+    await expect(verifier().verify(payload, standard(text, id))).resolves.toBeDefined();
+  });
+
+  test('toleranceSeconds must be a number, 0 or more: 0 is allowed, "5" is not', () => {
+    expect(() => verifier({ toleranceSeconds: 0 })).not.toThrow();
+    expect(() => verifier({ toleranceSeconds: '5' as never })).toThrow(expect.objectContaining({ option: 'toleranceSeconds' }));
+  });
+});
+
+describe('webhook payloads: the documented fields, checked by hand', () => {
+  const sign = (text: string) => ({ 'x-webhook-signature': createHmac('sha256', SECRET).update(text).digest('hex') });
+  test.each([
+    ['an access_request_code that is not a string', { access_request_code: 42, access_token: TOKEN }, 'access_request_code'],
+    ['an empty access_request_code', { access_request_code: '', access_token: TOKEN }, 'access_request_code'],
+    ['no access_token', { access_request_code: 'arc_1' }, 'access_token'],
+    ['an access_token that is not a JWT', { access_request_code: 'arc_1', access_token: 'opaque' }, 'access_token'],
+  ])('%s is refused, naming the field', async (_name, fields, field) => {
+    const text = JSON.stringify({ event: 'approved', ...fields });
+    const error = await refusal(verifier().verify(text, sign(text)));
+    expect(error.code).toBe('ERR_WEBHOOK_PAYLOAD');
+    expect(error.message).toContain(field);
+  });
+
+  test('an event inside data keeps the envelope fields in its payload, and data without access_token', async () => {
+    const text = JSON.stringify({
+      type: 'identity.request.approved',
+      id: 'evt_1',
+      data: { access_request_code: 'arc_1', access_token: TOKEN, extra: 1 },
+    });
+    const event = await verifier().verify(text, sign(text));
+    expect(event.payload).toEqual({ type: 'identity.request.approved', id: 'evt_1', data: { access_request_code: 'arc_1', extra: 1 } });
+  });
+});
+
+describe('webhook event kinds: rawKind', () => {
+  test('a kind field that says neither approved nor cancelled is kept as rawKind, cut to 64 characters', () => {
+    expect(eventKind({ type: 'identity_action' })).toEqual({ kind: 'unknown', rawKind: 'identity_action' });
+    expect(eventKind({ type: 'x'.repeat(100) }).rawKind).toHaveLength(64);
+  });
+});

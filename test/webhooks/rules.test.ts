@@ -215,6 +215,11 @@ describe('webhooks: what a refusal carries', () => {
     await rejection(logging.verify('', { 'x-webhook-signature': HEX }));
     await logging.verify(BODY, { 'x-webhook-signature': HEX }).then((event) => logging.complete(event));
     await rejection(logging.verify(BODY, { 'x-webhook-signature': HEX }));
+    // A second delivery held by an attempt still processing it: normal, at info.
+    const other = BODY.replace('arc_1', 'arc_2');
+    const otherMac = mac(other).digest('hex');
+    await logging.verify(other, { 'x-webhook-signature': otherMac });
+    await rejection(logging.verify(other, { 'x-webhook-signature': otherMac }));
     expect(lines).toEqual([
       {
         level: 'warn',
@@ -227,6 +232,7 @@ describe('webhooks: what a refusal carries', () => {
         fields: { code: 'ERR_WEBHOOK_EMPTY_BODY' },
       },
       { level: 'info', message: expect.stringContaining('ERR_WEBHOOK_DUPLICATE'), fields: { code: 'ERR_WEBHOOK_DUPLICATE' } },
+      { level: 'info', message: expect.stringContaining('ERR_WEBHOOK_IN_PROGRESS'), fields: { code: 'ERR_WEBHOOK_IN_PROGRESS' } },
     ]);
     expect(JSON.stringify(lines)).not.toContain('arc_');
   });
