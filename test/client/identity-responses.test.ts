@@ -7,10 +7,14 @@ import {
   SdJwtVerificationError,
   type IdentityRequestInput,
 } from '../../src/index.js';
+import type { FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, received, rejection } from '../helpers.js';
 
-async function approved(claims: IdentityRequestInput['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number']) {
-  const h = await harness();
+async function approved(
+  claims: IdentityRequestInput['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number'],
+  fake: FakeServiceOptions = {},
+) {
+  const h = await harness({ fake });
   const { data } = await h.client.identityRequests.create(person({ claims }));
   const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
   const event = await h.service.approve(data.access_request_code);
@@ -164,38 +168,26 @@ describe('identityResponses: what the spec leaves to the client', () => {
   });
 
   test('exp, nbf and iat written as strings of digits (the numbers reading) are read as the numbers they are: an elapsed one is still refused', async () => {
-    const h = await harness({ fake: { readings: { numbers: 'string' } } });
-    const { data: created } = await h.client.identityRequests.create(person());
-    const event = await h.service.approve(created.access_request_code);
-    const request = {
-      accessRequestCode: created.access_request_code,
-      identitySessionCode: created.identity_session_code,
-      accessToken: event.access_token,
-    };
-    const { data } = await h.client.identityResponses.get(request);
+    const { client, service, codes, event } = await approved(undefined, { readings: { numbers: 'string' } });
+    const request = { ...codes, accessToken: event.access_token };
+    const { data } = await client.identityResponses.get(request);
     expect(typeof data.exp).toBe('number');
     expect(typeof data.iat).toBe('number');
-    const response = h.service.identityRequest(created.access_request_code)!.response!;
+    const response = service.identityRequest(codes.accessRequestCode)!.response!;
     response['exp'] = Math.floor(Date.now() / 1000) - 5;
-    await expect(h.client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+    await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
     // A date where a number belongs is not guessed at.
     response['exp'] = '2026-12-01T00:00:00Z';
-    await expect(h.client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['data.exp'] });
+    await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['data.exp'] });
   });
 
   test('times written in milliseconds (the timeUnit reading) are read as the instants they name: an elapsed exp is still refused', async () => {
-    const h = await harness({ fake: { readings: { timeUnit: 'milliseconds' } } });
-    const { data: created } = await h.client.identityRequests.create(person());
-    const event = await h.service.approve(created.access_request_code);
-    const request = {
-      accessRequestCode: created.access_request_code,
-      identitySessionCode: created.identity_session_code,
-      accessToken: event.access_token,
-    };
-    const { data } = await h.client.identityResponses.get(request);
+    const { client, service, codes, event } = await approved(undefined, { readings: { timeUnit: 'milliseconds' } });
+    const request = { ...codes, accessToken: event.access_token };
+    const { data } = await client.identityResponses.get(request);
     expect(data.exp! - Date.now() / 1000).toBeLessThan(3_600 + 60);
-    h.service.identityRequest(created.access_request_code)!.response!['exp'] = Math.floor(Date.now() / 1000) - 5;
-    await expect(h.client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+    service.identityRequest(codes.accessRequestCode)!.response!['exp'] = Math.floor(Date.now() / 1000) - 5;
+    await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
   });
 
   test('a code that is "." or ".." is refused before anything is sent: it would resolve to another path', async () => {
