@@ -88,9 +88,12 @@ function noQuery(query: Record<string, unknown>): string {
 
 const ENVELOPE_FIELDS = new Set(['data', 'correlation_id', 'meta']);
 
+/** Whether every field of `body` is one an envelope has (`data`, `correlation_id`, `meta`). */
+const envelopeKeysOnly = (body: Record<string, unknown>) => Object.keys(body).every((key) => ENVELOPE_FIELDS.has(key));
+
 /** Exactly `{data: {…}, correlation_id?, meta?}`: nothing else beside an object in `data`. */
-function isEnvelope(body: unknown): body is { data: Record<string, unknown> } {
-  return isObject(body) && isObject(body['data']) && Object.keys(body).every((key) => ENVELOPE_FIELDS.has(key));
+function isEnvelope(body: unknown): body is Record<string, unknown> & { data: Record<string, unknown> } {
+  return isObject(body) && isObject(body['data']) && envelopeKeysOnly(body);
 }
 
 /** The service's error body, wherever it put it; `undefined` when there is none to read. */
@@ -415,7 +418,7 @@ export class AcmeIdentityClient {
    * two fields are checked directly, so a call runs one zod parse rather than two nested ones
    * (about 6 µs a call between round trips). A service may read the spec's envelope rule
    * differently: an envelope without `correlation_id` takes the header's (or the one sent), and a
-   * body with neither `data` nor `correlation_id` is read as the data itself. Anything amiss is an
+   * body without `correlation_id` that is not shaped as an envelope is read as the data itself. Anything amiss is an
    * `InvalidResponseError` whose `issues` name the path.
    */
   #unwrap<T>(schema: S.ShapeOf<T>, body: unknown, response: Response, ctx: CallContext): ApiResult<T> {
@@ -424,11 +427,12 @@ export class AcmeIdentityClient {
       if (data.success) return this.#result({ data: data.data, correlation_id: body['correlation_id'], meta: body['meta'] });
     }
     const correlationId = response.headers.get('x-correlation-id') ?? ctx.correlationId;
-    if (isObject(body) && Object.hasOwn(body, 'data') && body['correlation_id'] === undefined) {
+    // Exactly an envelope ({data, meta?}) without its correlation_id: a record that merely has a `data` field is not one.
+    if (isEnvelope(body) && body['correlation_id'] === undefined) {
       return this.#result(this.#validate(S.envelope(schema), { ...body, correlation_id: correlationId }, response, ctx));
     }
-    // Bare: neither of the envelope's fields. One without the other is an envelope with a field missing.
-    if (isObject(body) && !Object.hasOwn(body, 'data') && !Object.hasOwn(body, 'correlation_id')) {
+    // Bare: no correlation_id, and not shaped as an envelope (no data, or fields an envelope has not).
+    if (isObject(body) && !Object.hasOwn(body, 'correlation_id') && (!Object.hasOwn(body, 'data') || !envelopeKeysOnly(body))) {
       return { data: this.#validate(schema, body, response, ctx), correlationId };
     }
     return this.#result(this.#validate(S.envelope(schema), body, response, ctx));

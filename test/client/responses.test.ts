@@ -84,6 +84,12 @@ describe('reading answers', () => {
     expect(await client.identityRequests.delete(codes)).toEqual({ data: { message: 'deleted' }, correlationId: 'cor_h' });
   });
 
+  test('a bare record that merely has a data field among others is read whole, never taken for an envelope', async () => {
+    const credential = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], data: { score: 1 } };
+    const client = clientAnswering(() => Response.json(credential, { headers: { 'x-correlation-id': 'cor_h' } }));
+    expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'cor_h' });
+  });
+
   test('a well-formed envelope gives data, correlation id and meta; meta is left out when absent', async () => {
     const answers = [
       { data: { message: 'deleted' }, correlation_id: 'c1', meta: { request_id: 'r' } },
