@@ -22,7 +22,7 @@ import { TokenManager, type TokenGrant } from './tokens.js';
 import { pathSerializer, type PathSerializer } from './paths.js';
 import { ROUTES as R } from '../contract/routes.js';
 import { retryAfterMs } from './retry.js';
-import { PreparedRequest, type ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
+import { PreparedRequestClass, ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
 
 type Schemas = S.Schemas;
 
@@ -31,7 +31,8 @@ const RESPONSES = new WeakMap<object, ResponseInfo>();
 /** Records the answer behind `result` (non-enumerable `response` on an `ApiResult`). */
 function withResponse<R extends object>(result: R, response: Response, apiResult: boolean): R {
   // The transport's ReadResponse already is { status, headers, attempts }: kept as it is, no copy.
-  const info = response as unknown as ResponseInfo;
+  const info: ResponseInfo =
+    response instanceof ReadResponse ? response : { status: response.status, headers: response.headers, attempts: 1 };
   RESPONSES.set(result, info);
   if (apiResult) Object.defineProperty(result, 'response', { value: info, enumerable: false, configurable: true });
   return result;
@@ -205,7 +206,7 @@ export class AcmeIdentityClient {
     this.#transport = new Transport(this.#options);
     this.#api = createFetchClient<paths>({
       baseUrl: this.#options.baseUrl,
-      Request: PreparedRequest as unknown as typeof Request,
+      Request: PreparedRequestClass,
       pathSerializer: pathSerializer(encodeURIComponent),
       // No operation of the service takes query parameters (the generated types allow none); a
       // function here spares openapi-fetch building a serializer on every call.
@@ -471,7 +472,7 @@ export class AcmeIdentityClient {
           body: errorBody(sent.error),
           requestCorrelationId: correlationId(),
           headers: response.headers,
-          attempts: (response as unknown as Partial<ReadResponse>).attempts ?? 1,
+          attempts: response instanceof ReadResponse ? response.attempts : 1,
         },
         retryAfterMs(response.headers, this.#transport.serviceNow()),
         { credential: policy.credential === true },

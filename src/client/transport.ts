@@ -42,26 +42,28 @@ const LENIENT = new TextDecoder('utf-8');
 /**
  * A response whose body was read within its attempt, so that a body cut mid-stream is a failure of
  * the attempt (retried like one before the headers) rather than of openapi-fetch's parsing later.
- * It offers what openapi-fetch and the client read: status, headers and the text.
+ * A real `Response` (openapi-fetch and the client read its status, headers and text) with an empty
+ * body of its own: the text read is kept beside it, and the answer's own headers are handed out
+ * as they came, not copied.
  */
-export class ReadResponse {
-  readonly status: number;
-  readonly statusText: string;
-  readonly ok: boolean;
-  readonly headers: Headers;
-  readonly body = null;
+export class ReadResponse extends Response {
   /** How many attempts the call made, this one included. */
   readonly attempts: number;
   readonly #text: string;
+  readonly #answer: Response;
   constructor(response: Response, text: string, attempts: number) {
+    super(null, { status: response.status });
     this.attempts = attempts;
-    this.status = response.status;
-    this.statusText = response.statusText;
-    this.ok = response.ok;
-    this.headers = response.headers;
+    this.#answer = response;
     this.#text = text;
   }
-  text(): Promise<string> {
+  override get headers(): Headers {
+    return this.#answer.headers;
+  }
+  override get statusText(): string {
+    return this.#answer.statusText;
+  }
+  override text(): Promise<string> {
     return Promise.resolve(this.#text);
   }
 }
@@ -78,20 +80,30 @@ function errorCodeOf(error: unknown): string {
  * A real `Request` costs an `AbortController` in undici; the transport builds exactly one per
  * attempt, with the signal and fresh headers, and re-sends the serialized body on a retry.
  */
-export class PreparedRequest {
+class PreparedRequest {
   readonly url: string;
-  readonly init: RequestInit;
+  /** Optional in its type only, so that a `Request` fits this shape and the class can stand in for `Request` below. */
+  readonly init?: RequestInit;
   constructor(url: string, init: RequestInit = {}) {
     this.url = url;
     this.init = init;
   }
   get method(): string {
-    return this.init.method ?? 'GET';
+    return this.init?.method ?? 'GET';
   }
-  static from(request: Request): PreparedRequest {
-    if (request instanceof PreparedRequest) return request;
-    throw new TypeError('the transport expects the PreparedRequest openapi-fetch was configured with');
-  }
+}
+
+/**
+ * The class openapi-fetch is given as its `Request` option. openapi-fetch only constructs it with
+ * (url, init) and passes the instance to the transport's `fetch`, the one reader (`prepared`).
+ * A narrowing assertion, not a conversion: a `Request` has every member a `PreparedRequest` declares.
+ */
+export const PreparedRequestClass = PreparedRequest as typeof Request;
+
+/** The URL and init openapi-fetch prepared. */
+function prepared(request: object): { url: string; init: RequestInit } {
+  if (request instanceof PreparedRequest) return { url: request.url, init: request.init ?? {} };
+  throw new TypeError('the transport expects the PreparedRequest openapi-fetch was configured with');
 }
 
 export class Transport {
@@ -214,7 +226,7 @@ export class Transport {
    */
   fetchFor(ctx: CallContext, policy: SendPolicy, template: string): (request: Request) => Promise<Response> {
     return async (request) => {
-      const { url, init } = PreparedRequest.from(request);
+      const { url, init } = prepared(request);
       const observer = this.#options.observer;
       let attempt = 0;
       let replayed = false;
@@ -276,7 +288,7 @@ export class Transport {
           }
           if (bytes !== undefined) {
             if (ctx.signal.aborted) throw ctx.signal.reason;
-            return new ReadResponse(response, this.#decode(bytes, response, ctx), attempt + (replayed ? 2 : 1)) as unknown as Response;
+            return new ReadResponse(response, this.#decode(bytes, response, ctx), attempt + (replayed ? 2 : 1));
           }
         }
         if (ctx.signal.aborted) throw ctx.signal.reason;

@@ -24,20 +24,12 @@ export interface Span {
   end(): void;
 }
 
-/** The parts of `@opentelemetry/api` the client uses: pass the module itself. */
+/**
+ * The parts of `@opentelemetry/api` the client uses: pass the module itself. Written with method
+ * signatures, whose parameters TypeScript compares both ways, so the real module (whose contexts
+ * and carriers are its own types) fits without the SDK naming them.
+ */
 export interface OpenTelemetryApi {
-  trace: {
-    getTracer(name: string, version?: string): { startSpan(name: string, options?: object, context?: never): Span };
-    setSpan(context: never, span: never): unknown;
-  };
-  context: { active(): unknown };
-  propagation: { inject(context: never, carrier: Headers, setter?: never): void };
-  SpanKind: { readonly INTERNAL: number; readonly CLIENT: number };
-  SpanStatusCode: { readonly ERROR: number };
-}
-
-/** The same API, as the client calls it (contexts are opaque to it). */
-interface Api {
   trace: {
     getTracer(name: string, version?: string): { startSpan(name: string, options?: object, context?: unknown): Span };
     setSpan(context: unknown, span: Span): unknown;
@@ -49,11 +41,11 @@ interface Api {
 }
 
 export class Tracing {
-  readonly #api: Api;
+  readonly #api: OpenTelemetryApi;
   readonly #server: { address: string; port: number };
 
   constructor(api: OpenTelemetryApi, baseUrl: string) {
-    this.#api = api as unknown as Api;
+    this.#api = api;
     const url = new URL(baseUrl);
     this.#server = { address: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
   }
