@@ -1,6 +1,6 @@
 /** The error classes: one root, the HTTP errors by the service's type, and one class per family of refusal. */
 import { printable } from '../internal/text.js';
-import type { ErrorCode, OidcErrorCode, SdJwtErrorCode, WebhookErrorCode } from './codes.js';
+import type { ErrorCode, InboxErrorCode, OidcErrorCode, SdJwtErrorCode, WebhookErrorCode } from './codes.js';
 
 /** Defines a property that code can read but that serialisers and loggers do not walk. */
 function hide(target: object, key: string, value: unknown): void {
@@ -660,6 +660,25 @@ export class IdentityFlowError extends AcmeIdentityError {
   constructor(step: IdentityFlowStep, message: string, cause: unknown) {
     super('ERR_IDENTITY_FLOW', `${step}: ${message}`, { cause });
     this.step = step;
+  }
+}
+
+/**
+ * The identity inbox set a delivery aside or refused a call. `code` says why; `entryId` names the
+ * entry (its `access_request_code`); the failure behind it, when there was one, is the `cause`.
+ */
+export class InboxError extends AcmeIdentityError {
+  /** The class's name, a string that survives minification. */
+  override get name(): string {
+    return 'InboxError';
+  }
+
+  declare readonly code: InboxErrorCode;
+
+  readonly entryId: string;
+  constructor(code: InboxErrorCode, entryId: string, message: string, cause?: unknown) {
+    super(code, message, cause === undefined ? undefined : { cause });
+    this.entryId = entryId;
   }
 }
 

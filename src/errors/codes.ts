@@ -31,7 +31,23 @@ export type ErrorCode =
   | 'ERR_CLAIM_DECODE'
   | WebhookErrorCode
   | OidcErrorCode
-  | 'ERR_IDENTITY_FLOW';
+  | 'ERR_IDENTITY_FLOW'
+  | InboxErrorCode;
+
+/** Why the identity inbox set an entry aside (its dead-letter reason) or refused a call. */
+export type InboxErrorCode =
+  /** The webhook's X-Access-Token expired before the identity was fetched: only a fresh delivery can fetch it now. */
+  | 'ERR_INBOX_TOKEN_EXPIRED'
+  /** Every attempt allowed failed; the last failure is the error's `cause`. */
+  | 'ERR_INBOX_RETRIES_EXHAUSTED'
+  /** The fetch failed in a way no retry changes (a tampered response, a token for another request). */
+  | 'ERR_INBOX_REFUSED'
+  /** Your handler kept failing; its last error is the `cause`. */
+  | 'ERR_INBOX_HANDLER'
+  /** The identity session code of the request is not known (neither \`expect\`ed nor found by \`sessionCode\`). */
+  | 'ERR_INBOX_UNKNOWN_REQUEST'
+  /** No entry has that id (replay, discard). */
+  | 'ERR_INBOX_NOT_FOUND';
 
 /** Why an OIDC sign-in failed; one code per check, so a caller (and a test) can tell them apart. */
 export type OidcErrorCode =

@@ -10,7 +10,7 @@
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Errors"
  * @module
  */
-export type { ErrorCode, OidcErrorCode, SdJwtErrorCode, WebhookErrorCode } from './codes.js';
+export type { ErrorCode, InboxErrorCode, OidcErrorCode, SdJwtErrorCode, WebhookErrorCode } from './codes.js';
 export {
   AbortError,
   AcmeIdentityError,
@@ -29,6 +29,7 @@ export {
   EmailDeliveryError,
   ExternalServiceError,
   IdentityFlowError,
+  InboxError,
   InternalServerError,
   InvalidInputError,
   InvalidResponseError,

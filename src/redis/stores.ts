@@ -3,7 +3,7 @@
  * two states, and finished sign-ins, across processes and machines.
  */
 import { ConfigurationError } from '../errors/index.js';
-import { fromBase64, toBase64, utf8 } from '../internal/encoding.js';
+import { importAesKey, open, seal } from '../internal/sealing.js';
 import type { StoredToken, TokenLease, TokenStore } from '../client/tokens.js';
 import type { ReplayClaim, ReplayStore } from '../webhooks/replay.js';
 import type { StateStore } from '../oidc/index.js';
@@ -203,41 +203,14 @@ export class RedisTokenStore implements TokenStore {
 }
 
 function aesKey(options: RedisTokenStoreOptions): Promise<CryptoKey> | undefined {
-  const given = options.encryptionKey;
-  if (given === undefined) {
+  if (options.encryptionKey === undefined) {
     if (options.allowPlaintext === true) return undefined;
     throw new ConfigurationError(
       'encryptionKey',
       'is required: tokens are secrets (32 random bytes; or set allowPlaintext: true to store them in clear)',
     );
   }
-  if (typeof CryptoKey !== 'undefined' && given instanceof CryptoKey) {
-    if (given.algorithm.name !== 'AES-GCM') throw new ConfigurationError('encryptionKey', 'must be an AES-GCM key');
-    return Promise.resolve(given);
-  }
-  const bytes = typeof given === 'string' ? fromBase64(given) : given instanceof Uint8Array ? given : undefined;
-  if (bytes?.length !== 32) throw new ConfigurationError('encryptionKey', 'must be 32 bytes (a Uint8Array, or their base64)');
-  return crypto.subtle.importKey('raw', new Uint8Array(bytes), 'AES-GCM', false, ['encrypt', 'decrypt']);
-}
-
-/** `v1.` + base64(iv ‖ AES-GCM(json)), with the key name as additional data: a value moved to another key does not open. */
-async function seal(key: CryptoKey, json: string, name: string): Promise<string> {
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8(name) }, key, utf8(json)));
-  const out = new Uint8Array(12 + sealed.length);
-  out.set(iv);
-  out.set(sealed, 12);
-  return `v1.${toBase64(out)}`;
-}
-
-async function open(key: CryptoKey, value: string, name: string): Promise<string> {
-  if (!value.startsWith('v1.')) throw new TypeError('not sealed');
-  const bytes = fromBase64(value.slice(3));
-  if (!bytes || bytes.length < 28) throw new TypeError('not sealed');
-  const plain = await crypto.subtle.decrypt(
-    { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: utf8(name) },
-    key,
-    bytes.subarray(12),
-  );
-  return new TextDecoder('utf-8', { fatal: true }).decode(plain);
+  const key = importAesKey(options.encryptionKey);
+  if (typeof key === 'string') throw new ConfigurationError('encryptionKey', key);
+  return key;
 }
