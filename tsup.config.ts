@@ -6,6 +6,7 @@ const entry = {
   'oidc/browser': 'src/oidc/browser.ts',
   'sd-jwt/index': 'src/sd-jwt/index.ts',
   'webhooks/index': 'src/webhooks/index.ts',
+  'inbox/index': 'src/inbox/index.ts',
   'redis/index': 'src/redis/index.ts',
   'testing/index': 'src/testing/index.ts',
   'testing/msw': 'src/testing/msw.ts',

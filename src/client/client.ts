@@ -200,6 +200,15 @@ export class AcmeIdentityClient {
     health(options?: RequestOptions): Promise<Schemas['StatusHealth']>;
   };
 
+  /**
+   * The service's time as this client knows it, in ms: the local clock corrected by what the
+   * service's `Date` headers (or, without them, its tokens' `iat`) said. Expiries the service set
+   * (a webhook's X-Access-Token, an identity response) are judged on it.
+   */
+  serviceTime(): number {
+    return this.#transport.serviceNow();
+  }
+
   /** @throws {ConfigurationError} an option is missing or unusable. */
   constructor(options: ClientOptions) {
     this.#options = resolveOptions(options);

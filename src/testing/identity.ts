@@ -37,6 +37,8 @@ export interface ApprovalOptions {
   values?: Record<string, unknown>;
   /** The person could not provide every document the ruleset needs. */
   partiallyComplete?: boolean;
+  /** `skip`: the webhook is never sent (a delivery lost on the service's side); see {@link FakeService.resendWebhook}. @default 'send' */
+  webhook?: 'send' | 'skip';
 }
 
 const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;

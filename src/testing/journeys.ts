@@ -16,7 +16,9 @@ export interface Journeys {
   /** The person completed the journey: the response is built and the webhook sent (not awaited). */
   approve(accessRequestCode: string, approval?: ApprovalOptions): Promise<WebhookPayload>;
   /** The request was cancelled: the webhook is sent as for an approval. */
-  cancel(accessRequestCode: string): Promise<WebhookPayload>;
+  cancel(accessRequestCode: string, options?: { webhook?: 'send' | 'skip' }): Promise<WebhookPayload>;
+  /** A settled request's webhook sent again, with a fresh X-Access-Token (the old one stops working). */
+  resend(accessRequestCode: string): Promise<WebhookPayload>;
   /** The journey pages, below the auth URL. */
   readonly routes: RouteEntry[];
 }
@@ -45,20 +47,27 @@ export function createJourneys(state: FakeState): Journeys {
       readings: state.readings,
     });
     found.status = 'approved';
-    return finish(found, 'approved');
+    return finish(found, 'approved', approval.webhook !== 'skip');
   }
 
-  async function cancel(accessRequestCode: string): Promise<WebhookPayload> {
+  async function cancel(accessRequestCode: string, options: { webhook?: 'send' | 'skip' } = {}): Promise<WebhookPayload> {
     const found = record(accessRequestCode);
     found.status = 'cancelled';
-    return finish(found, 'cancelled');
+    return finish(found, 'cancelled', options.webhook !== 'skip');
+  }
+
+  async function resend(accessRequestCode: string): Promise<WebhookPayload> {
+    const found = record(accessRequestCode);
+    if (found.status !== 'approved' && found.status !== 'cancelled')
+      throw new Error(`fake service: request ${accessRequestCode} is ${found.status}: there is no webhook to send again`);
+    return finish(found, found.status, true);
   }
 
   /** A settled request: a fresh X-Access-Token for its response, and the webhook to the client's URL. */
-  async function finish(found: IdentityRecord, event: WebhookPayload['event']): Promise<WebhookPayload> {
+  async function finish(found: IdentityRecord, event: WebhookPayload['event'], send: boolean): Promise<WebhookPayload> {
     const nowMs = now();
     found.accessToken = `at_${randomId(24)}`;
-    found.completedAt = Math.floor(nowMs / 1000);
+    found.completedAt ??= Math.floor(nowMs / 1000);
     const payload: WebhookPayload = {
       event,
       access_request_code: found.accessRequestCode,
@@ -70,7 +79,7 @@ export function createJourneys(state: FakeState): Journeys {
     };
     state.events.push(payload);
     const client = clientFor(state.clients, found.clientId);
-    if (client?.webhookUrl && client.webhookSecret && client.subscriptions?.includes(IDENTITY_ACTIONS)) {
+    if (send && client?.webhookUrl && client.webhookSecret && client.subscriptions?.includes(IDENTITY_ACTIONS)) {
       const target = { url: client.webhookUrl, secret: client.webhookSecret, readings: state.readings, now };
       const sending = deliverWebhook(target, payload, state.options.webhookRetry ?? {}, (delivery) => {
         state.deliveries.push(delivery);
@@ -139,6 +148,7 @@ export function createJourneys(state: FakeState): Journeys {
     },
     approve,
     cancel,
+    resend,
     routes,
   };
 }

@@ -204,8 +204,13 @@ export interface FakeService {
    * webhook is sent (not awaited: see {@link FakeService.webhooksSettled}). Returns its payload.
    */
   approve(accessRequestCode: string, options?: ApprovalOptions): Promise<WebhookPayload>;
-  /** The request was cancelled: the webhook is sent as for {@link FakeService.approve}. */
-  cancel(accessRequestCode: string): Promise<WebhookPayload>;
+  /** The request was cancelled: the webhook is sent as for {@link FakeService.approve} (`webhook: 'skip'`: never sent). */
+  cancel(accessRequestCode: string, options?: { webhook?: 'send' | 'skip' }): Promise<WebhookPayload>;
+  /**
+   * Sends a settled request's webhook again, as an operator asks the real service to: a new
+   * X-Access-Token (the previous one stops working), the same `completed_at`. Returns its payload.
+   */
+  resendWebhook(accessRequestCode: string): Promise<WebhookPayload>;
   /** Puts a credential in a condition (`pending_acceptance`, `verification_failed`, or back to `issued`) so verify answers its 412. An expired credential is one whose `time_expires` has passed on the service clock. */
   setCredentialCondition(credentialRef: string, condition: CredentialCondition): void;
   /** Makes every access token issued so far invalid (as a key rotation or a server-side revocation would). */

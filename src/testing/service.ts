@@ -66,6 +66,7 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     open: journeys.open,
     approve: journeys.approve,
     cancel: journeys.cancel,
+    resendWebhook: journeys.resend,
     setCredentialCondition(credentialRef, condition) {
       const found = credentials.get(credentialRef);
       if (!found) throw new Error('fake service: no such credential');

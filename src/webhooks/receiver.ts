@@ -36,10 +36,7 @@ export interface WebhookReceiver {
  * export const POST = receiver.fetch; // Next.js route handler
  * ```
  */
-export function createWebhookReceiver(
-  verifier: WebhookVerifier,
-  onEvent: (event: IdentityActionsEvent) => void | Promise<void>,
-): WebhookReceiver {
+export function createWebhookReceiver(verifier: WebhookVerifier, onEvent: (event: IdentityActionsEvent) => unknown): WebhookReceiver {
   if (typeof verifier?.verify !== 'function') throw new ConfigurationError('verifier', 'must be a verifier from createWebhookVerifier');
   if (typeof onEvent !== 'function') throw new ConfigurationError('onEvent', 'must be a function that takes the event');
   async function settle(verify: () => Promise<IdentityActionsEvent>): Promise<WebhookOutcome> {

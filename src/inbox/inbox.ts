@@ -1,0 +1,448 @@
+/**
+ * The identity inbox: between the webhook's 200 and the verified identity, nothing is lost. A
+ * delivery is persisted before the receiver answers; workers fetch and verify the identity with
+ * the webhook's token, retry within the token's lifetime, hand the result to your handler once,
+ * and set aside (dead-letter) what they cannot finish, with its reason, for a replay.
+ */
+import { decodeJwt } from 'jose/jwt/decode';
+import { AcmeIdentityError, ApiError, ConfigurationError, IdentityFlowError, InboxError, type InboxErrorCode } from '../errors/index.js';
+import { Observer, type ObservabilityOptions } from '../internal/observe.js';
+import { importAesKey, open, seal, type AesKeyInput } from '../internal/sealing.js';
+import type { VerifiedIdentityOptions, WebhookEventLike } from '../client/identity-flow.js';
+import type { IdentityRequestCodes } from '../client/results.js';
+import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
+import { MemoryInboxStore, type DeadLetter, type InboxClaim, type InboxRecord, type InboxStats, type InboxStore } from './store.js';
+
+/** What the inbox needs of the client: `AcmeIdentityClient` fits. */
+export interface InboxClient {
+  identityResponses: {
+    getVerified(event: WebhookEventLike, options: VerifiedIdentityOptions): Promise<VerifiedIdentityResponse>;
+  };
+  identityRequests: {
+    get(
+      codes: IdentityRequestCodes,
+    ): Promise<{ data: { completed_at?: number | undefined; opened_at?: number | undefined; time_expires?: number | undefined } }>;
+  };
+  /** The service's time as the client knows it, in ms (token expiry is judged on it). */
+  serviceTime?(): number;
+}
+
+/** What your handler receives: once per request, with the request's `access_request_code` as `id` (your idempotency key). */
+export type InboxDelivery =
+  | (DeliveryBase & { readonly kind: 'approved'; readonly identity: VerifiedIdentityResponse })
+  | (DeliveryBase & { readonly kind: 'cancelled' });
+
+interface DeliveryBase {
+  /** The request's `access_request_code`: the same for every redelivery and retry. Make your handler idempotent on it. */
+  readonly id: string;
+  readonly accessRequestCode: string;
+  /** Attempts made before this one. */
+  readonly attempts: number;
+  /** When the first delivery was received, in ms. */
+  readonly receivedAt: number;
+}
+
+/** A request completed (or expired) whose webhook never arrived: ask the service to send it again. */
+export interface MissingDelivery {
+  readonly accessRequestCode: string;
+  /** `completed`: the person finished, no delivery came within the grace period; `expired`: the request expired unopened. */
+  readonly reason: 'completed' | 'expired';
+  /** When the person completed it (`completed`) or when it expired (`expired`), in ms. */
+  readonly at: number;
+}
+
+export interface IdentityInboxOptions extends ObservabilityOptions {
+  /** The client that fetches identities (`AcmeIdentityClient`). */
+  client: InboxClient;
+  /** Called once per request with the verified identity, or with `kind: 'cancelled'`. A throw retries it (the identity is fetched again). */
+  onIdentity(delivery: InboxDelivery): void | Promise<void>;
+  /** Where entries are kept. @default a `MemoryInboxStore` (one process; a crash loses entries) */
+  store?: InboxStore;
+  /**
+   * The AES-GCM key the X-Access-Token is sealed with in a durable store: 32 random bytes (or their
+   * base64), or a `CryptoKey`. Every instance needs the same one. Required with a durable store
+   * unless `allowPlaintext`. @default a random key (memory store only)
+   */
+  encryptionKey?: AesKeyInput;
+  /** Keep tokens in clear in a durable store. Only where the store is as trusted as your secrets. @default false */
+  allowPlaintext?: boolean;
+  /** Looks up the `identity_session_code` of a request, when you did not record it with `expect`. */
+  sessionCode?(accessRequestCode: string): string | undefined | Promise<string | undefined>;
+  /** Options for `getVerified` (signature requirement, claims, tolerance...). */
+  verification?: Omit<VerifiedIdentityOptions, 'identitySessionCode'>;
+  /** Attempts before an entry is set aside. @default 8 */
+  maxAttempts?: number;
+  /** The first wait after a failure, in ms; doubled each time, with jitter. @default 1000 */
+  backoffMs?: number;
+  /** The longest wait between attempts, in ms. @default 300000 */
+  maxBackoffMs?: number;
+  /** How long a worker holds an entry before another may take it over (a dead worker's), in ms. Longer than a fetch and your handler. @default 120000 */
+  leaseMs?: number;
+  /** Entries a worker processes at once. @default 4 */
+  concurrency?: number;
+  /** How often a started inbox looks for due entries, in ms. @default 1000 */
+  pollIntervalMs?: number;
+  /** How long a handed-over request's redeliveries are recognised, in seconds. @default 604800 (7 days) */
+  doneTtlSeconds?: number;
+  /** The X-Access-Token's lifetime assumed when it carries no `exp` (the spec does not state one), in seconds. @default 3600 */
+  assumedTokenLifetimeSeconds?: number;
+  /** Reconciler: how long after `completed_at` a missing delivery is reported, in seconds. @default 600 */
+  graceSeconds?: number;
+  /** Reconciler: called for each request reported missing (also logged at `warn`). A throw is logged and ignored. */
+  onMissingDelivery?(missing: MissingDelivery): void;
+  /** The local clock, in ms. @default Date.now */
+  now?: () => number;
+}
+
+export interface IdentityInbox {
+  /**
+   * Persists a verified webhook event: pass it as `createWebhookReceiver`'s handler, so the
+   * receiver answers 200 only once the delivery is stored. Resolves `added`, `revived` (a
+   * dead entry, given a fresh token) or `duplicate`.
+   * @throws {ConfigurationError} for an event without `accessRequestCode` or `accessToken`.
+   */
+  receive(event: WebhookEventLike & { deliveryId?: string }): Promise<'added' | 'revived' | 'duplicate'>;
+  /** Records a request you created (its two codes), so workers know its session code and the reconciler watches it. */
+  expect(codes: IdentityRequestCodes): Promise<void>;
+  /** Processes every entry due now, and resolves how many were settled. For tests, cron jobs and serverless. */
+  runOnce(): Promise<number>;
+  /** Polls for due entries every `pollIntervalMs` until `stop`. */
+  start(): void;
+  /** Stops polling and waits for the entries in hand. */
+  stop(): Promise<void>;
+  /** Entries set aside, oldest first. */
+  deadLetters(limit?: number): Promise<DeadLetter[]>;
+  /**
+   * A dead entry tried again from its first attempt.
+   * @throws {InboxError} `ERR_INBOX_NOT_FOUND` when no dead entry has that id; `ERR_INBOX_TOKEN_EXPIRED` when its token expired (only a fresh delivery can fetch it: ask the service to resend).
+   */
+  replay(id: string): Promise<void>;
+  /** @throws {InboxError} `ERR_INBOX_NOT_FOUND` when no dead entry has that id. */
+  discard(id: string): Promise<void>;
+  stats(): Promise<InboxStats>;
+  /** Checks the expected requests against the service; reports (log and `onMissingDelivery`) each completed one with no delivery after the grace period, or expired unopened. */
+  reconcile(): Promise<MissingDelivery[]>;
+}
+
+/** Two seconds short of expiry, a token is not sent: it would expire on the way. */
+const EXPIRY_MARGIN_MS = 2_000;
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen <= 0) throw new ConfigurationError(name, 'must be a number above 0');
+  return chosen;
+}
+
+/**
+ * Creates an inbox. Nothing runs until `start()` (or `runOnce()`).
+ * @throws {ConfigurationError} for a missing client or handler, a durable store without `encryptionKey`, or an option out of range.
+ * @example
+ * ```ts
+ * const inbox = createIdentityInbox({ client: acme, store: new RedisInboxStore(redis), encryptionKey, onIdentity: save });
+ * const receiver = createWebhookReceiver(verifier, inbox.receive);
+ * inbox.start();
+ * ```
+ */
+export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbox {
+  const { client, onIdentity } = options ?? ({} as Partial<IdentityInboxOptions>);
+  if (typeof client?.identityResponses?.getVerified !== 'function') throw new ConfigurationError('client', 'must be an AcmeIdentityClient');
+  if (typeof onIdentity !== 'function') throw new ConfigurationError('onIdentity', 'must be a function that takes the delivery');
+  const store = options.store ?? new MemoryInboxStore();
+  if (typeof store?.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
+  const key = sealingKey(options, store.durable);
+  const observer = new Observer(options, (option, message) => new ConfigurationError(option, message));
+  const settings = {
+    maxAttempts: Math.floor(positive('maxAttempts', options.maxAttempts, 8)),
+    backoffMs: positive('backoffMs', options.backoffMs, 1_000),
+    maxBackoffMs: positive('maxBackoffMs', options.maxBackoffMs, 300_000),
+    leaseMs: positive('leaseMs', options.leaseMs, 120_000),
+    concurrency: Math.floor(positive('concurrency', options.concurrency, 4)),
+    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 1_000),
+    doneTtlMs: positive('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
+    tokenLifetimeMs: positive('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,
+    graceMs: positive('graceSeconds', options.graceSeconds, 600) * 1000,
+  };
+  const now = options.now ?? (() => Date.now());
+  const serviceNow = () => client.serviceTime?.() ?? now();
+  const worker = `${hostLabel()}-${crypto.randomUUID().slice(0, 8)}`;
+  const tokenName = (id: string) => `inbox:${id}`;
+
+  async function sealToken(id: string, token: string): Promise<string> {
+    return key ? seal(await key, token, tokenName(id)) : token;
+  }
+
+  const log = (level: 'info' | 'warn' | 'error', message: string, record: InboxRecord, fields: object = {}) =>
+    observer.log(level, message, { delivery: record.deliveryId.slice(0, 16), attempts: record.attempts, ...fields });
+
+  async function bury(claim: InboxClaim, record: InboxRecord, reason: InboxErrorCode, errorCode: string, message: string): Promise<void> {
+    await store.bury(claim, { record, reason, errorCode, message, deadAt: now() });
+    log('error', `identity set aside (${reason}): see deadLetters()`, record, { reason, errorCode });
+  }
+
+  async function failed(claim: InboxClaim, failure: Failure): Promise<void> {
+    const record: InboxRecord = {
+      ...claim.record,
+      attempts: claim.record.attempts + 1,
+      lastError: { code: failure.code, message: failure.message },
+    };
+    if (failure.permanent) return bury(claim, record, 'ERR_INBOX_REFUSED', failure.code, failure.message);
+    if (record.attempts >= settings.maxAttempts) {
+      const reason = failure.handler
+        ? 'ERR_INBOX_HANDLER'
+        : failure.code === 'ERR_INBOX_UNKNOWN_REQUEST'
+          ? failure.code
+          : 'ERR_INBOX_RETRIES_EXHAUSTED';
+      return bury(claim, record, reason, failure.code, failure.message);
+    }
+    const wait = Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (record.attempts - 1)) * (0.75 + Math.random() * 0.5);
+    // Within the token's lifetime: the last try goes just before it expires, never after.
+    const lastChance = record.tokenExpiresAt - 2 * EXPIRY_MARGIN_MS - serviceNow() + now();
+    const next = Math.min(now() + wait, lastChance);
+    if (next <= now())
+      return bury(claim, record, 'ERR_INBOX_TOKEN_EXPIRED', failure.code, 'the X-Access-Token expired before the identity was fetched');
+    await store.reschedule(claim, { ...record, nextAttemptAt: next });
+    log('warn', 'identity not fetched yet: trying again', record, { errorCode: failure.code, waitMs: Math.round(next - now()) });
+  }
+
+  async function settle(claim: InboxClaim): Promise<void> {
+    const record = claim.record;
+    if (record.tokenExpiresAt - EXPIRY_MARGIN_MS <= serviceNow()) {
+      const code = record.lastError?.code ?? 'ERR_INBOX_TOKEN_EXPIRED';
+      return bury(claim, record, 'ERR_INBOX_TOKEN_EXPIRED', code, 'the X-Access-Token expired before the identity was fetched');
+    }
+    let accessToken: string;
+    try {
+      accessToken = key ? await open(await key, record.token, tokenName(record.id)) : record.token;
+    } catch {
+      return bury(
+        claim,
+        record,
+        'ERR_INBOX_REFUSED',
+        'ERR_INVALID_CONFIG',
+        "the stored token does not open with this inbox's encryptionKey",
+      );
+    }
+    const identitySessionCode = (await store.expected(record.id))?.identitySessionCode ?? (await options.sessionCode?.(record.id));
+    if (!identitySessionCode) {
+      return failed(claim, {
+        code: 'ERR_INBOX_UNKNOWN_REQUEST',
+        message: 'no identity session code for this request: call expect() at create, or give sessionCode',
+        permanent: false,
+      });
+    }
+    let delivery: InboxDelivery;
+    const base = { id: record.id, accessRequestCode: record.id, attempts: record.attempts, receivedAt: record.receivedAt };
+    try {
+      const event = { kind: record.kind, accessRequestCode: record.id, accessToken };
+      const identity = await client.identityResponses.getVerified(event, { ...options.verification, identitySessionCode });
+      delivery = { ...base, kind: 'approved', identity };
+    } catch (error) {
+      if (!(error instanceof IdentityFlowError && error.step === 'cancelled')) return failed(claim, failureOf(error));
+      delivery = { ...base, kind: 'cancelled' };
+    }
+    // Still ours? A worker whose lease ran out hands nothing over: the one that took the entry does.
+    if (!(await store.renew(worker, claim, settings.leaseMs, now()))) {
+      log('warn', 'entry taken over by another worker: not handed over here', record);
+      return;
+    }
+    try {
+      await onIdentity(delivery);
+    } catch (error) {
+      const name = error instanceof Error ? error.name : typeof error;
+      const code = error instanceof AcmeIdentityError ? error.code : 'ERR_HANDLER';
+      return failed(claim, { code, message: `onIdentity threw ${name}`, permanent: false, handler: true });
+    }
+    await store.complete(claim, settings.doneTtlMs, now());
+    log('info', `identity handed over (${delivery.kind})`, record);
+  }
+
+  let running = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let current: Promise<unknown> = Promise.resolve();
+
+  async function runOnce(): Promise<number> {
+    let settled = 0;
+    for (;;) {
+      const claims = await store.claim(worker, settings.concurrency, settings.leaseMs, now());
+      if (claims.length === 0) return settled;
+      await Promise.all(
+        claims.map((claim) =>
+          settle(claim).catch((error: unknown) => {
+            // The store failed mid-way: the entry stays where it was, and its lease runs out.
+            observer.log('error', 'inbox store failed while settling an entry; it is retried after its lease', {
+              error: error instanceof Error ? error.name : typeof error,
+            });
+          }),
+        ),
+      );
+      settled += claims.length;
+    }
+  }
+
+  function tick(): void {
+    current = runOnce()
+      .catch((error: unknown) =>
+        observer.log('error', 'inbox store unreachable', { error: error instanceof Error ? error.name : typeof error }),
+      )
+      .finally(() => {
+        if (running) timer = setTimeout(tick, settings.pollIntervalMs);
+      });
+  }
+
+  return {
+    async receive(event) {
+      if (typeof event?.accessRequestCode !== 'string' || event.accessRequestCode === '' || typeof event.accessToken !== 'string') {
+        throw new ConfigurationError('event', 'must be a verified webhook event (accessRequestCode and accessToken)');
+      }
+      const id = event.accessRequestCode;
+      const received = now();
+      const record: InboxRecord = {
+        id,
+        kind: event.kind ?? 'unknown',
+        deliveryId: event.deliveryId ?? id,
+        token: await sealToken(id, event.accessToken),
+        tokenExpiresAt: tokenExpiry(event.accessToken, serviceNow(), settings.tokenLifetimeMs),
+        receivedAt: received,
+        attempts: 0,
+        nextAttemptAt: received,
+      };
+      const outcome = await store.add(record, received);
+      log(outcome === 'duplicate' ? 'info' : 'info', `delivery ${outcome}`, record);
+      return outcome;
+    },
+    async expect(codes) {
+      if (typeof codes?.accessRequestCode !== 'string' || typeof codes.identitySessionCode !== 'string')
+        throw new ConfigurationError('codes', 'must be the accessRequestCode and identitySessionCode that create returned');
+      await store.expect({ ...codes, createdAt: now() }, settings.doneTtlMs);
+    },
+    runOnce,
+    start() {
+      if (running) return;
+      running = true;
+      tick();
+    },
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await current;
+    },
+    deadLetters: (limit = 100) => store.deadLetters(limit),
+    async replay(id) {
+      const letter = (await store.deadLetters(Number.MAX_SAFE_INTEGER)).find((dead) => dead.record.id === id);
+      if (!letter) throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
+      if (letter.record.tokenExpiresAt - EXPIRY_MARGIN_MS <= serviceNow()) {
+        throw new InboxError(
+          'ERR_INBOX_TOKEN_EXPIRED',
+          id,
+          'its X-Access-Token has expired: ask the service to send the webhook again (the fresh delivery revives it)',
+        );
+      }
+      const { lastError: _last, ...rest } = letter.record;
+      if (!(await store.revive(id, { ...rest, attempts: 0, nextAttemptAt: now() })))
+        throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
+      log('info', 'dead entry replayed', letter.record);
+    },
+    async discard(id) {
+      if (!(await store.discard(id))) throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
+    },
+    stats: () => store.stats(now()),
+    async reconcile() {
+      const missing: MissingDelivery[] = [];
+      for (const request of await store.awaiting(1_000, now())) {
+        let details: Awaited<ReturnType<InboxClient['identityRequests']['get']>>['data'];
+        try {
+          details = (await client.identityRequests.get(request)).data;
+        } catch (error) {
+          observer.log('warn', 'reconciler could not read a request', {
+            errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
+          });
+          continue;
+        }
+        const at = serviceNow();
+        if (details.completed_at !== undefined && details.completed_at * 1000 + settings.graceMs <= at) {
+          missing.push({ accessRequestCode: request.accessRequestCode, reason: 'completed', at: details.completed_at * 1000 });
+        } else if (details.opened_at === undefined && details.time_expires !== undefined && details.time_expires * 1000 <= at) {
+          missing.push({ accessRequestCode: request.accessRequestCode, reason: 'expired', at: details.time_expires * 1000 });
+        } else continue;
+        await store.unexpect(request.accessRequestCode);
+      }
+      for (const report of missing) {
+        // The code is the operator's handle to ask for a resend; it is logged only as a short digest.
+        observer.log('warn', `no webhook for a request that ${report.reason === 'completed' ? 'was completed' : 'expired unopened'}`, {
+          reason: report.reason,
+          request: await digest(report.accessRequestCode),
+        });
+        try {
+          options.onMissingDelivery?.(report);
+        } catch (error) {
+          observer.log('warn', 'onMissingDelivery threw; ignored', { error: error instanceof Error ? error.name : typeof error });
+        }
+      }
+      return missing;
+    },
+  };
+}
+
+interface Failure {
+  code: string;
+  message: string;
+  /** No retry can change it. */
+  permanent: boolean;
+  /** The handler failed, not the fetch. */
+  handler?: boolean;
+}
+
+/** Statuses no retry changes: the request or the token is refused for good. */
+const FINAL_STATUSES = new Set([400, 401, 403, 404, 410, 412, 422]);
+
+/** How a failed `getVerified` is taken: the code of its cause, and whether a retry could help. */
+function failureOf(error: unknown): Failure {
+  if (!(error instanceof IdentityFlowError)) {
+    const code = error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN';
+    return { code, message: 'the identity could not be fetched', permanent: false };
+  }
+  const cause = error.cause;
+  const code = cause instanceof AcmeIdentityError ? cause.code : error.code;
+  const message = `${error.step} failed (${code})`;
+  if (error.step === 'token') return { code: error.code, message: error.message, permanent: true };
+  // A verification refused is refused again, unless the issuer's keys could not be fetched.
+  if (error.step === 'verify') return { code, message, permanent: code !== 'ERR_JWKS' };
+  return { code, message, permanent: cause instanceof ApiError && FINAL_STATUSES.has(cause.status) };
+}
+
+/** The token's `exp` in ms; without one (or unreadable), `lifetime` from now. */
+function tokenExpiry(token: string, now: number, lifetimeMs: number): number {
+  try {
+    const exp = Number(decodeJwt(token).exp);
+    if (Number.isFinite(exp) && exp > 0) return exp * 1000;
+  } catch {
+    // Not a JWT: getVerified refuses it on the first attempt, and says why.
+  }
+  return now + lifetimeMs;
+}
+
+function sealingKey(options: IdentityInboxOptions, durable: boolean): Promise<CryptoKey> | undefined {
+  if (options.encryptionKey === undefined) {
+    if (options.allowPlaintext === true) return undefined;
+    if (durable)
+      throw new ConfigurationError(
+        'encryptionKey',
+        'is required with a durable store: the X-Access-Token is a secret (32 random bytes; or set allowPlaintext: true)',
+      );
+    return crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']) as Promise<CryptoKey>;
+  }
+  const key = importAesKey(options.encryptionKey);
+  if (typeof key === 'string') throw new ConfigurationError('encryptionKey', key);
+  return key;
+}
+
+/** A short, non-reversible handle of a request code for logs. */
+async function digest(code: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(code)));
+  return Array.from(bytes.subarray(0, 6), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+function hostLabel(): string {
+  const pid = (globalThis as { process?: { pid?: number } }).process?.pid;
+  return pid === undefined ? 'worker' : `pid${pid}`;
+}

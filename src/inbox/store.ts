@@ -1,0 +1,245 @@
+/**
+ * What an identity inbox keeps, and the store it keeps it in. The in-memory store is here; the
+ * Redis Streams store is `RedisInboxStore` in `@acme/identity/redis`. A store keeps records as
+ * the inbox hands them over: the token in them is already sealed.
+ */
+
+/** One delivery waiting for its identity to be fetched and handed over. */
+export interface InboxRecord {
+  /** The request's `access_request_code`: one entry per request, and the handler's idempotency key. */
+  readonly id: string;
+  /** The event's kind when it was received (`approved`, `cancelled`, `unknown`). */
+  readonly kind: string;
+  /** The delivery's id (SHA-256 of its body): a redelivery has the same one. */
+  readonly deliveryId: string;
+  /** The webhook's X-Access-Token, sealed (AES-GCM) unless the inbox was told to keep it in clear. */
+  readonly token: string;
+  /** When the X-Access-Token expires, in ms on the service's clock. */
+  readonly tokenExpiresAt: number;
+  /** When the first delivery of this entry was received, in ms. */
+  readonly receivedAt: number;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** Not tried again before this time, in ms. */
+  readonly nextAttemptAt: number;
+  /** The last failure: its error code and message (never a token or a claim). */
+  readonly lastError?: { readonly code: string; readonly message: string } | undefined;
+}
+
+/** An entry set aside: why, and when. */
+export interface DeadLetter {
+  readonly record: InboxRecord;
+  /** `ERR_INBOX_TOKEN_EXPIRED`, `ERR_INBOX_RETRIES_EXHAUSTED`, `ERR_INBOX_REFUSED`, `ERR_INBOX_HANDLER` or `ERR_INBOX_UNKNOWN_REQUEST`. */
+  readonly reason: string;
+  /** The error code of the failure behind it (`ERR_SERVICE_UNAVAILABLE`, `ERR_IDENTITY_FLOW`, your handler's...). */
+  readonly errorCode: string;
+  readonly message: string;
+  readonly deadAt: number;
+}
+
+/** An entry held by one worker until it completes, reschedules or buries it, or its lease runs out. */
+export interface InboxClaim {
+  readonly record: InboxRecord;
+  /** Names this hold (a stream message id, or a random token): only its holder can settle the entry. */
+  readonly lease: string;
+}
+
+/** How many entries are where, for metrics and health checks. */
+export interface InboxStats {
+  /** Waiting to be tried (now or after a backoff). */
+  readonly pending: number;
+  /** Held by a worker now. */
+  readonly inFlight: number;
+  /** Set aside: see `deadLetters()`. */
+  readonly dead: number;
+  /** Age of the oldest pending or in-flight entry, in ms; 0 when there is none. */
+  readonly oldestAgeMs: number;
+}
+
+/** A request the relying party created and expects a delivery for (the reconciler watches it). */
+export interface ExpectedRequest {
+  readonly accessRequestCode: string;
+  readonly identitySessionCode: string;
+  /** When it was recorded, in ms. */
+  readonly createdAt: number;
+}
+
+/** Where an inbox keeps its entries. Every method is atomic on its own. */
+export interface InboxStore {
+  /** Whether entries survive the process (a store that does not needs no encryption key). */
+  readonly durable: boolean;
+  /**
+   * Persists a delivery: `added` for a new request; `revived` for one that was set aside (its fresh
+   * token replaces the old one, its attempts start again); `duplicate` for one pending, in flight or
+   * handed over (a pending entry takes the token that expires later). One round trip to a remote store.
+   */
+  add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'>;
+  /** Takes up to `max` entries due at `now` for `leaseMs`, those whose holder's lease ran out included. */
+  claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]>;
+  /** Whether `claim` still holds its entry (its lease is then renewed); false once another worker took it over. */
+  renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean>;
+  /** Handed over: removed, and further deliveries of the request are duplicates for `doneTtlMs`. */
+  complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void>;
+  /** Back to pending with the record's new attempts, next attempt time and last error. */
+  reschedule(claim: InboxClaim, record: InboxRecord): Promise<void>;
+  /** Set aside. */
+  bury(claim: InboxClaim, letter: DeadLetter): Promise<void>;
+  /** The entries set aside, oldest first, at most `limit`. */
+  deadLetters(limit: number): Promise<DeadLetter[]>;
+  /** A dead entry back to pending as `record` (due now); false when no dead entry has that id. */
+  revive(id: string, record: InboxRecord): Promise<boolean>;
+  /** A dead entry removed; false when no dead entry has that id. */
+  discard(id: string): Promise<boolean>;
+  stats(now: number): Promise<InboxStats>;
+  /** Records a request created (for the session code and the reconciler). */
+  expect(request: ExpectedRequest, ttlMs: number): Promise<void>;
+  /** The recorded request, if any. */
+  expected(accessRequestCode: string): Promise<ExpectedRequest | undefined>;
+  /** Every recorded request that has no entry yet and was not handed over, oldest first. */
+  awaiting(limit: number, now: number): Promise<ExpectedRequest[]>;
+  /** Stops watching a request (the reconciler reported it, or you did not want it watched). */
+  unexpect(accessRequestCode: string): Promise<void>;
+}
+
+interface Held {
+  record: InboxRecord;
+  state: 'pending' | 'dead';
+  lease?: { worker: string; token: string; until: number };
+  letter?: DeadLetter;
+}
+
+/**
+ * Entries in this process's memory: for one process, and for tests. A crash loses them, so the
+ * tokens in them need no encryption (the inbox still seals them with a key of its own).
+ */
+export class MemoryInboxStore implements InboxStore {
+  readonly durable: boolean = false;
+  readonly #entries = new Map<string, Held>();
+  readonly #done = new Map<string, number>();
+  readonly #expected = new Map<string, { request: ExpectedRequest; until: number }>();
+
+  async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
+    if ((this.#done.get(record.id) ?? 0) > now) return 'duplicate';
+    const held = this.#entries.get(record.id);
+    if (!held) {
+      this.#entries.set(record.id, { record, state: 'pending' });
+      return 'added';
+    }
+    if (held.state === 'dead') {
+      this.#entries.set(record.id, { record: { ...record, receivedAt: held.record.receivedAt }, state: 'pending' });
+      return 'revived';
+    }
+    if (record.tokenExpiresAt > held.record.tokenExpiresAt) {
+      held.record = { ...held.record, token: record.token, tokenExpiresAt: record.tokenExpiresAt, kind: record.kind };
+    }
+    return 'duplicate';
+  }
+
+  async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
+    const claims: InboxClaim[] = [];
+    for (const held of this.#entries.values()) {
+      if (claims.length >= max) break;
+      if (held.state !== 'pending' || held.record.nextAttemptAt > now || (held.lease && held.lease.until > now)) continue;
+      held.lease = { worker, token: crypto.randomUUID(), until: now + leaseMs };
+      claims.push({ record: held.record, lease: held.lease.token });
+    }
+    return claims;
+  }
+
+  async renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean> {
+    const held = this.#holding(claim);
+    if (!held || held.lease!.worker !== worker) return false;
+    held.lease!.until = now + leaseMs;
+    return true;
+  }
+
+  async complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void> {
+    if (!this.#holding(claim)) return;
+    this.#entries.delete(claim.record.id);
+    this.#expected.delete(claim.record.id);
+    this.#done.set(claim.record.id, now + doneTtlMs);
+  }
+
+  async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {
+    const held = this.#holding(claim);
+    if (!held) return;
+    held.record = record;
+    delete held.lease;
+  }
+
+  async bury(claim: InboxClaim, letter: DeadLetter): Promise<void> {
+    const held = this.#holding(claim);
+    if (!held) return;
+    held.state = 'dead';
+    held.record = letter.record;
+    held.letter = letter;
+    delete held.lease;
+  }
+
+  async deadLetters(limit: number): Promise<DeadLetter[]> {
+    return [...this.#entries.values()]
+      .filter((held) => held.state === 'dead')
+      .map((held) => held.letter!)
+      .sort((a, b) => a.deadAt - b.deadAt)
+      .slice(0, limit);
+  }
+
+  async revive(id: string, record: InboxRecord): Promise<boolean> {
+    const held = this.#entries.get(id);
+    if (held?.state !== 'dead') return false;
+    this.#entries.set(id, { record, state: 'pending' });
+    return true;
+  }
+
+  async discard(id: string): Promise<boolean> {
+    if (this.#entries.get(id)?.state !== 'dead') return false;
+    this.#entries.delete(id);
+    return true;
+  }
+
+  async stats(now: number): Promise<InboxStats> {
+    let pending = 0;
+    let inFlight = 0;
+    let dead = 0;
+    let oldest = now;
+    for (const held of this.#entries.values()) {
+      if (held.state === 'dead') {
+        dead += 1;
+        continue;
+      }
+      if (held.lease && held.lease.until > now) inFlight += 1;
+      else pending += 1;
+      oldest = Math.min(oldest, held.record.receivedAt);
+    }
+    return { pending, inFlight, dead, oldestAgeMs: now - oldest };
+  }
+
+  async expect(request: ExpectedRequest, ttlMs: number): Promise<void> {
+    this.#expected.set(request.accessRequestCode, { request, until: request.createdAt + ttlMs });
+  }
+
+  async expected(accessRequestCode: string): Promise<ExpectedRequest | undefined> {
+    return this.#expected.get(accessRequestCode)?.request;
+  }
+
+  async awaiting(limit: number, now: number): Promise<ExpectedRequest[]> {
+    const out: ExpectedRequest[] = [];
+    for (const [code, { request, until }] of this.#expected) {
+      if (until <= now) {
+        this.#expected.delete(code);
+        continue;
+      }
+      if (!this.#entries.has(code)) out.push(request);
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
+  }
+
+  async unexpect(accessRequestCode: string): Promise<void> {
+    this.#expected.delete(accessRequestCode);
+  }
+
+  #holding(claim: InboxClaim): Held | undefined {
+    const held = this.#entries.get(claim.record.id);
+    return held?.state === 'pending' && held.lease?.token === claim.lease ? held : undefined;
+  }
+}
