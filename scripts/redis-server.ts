@@ -3,7 +3,10 @@
  * tests (one per file), the benchmark and the demo. Debian's `redis-server` (scripts/ensure-redis.sh).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '../src/testing/index.js';
 
 export interface RedisServer {
@@ -12,8 +15,13 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Stops it without a goodbye (as a crash or a network cut would), for the outage tests. */
   kill(): Promise<void>;
-  /** Starts it again on the same port (empty: no persistence). */
+  /** Starts it again on the same port: empty, or with what it had when started with `persistent`. */
   restart(): Promise<void>;
+}
+
+export interface RedisServerOptions {
+  /** Every write appended to a file (`appendfsync always`) in a fresh directory, so a restart keeps it. @default false */
+  persistent?: boolean;
 }
 
 function ping(port: number): Promise<boolean> {
@@ -27,13 +35,16 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
+  const persistence = options.persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', mkdtempSync(join(tmpdir(), 'acme-redis-'))]
+    : ['--appendonly', 'no'];
   let child: ChildProcess;
   const launch = async () => {
     child = spawn(
       process.env['REDIS_SERVER'] ?? 'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
       {
         stdio: 'ignore',
       },

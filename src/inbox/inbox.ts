@@ -197,7 +197,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     const wait = Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (record.attempts - 1)) * (0.75 + Math.random() * 0.5);
     // Within the token's lifetime: the last try goes just before it expires, never after.
     const lastChance = record.tokenExpiresAt - 2 * EXPIRY_MARGIN_MS - serviceNow() + now();
-    const next = Math.min(now() + wait, lastChance);
+    const next = Math.floor(Math.min(now() + wait, lastChance));
     if (next <= now())
       return bury(claim, record, 'ERR_INBOX_TOKEN_EXPIRED', failure.code, 'the X-Access-Token expired before the identity was fetched');
     await store.reschedule(claim, { ...record, nextAttemptAt: next });

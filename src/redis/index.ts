@@ -6,6 +6,7 @@
  * - {@link RedisTokenStore}: one token renewal per expiry across every process, tokens encrypted.
  * - {@link RedisReplayStore}: each webhook delivery processed once (and never zero times).
  * - {@link RedisStateStore}: each sign-in callback used once.
+ * - {@link RedisInboxStore}: the identity inbox's entries (`@acme/identity/inbox`) on Redis Streams.
  *
  * @example
  * ```ts
@@ -21,5 +22,7 @@
  */
 export { RedisReplayStore, RedisStateStore, RedisTokenStore } from './stores.js';
 export type { RedisStoreOptions, RedisTokenStoreOptions } from './stores.js';
+export { RedisInboxStore } from './inbox.js';
+export type { RedisInboxStoreOptions } from './inbox.js';
 export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './commands.js';
 export { ConfigurationError } from '../errors/index.js';

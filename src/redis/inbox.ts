@@ -1,0 +1,398 @@
+/**
+ * The identity inbox's entries on Redis Streams: one stream of due entries read by a consumer
+ * group (`XREADGROUP`), entries of a dead worker taken over after their lease (`XAUTOCLAIM`), a
+ * sorted set of entries waiting out a backoff, a dead-letter stream (bounded, `MAXLEN ~`), and a
+ * hash per entry with its record (the token in it sealed by the inbox). Every change is one Lua
+ * script, so two workers never both settle an entry, and a worker whose lease was taken over
+ * settles nothing. Every key shares one hash tag (`{inbox}`), so it runs on Redis Cluster too.
+ */
+import { ConfigurationError } from '../errors/index.js';
+import type { DeadLetter, ExpectedRequest, InboxClaim, InboxRecord, InboxStats, InboxStore } from '../inbox/store.js';
+import { checkPrefix, evaluate, sender, type RedisClientLike, type Send } from './commands.js';
+
+export interface RedisInboxStoreOptions {
+  /** Prepended to every key. @default 'acme-identity:' */
+  prefix?: string;
+  /** How long a command may take before Redis is treated as unreachable, in ms. @default 2000 */
+  commandTimeoutMs?: number;
+  /** The most dead letters kept (older ones are trimmed). @default 10000 */
+  maxDeadLetters?: number;
+  /** How long a dead entry is kept before Redis drops it, in seconds. @default 2592000 (30 days) */
+  deadLetterTtlSeconds?: number;
+}
+
+const GROUP = 'workers';
+
+/** Whether `worker` holds stream message ARGV[1] (XPENDING names its consumer). Expects KEYS[1] = stream, ARGV[2] = worker. */
+const OWNED = `
+local held = redis.call('XPENDING', KEYS[1], '${GROUP}', ARGV[1], ARGV[1], 1)
+if #held == 0 or held[1][2] ~= ARGV[2] then return 0 end
+`;
+
+/** KEYS: entry, done, stream, live, dead. ARGV: id, record JSON, received at. */
+const ADD = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'duplicate' end
+local state = redis.call('HGET', KEYS[1], 'state')
+local given = cjson.decode(ARGV[2])
+if not state then
+  redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'state', 'pending')
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
+  redis.call('XADD', KEYS[3], '*', 'id', ARGV[1])
+  return 'added'
+end
+local kept = cjson.decode(redis.call('HGET', KEYS[1], 'rec'))
+if state == 'dead' then
+  local letter = redis.call('HGET', KEYS[1], 'dead')
+  if letter then redis.call('XDEL', KEYS[5], letter) end
+  given.receivedAt = kept.receivedAt
+  redis.call('HSET', KEYS[1], 'rec', cjson.encode(given), 'state', 'pending')
+  redis.call('HDEL', KEYS[1], 'dead')
+  redis.call('PERSIST', KEYS[1])
+  redis.call('ZADD', KEYS[4], kept.receivedAt, ARGV[1])
+  redis.call('XADD', KEYS[3], '*', 'id', ARGV[1])
+  return 'revived'
+end
+if given.tokenExpiresAt > kept.tokenExpiresAt then
+  kept.token = given.token
+  kept.tokenExpiresAt = given.tokenExpiresAt
+  kept.kind = given.kind
+  redis.call('HSET', KEYS[1], 'rec', cjson.encode(kept))
+end
+return 'duplicate'`;
+
+/** KEYS: delayed, stream. ARGV: now, max. Entries whose backoff is over go back on the stream. */
+const PROMOTE = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(due) do
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('XADD', KEYS[2], '*', 'id', id)
+end
+return #due`;
+
+/** KEYS: stream. ARGV: message, worker. Renews the lease of a holder. */
+const RENEW = `${OWNED}
+redis.call('XCLAIM', KEYS[1], '${GROUP}', ARGV[2], 0, ARGV[1], 'JUSTID')
+return 1`;
+
+/** KEYS: stream, entry, done, live, expected. ARGV: message, worker, id, done TTL ms. */
+const COMPLETE = `${OWNED}
+redis.call('XACK', KEYS[1], '${GROUP}', ARGV[1])
+redis.call('XDEL', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[4], ARGV[3])
+redis.call('HDEL', KEYS[5], ARGV[3])
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
+return 1`;
+
+/** KEYS: stream, entry, delayed. ARGV: message, worker, id, record JSON, next attempt at. */
+const RESCHEDULE = `${OWNED}
+redis.call('XACK', KEYS[1], '${GROUP}', ARGV[1])
+redis.call('XDEL', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], 'rec', ARGV[4])
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[3])
+return 1`;
+
+/** KEYS: stream, entry, dead, live. ARGV: message, worker, id, record JSON, letter JSON, max dead letters, dead TTL ms. */
+const BURY = `${OWNED}
+redis.call('XACK', KEYS[1], '${GROUP}', ARGV[1])
+redis.call('XDEL', KEYS[1], ARGV[1])
+local letter = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[6], '*', 'id', ARGV[3], 'letter', ARGV[5])
+redis.call('HSET', KEYS[2], 'rec', ARGV[4], 'state', 'dead', 'dead', letter)
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+redis.call('ZREM', KEYS[4], ARGV[3])
+return 1`;
+
+/** KEYS: entry, dead, stream, live. ARGV: id, record JSON, received at. */
+const REVIVE = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'dead' then return 0 end
+local letter = redis.call('HGET', KEYS[1], 'dead')
+if letter then redis.call('XDEL', KEYS[2], letter) end
+redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'state', 'pending')
+redis.call('HDEL', KEYS[1], 'dead')
+redis.call('PERSIST', KEYS[1])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
+redis.call('XADD', KEYS[3], '*', 'id', ARGV[1])
+return 1`;
+
+/** KEYS: entry, dead. */
+const DISCARD = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'dead' then return 0 end
+local letter = redis.call('HGET', KEYS[1], 'dead')
+if letter then redis.call('XDEL', KEYS[2], letter) end
+redis.call('DEL', KEYS[1])
+return 1`;
+
+/** KEYS: live, stream, dead. The counts, and the oldest live entry's receipt time. */
+const STATS = `
+local inflight = redis.call('XPENDING', KEYS[2], '${GROUP}')[1]
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return { redis.call('ZCARD', KEYS[1]), inflight, redis.call('XLEN', KEYS[3]), oldest[2] or '' }`;
+
+/** KEYS: expected. ARGV: now, limit, entry key prefix, done key prefix. Expected requests with no entry, expired ones dropped. */
+const AWAITING = `
+local all = redis.call('HGETALL', KEYS[1])
+local out = {}
+for i = 1, #all, 2 do
+  local code, value = all[i], all[i + 1]
+  local kept = cjson.decode(value)
+  if kept['until'] <= tonumber(ARGV[1]) then
+    redis.call('HDEL', KEYS[1], code)
+  elseif redis.call('EXISTS', ARGV[3] .. code) == 0 and redis.call('EXISTS', ARGV[4] .. code) == 0 and #out < tonumber(ARGV[2]) then
+    out[#out + 1] = value
+  end
+end
+return out`;
+
+/**
+ * The identity inbox's store on Redis Streams, with node-redis v5 or ioredis (connected): every
+ * instance of the relying party shares it, a dead instance's entries are taken over after their
+ * lease, and nothing is lost when Redis restarts with persistence on (AOF or RDB).
+ * @throws {ConfigurationError} for a client that is neither, or an option out of range.
+ * @example
+ * ```ts
+ * const inbox = createIdentityInbox({ client: acme, store: new RedisInboxStore(redis), encryptionKey, onIdentity });
+ * ```
+ */
+export class RedisInboxStore implements InboxStore {
+  readonly durable = true;
+  readonly #send: Send;
+  readonly #p: string;
+  readonly #maxDead: number;
+  readonly #deadTtlMs: number;
+  #group: Promise<void> | undefined;
+
+  constructor(client: RedisClientLike, options: RedisInboxStoreOptions = {}) {
+    this.#send = sender(client, options.commandTimeoutMs);
+    // One hash tag for every key: the scripts touch several, which Redis Cluster allows in one slot only.
+    this.#p = `${checkPrefix(options.prefix ?? 'acme-identity:')}{inbox}:`;
+    const max = options.maxDeadLetters ?? 10_000;
+    if (!Number.isInteger(max) || max < 1) throw new ConfigurationError('maxDeadLetters', 'must be a whole number above 0');
+    const ttl = options.deadLetterTtlSeconds ?? 2_592_000;
+    if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)
+      throw new ConfigurationError('deadLetterTtlSeconds', 'must be a number of seconds above 0');
+    this.#maxDead = max;
+    this.#deadTtlMs = Math.ceil(ttl * 1000);
+  }
+
+  get #stream() {
+    return `${this.#p}stream`;
+  }
+  #entry(id: string) {
+    return `${this.#p}e:${id}`;
+  }
+  #done(id: string) {
+    return `${this.#p}done:${id}`;
+  }
+
+  async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
+    const p = this.#p;
+    const outcome = await evaluate(
+      this.#send,
+      ADD,
+      [this.#entry(record.id), this.#done(record.id), this.#stream, `${p}live`, `${p}dead`],
+      [record.id, JSON.stringify(record), String(now)],
+    );
+    return outcome as 'added' | 'revived' | 'duplicate';
+  }
+
+  /** The consumer group, created once (with the stream) and again after Redis lost it. */
+  #ensureGroup(): Promise<void> {
+    this.#group ??= this.#send('XGROUP', 'CREATE', this.#stream, GROUP, '0', 'MKSTREAM').then(
+      () => undefined,
+      (error: unknown) => {
+        if (!String((error as Error)?.message ?? error).includes('BUSYGROUP')) {
+          this.#group = undefined;
+          throw error;
+        }
+      },
+    );
+    return this.#group;
+  }
+
+  async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
+    await this.#ensureGroup();
+    await evaluate(this.#send, PROMOTE, [`${this.#p}delayed`, this.#stream], [String(now), String(Math.max(max, 100))]);
+    let messages: [string, string][];
+    try {
+      messages = await this.#read(worker, max, leaseMs);
+    } catch (error) {
+      // Redis restarted without the group (no persistence of it yet): made again, read again.
+      if (!String((error as Error)?.message ?? error).includes('NOGROUP')) throw error;
+      this.#group = undefined;
+      await this.#ensureGroup();
+      messages = await this.#read(worker, max, leaseMs);
+    }
+    const claims: InboxClaim[] = [];
+    for (const [message, id] of messages) {
+      const [rec, state] = (await this.#send('HMGET', this.#entry(id), 'rec', 'state')) as [string | null, string | null];
+      if (typeof rec !== 'string' || state !== 'pending') {
+        // Discarded, or a stale copy: nothing to do for it.
+        await this.#send('XACK', this.#stream, GROUP, message);
+        await this.#send('XDEL', this.#stream, message);
+        continue;
+      }
+      claims.push({ record: JSON.parse(rec) as InboxRecord, lease: `${message} ${worker}` });
+    }
+    return claims;
+  }
+
+  /** A dead worker's messages first (their lease is over), then new ones. */
+  async #read(worker: string, max: number, leaseMs: number): Promise<[string, string][]> {
+    const taken = (await this.#send(
+      'XAUTOCLAIM',
+      this.#stream,
+      GROUP,
+      worker,
+      String(Math.ceil(leaseMs)),
+      '0-0',
+      'COUNT',
+      String(max),
+    )) as [string, [string, string[]][] | null];
+    const out = messagesOf(taken[1]);
+    if (out.length < max) {
+      const fresh = (await this.#send(
+        'XREADGROUP',
+        'GROUP',
+        GROUP,
+        worker,
+        'COUNT',
+        String(max - out.length),
+        'STREAMS',
+        this.#stream,
+        '>',
+      )) as [string, [string, string[]][]][] | null;
+      for (const [, entries] of fresh ?? []) out.push(...messagesOf(entries));
+    }
+    return out;
+  }
+
+  async renew(worker: string, claim: InboxClaim): Promise<boolean> {
+    const [message, holder] = leaseOf(claim);
+    if (holder !== worker) return false;
+    return (await evaluate(this.#send, RENEW, [this.#stream], [message, holder])) === 1;
+  }
+
+  async complete(claim: InboxClaim, doneTtlMs: number): Promise<void> {
+    const [message, worker] = leaseOf(claim);
+    const id = claim.record.id;
+    await evaluate(
+      this.#send,
+      COMPLETE,
+      [this.#stream, this.#entry(id), this.#done(id), `${this.#p}live`, `${this.#p}expected`],
+      [message, worker, id, String(Math.ceil(doneTtlMs))],
+    );
+  }
+
+  async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {
+    const [message, worker] = leaseOf(claim);
+    await evaluate(
+      this.#send,
+      RESCHEDULE,
+      [this.#stream, this.#entry(record.id), `${this.#p}delayed`],
+      [message, worker, record.id, JSON.stringify(record), String(Math.ceil(record.nextAttemptAt))],
+    );
+  }
+
+  async bury(claim: InboxClaim, letter: DeadLetter): Promise<void> {
+    const [message, worker] = leaseOf(claim);
+    const id = letter.record.id;
+    await evaluate(
+      this.#send,
+      BURY,
+      [this.#stream, this.#entry(id), `${this.#p}dead`, `${this.#p}live`],
+      [message, worker, id, JSON.stringify(letter.record), JSON.stringify(letter), String(this.#maxDead), String(this.#deadTtlMs)],
+    );
+  }
+
+  async deadLetters(limit: number): Promise<DeadLetter[]> {
+    const count = Number.isFinite(limit) ? String(Math.max(1, Math.floor(limit))) : String(this.#maxDead);
+    const entries = (await this.#send('XRANGE', `${this.#p}dead`, '-', '+', 'COUNT', count)) as [string, string[]][];
+    return entries.map(([, fields]) => JSON.parse(fieldOf(fields, 'letter') ?? 'null') as DeadLetter).filter((letter) => letter !== null);
+  }
+
+  async revive(id: string, record: InboxRecord): Promise<boolean> {
+    await this.#ensureGroup();
+    const p = this.#p;
+    const done = await evaluate(
+      this.#send,
+      REVIVE,
+      [this.#entry(id), `${p}dead`, this.#stream, `${p}live`],
+      [id, JSON.stringify(record), String(record.receivedAt)],
+    );
+    return done === 1;
+  }
+
+  async discard(id: string): Promise<boolean> {
+    return (await evaluate(this.#send, DISCARD, [this.#entry(id), `${this.#p}dead`], [])) === 1;
+  }
+
+  async stats(now: number): Promise<InboxStats> {
+    await this.#ensureGroup();
+    const [live, inFlight, dead, oldest] = (await evaluate(this.#send, STATS, [`${this.#p}live`, this.#stream, `${this.#p}dead`], [])) as [
+      number,
+      number,
+      number,
+      string,
+    ];
+    const first = Number(oldest);
+    return {
+      pending: Math.max(0, Number(live) - Number(inFlight)),
+      inFlight: Number(inFlight),
+      dead: Number(dead),
+      oldestAgeMs: oldest === '' || !Number.isFinite(first) ? 0 : Math.max(0, now - first),
+    };
+  }
+
+  async expect(request: ExpectedRequest, ttlMs: number): Promise<void> {
+    await this.#send(
+      'HSET',
+      `${this.#p}expected`,
+      request.accessRequestCode,
+      JSON.stringify({ ...request, until: request.createdAt + ttlMs }),
+    );
+  }
+
+  async expected(accessRequestCode: string): Promise<ExpectedRequest | undefined> {
+    const value = await this.#send('HGET', `${this.#p}expected`, accessRequestCode);
+    return typeof value === 'string' ? requestOf(value) : undefined;
+  }
+
+  async awaiting(limit: number, now: number): Promise<ExpectedRequest[]> {
+    const values = (await evaluate(
+      this.#send,
+      AWAITING,
+      [`${this.#p}expected`],
+      [String(now), String(limit), `${this.#p}e:`, `${this.#p}done:`],
+    )) as string[];
+    return values.map(requestOf).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async unexpect(accessRequestCode: string): Promise<void> {
+    await this.#send('HDEL', `${this.#p}expected`, accessRequestCode);
+  }
+}
+
+function requestOf(value: string): ExpectedRequest {
+  const { accessRequestCode, identitySessionCode, createdAt } = JSON.parse(value) as ExpectedRequest;
+  return { accessRequestCode, identitySessionCode, createdAt };
+}
+
+function leaseOf(claim: InboxClaim): [string, string] {
+  const space = claim.lease.indexOf(' ');
+  return [claim.lease.slice(0, space), claim.lease.slice(space + 1)];
+}
+
+function fieldOf(fields: string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+/** [message id, entry id] of stream entries (a deleted entry comes back as null fields, and is skipped). */
+function messagesOf(entries: [string, string[] | null][] | null | undefined): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [message, fields] of entries ?? []) {
+    const id = fields ? fieldOf(fields, 'id') : undefined;
+    if (id !== undefined) out.push([message, id]);
+  }
+  return out;
+}

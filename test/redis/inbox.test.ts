@@ -1,0 +1,417 @@
+/**
+ * The identity inbox on Redis Streams (#28) against a real redis-server, with node-redis and
+ * ioredis: the store's rules side by side with the memory store's, then the losses the inbox is
+ * for, across processes: a worker killed mid-fetch, eight processes receiving one delivery, the
+ * service down until the token expires, Redis restarted.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createClient } from 'redis';
+import { Redis } from 'ioredis';
+import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
+import { createIdentityInbox, MemoryInboxStore, type InboxDelivery, type InboxRecord, type InboxStore } from '../../src/inbox/index.js';
+import { RedisInboxStore, type RedisClientLike } from '../../src/redis/index.js';
+import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { createWebhookVerifier } from '../../src/webhooks/index.js';
+import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
+import { person } from '../fixtures.js';
+
+const WORKER = fileURLToPath(new URL('./inbox-worker.ts', import.meta.url));
+const KEY = new Uint8Array(32).fill(9);
+const kinds = ['node-redis', 'ioredis'] as const;
+
+let server: RedisServer;
+let sandbox: Sandbox;
+/** Closes each client at the end, without waiting for a server that is gone. */
+const clients: { disconnect(): unknown }[] = [];
+beforeAll(async () => {
+  server = await startRedis();
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  for (const client of clients) await Promise.resolve(client.disconnect()).catch(() => undefined);
+  await sandbox?.close();
+  await server?.stop();
+});
+
+async function connect(kind: (typeof kinds)[number], url = server.url): Promise<RedisClientLike> {
+  if (kind === 'ioredis') {
+    const io = new Redis(url, { retryStrategy: () => 100, maxRetriesPerRequest: null });
+    io.on('error', () => undefined);
+    await new Promise((resolve) => io.once('ready', resolve));
+    clients.push(io);
+    return io;
+  }
+  const node = createClient({ url, socket: { reconnectStrategy: () => 100 } });
+  node.on('error', () => undefined);
+  await node.connect();
+  clients.push(node);
+  return node;
+}
+
+let prefixes = 0;
+const prefix = () => `inbox-test-${++prefixes}:`;
+
+function record(id: string, overrides: Partial<InboxRecord> = {}): InboxRecord {
+  const now = Date.now();
+  return {
+    id,
+    kind: 'approved',
+    deliveryId: `d-${id}`,
+    token: `sealed-${id}`,
+    tokenExpiresAt: now + 3_600_000,
+    receivedAt: now,
+    attempts: 0,
+    nextAttemptAt: now,
+    ...overrides,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const stores: [string, () => Promise<InboxStore>][] = [
+  ['memory', async () => new MemoryInboxStore()],
+  ...kinds.map((kind): [string, () => Promise<InboxStore>] => [
+    `Redis (${kind})`,
+    async () => new RedisInboxStore(await connect(kind), { prefix: prefix() }),
+  ]),
+];
+
+describe.each(stores)('the inbox store rules: %s', (_name, make) => {
+  test('one entry per request: added, then duplicate while pending, in flight and once handed over', async () => {
+    const store = await make();
+    const now = Date.now();
+    expect(await store.add(record('arc_1'), now)).toBe('added');
+    expect(await store.add(record('arc_1'), now)).toBe('duplicate');
+    const [claim, ...more] = await store.claim('w1', 10, 60_000, now);
+    expect(more).toEqual([]);
+    expect(claim?.record).toMatchObject({ id: 'arc_1', token: 'sealed-arc_1' });
+    expect(await store.claim('w2', 10, 60_000, now)).toEqual([]);
+    expect(await store.add(record('arc_1'), now)).toBe('duplicate');
+    expect(await store.stats(now)).toMatchObject({ pending: 0, inFlight: 1, dead: 0 });
+    await store.complete(claim!, 60_000, now);
+    expect(await store.add(record('arc_1'), now)).toBe('duplicate');
+    expect(await store.claim('w1', 10, 60_000, now)).toEqual([]);
+    expect(await store.stats(now)).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
+  });
+
+  test('a pending entry takes the token that expires later', async () => {
+    const store = await make();
+    const now = Date.now();
+    await store.add(record('arc_t', { token: 'old', tokenExpiresAt: now + 1_000 }), now);
+    expect(await store.add(record('arc_t', { token: 'new', tokenExpiresAt: now + 9_000 }), now)).toBe('duplicate');
+    expect(await store.add(record('arc_t', { token: 'older', tokenExpiresAt: now + 500 }), now)).toBe('duplicate');
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    expect(claim?.record).toMatchObject({ token: 'new', tokenExpiresAt: now + 9_000 });
+  });
+
+  test('rescheduled: not due before its time; buried: a dead letter, revived by a fresh delivery (received time kept), replayed or discarded', async () => {
+    const store = await make();
+    const now = Date.now();
+    await store.add(record('arc_r', { receivedAt: now - 5_000 }), now);
+    const [first] = await store.claim('w', 1, 60_000, now);
+    await store.reschedule(first!, {
+      ...first!.record,
+      attempts: 1,
+      nextAttemptAt: now + 200,
+      lastError: { code: 'ERR_TIMEOUT', message: 'x' },
+    });
+    expect(await store.claim('w', 1, 60_000, now)).toEqual([]);
+    expect(await store.stats(now)).toMatchObject({ pending: 1, inFlight: 0, dead: 0 });
+    await sleep(250);
+    const [second] = await store.claim('w', 1, 60_000, Date.now());
+    expect(second?.record).toMatchObject({ attempts: 1, lastError: { code: 'ERR_TIMEOUT' } });
+    await store.bury(second!, {
+      record: second!.record,
+      reason: 'ERR_INBOX_TOKEN_EXPIRED',
+      errorCode: 'ERR_TIMEOUT',
+      message: 'm',
+      deadAt: now,
+    });
+    expect(await store.deadLetters(10)).toMatchObject([{ reason: 'ERR_INBOX_TOKEN_EXPIRED', record: { id: 'arc_r', attempts: 1 } }]);
+    expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0, dead: 1, oldestAgeMs: 0 });
+    expect(await store.claim('w', 1, 60_000, Date.now())).toEqual([]);
+
+    expect(await store.add(record('arc_r', { token: 'fresh', receivedAt: now }), now)).toBe('revived');
+    expect(await store.deadLetters(10)).toEqual([]);
+    const [revived] = await store.claim('w', 1, 60_000, Date.now());
+    expect(revived?.record).toMatchObject({ token: 'fresh', attempts: 0, receivedAt: now - 5_000 });
+
+    await store.bury(revived!, {
+      record: revived!.record,
+      reason: 'ERR_INBOX_HANDLER',
+      errorCode: 'ERR_HANDLER',
+      message: 'm',
+      deadAt: now,
+    });
+    expect(await store.revive('arc_r', { ...revived!.record, attempts: 0 })).toBe(true);
+    expect(await store.revive('arc_r', revived!.record)).toBe(false);
+    const [replayed] = await store.claim('w', 1, 60_000, Date.now());
+    expect(replayed?.record.id).toBe('arc_r');
+    await store.bury(replayed!, {
+      record: replayed!.record,
+      reason: 'ERR_INBOX_HANDLER',
+      errorCode: 'ERR_HANDLER',
+      message: 'm',
+      deadAt: now,
+    });
+    expect(await store.discard('arc_r')).toBe(true);
+    expect(await store.discard('arc_r')).toBe(false);
+    expect(await store.stats(Date.now())).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
+  });
+
+  test('a lease that ran out is taken over; the first holder then settles nothing', async () => {
+    const store = await make();
+    await store.add(record('arc_l'), Date.now());
+    const [mine] = await store.claim('slow', 1, 150, Date.now());
+    expect(await store.renew('slow', mine!, 150, Date.now())).toBe(true);
+    expect(await store.claim('fast', 1, 150, Date.now())).toEqual([]);
+    await sleep(250);
+    const [theirs] = await store.claim('fast', 1, 150, Date.now());
+    expect(theirs?.record.id).toBe('arc_l');
+    expect(await store.renew('slow', mine!, 150, Date.now())).toBe(false);
+    await store.complete(mine!, 60_000, Date.now());
+    await store.reschedule(mine!, { ...mine!.record, nextAttemptAt: Date.now() + 60_000 });
+    expect(await store.stats(Date.now())).toMatchObject({ inFlight: 1, dead: 0 });
+    await store.complete(theirs!, 60_000, Date.now());
+    expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0 });
+  });
+
+  test('expected requests: recorded, looked up, awaiting until an entry comes or they expire, forgotten', async () => {
+    const store = await make();
+    const now = Date.now();
+    await store.expect({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now - 10 }, 60_000);
+    await store.expect({ accessRequestCode: 'arc_b', identitySessionCode: 'isc_b', createdAt: now }, 60_000);
+    await store.expect({ accessRequestCode: 'arc_old', identitySessionCode: 'isc_old', createdAt: now - 120_000 }, 60_000);
+    expect(await store.expected('arc_a')).toEqual({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now - 10 });
+    expect(await store.expected('arc_none')).toBeUndefined();
+    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a', 'arc_b']);
+    await store.add(record('arc_a'), now);
+    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_b']);
+    await store.unexpect('arc_b');
+    expect(await store.awaiting(10, now)).toEqual([]);
+  });
+});
+
+/** Runs the inbox worker in its own process (its keys under this test's prefix); resolves its JSON line. */
+function worker(args: string[]): { child: ChildProcess; result: Promise<{ status: number; handed: number }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, INBOX_PREFIX: `processes-${prefixes}:` },
+  });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const result = new Promise<{ status: number; handed: number }>((resolve, reject) =>
+    child.on('exit', (code, signal) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1)!))
+        : reject(new Error(`inbox worker ended with ${code ?? signal}: ${out}`)),
+    ),
+  );
+  return { child, result };
+}
+
+/** A request approved on the sandbox, its delivery signed as the service would send it. */
+async function approvedDelivery(): Promise<{ arc: string; isc: string; body: string; signature: string }> {
+  const acme = new AcmeIdentityClient({
+    baseUrl: sandbox.baseUrl,
+    clientId: DEFAULT_CLIENT.clientId,
+    clientSecret: DEFAULT_CLIENT.clientSecret,
+    tenantId: DEFAULT_CLIENT.tenantId,
+  });
+  const { data } = await acme.identityRequests.create(
+    person({ email: `inbox${++prefixes}@example.com`, phone: String(500_000_000 + prefixes) }),
+  );
+  const payload = await sandbox.service.approve(data.access_request_code);
+  const body = JSON.stringify(payload);
+  return {
+    arc: data.access_request_code,
+    isc: data.identity_session_code,
+    body,
+    signature: await signWebhook(DEFAULT_CLIENT.webhookSecret, body),
+  };
+}
+
+describe.each(kinds)('the inbox across processes, with %s', (kind) => {
+  test('8 processes receive the same delivery at once: every one answers 200, one hands the identity over', async () => {
+    const delivery = await approvedDelivery();
+    const runs = Array.from({ length: 8 }, () =>
+      worker(['receive', kind, server.url, sandbox.baseUrl, delivery.isc, delivery.body, delivery.signature, 'work']),
+    );
+    const results = await Promise.all(runs.map((run) => run.result));
+    // 200 once stored (or a duplicate of a stored one), 409 while another attempt is storing it: never lost, never twice.
+    for (const { status } of results) expect([200, 409]).toContain(status);
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    expect(results.reduce((sum, r) => sum + r.handed, 0)).toBe(1);
+  }, 60_000);
+
+  test('a worker killed mid-fetch: its entry is taken over after the lease and handed over once, by another process', async () => {
+    const delivery = await approvedDelivery();
+    const received = await worker(['receive', kind, server.url, sandbox.baseUrl, delivery.isc, delivery.body, delivery.signature]).result;
+    expect(received).toEqual({ status: 200, handed: 0 });
+    // The first fetch hangs: the worker is stuck in it when it is killed.
+    sandbox.service.injectFault({ kind: 'hang', path: /^\/identity\/response/, times: 1 });
+    const fetched = () => sandbox.service.requests.filter((r) => r.path.startsWith('/identity/response')).length;
+    const before = fetched();
+    const dying = worker(['work', kind, server.url, sandbox.baseUrl, delivery.isc, '1500', String(Date.now() + 20_000)]);
+    // Killed once its fetch has reached the service (and hangs there).
+    for (let i = 0; i < 200 && fetched() === before; i++) await sleep(50);
+    expect(fetched()).toBe(before + 1);
+    dying.child.kill('SIGKILL');
+    await dying.result.catch(() => undefined);
+    const survivor = worker(['work', kind, server.url, sandbox.baseUrl, delivery.isc, '1500', String(Date.now() + 20_000)]);
+    expect(await survivor.result).toEqual({ status: 0, handed: 1 });
+  }, 60_000);
+});
+
+describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
+  async function inboxOn(redis: RedisClientLike, sandboxUsed: Sandbox, extra: Partial<Parameters<typeof createIdentityInbox>[0]> = {}) {
+    const acme = new AcmeIdentityClient({
+      baseUrl: sandboxUsed.baseUrl,
+      clientId: DEFAULT_CLIENT.clientId,
+      clientSecret: DEFAULT_CLIENT.clientSecret,
+      tenantId: DEFAULT_CLIENT.tenantId,
+      maxRetries: 0,
+    });
+    const handed: InboxDelivery[] = [];
+    const inbox = createIdentityInbox({
+      client: acme,
+      store: new RedisInboxStore(redis, { prefix: prefix() }),
+      encryptionKey: KEY,
+      backoffMs: 50,
+      maxBackoffMs: 200,
+      logLevel: 'off',
+      onIdentity: (delivery) => {
+        handed.push(delivery);
+      },
+      ...extra,
+    });
+    // A verifier per delivery: each is a delivery attempt of its own (the receiver's replay guard is tested elsewhere).
+    const deliver = async (payload: object) => {
+      const body = JSON.stringify(payload);
+      const verifier = createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret });
+      return inbox.receive(await verifier.verify(body, { 'x-webhook-signature': await signWebhook(DEFAULT_CLIENT.webhookSecret, body) }));
+    };
+    const create = async () => {
+      const { data } = await acme.identityRequests.create(
+        person({ email: `redis${++prefixes}@example.com`, phone: String(600_000_000 + prefixes) }),
+      );
+      await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+      return data.access_request_code;
+    };
+    return { inbox, handed, deliver, create };
+  }
+
+  test('persisting a delivery is one Redis round trip', async () => {
+    const real = await connect(kind);
+    let commands = 0;
+    const counted = <T>(send: () => T): T => {
+      commands += 1;
+      return send();
+    };
+    const counting: RedisClientLike =
+      'isOpen' in real
+        ? { isOpen: true, sendCommand: (args: string[]) => counted(() => real.sendCommand(args)) }
+        : { call: (command: string, ...args: (string | number)[]) => counted(() => (real as Redis).call(command, ...args)) };
+    const { deliver, create } = await inboxOn(counting, sandbox);
+    const arc = await create();
+    const payload = await sandbox.service.approve(arc);
+    commands = 0;
+    expect(await deliver(payload)).toBe('added');
+    expect(commands).toBe(1);
+  });
+
+  test('the service answering 503 for a while: handed over once, after the retries', async () => {
+    const { inbox, handed, deliver, create } = await inboxOn(await connect(kind), sandbox);
+    const arc = await create();
+    expect(await deliver(await sandbox.service.approve(arc))).toBe('added');
+    sandbox.service.injectFault({ kind: 'status', status: 503, path: /^\/identity\/response/, times: 3 });
+    for (let i = 0; i < 100 && handed.length === 0; i++) {
+      await inbox.runOnce();
+      await sleep(50);
+    }
+    sandbox.service.clearFaults();
+    expect(handed).toMatchObject([{ kind: 'approved', id: arc, attempts: 3 }]);
+    for (let i = 0; i < 3; i++) await inbox.runOnce();
+    expect(handed).toHaveLength(1);
+  }, 30_000);
+
+  test('a token that expires while the service is down is set aside with the expiry code, replayable only with a fresh delivery', async () => {
+    const short = await startSandbox({ fake: { webhookTokenTtlSeconds: 8 } });
+    try {
+      const { inbox, handed, deliver, create } = await inboxOn(await connect(kind), short, { maxAttempts: 1_000 });
+      const arc = await create();
+      await deliver(await short.service.approve(arc));
+      short.service.injectFault({ kind: 'status', status: 503, path: /^\/identity\/response/, times: 10_000 });
+      for (let i = 0; i < 200 && (await inbox.stats()).dead === 0; i++) {
+        await inbox.runOnce();
+        await sleep(50);
+      }
+      const [letter] = await inbox.deadLetters();
+      expect(letter).toMatchObject({ reason: 'ERR_INBOX_TOKEN_EXPIRED', errorCode: 'ERR_SERVICE_UNAVAILABLE', record: { id: arc } });
+      // Retried until just before the token's expiry: more than a few attempts, none after it.
+      expect(letter!.record.attempts).toBeGreaterThan(3);
+      await sleep(letter!.record.tokenExpiresAt - Date.now() + 200);
+      expect(await inbox.replay(arc).catch((error: unknown) => error)).toMatchObject({ code: 'ERR_INBOX_TOKEN_EXPIRED' });
+      short.service.clearFaults();
+      expect(await deliver(await short.service.resendWebhook(arc))).toBe('revived');
+      await inbox.runOnce();
+      expect(handed).toMatchObject([{ kind: 'approved', id: arc }]);
+    } finally {
+      await short.close();
+    }
+  }, 30_000);
+
+  test('Redis stopped and started again: nothing stored is lost; a delivery while it is down is refused (the service retries)', async () => {
+    const durable = await startRedis({ persistent: true });
+    try {
+      const redis = await connect(kind, durable.url);
+      const { inbox, handed, deliver, create } = await inboxOn(redis, sandbox, { encryptionKey: KEY });
+      const arcs = [await create(), await create(), await create()];
+      for (const arc of arcs.slice(0, 2)) expect(await deliver(await sandbox.service.approve(arc))).toBe('added');
+      await durable.kill();
+      const late = await sandbox.service.approve(arcs[2]!);
+      await expect(deliver(late)).rejects.toThrow();
+      await durable.restart();
+      for (
+        let i = 0;
+        i < 50 &&
+        !(await inbox.stats().then(
+          () => true,
+          () => false,
+        ));
+        i++
+      )
+        await sleep(100);
+      // The service's retry of the refused delivery, after Redis is back: stored (or already stored,
+      // when the client sent its queued command once Redis was back).
+      expect(['added', 'duplicate']).toContain(await deliver(late));
+      expect(await inbox.stats()).toMatchObject({ pending: 3, dead: 0 });
+      await inbox.runOnce();
+      expect(handed.map((d) => d.id).sort()).toEqual([...arcs].sort());
+    } finally {
+      await durable.stop();
+    }
+  }, 30_000);
+
+  test('a durable store without an encryption key is refused; the token is sealed in Redis', async () => {
+    const redis = await connect(kind);
+    const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, clientId: 'c', clientSecret: 's', tenantId: 't' });
+    expect(() => createIdentityInbox({ client: acme, store: new RedisInboxStore(redis), onIdentity: () => undefined })).toThrow(
+      expect.objectContaining({ name: 'ConfigurationError', option: 'encryptionKey' }),
+    );
+    expect(() => new RedisInboxStore(redis, { maxDeadLetters: 0 })).toThrow(ConfigurationError);
+    const { deliver, create, inbox } = await inboxOn(redis, sandbox, { store: new RedisInboxStore(redis, { prefix: `sealed-${kind}:` }) });
+    const arc = await create();
+    const payload = await sandbox.service.approve(arc);
+    await deliver(payload);
+    const kept =
+      'isOpen' in redis
+        ? await redis.sendCommand(['HGET', `sealed-${kind}:{inbox}:e:${arc}`, 'rec'])
+        : await (redis as Redis).call('HGET', `sealed-${kind}:{inbox}:e:${arc}`, 'rec');
+    expect(String(kept)).toContain('"token":"v1.');
+    expect(String(kept)).not.toContain(payload.access_token);
+    await inbox.runOnce();
+  });
+});
