@@ -8,7 +8,7 @@ async function rawBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function nodeHttpServer(secret: string, onEvent: (event: IdentityActionsEvent) => Promise<void>): Server {
+export function nodeHttpServer(secret: string, onEvent: (event: IdentityActionsEvent) => unknown): Server {
   const receiver = createWebhookReceiver(createWebhookVerifier({ secret }), onEvent);
   return createServer(async (request, response) => {
     if (request.method !== 'POST' || request.url !== '/webhooks/acme') {
