@@ -39,6 +39,9 @@ test('a whole run of every example at debug logs no secret, token or personal va
   expect(lines.some((l) => l.level === 'debug' && /^\[acme-identity\] (GET|POST|DELETE) \//.test(l.message))).toBe(true);
   expect(lines.some((l) => l.fields?.['grant'] === 'key-pair')).toBe(true);
   expect(lines.some((l) => l.message.includes('sandbox: the person approved'))).toBe(true);
+  // The inbox's lines too (examples/inbox.ts): stored, handed over, set aside, replayed.
+  for (const said of ['delivery added', 'identity handed over', 'identity set aside', 'dead entry replayed'])
+    expect(lines.some((l) => l.message.includes(said)), said).toBe(true);
   const secrets = [
     DEFAULT_CLIENT.clientSecret,
     DEFAULT_CLIENT.tenantId,
@@ -51,9 +54,13 @@ test('a whole run of every example at debug logs no secret, token or personal va
     'jane.observed',
     '412345678',
     '412345999',
+    'ola.citizen@example.com',
+    '412345679',
   ];
   for (const secret of secrets) expect(log.toLowerCase(), secret).not.toContain(secret.toLowerCase());
   // No token of any kind: no JWT, no bearer credential.
   expect(log).not.toMatch(/eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/);
   expect(log).not.toMatch(/Bearer /i);
+  // No code of a request (they open a person's journey and name their identity).
+  expect(log).not.toMatch(/\barc_[A-Za-z0-9_-]{8,}/);
 }, 120_000);
