@@ -44,6 +44,13 @@ module.exports = {
       to: { path: '^src/(client|redis)/' },
     },
     {
+      name: 'inbox-takes-the-client-it-is-given',
+      severity: 'error',
+      comment: "The inbox works with the client the application passes in: it may import the client's types, never its code.",
+      from: { path: '^src/inbox/' },
+      to: { path: '^src/(client|redis)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'internal-is-the-floor',
       severity: 'error',
       comment: 'internal/ is the floor every room stands on: it imports no room above it.',

@@ -41,7 +41,10 @@ test('a whole run of every example at debug logs no secret, token or personal va
   expect(lines.some((l) => l.message.includes('sandbox: the person approved'))).toBe(true);
   // The inbox's lines too (examples/inbox.ts): stored, handed over, set aside, replayed.
   for (const said of ['delivery added', 'identity handed over', 'identity set aside', 'dead entry replayed'])
-    expect(lines.some((l) => l.message.includes(said)), said).toBe(true);
+    expect(
+      lines.some((l) => l.message.includes(said)),
+      said,
+    ).toBe(true);
   const secrets = [
     DEFAULT_CLIENT.clientSecret,
     DEFAULT_CLIENT.tenantId,
