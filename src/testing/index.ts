@@ -13,6 +13,7 @@ export type {
   FakeService,
   FakeServiceOptions,
   FakeServiceSettings,
+  InboxView,
   RecordedRequest,
   TimestampFormat,
 } from './options.js';

@@ -172,6 +172,17 @@ export interface FakeServiceSettings {
   authorizationErrors: AuthorizationErrorMode;
 }
 
+/**
+ * What the sandbox's home page shows of a relying party's identity inbox: `createIdentityInbox`'s
+ * result fits (the fake imports nothing of the SDK, so the shape is written here).
+ */
+export interface InboxView {
+  stats(): Promise<{ pending: number; inFlight: number; dead: number; oldestAgeMs: number }>;
+  deadLetters(
+    limit?: number,
+  ): Promise<readonly { record: { id: string; attempts: number }; reason: string; errorCode: string; deadAt: number }[]>;
+}
+
 export interface FakeService {
   readonly baseUrl: string;
   readonly authUrl: string;
@@ -191,6 +202,8 @@ export interface FakeService {
   setWebhookUrl(url: string | undefined, clientId?: string): void;
   /** Resolves when every webhook sent so far has been delivered or has run out of attempts. */
   webhooksSettled(): Promise<void>;
+  /** Shows an identity inbox's pending and dead entries on the home page (undefined: none). */
+  attachInbox(inbox: InboxView | undefined): void;
   /** Handles one request: the whole service as a Web `fetch`. May reject with a `TypeError` for an injected network fault. */
   fetch(request: Request): Promise<Response>;
   /** Queues a fault for the next matching requests. */

@@ -5,6 +5,7 @@
  */
 import type { IdentityRecord } from './identity.js';
 import type { WebhookDelivery } from './webhooks.js';
+import type { InboxView } from './options.js';
 
 /** Text made safe inside HTML. */
 export const escapeHtml = (text: string) =>
@@ -71,6 +72,11 @@ export interface HomeState {
   readonly journeys: readonly IdentityRecord[];
   readonly signIns: readonly { id: string; clientId: string; claims: readonly string[] }[];
   readonly deliveries: readonly WebhookDelivery[];
+  /** The relying party's identity inbox, when one is attached (`service.attachInbox`). */
+  readonly inbox?:
+    | { stats: Awaited<ReturnType<InboxView['stats']>>; dead: Awaited<ReturnType<InboxView['deadLetters']>> }
+    | 'unavailable'
+    | undefined;
 }
 
 /** The home page: endpoints, discovery, journeys in progress, sign-ins waiting, recent webhook deliveries. */
@@ -119,6 +125,29 @@ export function homePage(state: HomeState): Response {
     `<section><h2>Endpoints</h2>${table([], endpoints, '')}</section>
 <section><h2>Identity requests in progress</h2>${table(['access_request_code', 'person', 'status', 'created (UTC)'], journeys, 'None open. Create one with POST /identity/request; its redirect_url leads to its journey page.')}</section>
 <section><h2>Sign-ins waiting for the person</h2>${table(['client', 'claims'], signIns, 'None waiting. A sign-in started at the authorize endpoint waits here until the person answers its consent page.')}</section>
-<section><h2>Recent webhook deliveries</h2>${table(['event', 'access_request_code', 'to', 'attempt', 'status'], deliveries, 'None yet. Webhooks go to the URL given with --webhook-url.')}</section>`,
+<section><h2>Recent webhook deliveries</h2>${table(['event', 'access_request_code', 'to', 'attempt', 'status'], deliveries, 'None yet. Webhooks go to the URL given with --webhook-url.')}</section>${inboxSection(state.inbox, row, table)}`,
   );
+}
+
+/** The attached inbox: its figures, and its dead letters with their reasons. */
+function inboxSection(
+  inbox: HomeState['inbox'],
+  row: (cells: string[]) => string,
+  table: (head: string[], rows: string[], empty: string) => string,
+): string {
+  if (inbox === undefined) return '';
+  if (inbox === 'unavailable')
+    return '<section><h2>Identity inbox</h2><p class="bad">The inbox did not answer (is its store reachable?).</p></section>';
+  const { pending, inFlight, dead, oldestAgeMs } = inbox.stats;
+  const figures = `<p>${pending} pending, ${inFlight} in flight, <span class="${dead > 0 ? 'bad' : 'ok'}">${dead} dead</span>; oldest waiting ${Math.round(oldestAgeMs / 1000)} s</p>`;
+  const letters = inbox.dead.map((letter) =>
+    row([
+      `<code>${escapeHtml(letter.record.id)}</code>`,
+      `<code>${escapeHtml(letter.reason)}</code>`,
+      `<code>${escapeHtml(letter.errorCode)}</code>`,
+      String(letter.record.attempts),
+      new Date(letter.deadAt).toISOString().slice(11, 19),
+    ]),
+  );
+  return `<section><h2>Identity inbox</h2>${figures}${table(['access_request_code', 'reason', 'error', 'attempts', 'set aside (UTC)'], letters, 'No dead letters.')}</section>`;
 }

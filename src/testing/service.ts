@@ -11,8 +11,8 @@ import { isOpen, defaultValues } from './identity.js';
 import { createJourneys } from './journeys.js';
 import { createSigningKeys } from './keys.js';
 import { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT, createAuthorizationServer } from './oidc.js';
-import type { FakeService, FakeServiceOptions } from './options.js';
-import { homePage } from './pages.js';
+import type { FakeService, FakeServiceOptions, InboxView } from './options.js';
+import { homePage, type HomeState } from './pages.js';
 import { restRoutes } from './rest.js';
 import { createRouter } from './router.js';
 import { clientFor, createState, type FakeState, type RouteEntry } from './state.js';
@@ -55,6 +55,9 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     },
     async webhooksSettled() {
       while (state.pendingDeliveries.size > 0) await Promise.all(state.pendingDeliveries);
+    },
+    attachInbox(inbox) {
+      state.inbox = inbox;
     },
     fetch: handle,
     injectFault(fault) {
@@ -124,6 +127,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
       journeys: [...state.identity.values()].filter((r) => isOpen(r, state.now())),
       signIns: oidc.waiting(),
       deliveries: state.deliveries,
+      inbox: await inboxState(state.inbox),
     });
   return [
     ['GET', /^\/$/, home, false],
@@ -135,4 +139,14 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
     ['GET', /^\/oauth\/oidc\/userinfo$/, (request) => oidc.userinfo(request), false],
     ...journeyRoutes,
   ];
+}
+
+/** The attached inbox's figures and dead letters; an inbox that cannot answer is said to be so. */
+async function inboxState(inbox: InboxView | undefined): Promise<HomeState['inbox']> {
+  if (!inbox) return undefined;
+  try {
+    return { stats: await inbox.stats(), dead: await inbox.deadLetters(20) };
+  } catch {
+    return 'unavailable';
+  }
 }

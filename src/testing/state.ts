@@ -10,6 +10,7 @@ import {
   type FakeClientRegistration,
   type FakeServiceOptions,
   type FakeServiceSettings,
+  type InboxView,
   type RecordedRequest,
   type TimestampFormat,
 } from './options.js';
@@ -49,6 +50,8 @@ export interface FakeState {
   readonly events: WebhookPayload[];
   readonly deliveries: WebhookDelivery[];
   readonly pendingDeliveries: Set<Promise<boolean>>;
+  /** The relying party's inbox the home page shows, when one is attached. */
+  inbox: InboxView | undefined;
   readonly settings: FakeServiceSettings;
   /** The rate limit's current fixed window. */
   window: { start: number; count: number };
@@ -90,6 +93,7 @@ export async function createState(options: FakeServiceOptions): Promise<FakeStat
     events: [],
     deliveries: [],
     pendingDeliveries: new Set(),
+    inbox: undefined,
     settings: {
       emailDelivery: 'ok',
       rateLimit: undefined,

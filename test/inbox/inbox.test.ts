@@ -305,6 +305,26 @@ describe('identity inbox (memory store)', () => {
     expect(await inbox.reconcile()).toMatchObject([{ accessRequestCode: data.access_request_code, reason: 'expired' }]);
   });
 
+  test("the sandbox's home page shows an attached inbox: its figures and its dead letters with their reasons", async () => {
+    const { service, inbox, created } = await setup({ verification: { requestCode: 'not-this-request' } });
+    const page = async () => (await service.fetch(new Request(`${service.authUrl}/`))).text();
+    expect(await page()).not.toContain('Identity inbox');
+    service.attachInbox(inbox);
+    expect(await page()).toContain('0 pending, 0 in flight, <span class="ok">0 dead</span>');
+    const request = await created();
+    await service.approve(request.access_request_code);
+    await service.webhooksSettled();
+    expect(await page()).toContain('1 pending, 0 in flight');
+    await inbox.runOnce();
+    const html = await page();
+    expect(html).toContain('<span class="bad">1 dead</span>');
+    expect(html).toContain(`<code>${request.access_request_code}</code>`);
+    expect(html).toContain('<code>ERR_INBOX_REFUSED</code>');
+    expect(html).toContain('<code>ERR_SD_JWT_REQUEST_CODE</code>');
+    service.attachInbox({ stats: () => Promise.reject(new Error('down')), deadLetters: () => Promise.resolve([]) });
+    expect(await page()).toContain('The inbox did not answer');
+  });
+
   test('no token, request code or claim in its logs; the token is sealed in the store', async () => {
     const spy = new SpyStore();
     const stored = spy.kept;
