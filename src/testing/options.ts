@@ -6,6 +6,7 @@ import type { SigningKeys } from './keys.js';
 import type { AuthorizationErrorMode, OidcClientRegistration } from './oidc.js';
 import type { DEFAULT_READINGS, FakeReadings } from './readings.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
+import type { InboxView } from './pages.js';
 import { IDENTITY_ACTIONS, type WebhookDelivery, type WebhookPayload, type WebhookRetryOptions } from './webhooks.js';
 
 /** A client registration: an API key pair, its tenant, and where its webhooks go. */
@@ -172,16 +173,7 @@ export interface FakeServiceSettings {
   authorizationErrors: AuthorizationErrorMode;
 }
 
-/**
- * What the sandbox's home page shows of a relying party's identity inbox: `createIdentityInbox`'s
- * result fits (the fake imports nothing of the SDK, so the shape is written here).
- */
-export interface InboxView {
-  stats(): Promise<{ pending: number; inFlight: number; dead: number; oldestAgeMs: number }>;
-  deadLetters(
-    limit?: number,
-  ): Promise<readonly { record: { id: string; attempts: number }; reason: string; errorCode: string; deadAt: number }[]>;
-}
+export type { InboxView };
 
 export interface FakeService {
   readonly baseUrl: string;

@@ -5,7 +5,6 @@
  */
 import type { IdentityRecord } from './identity.js';
 import type { WebhookDelivery } from './webhooks.js';
-import type { InboxView } from './options.js';
 
 /** Text made safe inside HTML. */
 export const escapeHtml = (text: string) =>
@@ -62,6 +61,17 @@ ${
 /** A link that leads nowhere: what it was, and the way home. */
 export function notFoundPage(what: string): Response {
   return page('Nothing here', `<section><p>${escapeHtml(what)}</p><p><a href="/">What this sandbox serves</a></p></section>`, 404);
+}
+
+/**
+ * What the sandbox's home page shows of a relying party's identity inbox: `createIdentityInbox`'s
+ * result fits (the fake imports nothing of the SDK, so the shape is written here).
+ */
+export interface InboxView {
+  stats(): Promise<{ pending: number; inFlight: number; dead: number; oldestAgeMs: number }>;
+  deadLetters(
+    limit?: number,
+  ): Promise<readonly { record: { id: string; attempts: number }; reason: string; errorCode: string; deadAt: number }[]>;
 }
 
 /** What the home page shows. */
