@@ -45,8 +45,10 @@ export default defineConfig([
     noExternal: [...bundled, /^jose(\/|$)/, /^oauth4webapi(\/|$)/],
   },
   {
-    // The sandbox command (`bin`): ESM only, it awaits at the top level.
-    entry: { 'bin/sandbox': 'src/testing/cli.ts' },
+    // The commands (`bin`): ESM only, they await at the top level. `acme-identity sandbox` loads the
+    // sandbox's module, a chunk both share.
+    entry: { 'bin/sandbox': 'src/testing/cli.ts', 'bin/acme-identity': 'src/cli/main.ts' },
+    splitting: true,
     format: ['esm'],
     dts: false,
     sourcemap: false,

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+/**
+ * `acme-identity`: the integrator's command.
+ *
+ *   acme-identity doctor [--base-url URL] [--auth-url URL] [--client-id ID] [--json]
+ *   acme-identity check-receiver <url> [--secret S] [--scheme prefixed-hex|hex|base64|stripe|standard] [--json]
+ *   acme-identity decode <token> [--json]
+ *   acme-identity sandbox [options of acme-identity-sandbox]
+ *
+ * Configuration comes from the flags or the ACME_* variables. Secrets (the client secret, the
+ * webhook secret) are read from the environment when not given, and never printed. Exit codes: 0
+ * all checks passed, 1 a check failed, 2 a usage error.
+ */
+import { cac } from 'cac';
+import { VERSION } from '../version.js';
+import { checkReceiver, type SigningScheme } from './check-receiver.js';
+import { decodeToken, formatDecoded } from './decode.js';
+import { formatReport, runDoctor } from './doctor.js';
+
+const env = (name: string): string | undefined => {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+};
+const color = () => Boolean(process.stdout.isTTY) && env('NO_COLOR') === undefined;
+
+function usage(message: string): never {
+  process.stderr.write(`acme-identity: ${message}\nRun acme-identity --help for the commands.\n`);
+  process.exit(2);
+}
+
+const cli = cac('acme-identity');
+
+cli
+  .command('doctor', 'Check a deployment: URL, health, token, tenant, clock, OIDC, JWKS, the contract (reads only)')
+  .option('--base-url <url>', 'the REST base URL, https://…/api/v1 (ACME_BASE_URL)')
+  .option('--auth-url <url>', "the OIDC issuer (ACME_AUTH_URL; default: the base URL's origin)")
+  .option('--client-id <id>', 'the API client id (ACME_CLIENT_ID); the secret is read from ACME_CLIENT_SECRET')
+  .option('--tenant-id <id>', 'the tenant (ACME_TENANT_ID)')
+  .option('--timeout <ms>', 'per request, in ms', { default: 10_000 })
+  .option('--json', 'the report as JSON, for CI')
+  .example('ACME_CLIENT_SECRET=… acme-identity doctor --base-url https://identity.example/api/v1 --client-id … --tenant-id …')
+  .action(
+    async (options: { baseUrl?: string; authUrl?: string; clientId?: string; tenantId?: string; timeout: number; json?: boolean }) => {
+      const baseUrl = options.baseUrl ?? env('ACME_BASE_URL');
+      if (!baseUrl) usage('doctor needs --base-url (or ACME_BASE_URL)');
+      const report = await runDoctor({
+        baseUrl,
+        authUrl: options.authUrl ?? env('ACME_AUTH_URL'),
+        clientId: options.clientId ?? env('ACME_CLIENT_ID'),
+        clientSecret: env('ACME_CLIENT_SECRET'),
+        tenantId: options.tenantId ?? env('ACME_TENANT_ID'),
+        timeoutMs: Number(options.timeout),
+      });
+      process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatReport(report, color())}\n`);
+      process.exitCode = report.ok ? 0 : 1;
+    },
+  );
+
+cli
+  .command('check-receiver <url>', 'Fire signed deliveries at your webhook endpoint (and only there) and check its answers')
+  .option('--secret <secret>', 'the webhook secret your endpoint verifies with (ACME_WEBHOOK_SECRET)')
+  .option('--scheme <scheme>', 'how deliveries are signed: prefixed-hex, hex, base64, stripe or standard', { default: 'prefixed-hex' })
+  .option('--header <name>', 'the signature header', { default: 'X-Webhook-Signature' })
+  .option('--json', 'the results as JSON, for CI')
+  .example('ACME_WEBHOOK_SECRET=whsec_… acme-identity check-receiver http://localhost:3000/webhooks/acme')
+  .action(async (url: string, options: { secret?: string; scheme: string; header: string; json?: boolean }) => {
+    const secret = options.secret ?? env('ACME_WEBHOOK_SECRET');
+    if (!secret) usage('check-receiver needs --secret (or ACME_WEBHOOK_SECRET)');
+    if (!['prefixed-hex', 'hex', 'base64', 'stripe', 'standard'].includes(options.scheme))
+      usage(`--scheme ${options.scheme} is not one of prefixed-hex, hex, base64, stripe, standard`);
+    try {
+      new URL(url);
+    } catch {
+      usage(`${url} is not a URL`);
+    }
+    const checks = await checkReceiver({ url, secret, scheme: options.scheme as SigningScheme, header: options.header });
+    const ok = checks.every((check) => check.status !== 'fail');
+    process.stdout.write(`${options.json ? JSON.stringify({ checks, ok }, null, 2) : formatReport({ checks, ok }, color())}\n`);
+    process.exitCode = ok ? 0 : 1;
+  });
+
+cli
+  .command('decode <token>', 'Take a JWT or an SD-JWT apart: header, payload, disclosures and their digests (not verified)')
+  .option('--json', 'as JSON')
+  .action((token: string, options: { json?: boolean }) => {
+    try {
+      const decoded = decodeToken(token);
+      process.stdout.write(`${options.json ? JSON.stringify(decoded, null, 2) : formatDecoded(decoded)}\n`);
+    } catch (error) {
+      usage(error instanceof Error ? error.message : String(error));
+    }
+  });
+
+cli
+  .command(
+    'sandbox',
+    'The fake service on localhost, with a page where you play the person (same as acme-identity-sandbox; --help for its options)',
+  )
+  .allowUnknownOptions()
+  .action(async () => {
+    // The sandbox command reads its own options from process.argv: hand it everything after `sandbox`.
+    const at = process.argv.indexOf('sandbox');
+    process.argv = [process.argv[0]!, process.argv[1]!, ...process.argv.slice(at + 1)];
+    await import('../testing/cli.js');
+  });
+
+cli.help();
+cli.version(VERSION);
+
+try {
+  // `sandbox --help` is the sandbox's own help, not cac's.
+  const sandboxHelp = process.argv[2] === 'sandbox';
+  const parsed = cli.parse(process.argv, { run: false });
+  if (!cli.matchedCommand && parsed.args.length > 0) usage(`unknown command ${parsed.args[0]}`);
+  if (!cli.matchedCommand && !parsed.options['help'] && !parsed.options['version']) cli.outputHelp();
+  if (cli.matchedCommand && (!parsed.options['help'] || sandboxHelp)) await cli.runMatchedCommand();
+} catch (error) {
+  usage(error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,99 @@
+/** `acme-identity check-receiver` (#29): a correct receiver passes; each broken one is caught, with advice. */
+import { createHmac } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { checkReceiver, signDelivery, type SigningScheme } from '../../src/cli/check-receiver.js';
+import { createWebhookReceiver, createWebhookVerifier, type WebhookVerifierOptions } from '../../src/webhooks/index.js';
+
+const SECRET = 'whsec_check_0123456789abcdef0123456789';
+const URL = 'https://rp.example/webhooks/acme';
+type Endpoint = (request: Request) => Promise<Response>;
+
+const sdkReceiver = (options: Partial<WebhookVerifierOptions> = {}): Endpoint =>
+  createWebhookReceiver(createWebhookVerifier({ secret: SECRET, logLevel: 'off', ...options }), () => undefined).fetch;
+
+async function check(endpoint: Endpoint, scheme?: SigningScheme) {
+  const urls: string[] = [];
+  const checks = await checkReceiver({
+    url: URL,
+    secret: SECRET,
+    ...(scheme ? { scheme } : {}),
+    fetch: (request) => {
+      urls.push(request.url);
+      return endpoint(request);
+    },
+  });
+  return {
+    urls,
+    byName: Object.fromEntries(checks.map((c) => [c.name, c])),
+    failed: checks.filter((c) => c.status === 'fail').map((c) => c.name),
+  };
+}
+
+describe('acme-identity check-receiver', () => {
+  test("the SDK's receiver passes every check, and nothing is sent anywhere but the given URL", async () => {
+    const { byName, failed, urls } = await check(sdkReceiver());
+    expect(failed).toEqual([]);
+    for (const name of ['first delivery', 'redelivery', 'bad signature', 'reformatted body']) expect(byName[name]?.status, name).toBe('ok');
+    expect(byName['stale timestamp']?.status).toBe('skip');
+    expect(new Set(urls)).toEqual(new Set([URL]));
+  });
+
+  test.each<'stripe' | 'standard'>(['stripe', 'standard'])('with the %s scheme, a stale timestamp is checked too', async (scheme) => {
+    const { byName, failed } = await check(sdkReceiver({ scheme }), scheme);
+    expect(failed).toEqual([]);
+    expect(byName['stale timestamp']?.status).toBe('ok');
+    // A receiver that ignores the timestamp is caught.
+    const lax = await check(sdkReceiver({ scheme, toleranceSeconds: 86_400 }), scheme);
+    expect(lax.byName['stale timestamp']).toMatchObject({ status: 'fail', advice: expect.stringContaining('an hour ago') });
+  });
+
+  test('a receiver that skips verification is caught: it accepted a bad signature', async () => {
+    const { byName, failed } = await check(async () => new Response(null, { status: 200 }));
+    expect(failed).toEqual(['bad signature', 'reformatted body']);
+    expect(byName['bad signature']?.advice).toContain('it is not verifying');
+  });
+
+  test('a receiver that parses the body before verifying is caught: it accepted a reformatted body', async () => {
+    const parsesFirst: Endpoint = async (request) => {
+      const body = JSON.stringify(await request.json());
+      const expected = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+      return new Response(null, { status: request.headers.get('x-webhook-signature') === expected ? 200 : 400 });
+    };
+    const { byName, failed } = await check(parsesFirst);
+    expect(failed).toEqual(['reformatted body']);
+    expect(byName['reformatted body']?.advice).toContain('raw bytes');
+  });
+
+  test('a receiver with another secret is caught at the first delivery; one that processes redeliveries as new 500s is caught', async () => {
+    const other = await check(
+      createWebhookReceiver(createWebhookVerifier({ secret: `${SECRET}-other`, logLevel: 'off' }), () => undefined).fetch,
+    );
+    expect(other.byName['first delivery']).toMatchObject({ status: 'fail', advice: expect.stringContaining("endpoint's secret") });
+    let seen = 0;
+    const failsSecondTime: Endpoint = async (request) => {
+      const answer = await sdkReceiver({ replayStore: false })(request);
+      if (answer.status === 200 && ++seen > 1) return new Response(null, { status: 500 });
+      return answer;
+    };
+    expect((await check(failsSecondTime)).byName['redelivery']).toMatchObject({ status: 'fail' });
+  });
+
+  test('an endpoint that cannot be reached fails the checks with the reason', async () => {
+    const { byName } = await check(() => Promise.reject(new TypeError('connect ECONNREFUSED 127.0.0.1:3000')));
+    expect(byName['first delivery']).toMatchObject({ status: 'fail', detail: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  test('signDelivery writes each scheme as the verifier reads it', async () => {
+    const body = '{"event":"approved","access_request_code":"arc_1","access_token":"a.b.c"}';
+    for (const scheme of ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard'] as const) {
+      const verifier = createWebhookVerifier({
+        secret: SECRET,
+        scheme: scheme === 'prefixed-hex' || scheme === 'hex' || scheme === 'base64' ? 'auto' : scheme,
+        replayStore: false,
+        logLevel: 'off',
+      });
+      const event = await verifier.verify(body, signDelivery(SECRET, body, scheme, Math.floor(Date.now() / 1000)));
+      expect(event.accessRequestCode, scheme).toBe('arc_1');
+    }
+  });
+});

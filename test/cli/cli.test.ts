@@ -1,0 +1,89 @@
+/**
+ * The `acme-identity` command itself (#29), run as a process: help, exit codes, doctor against the
+ * sandbox on localhost, decode. (The fake is served here, not intercepted: no msw in this file.)
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { decodeToken } from '../../src/cli/decode.js';
+import { DEFAULT_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
+
+const run = promisify(execFile);
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('acme-identity', () => {
+  test('--help lists every command; each command has its own help; an unknown command is a usage error (2)', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['doctor', 'check-receiver <url>', 'decode <token>', 'sandbox']) expect(help.stdout).toContain(command);
+    const doctorHelp = await cli(['doctor', '--help']);
+    expect(doctorHelp.stdout).toContain('--base-url');
+    expect((await cli(['frobnicate'])).code).toBe(2);
+    expect((await cli(['doctor'], { ACME_BASE_URL: '' })).stderr).toContain('doctor needs --base-url');
+  }, 60_000);
+
+  test('doctor against the sandbox: exit 0 and a checklist; --json for CI; a wrong secret exits 1; the secret is never printed', async () => {
+    const env = {
+      ACME_BASE_URL: sandbox.baseUrl,
+      ACME_AUTH_URL: sandbox.authUrl,
+      ACME_CLIENT_ID: DEFAULT_CLIENT.clientId,
+      ACME_CLIENT_SECRET: DEFAULT_CLIENT.clientSecret,
+      ACME_TENANT_ID: DEFAULT_CLIENT.tenantId,
+    };
+    const text = await cli(['doctor'], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('✓ API token');
+    expect(text.stdout).toContain('no failures');
+    const json = await cli(['doctor', '--json'], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
+    const wrong = await cli(['doctor'], { ...env, ACME_CLIENT_SECRET: 'sk_wrong_secret_value' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('✗ API token');
+    for (const output of [text, json, wrong]) {
+      expect(output.stdout + output.stderr).not.toContain(DEFAULT_CLIENT.clientSecret);
+      expect(output.stdout + output.stderr).not.toContain('sk_wrong_secret_value');
+    }
+  }, 60_000);
+
+  test('decode prints an SD-JWT taken apart, marked not verified', async () => {
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const kept = b64(['salt1', 'given_name', 'Jane']);
+    const stray = b64(['salt2', 'family_name', 'Citizen']);
+    const digest = createHash('sha256').update(kept).digest('base64url');
+    const token = `${b64({ alg: 'ES256', typ: 'dc+sd-jwt' })}.${b64({ iss: 'https://auth.acme.test', exp: 1_800_000_000, _sd: [digest], _sd_alg: 'sha-256' })}.c2ln~${kept}~${stray}~`;
+    const decoded = decodeToken(token);
+    expect(decoded).toMatchObject({ verified: false, keyBinding: false, dates: { exp: '2027-01-15T08:00:00.000Z' } });
+    expect(decoded.disclosures).toMatchObject([
+      { name: 'given_name', value: 'Jane', digest, referenced: true },
+      { name: 'family_name', value: 'Citizen', referenced: false },
+    ]);
+    const printed = await cli(['decode', token]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/^NOT VERIFIED/);
+    expect(printed.stdout).toContain('✗ not referenced family_name');
+    expect(() => decodeToken('a.b')).toThrow(/not a JWT: 2/);
+    expect((await cli(['decode', 'nonsense'])).code).toBe(2);
+  }, 60_000);
+});

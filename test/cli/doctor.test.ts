@@ -1,0 +1,156 @@
+/** `acme-identity doctor` (#29) against the fake: a sound deployment, the readings of the spec's open choices, and each thing an integrator gets wrong. */
+import { describe, expect, test } from 'vitest';
+import { contractDrift, formatReport, runDoctor, type DoctorConfig } from '../../src/cli/doctor.js';
+import { openApiDocument } from '../../src/contract/openapi.js';
+import { DEFAULT_CLIENT, createFakeService, type FakeReadings } from '../../src/testing/index.js';
+
+async function doctor(
+  options: {
+    readings?: FakeReadings;
+    config?: Partial<DoctorConfig>;
+    fetch?: (f: (r: Request) => Promise<Response>) => (r: Request) => Promise<Response>;
+  } = {},
+) {
+  const service = await createFakeService({ readings: options.readings ?? {} });
+  const fetch = options.fetch ? options.fetch(service.fetch) : service.fetch;
+  const report = await runDoctor({
+    baseUrl: service.baseUrl,
+    authUrl: service.authUrl,
+    clientId: DEFAULT_CLIENT.clientId,
+    clientSecret: DEFAULT_CLIENT.clientSecret,
+    tenantId: DEFAULT_CLIENT.tenantId,
+    fetch,
+    ...options.config,
+  });
+  const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]));
+  return { report, byName, text: formatReport(report, false) };
+}
+
+describe('acme-identity doctor', () => {
+  test('a sound deployment: every check passes, and no secret is in the report', async () => {
+    const { report, byName, text } = await doctor();
+    expect(report.ok).toBe(true);
+    expect(report.checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    for (const name of [
+      'base URL',
+      'reachable',
+      'health',
+      'version',
+      'API token',
+      'tenant',
+      'clock',
+      'status records',
+      'token answer',
+      'error bodies',
+      'OIDC discovery',
+      'claims',
+      'JWKS',
+      'contract',
+    ])
+      expect(byName[name], name).toBeDefined();
+    expect(byName['contract']?.detail).toContain('matches');
+    const json = JSON.stringify(report);
+    for (const secret of [DEFAULT_CLIENT.clientSecret, DEFAULT_CLIENT.tenantId]) {
+      expect(json).not.toContain(secret);
+      expect(text).not.toContain(secret);
+    }
+    expect(json).not.toMatch(/eyJ[A-Za-z0-9_-]{8,}\./);
+    expect(text).toContain('✓ API token');
+  });
+
+  test('a wrong client secret: the token check fails, saying what a 401 means', async () => {
+    const { report, byName } = await doctor({ config: { clientSecret: 'not-the-secret' } });
+    expect(report.ok).toBe(false);
+    expect(byName['API token']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('ERR_AUTHENTICATION'),
+      advice: expect.stringContaining('client id or secret'),
+    });
+    expect(byName['tenant']).toBeUndefined();
+  });
+
+  test('a wrong tenant: the token is issued, the tenant check fails with advice', async () => {
+    const { report, byName } = await doctor({ config: { tenantId: 'tenant-of-someone-else' } });
+    expect(report.ok).toBe(false);
+    expect(byName['API token']?.status).toBe('ok');
+    expect(byName['tenant']).toMatchObject({ status: 'fail', advice: expect.stringContaining('tenant id is wrong') });
+  });
+
+  test('a service whose clock is 10 minutes off: a warning that says how far and which way', async () => {
+    const { byName } = await doctor({ readings: { clockSkewSeconds: 600 } });
+    expect(byName['clock']).toMatchObject({ status: 'warn', detail: expect.stringMatching(/(599|600|601) s behind/) });
+  });
+
+  test('no Date header: said, with what the SDK does instead', async () => {
+    const { byName } = await doctor({ readings: { dateHeader: 'omitted' } });
+    expect(byName['clock']).toMatchObject({ status: 'warn', detail: 'no Date header in any answer' });
+  });
+
+  test('each reading of the open choices is named: status envelope, token envelope and lifetime, error bodies', async () => {
+    const wrapped = await doctor({
+      readings: { statusEnvelope: 'wrapped', tokenEnvelope: 'bare', errorBody: 'bare', tokenLifetime: 'expires' },
+    });
+    expect(wrapped.report.ok).toBe(true);
+    expect(wrapped.byName['status records']?.detail).toContain('wrapped in {data}');
+    expect(wrapped.byName['token answer']?.detail).toMatch(/^bare; lifetime in +expires$/);
+    expect(wrapped.byName['error bodies']?.detail).toContain('top level');
+    const plain = await doctor();
+    expect(plain.byName['status records']?.detail).toContain('bare');
+    expect(plain.byName['token answer']?.detail).toMatch(/^wrapped in \{data\}; lifetime in expires_in expires$/);
+    expect(plain.byName['error bodies']?.detail).toContain('{error: {…}}');
+  });
+
+  test('a changed /docs/spec: the drift is listed, operation by operation and field by field', async () => {
+    const { byName } = await doctor({
+      fetch: (inner) => async (request) => {
+        const response = await inner(request);
+        if (!new URL(request.url).pathname.endsWith('/docs/spec')) return response;
+        const doc = (await response.json()) as {
+          paths: Record<string, unknown>;
+          components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+        };
+        doc.paths['/identity/batch'] = { post: { responses: {} } };
+        delete doc.paths['/credentials/revoke/{credential_ref}'];
+        doc.components.schemas['IdentityRequestDetails']!.properties!['risk_score'] = { type: 'number' };
+        return Response.json(doc);
+      },
+    });
+    expect(byName['contract']?.status).toBe('warn');
+    expect(byName['contract']?.detail).toContain('+ operation POST /identity/batch');
+    expect(byName['contract']?.detail).toContain('- operation POST /credentials/revoke/{credential_ref}');
+    expect(byName['contract']?.detail).toContain('+ field IdentityRequestDetails.risk_score');
+  });
+
+  test('unreachable, and a base URL of the wrong shape: said, with advice; nothing else attempted', async () => {
+    const down = await runDoctor({
+      baseUrl: 'https://identity.example/api/v1',
+      fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error('getaddrinfo ENOTFOUND identity.example') })),
+    });
+    expect(down.ok).toBe(false);
+    expect(down.checks.map((c) => [c.name, c.status])).toEqual([
+      ['base URL', 'ok'],
+      ['reachable', 'fail'],
+    ]);
+    expect(down.checks[1]?.detail).toContain('ENOTFOUND');
+    const service = await createFakeService();
+    const plain = await runDoctor({ baseUrl: service.baseUrl.replace('https:', 'http:').replace('/api/v1', ''), fetch: service.fetch });
+    expect(plain.checks[0]).toMatchObject({ name: 'base URL', status: 'warn' });
+    const cleartext = await runDoctor({ baseUrl: service.baseUrl.replace('https:', 'http:'), fetch: service.fetch });
+    expect(cleartext.checks[0]).toMatchObject({ name: 'base URL', status: 'fail', advice: expect.stringContaining('https') });
+    expect((await runDoctor({ baseUrl: 'not a url' })).checks).toMatchObject([{ name: 'base URL', status: 'fail' }]);
+  });
+
+  test('without credentials the token and tenant checks are skipped, not failed', async () => {
+    const service = await createFakeService();
+    const report = await runDoctor({ baseUrl: service.baseUrl, authUrl: service.authUrl, fetch: service.fetch });
+    expect(report.ok).toBe(true);
+    expect(report.checks.find((c) => c.name === 'API token')?.status).toBe('skip');
+  });
+
+  test('the contract compared with itself has no drift; enums and error codes are compared too', () => {
+    expect(contractDrift(structuredClone(openApiDocument) as never)).toEqual([]);
+    const changed = structuredClone(openApiDocument) as unknown as { components: { schemas: Record<string, unknown> } };
+    changed.components.schemas['Extra'] = { type: 'object', description: 'answers E9999 sometimes' };
+    expect(contractDrift(changed as never)).toEqual(['+ schema Extra', '+ error code E9999']);
+  });
+});
