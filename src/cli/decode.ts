@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export interface DecodedDisclosure {
+interface DecodedDisclosure {
   readonly encoded: string;
   /** The claim name (absent for an array element). */
   readonly name?: string;
