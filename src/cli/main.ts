@@ -97,23 +97,27 @@ cli
     'The fake service on localhost, with a page where you play the person (same as acme-identity-sandbox; --help for its options)',
   )
   .allowUnknownOptions()
-  .action(async () => {
-    // The sandbox command reads its own options from process.argv: hand it everything after `sandbox`.
-    const at = process.argv.indexOf('sandbox');
-    process.argv = [process.argv[0]!, process.argv[1]!, ...process.argv.slice(at + 1)];
-    await import('../testing/cli.js');
-  });
+  .action(runSandbox);
+
+/** The sandbox command reads its own options (its --help included) from process.argv: it gets everything after `sandbox`. */
+async function runSandbox(): Promise<void> {
+  process.argv = [process.argv[0]!, process.argv[1]!, ...process.argv.slice(3)];
+  await import('../testing/cli.js');
+}
 
 cli.help();
 cli.version(VERSION);
 
-try {
-  // `sandbox --help` is the sandbox's own help, not cac's.
-  const sandboxHelp = process.argv[2] === 'sandbox';
-  const parsed = cli.parse(process.argv, { run: false });
-  if (!cli.matchedCommand && parsed.args.length > 0) usage(`unknown command ${parsed.args[0]}`);
-  if (!cli.matchedCommand && !parsed.options['help'] && !parsed.options['version']) cli.outputHelp();
-  if (cli.matchedCommand && (!parsed.options['help'] || sandboxHelp)) await cli.runMatchedCommand();
-} catch (error) {
-  usage(error instanceof Error ? error.message : String(error));
+if (process.argv[2] === 'sandbox') {
+  // Before cac, which would answer `sandbox --help` with its own help.
+  await runSandbox();
+} else {
+  try {
+    const parsed = cli.parse(process.argv, { run: false });
+    if (!cli.matchedCommand && parsed.args.length > 0) usage(`unknown command ${parsed.args[0]}`);
+    if (!cli.matchedCommand && !parsed.options['help'] && !parsed.options['version']) cli.outputHelp();
+    if (cli.matchedCommand && !parsed.options['help']) await cli.runMatchedCommand();
+  } catch (error) {
+    usage(error instanceof Error ? error.message : String(error));
+  }
 }

@@ -248,9 +248,17 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
     expect(errorsOnly.length).toBeLessThan(client.length / 10);
   });
 
-  test('the bin answers --help', async () => {
+  test('the sandbox bin answers --help', async () => {
     const { stdout } = await run(join(consumer, 'node_modules/.bin/acme-identity-sandbox'), ['--help']);
     expect(stdout).toContain('--webhook-url');
+  });
+
+  test.each(NODES)('acme-identity --help, and its sandbox command, on %s', async (_name, node) => {
+    const bin = join(consumer, 'node_modules/.bin/acme-identity');
+    const { stdout } = await run(node(), [bin, '--help']);
+    for (const command of ['doctor', 'check-receiver <url>', 'decode <token>', 'sandbox']) expect(stdout).toContain(command);
+    // The sandbox command is the sandbox bin (its own help).
+    expect((await run(node(), [bin, 'sandbox', '--help'])).stdout).toContain('--webhook-url');
   });
 });
 
