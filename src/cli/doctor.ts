@@ -164,7 +164,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
     add({
       name: 'version',
       status: 'ok',
-      detail: isRecord(record) ? `version ${String(record['version'] ?? 'not stated')}` : `answered ${current.response.status}`,
+      detail: isRecord(record) ? `API version ${apiVersion(record)}` : `answered ${current.response.status}`,
     });
   } catch {
     add({ name: 'version', status: 'warn', detail: 'GET /status/current did not answer' });
@@ -346,7 +346,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
       add({
         name: 'JWKS',
         status: answer.ok && usable.length > 0 && privateOnes === 0 ? 'ok' : 'fail',
-        detail: `${keys.length} keys, ${usable.length} usable${privateOnes ? `, ${privateOnes} PRIVATE (refused)` : ''}`,
+        detail: `${keys.length} key${keys.length === 1 ? '' : 's'}, ${usable.length} usable${privateOnes ? `, ${privateOnes} PRIVATE (refused)` : ''}`,
         ...(privateOnes
           ? { advice: 'the service publishes private key material: tell its operators now' }
           : usable.length
@@ -378,6 +378,13 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   }
 
   return { checks, ok: checks.every((check) => check.status !== 'fail') };
+}
+
+/** `components.api.version` of a status record (spec: "reports the running version" there). */
+function apiVersion(record: Record<string, unknown>): string {
+  const components = isRecord(record['components']) ? record['components'] : {};
+  const api = isRecord(components['api']) ? components['api'] : {};
+  return typeof api['version'] === 'string' ? api['version'] : 'not stated';
 }
 
 type Doc = Record<string, unknown>;
@@ -439,10 +446,10 @@ export function formatReport(report: DoctorReport, color: boolean): string {
     return `\x1b[${code}m${text}\x1b[0m`;
   };
   const lines = report.checks.map((check) => {
-    const head = `${paint(check.status, MARK[check.status])} ${check.name.padEnd(15)} ${check.detail}`;
+    const head = `${paint(check.status, MARK[check.status])} ${check.name.padEnd(17)} ${check.detail}`;
     const advice =
       check.advice && check.status !== 'ok'
-        ? `\n  ${' '.repeat(16)}→ ${check.advice}${check.option ? ` (option: ${check.option})` : ''}`
+        ? `\n  ${' '.repeat(18)}→ ${check.advice}${check.option ? ` (option: ${check.option})` : ''}`
         : '';
     return head + advice;
   });
