@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { contractDrift, formatReport, runDoctor, type DoctorConfig } from '../../src/cli/doctor.js';
 import { openApiDocument } from '../../src/contract/openapi.js';
-import { DEFAULT_CLIENT, createFakeService, type FakeReadings } from '../../src/testing/index.js';
+import { DEFAULT_CLIENT, READING_CHOICES, createFakeService, type FakeReadings } from '../../src/testing/index.js';
 
 async function doctor(
   options: {
@@ -56,6 +56,19 @@ describe('acme-identity doctor', () => {
     }
     expect(json).not.toMatch(/eyJ[A-Za-z0-9_-]{8,}\./);
     expect(text).toContain('✓ API token');
+  });
+
+  test('under every reading of the open choices: no failure, except the one the SDK cannot detect, which names its option', async () => {
+    for (const [name, values] of Object.entries(READING_CHOICES)) {
+      for (const value of values) {
+        const { report, byName } = await doctor({ readings: { [name]: value } as FakeReadings });
+        const reading = `${name}=${String(value)}`;
+        if (name === 'timestampFormat' && value !== 'unix-seconds') {
+          expect(byName['tenant'], reading).toMatchObject({ status: 'fail', option: expect.stringContaining('timestampFormat') });
+          expect(report.checks.filter((c) => c.status === 'fail').map((c) => c.name), reading).toEqual(['tenant']);
+        } else expect(report.checks.filter((c) => c.status === 'fail'), reading).toEqual([]);
+      }
+    }
   });
 
   test('a wrong client secret: the token check fails, saying what a 401 means', async () => {
