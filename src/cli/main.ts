@@ -6,6 +6,7 @@
  *   acme-identity check-receiver <url> [--secret S] [--scheme prefixed-hex|hex|base64|stripe|standard] [--json]
  *   acme-identity decode <token> [--json]
  *   acme-identity sandbox [options of acme-identity-sandbox]
+ *   acme-identity sandbox trigger|deliveries|resend|clock|rotate-key|fault … [--url URL]   (control.ts)
  *
  * Configuration comes from the flags or the ACME_* variables. Secrets (the client secret, the
  * webhook secret) are read from the environment when not given, and never printed. Exit codes: 0
@@ -14,6 +15,7 @@
 import { cac } from 'cac';
 import { VERSION } from '../version.js';
 import { checkReceiver, type SigningScheme } from './check-receiver.js';
+import { CONTROL_VERBS, formatControl, sendControl } from './control.js';
 import { decodeToken, formatDecoded } from './decode.js';
 import { formatReport, runDoctor } from './doctor.js';
 
@@ -108,7 +110,21 @@ async function runSandbox(): Promise<void> {
 cli.help();
 cli.version(VERSION);
 
-if (process.argv[2] === 'sandbox') {
+if (process.argv[2] === 'sandbox' && (CONTROL_VERBS as readonly string[]).includes(process.argv[3] ?? '')) {
+  // A command to a running sandbox.
+  const args = process.argv.slice(3);
+  const at = args.indexOf('--url');
+  const url = (at >= 0 ? args[at + 1] : undefined) ?? env('ACME_SANDBOX_URL') ?? 'http://127.0.0.1:4010';
+  try {
+    const { status, body } = await sendControl(url, args);
+    process.stdout.write(`${args.includes('--json') ? JSON.stringify(body, null, 2) : formatControl(body)}\n`);
+    process.exitCode = status < 400 ? 0 : 1;
+  } catch (error) {
+    if (error instanceof TypeError && !(error.cause instanceof Error)) usage(error.message);
+    process.stderr.write(`acme-identity: no sandbox answered at ${url} (start one: acme-identity sandbox; or --url)\n`);
+    process.exitCode = 1;
+  }
+} else if (process.argv[2] === 'sandbox') {
   // Before cac, which would answer `sandbox --help` with its own help.
   await runSandbox();
 } else {

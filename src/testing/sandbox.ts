@@ -8,6 +8,7 @@ import { DEFAULT_CLIENT, type FakeService, type FakeServiceOptions } from './opt
 import { createFakeService } from './service.js';
 import { DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT } from './oidc.js';
 import { serveFetch } from './server.js';
+import { control, sandboxClock } from './control.js';
 import { templateOf } from '../contract/routes.js';
 import { Observer, type LogLevel, type Logger } from '../internal/observe.js';
 
@@ -83,8 +84,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     (option, message) => new TypeError(`${option}: ${message}`),
   );
   // Listen first (port 0 picks a free one without a race), then make the fake on that origin.
+  // The service's clock, which the control API moves forward (`acme-identity sandbox clock advance`).
+  const clock = sandboxClock(options.fake?.now);
+  const hostname = options.hostname ?? '127.0.0.1';
+  const loopback = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname);
   const running = await serveFetch(
     async (request) => {
+      // The control API: on a loopback address only (anyone who can reach it can play the service).
+      const controlled = loopback ? await control(request, service!, clock) : undefined;
+      if (controlled) return controlled;
       if (!log.enabled('info')) return service!.fetch(request);
       const started = performance.now();
       const response = await service!.fetch(request);
@@ -105,10 +113,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       return response;
     },
-    {
-      port: options.port ?? 0,
-      hostname: options.hostname ?? '127.0.0.1',
-    },
+    { port: options.port ?? 0, hostname },
   );
   const { origin } = running;
   const withRedirects = <T extends { redirectUris: readonly string[] }>(client: T): T => ({
@@ -120,6 +125,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     service = await createFakeService({
       oidcClients,
       ...options.fake,
+      now: clock.now,
       baseUrl: `${origin}/api/v1`,
       authUrl: origin,
       oidcJourney: options.oidcJourney ?? 'page',

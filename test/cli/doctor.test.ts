@@ -65,8 +65,15 @@ describe('acme-identity doctor', () => {
         const reading = `${name}=${String(value)}`;
         if (name === 'timestampFormat' && value !== 'unix-seconds') {
           expect(byName['tenant'], reading).toMatchObject({ status: 'fail', option: expect.stringContaining('timestampFormat') });
-          expect(report.checks.filter((c) => c.status === 'fail').map((c) => c.name), reading).toEqual(['tenant']);
-        } else expect(report.checks.filter((c) => c.status === 'fail'), reading).toEqual([]);
+          expect(
+            report.checks.filter((c) => c.status === 'fail').map((c) => c.name),
+            reading,
+          ).toEqual(['tenant']);
+        } else
+          expect(
+            report.checks.filter((c) => c.status === 'fail'),
+            reading,
+          ).toEqual([]);
       }
     }
   });

@@ -1,0 +1,142 @@
+/**
+ * The sandbox under your hands (#29): `acme-identity sandbox trigger|deliveries|resend|clock|
+ * rotate-key|fault` against a running sandbox whose webhooks go to a real receiver on localhost.
+ */
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { controlRequest, parseDuration, sendControl } from '../../src/cli/control.js';
+import { AcmeIdentityClient } from '../../src/index.js';
+import { DEFAULT_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '../../src/webhooks/index.js';
+
+const run = promisify(execFile);
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+let sandbox: Sandbox;
+let receiverServer: Server;
+const events: IdentityActionsEvent[] = [];
+
+beforeAll(async () => {
+  const receiver = createWebhookReceiver(createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, logLevel: 'off' }), (event) => {
+    events.push(event);
+  });
+  receiverServer = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    response.writeHead((await receiver.handle(Buffer.concat(chunks), request.headers)).status).end();
+  });
+  await new Promise<void>((resolve) => receiverServer.listen(0, '127.0.0.1', resolve));
+  sandbox = await startSandbox({ webhookUrl: `http://127.0.0.1:${(receiverServer.address() as AddressInfo).port}/webhooks` });
+});
+afterAll(async () => {
+  await sandbox?.close();
+  receiverServer?.close();
+});
+
+const control = (...args: string[]) => sendControl(sandbox.origin, args);
+
+describe('acme-identity sandbox, against a running sandbox', () => {
+  test('trigger sends a signed webhook the receiver verifies; deliveries lists it without its token; resend sends a fresh one', async () => {
+    const triggered = await control('trigger', 'approved');
+    expect(triggered.status).toBe(200);
+    const body = triggered.body as { access_request_code: string; identity_session_code: string; delivery: Record<string, unknown> };
+    expect(body.delivery).toMatchObject({ event: 'approved', access_request_code: body.access_request_code, status: 200, delivered: true });
+    const event = events.find((e) => e.accessRequestCode === body.access_request_code)!;
+    expect(event.kind).toBe('approved');
+
+    const listed = await control('deliveries');
+    expect(JSON.stringify(listed.body)).not.toContain(event.accessToken);
+    const number = (listed.body as { deliveries: { id: number; access_request_code: string }[] }).deliveries.find(
+      (d) => d.access_request_code === body.access_request_code,
+    )!.id;
+
+    const resent = await control('resend', String(number));
+    expect(resent.body).toMatchObject({ delivery: { access_request_code: body.access_request_code, delivered: true } });
+    const fresh = events.filter((e) => e.accessRequestCode === body.access_request_code);
+    expect(fresh).toHaveLength(2);
+    expect(fresh[1]!.accessToken).not.toBe(fresh[0]!.accessToken);
+
+    // The fresh token fetches the identity; the first one no longer does.
+    const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+    const options = { identitySessionCode: body.identity_session_code };
+    await expect(acme.identityResponses.getVerified(fresh[1]!, options)).resolves.toMatchObject({ claims: expect.any(Object) });
+    await expect(acme.identityResponses.getVerified(fresh[0]!, options)).rejects.toMatchObject({ step: 'fetch' });
+
+    for (const outcome of ['cancelled', 'partial'])
+      expect(((await control('trigger', outcome)).body as { outcome: string }).outcome).toBe(outcome);
+  });
+
+  test('clock advance: the X-Access-Token and the identity response expire as on the real service', async () => {
+    const { body } = await control('trigger', 'approved');
+    const { access_request_code: code, identity_session_code: isc } = body as {
+      access_request_code: string;
+      identity_session_code: string;
+    };
+    const event = events.filter((e) => e.accessRequestCode === code).at(-1)!;
+    const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+    await expect(acme.identityResponses.getVerified(event, { identitySessionCode: isc })).resolves.toBeDefined();
+    expect((await control('clock', 'advance', '2h')).status).toBe(200);
+    const later = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+    await expect(later.identityResponses.getVerified(event, { identitySessionCode: isc })).rejects.toMatchObject({
+      code: 'ERR_IDENTITY_FLOW',
+    });
+  });
+
+  test('rotate-key publishes a new key beside the old; fault injects a fault into the next matching request', async () => {
+    const rotated = await control('rotate-key');
+    expect(rotated.body).toMatchObject({ kid: expect.any(String), keys: 2 });
+    const discovery = (await (await fetch(`${sandbox.authUrl}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+    const { keys } = (await (await fetch(discovery.jwks_uri)).json()) as { keys: { kid: string }[] };
+    expect(keys.map((key) => key.kid)).toContain((rotated.body as { kid: string }).kid);
+    expect(keys.length).toBe(2);
+    expect((await control('fault', 'status', '--status', '503', '--path', '/status/health')).status).toBe(200);
+    expect((await fetch(`${sandbox.baseUrl}/status/health`)).status).toBe(503);
+    expect((await fetch(`${sandbox.baseUrl}/status/health`)).status).toBe(200);
+    expect((await control('fault', 'nonsense')).status).toBe(400);
+  });
+
+  test('usage: durations, verbs and arguments are checked before anything is sent', () => {
+    expect(parseDuration('90s')).toBe(90);
+    expect(parseDuration('15m')).toBe(900);
+    expect(parseDuration('2h')).toBe(7_200);
+    expect(parseDuration('1d')).toBe(86_400);
+    expect(parseDuration('45')).toBe(45);
+    expect(() => parseDuration('soon')).toThrow(/not a duration/);
+    expect(() => controlRequest(['trigger', 'maybe'])).toThrow(/approved, cancelled or partial/);
+    expect(() => controlRequest(['resend'])).toThrow(/delivery number/);
+    expect(() => controlRequest(['clock', 'back', '1h'])).toThrow(/clock advance/);
+    expect(() => controlRequest(['explode'])).toThrow(/not a command/);
+    expect(controlRequest(['resend', 'arc_x'])).toEqual({ method: 'POST', path: '/resend', body: { access_request_code: 'arc_x' } });
+  });
+
+  test('a sandbox listening beyond loopback serves no control API', async () => {
+    const exposed = await startSandbox({ hostname: '0.0.0.0', port: await freePort() });
+    try {
+      const answer = await sendControl(exposed.origin.replace('0.0.0.0', '127.0.0.1'), ['deliveries']);
+      expect(answer.status).toBe(404);
+      expect(JSON.stringify(answer.body)).not.toContain('deliveries');
+    } finally {
+      await exposed.close();
+    }
+  });
+
+  test('as a command: output, --json, exit codes (0, 1 without a sandbox, 2 for a usage error)', async () => {
+    const cli = async (args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, NO_COLOR: '1' } }).then(
+        ({ stdout }) => ({ code: 0, stdout }),
+        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout + error.stderr }),
+      );
+    const triggered = await cli(['sandbox', 'trigger', 'approved', '--json', '--url', sandbox.origin]);
+    expect(triggered.code).toBe(0);
+    expect(JSON.parse(triggered.stdout)).toMatchObject({ outcome: 'approved', delivery: { delivered: true } });
+    const table = await cli(['sandbox', 'deliveries', '--url', sandbox.origin]);
+    expect(table.stdout).toMatch(/approved +arc_\S+ +attempt 1 +→ 200/);
+    expect((await cli(['sandbox', 'clock', 'advance', 'soon', '--url', sandbox.origin])).code).toBe(2);
+    const nobody = await cli(['sandbox', 'deliveries', '--url', `http://127.0.0.1:${await freePort()}`]);
+    expect(nobody).toMatchObject({ code: 1, stdout: expect.stringContaining('no sandbox answered') });
+  }, 60_000);
+});
