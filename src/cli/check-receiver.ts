@@ -21,6 +21,12 @@ export interface CheckReceiverOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Per delivery, in ms. @default 10000 */
   timeoutMs?: number;
+  /**
+   * An `access_request_code` your endpoint's handler fails on (a test hook of yours): a delivery
+   * for it must be answered 5xx, so the service retries. Without it, that check is skipped: a
+   * handler's failure cannot be caused from outside.
+   */
+  failingCode?: string;
 }
 
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -56,8 +62,7 @@ export function signDelivery(
 }
 
 /** A delivery of the spec's form for a made-up request (its token is a JWT that names it, unsigned). */
-function payload(): { body: string; object: Record<string, unknown> } {
-  const code = `arc_check_${randomUUID().slice(0, 12)}`;
+function payload(code = `arc_check_${randomUUID().slice(0, 12)}`): { body: string; object: Record<string, unknown> } {
   const token = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ access_request_code: code, exp: Math.floor(Date.now() / 1000) + 600 })}.`;
   const object = { event: 'approved', access_request_code: code, access_token: token };
   return { body: JSON.stringify(object), object };
@@ -145,5 +150,20 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
       'it accepted a delivery signed an hour ago: check the timestamp (toleranceSeconds), or replays get through',
     );
   } else checks.push({ name: 'stale timestamp', status: 'skip', detail: `the ${scheme} scheme signs no timestamp` });
+
+  if (options.failingCode) {
+    const failing = payload(options.failingCode);
+    judge(
+      'handler failure',
+      await send(failing.body, signDelivery(options.secret, failing.body, scheme, now(), options.header)),
+      (status) => (status >= 500 ? 'ok' : status >= 400 ? 'warn' : 'fail'),
+      'your endpoint answered success although its handler failed: the service will not retry, and the identity is lost (answer 5xx)',
+    );
+  } else
+    checks.push({
+      name: 'handler failure',
+      status: 'skip',
+      detail: 'give --handler-failure <access_request_code>, a code your test handler throws for',
+    });
   return checks;
 }

@@ -5,6 +5,8 @@
  *   acme-identity doctor [--base-url URL] [--auth-url URL] [--client-id ID] [--json]
  *   acme-identity check-receiver <url> [--secret S] [--scheme prefixed-hex|hex|base64|stripe|standard] [--json]
  *   acme-identity decode <token> [--json]
+ *   acme-identity verify <token> [--auth-url URL] [--json]
+ *   acme-identity webhook verify [--secret S] [--signature V] < delivery
  *   acme-identity sandbox [options of acme-identity-sandbox]
  *   acme-identity sandbox trigger|deliveries|resend|clock|rotate-key|fault … [--url URL]   (control.ts)
  *
@@ -18,6 +20,7 @@ import { checkReceiver, type SigningScheme } from './check-receiver.js';
 import { CONTROL_VERBS, formatControl, sendControl } from './control.js';
 import { decodeToken, formatDecoded } from './decode.js';
 import { formatReport, runDoctor } from './doctor.js';
+import { parseDelivery, verifyDelivery, verifyToken, type VerifyOutcome } from './verify.js';
 
 const env = (name: string): string | undefined => {
   const value = process.env[name];
@@ -63,9 +66,10 @@ cli
   .option('--secret <secret>', 'the webhook secret your endpoint verifies with (ACME_WEBHOOK_SECRET)')
   .option('--scheme <scheme>', 'how deliveries are signed: prefixed-hex, hex, base64, stripe or standard', { default: 'prefixed-hex' })
   .option('--header <name>', 'the signature header', { default: 'X-Webhook-Signature' })
+  .option('--handler-failure <code>', 'an access_request_code your test handler throws for: its delivery must be answered 5xx')
   .option('--json', 'the results as JSON, for CI')
   .example('ACME_WEBHOOK_SECRET=whsec_… acme-identity check-receiver http://localhost:3000/webhooks/acme')
-  .action(async (url: string, options: { secret?: string; scheme: string; header: string; json?: boolean }) => {
+  .action(async (url: string, options: { secret?: string; scheme: string; header: string; handlerFailure?: string; json?: boolean }) => {
     const secret = options.secret ?? env('ACME_WEBHOOK_SECRET');
     if (!secret) usage('check-receiver needs --secret (or ACME_WEBHOOK_SECRET)');
     if (!['prefixed-hex', 'hex', 'base64', 'stripe', 'standard'].includes(options.scheme))
@@ -75,7 +79,13 @@ cli
     } catch {
       usage(`${url} is not a URL`);
     }
-    const checks = await checkReceiver({ url, secret, scheme: options.scheme as SigningScheme, header: options.header });
+    const checks = await checkReceiver({
+      url,
+      secret,
+      scheme: options.scheme as SigningScheme,
+      header: options.header,
+      ...(options.handlerFailure ? { failingCode: options.handlerFailure } : {}),
+    });
     const ok = checks.every((check) => check.status !== 'fail');
     process.stdout.write(`${options.json ? JSON.stringify({ checks, ok }, null, 2) : formatReport({ checks, ok }, color())}\n`);
     process.exitCode = ok ? 0 : 1;
@@ -92,6 +102,48 @@ cli
       usage(error instanceof Error ? error.message : String(error));
     }
   });
+
+cli
+  .command('verify <token>', "Verify a JWT or an SD-JWT against the issuer's JWKS (found through discovery)")
+  .option('--auth-url <url>', 'the OIDC issuer (ACME_AUTH_URL)')
+  .option('--json', 'the outcome as JSON')
+  .action(async (token: string, options: { authUrl?: string; json?: boolean }) => {
+    const authUrl = options.authUrl ?? env('ACME_AUTH_URL');
+    if (!authUrl) usage('verify needs --auth-url (or ACME_AUTH_URL)');
+    report(await verifyToken(token, authUrl), options.json);
+  });
+
+cli
+  .command('webhook <action>', 'webhook verify: check a saved delivery (headers, a blank line, the raw body) read from stdin')
+  .option('--secret <secret>', 'the webhook secret (ACME_WEBHOOK_SECRET)')
+  .option('--signature <value>', 'the X-Webhook-Signature value, when stdin holds the raw body alone')
+  .option('--scheme <scheme>', 'auto, hmac, stripe or standard', { default: 'auto' })
+  .option('--json', 'the outcome as JSON')
+  .example('acme-identity webhook verify --secret whsec_… < delivery.http')
+  .action(async (action: string, options: { secret?: string; signature?: string; scheme: string; json?: boolean }) => {
+    if (action !== 'verify') usage(`webhook ${action}: the action is verify`);
+    const secret = options.secret ?? env('ACME_WEBHOOK_SECRET');
+    if (!secret) usage('webhook verify needs --secret (or ACME_WEBHOOK_SECRET)');
+    if (!['auto', 'hmac', 'stripe', 'standard'].includes(options.scheme)) usage('--scheme is one of auto, hmac, stripe, standard');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    let delivery: ReturnType<typeof parseDelivery>;
+    try {
+      delivery = parseDelivery(Buffer.concat(chunks).toString('utf8'), options.signature);
+    } catch (error) {
+      usage(error instanceof Error ? error.message : String(error));
+    }
+    report(await verifyDelivery(delivery, secret, { scheme: options.scheme as 'auto' }), options.json);
+  });
+
+/** A verification's outcome: ✓ or ✗ with the code; exit 1 when refused. */
+function report(outcome: VerifyOutcome, json?: boolean): void {
+  const mark = outcome.ok ? '✓' : '✗';
+  process.stdout.write(
+    `${json ? JSON.stringify(outcome, null, 2) : `${mark} ${outcome.code ? `${outcome.code}: ` : ''}${outcome.message}`}\n`,
+  );
+  process.exitCode = outcome.ok ? 0 : 1;
+}
 
 cli
   .command(

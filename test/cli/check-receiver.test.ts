@@ -11,12 +11,13 @@ type Endpoint = (request: Request) => Promise<Response>;
 const sdkReceiver = (options: Partial<WebhookVerifierOptions> = {}): Endpoint =>
   createWebhookReceiver(createWebhookVerifier({ secret: SECRET, logLevel: 'off', ...options }), () => undefined).fetch;
 
-async function check(endpoint: Endpoint, scheme?: SigningScheme) {
+async function check(endpoint: Endpoint, scheme?: SigningScheme, failingCode?: string) {
   const urls: string[] = [];
   const checks = await checkReceiver({
     url: URL,
     secret: SECRET,
     ...(scheme ? { scheme } : {}),
+    ...(failingCode ? { failingCode } : {}),
     fetch: (request) => {
       urls.push(request.url);
       return endpoint(request);
@@ -76,6 +77,24 @@ describe('acme-identity check-receiver', () => {
       return answer;
     };
     expect((await check(failsSecondTime)).byName['redelivery']).toMatchObject({ status: 'fail' });
+  });
+
+  test('a handler failure: answered 5xx by the SDK receiver; a receiver that answers 200 anyway is caught; skipped without a failing code', async () => {
+    const failing = 'arc_check_fail';
+    const handler = (event: { accessRequestCode: string }) => {
+      if (event.accessRequestCode === failing) throw new Error('database down');
+    };
+    const sdk = createWebhookReceiver(createWebhookVerifier({ secret: SECRET, logLevel: 'off' }), handler).fetch;
+    expect((await check(sdk, undefined, failing)).byName['handler failure']).toMatchObject({ status: 'ok', detail: 'answered 500' });
+    const swallows: Endpoint = async (request) => {
+      const answer = await sdk(request);
+      return answer.status === 500 ? new Response(null, { status: 200 }) : answer;
+    };
+    expect((await check(swallows, undefined, failing)).byName['handler failure']).toMatchObject({
+      status: 'fail',
+      advice: expect.stringContaining('will not retry'),
+    });
+    expect((await check(sdk)).byName['handler failure']?.status).toBe('skip');
   });
 
   test('an endpoint that cannot be reached fails the checks with the reason', async () => {
