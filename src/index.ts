@@ -32,6 +32,7 @@ export type { AppInfo } from './client/options.js';
 export type { OpenTelemetryApi } from './internal/tracing.js';
 export type {
   Hooks,
+  InboxEvent,
   LogLevel,
   Logger,
   ObservabilityOptions,

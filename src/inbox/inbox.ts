@@ -6,7 +6,7 @@
  */
 import { decodeJwt } from 'jose/jwt/decode';
 import { AcmeIdentityError, ApiError, ConfigurationError, IdentityFlowError, InboxError, type InboxErrorCode } from '../errors/index.js';
-import { Observer, type ObservabilityOptions } from '../internal/observe.js';
+import { Observer, type InboxEvent, type ObservabilityOptions } from '../internal/observe.js';
 import { importAesKey, open, seal, type AesKeyInput } from '../internal/sealing.js';
 import type { VerifiedIdentityOptions, WebhookEventLike } from '../client/identity-flow.js';
 import type { IdentityRequestCodes } from '../client/results.js';
@@ -171,12 +171,22 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     return key ? seal(await key, token, tokenName(id)) : token;
   }
 
-  const log = (level: 'info' | 'warn' | 'error', message: string, record: InboxRecord, fields: object = {}) =>
-    observer.log(level, message, { delivery: record.deliveryId.slice(0, 16), attempts: record.attempts, ...fields });
+  /** One line and one hook event per thing that happens to an entry. */
+  const log = (
+    level: 'debug' | 'info' | 'warn' | 'error',
+    message: string,
+    record: InboxRecord,
+    outcome: InboxEvent['outcome'],
+    fields: Partial<Pick<InboxEvent, 'reason' | 'errorCode' | 'waitMs' | 'kind'>> = {},
+  ) => {
+    const event: InboxEvent = { outcome, delivery: record.deliveryId.slice(0, 16), attempts: record.attempts, ...fields };
+    observer.log(level, message, event);
+    observer.emit('onInbox', event);
+  };
 
   async function bury(claim: InboxClaim, record: InboxRecord, reason: InboxErrorCode, errorCode: string, message: string): Promise<void> {
     await store.bury(claim, { record, reason, errorCode, message, deadAt: now() });
-    log('error', `identity set aside (${reason}): see deadLetters()`, record, { reason, errorCode });
+    log('error', `identity set aside (${reason}): see deadLetters()`, record, 'dead', { reason, errorCode });
   }
 
   async function failed(claim: InboxClaim, failure: Failure): Promise<void> {
@@ -201,7 +211,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     if (next <= now())
       return bury(claim, record, 'ERR_INBOX_TOKEN_EXPIRED', failure.code, 'the X-Access-Token expired before the identity was fetched');
     await store.reschedule(claim, { ...record, nextAttemptAt: next });
-    log('warn', 'identity not fetched yet: trying again', record, { errorCode: failure.code, waitMs: Math.round(next - now()) });
+    log('warn', 'identity not fetched yet: trying again', record, 'retry', { errorCode: failure.code, waitMs: Math.round(next - now()) });
   }
 
   async function settle(claim: InboxClaim): Promise<void> {
@@ -242,7 +252,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     }
     // Still ours? A worker whose lease ran out hands nothing over: the one that took the entry does.
     if (!(await store.renew(worker, claim, settings.leaseMs, now()))) {
-      log('warn', 'entry taken over by another worker: not handed over here', record);
+      log('warn', 'entry taken over by another worker: not handed over here', record, 'taken-over');
       return;
     }
     try {
@@ -253,7 +263,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       return failed(claim, { code, message: `onIdentity threw ${name}`, permanent: false, handler: true });
     }
     await store.complete(claim, settings.doneTtlMs, now());
-    log('info', `identity handed over (${delivery.kind})`, record);
+    log('info', `identity handed over (${delivery.kind})`, record, 'handed-over', { kind: delivery.kind });
   }
 
   let running = false;
@@ -307,7 +317,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
         nextAttemptAt: received,
       };
       const outcome = await store.add(record, received);
-      log(outcome === 'duplicate' ? 'info' : 'info', `delivery ${outcome}`, record);
+      log(outcome === 'duplicate' ? 'debug' : 'info', `delivery ${outcome}`, record, outcome);
       return outcome;
     },
     async expect(codes) {
@@ -340,10 +350,12 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       const { lastError: _last, ...rest } = letter.record;
       if (!(await store.revive(id, { ...rest, attempts: 0, nextAttemptAt: now() })))
         throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
-      log('info', 'dead entry replayed', letter.record);
+      log('info', 'dead entry replayed', letter.record, 'replayed');
     },
     async discard(id) {
+      const letter = (await store.deadLetters(Number.MAX_SAFE_INTEGER)).find((dead) => dead.record.id === id);
       if (!(await store.discard(id))) throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
+      if (letter) log('info', 'dead entry discarded', letter.record, 'discarded');
     },
     stats: () => store.stats(now()),
     async reconcile() {

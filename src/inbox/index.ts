@@ -28,3 +28,4 @@ export { MemoryInboxStore } from './store.js';
 export type { DeadLetter, ExpectedRequest, InboxClaim, InboxRecord, InboxStats, InboxStore } from './store.js';
 export { ConfigurationError, InboxError } from '../errors/index.js';
 export type { InboxErrorCode } from '../errors/index.js';
+export type { Hooks, InboxEvent } from '../internal/observe.js';

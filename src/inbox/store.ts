@@ -120,6 +120,7 @@ export class MemoryInboxStore implements InboxStore {
 
   async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
     if ((this.#done.get(record.id) ?? 0) > now) return 'duplicate';
+    this.#done.delete(record.id);
     const held = this.#entries.get(record.id);
     if (!held) {
       this.#entries.set(record.id, { record, state: 'pending' });
@@ -158,6 +159,8 @@ export class MemoryInboxStore implements InboxStore {
     this.#entries.delete(claim.record.id);
     this.#expected.delete(claim.record.id);
     this.#done.set(claim.record.id, now + doneTtlMs);
+    // Forgotten once their time is over, in sweeps as the map grows (a long-lived process).
+    if (this.#done.size % 1_000 === 0) for (const [id, until] of this.#done) if (until <= now) this.#done.delete(id);
   }
 
   async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {

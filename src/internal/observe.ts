@@ -53,6 +53,27 @@ export interface TokenRenewalEvent {
   readonly errorCode?: string;
 }
 
+/** Something happened to an entry of the identity inbox (`@acme/identity/inbox`). */
+export interface InboxEvent {
+  /**
+   * `added`, `revived` or `duplicate` (a delivery stored); `handed-over`; `retry` (after a
+   * failure); `dead` (set aside); `replayed`; `discarded`; `taken-over` (another worker holds it).
+   */
+  readonly outcome: 'added' | 'revived' | 'duplicate' | 'handed-over' | 'retry' | 'dead' | 'replayed' | 'discarded' | 'taken-over';
+  /** The first 16 characters of the delivery id (a hash of the body): never the request's code. */
+  readonly delivery: string;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** For `dead`: the reason (`ERR_INBOX_*`). */
+  readonly reason?: string;
+  /** For `retry` and `dead`: the code of the failure. */
+  readonly errorCode?: string;
+  /** For `retry`: the wait before the next attempt, in ms. */
+  readonly waitMs?: number;
+  /** For `handed-over`: what was handed over. */
+  readonly kind?: 'approved' | 'cancelled';
+}
+
 /**
  * Structured events for metrics and tracing of your own. A hook that throws is logged (at `warn`)
  * and ignored: it never changes what the SDK does.
@@ -62,6 +83,7 @@ export interface Hooks {
   onResponse?(event: ResponseEvent): void;
   onRetry?(event: RetryEvent): void;
   onTokenRenewal?(event: TokenRenewalEvent): void;
+  onInbox?(event: InboxEvent): void;
 }
 
 /** The options every client and verifier factory takes to be observed. */

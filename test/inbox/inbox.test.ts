@@ -2,7 +2,13 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError, InboxError } from '../../src/index.js';
-import { createIdentityInbox, MemoryInboxStore, type IdentityInboxOptions, type InboxDelivery } from '../../src/inbox/index.js';
+import {
+  createIdentityInbox,
+  MemoryInboxStore,
+  type IdentityInboxOptions,
+  type InboxDelivery,
+  type InboxEvent,
+} from '../../src/inbox/index.js';
 import { readClaim, remoteJwks } from '../../src/sd-jwt/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
 import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks/index.js';
@@ -323,6 +329,28 @@ describe('identity inbox (memory store)', () => {
     expect(html).toContain('<code>ERR_SD_JWT_REQUEST_CODE</code>');
     service.attachInbox({ stats: () => Promise.reject(new Error('down')), deadLetters: () => Promise.resolve([]) });
     expect(await page()).toContain('The inbox did not answer');
+  });
+
+  test('hooks.onInbox sees each step of an entry: stored, retried, handed over; nothing in it names the request', async () => {
+    const events: InboxEvent[] = [];
+    let fail = 1;
+    const { service, inbox, created, advance } = await setup({
+      maxAttempts: 2,
+      hooks: { onInbox: (event) => events.push(event) },
+      onIdentity: () => {
+        if (fail-- > 0) throw new Error('x');
+      },
+    });
+    const request = await created();
+    await service.approve(request.access_request_code);
+    await service.webhooksSettled();
+    await inbox.runOnce();
+    advance(60_000);
+    await inbox.runOnce();
+    expect(events.map((e) => e.outcome)).toEqual(['added', 'retry', 'handed-over']);
+    expect(events[1]).toMatchObject({ attempts: 1, errorCode: 'ERR_HANDLER', waitMs: expect.any(Number) });
+    expect(events[2]).toMatchObject({ kind: 'approved', delivery: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) });
+    expect(JSON.stringify(events)).not.toContain(request.access_request_code);
   });
 
   test('no token, request code or claim in its logs; the token is sealed in the store', async () => {
