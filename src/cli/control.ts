@@ -87,9 +87,22 @@ export async function sendControl(
   return { status: response.status, body: await response.json().catch(() => null) };
 }
 
-/** The answer for a person: deliveries as a table, the rest as indented JSON. */
+/** The answer for a person, one line per fact (`--json` gives it whole). */
 export function formatControl(body: unknown): string {
-  const deliveries = (body as { deliveries?: Record<string, unknown>[] } | null)?.deliveries;
+  const b = (body ?? {}) as Record<string, unknown>;
+  const sent = (delivery: unknown) => {
+    const d = delivery as Record<string, unknown> | null | undefined;
+    if (!d) return 'no webhook sent (no webhook URL: start the sandbox with --webhook-url)';
+    return `webhook ${String(d['event'])} #${String(d['id'])} → ${d['status'] === null ? 'unreachable' : String(d['status'])}${d['delivered'] ? '' : ' (not delivered)'}`;
+  };
+  if (typeof b['error'] === 'string') return `✗ ${b['error']}`;
+  if ('outcome' in b)
+    return `${String(b['outcome'])}: access_request_code ${String(b['access_request_code'])}, identity_session_code ${String(b['identity_session_code'])}\n${sent(b['delivery'])}`;
+  if ('delivery' in b) return sent(b['delivery']);
+  if ('now' in b) return `the service's clock is now ${String(b['now'])}`;
+  if ('kid' in b) return `signing with the new key ${String(b['kid'])} (${String(b['keys'])} keys published)`;
+  if ('injected' in b) return `fault ${String(b['injected'])} queued for the next matching request`;
+  const deliveries = b['deliveries'] as Record<string, unknown>[] | undefined;
   if (!deliveries) return JSON.stringify(body, null, 2);
   if (deliveries.length === 0) return 'no deliveries yet (is a webhook URL set? acme-identity sandbox --webhook-url …)';
   return deliveries

@@ -133,6 +133,11 @@ describe('acme-identity sandbox, against a running sandbox', () => {
     const triggered = await cli(['sandbox', 'trigger', 'approved', '--json', '--url', sandbox.origin]);
     expect(triggered.code).toBe(0);
     expect(JSON.parse(triggered.stdout)).toMatchObject({ outcome: 'approved', delivery: { delivered: true } });
+    const line = await cli(['sandbox', 'trigger', 'cancelled', '--url', sandbox.origin]);
+    expect(line.stdout).toMatch(/^cancelled: access_request_code arc_\S+, identity_session_code isc_\S+\nwebhook cancelled #\d+ → 200\n$/);
+    expect((await cli(['sandbox', 'clock', 'advance', '1m', '--url', sandbox.origin])).stdout).toMatch(
+      /^the service's clock is now \d{4}-/,
+    );
     const table = await cli(['sandbox', 'deliveries', '--url', sandbox.origin]);
     expect(table.stdout).toMatch(/approved +arc_\S+ +attempt 1 +→ 200/);
     expect((await cli(['sandbox', 'clock', 'advance', 'soon', '--url', sandbox.origin])).code).toBe(2);
