@@ -1,10 +1,10 @@
-/** Recipe: Hono. `c.req.raw` is the Web `Request`; do not read it with `c.req.json()` first. */
+/** Recipe: Hono, with `@acme/identity/webhooks/hono`. It reads `c.req.raw`: no `c.req.json()` before it. */
 import { Hono } from 'hono';
-import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '@acme/identity/webhooks';
+import { acmeWebhook } from '@acme/identity/webhooks/hono';
+import type { IdentityActionsEvent } from '@acme/identity/webhooks';
 
 export function honoApp(secret: string, onEvent: (event: IdentityActionsEvent) => Promise<void>) {
-  const receiver = createWebhookReceiver(createWebhookVerifier({ secret }), onEvent);
   const app = new Hono();
-  app.post('/webhooks/acme', (c) => receiver.fetch(c.req.raw));
+  app.post('/webhooks/acme', acmeWebhook({ secret, onEvent }));
   return app;
 }

@@ -1,11 +1,10 @@
 /**
- * Recipe: a Next.js route handler, `app/webhooks/acme/route.ts`. Route handlers get a Web `Request`,
- * whose body the receiver reads raw.
+ * Recipe: a Next.js App Router route handler, `app/webhooks/acme/route.ts`, with
+ * `@acme/identity/webhooks/next`: `export const { POST } = createWebhookRoute({ secret, inbox });`
  */
-import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '@acme/identity/webhooks';
+import { createWebhookRoute } from '@acme/identity/webhooks/next';
+import type { IdentityActionsEvent } from '@acme/identity/webhooks';
 
 export function nextRouteHandler(secret: string, onEvent: (event: IdentityActionsEvent) => Promise<void>) {
-  const receiver = createWebhookReceiver(createWebhookVerifier({ secret }), onEvent);
-  // In route.ts: `export const POST = receiver.fetch;`
-  return { POST: receiver.fetch };
+  return createWebhookRoute({ secret, onEvent });
 }
