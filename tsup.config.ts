@@ -11,6 +11,8 @@ const entry = {
   'webhooks/next': 'src/webhooks/frameworks/next.ts',
   'webhooks/hono': 'src/webhooks/frameworks/hono.ts',
   'inbox/index': 'src/inbox/index.ts',
+  'passport/index': 'src/passport/index.ts',
+  'authjs/index': 'src/authjs/index.ts',
   'redis/index': 'src/redis/index.ts',
   'testing/index': 'src/testing/index.ts',
   'testing/msw': 'src/testing/msw.ts',

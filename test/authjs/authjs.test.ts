@@ -1,0 +1,139 @@
+/**
+ * `@acme/identity/authjs` (#30) end to end: the real Auth.js (`@auth/express`) in an Express server,
+ * and headless Chromium signing in through the sandbox's consent page on localhost.
+ */
+import { createServer, type Server } from 'node:http';
+import express from 'express';
+import { ExpressAuth, type ExpressAuthConfig } from '@auth/express';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
+import { AcmeIdentity, acmeIdentityProfile, acmeIdentityProvider } from '../../src/authjs/index.js';
+import { DEFAULT_OIDC_BACKEND_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+
+let sandbox: Sandbox;
+let browser: Browser;
+let origin: string;
+let server: Server;
+
+beforeAll(async () => {
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  sandbox = await startSandbox({ redirectUris: [`${origin}/auth/callback/acme-identity`] });
+  const provider = await acmeIdentityProvider({
+    authUrl: sandbox.authUrl,
+    clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
+    clientSecret: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret!,
+    signIn: { scope: ['openid', 'email'], claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } },
+  });
+  const config: ExpressAuthConfig = {
+    providers: [provider as never],
+    secret: 'test-auth-secret-0123456789abcdef0123456789',
+    trustHost: true,
+    callbacks: {
+      // The decoded claims travel in the session: `name` as an object, `is_pep` as a boolean.
+      jwt({ token, profile }) {
+        if (profile) token['acme'] = acmeIdentityProfile(profile as never).acme;
+        return token;
+      },
+      session({ session, token }) {
+        return { ...session, acme: token['acme'] };
+      },
+    },
+  };
+  const app = express();
+  app.set('trust proxy', true);
+  app.use('/auth', ExpressAuth(config));
+  // Where Auth.js sends the person afterwards (Express's own 404 page forbids the page's fetch).
+  app.get('/', (_req, res) => {
+    res.type('html').send('<!doctype html><title>home</title>');
+  });
+  server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+  await sandbox?.close();
+});
+
+/** From Auth.js's sign-in page to the service's consent page. */
+async function toConsent(tab: Page) {
+  await tab.goto(`${origin}/auth/signin`);
+  await tab.click('form[action$="/auth/signin/acme-identity"] button');
+  await tab.waitForURL((url) => url.href.startsWith(`${sandbox.authUrl}/oauth/oidc/authorize`));
+  const authorize = new URL(tab.url());
+  return authorize;
+}
+
+describe('Auth.js provider, in Chromium', () => {
+  test('sign in: the authorization request carries PKCE, state, nonce and the claims; the session holds the decoded claims', async () => {
+    const tab = await browser.newPage();
+    const authorize = await toConsent(tab);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('nonce')).toBeTruthy();
+    expect(authorize.searchParams.get('state')).toBeTruthy();
+    expect(JSON.parse(authorize.searchParams.get('claims')!)).toEqual({ acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] });
+    await Promise.all([
+      tab.waitForURL((url) => url.origin === origin && !url.pathname.startsWith('/auth/callback')),
+      tab.click('#approve'),
+    ]);
+    expect(tab.url()).toBe(`${origin}/`);
+    const session = await tab.evaluate(async () => (await fetch('/auth/session')).json());
+    expect(session).toMatchObject({
+      user: { name: 'Jane Citizen' },
+      acme: { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false },
+    });
+    await tab.close();
+  });
+
+  test('the person cancels: Auth.js shows its error page, and no session is made', async () => {
+    const tab = await browser.newPage();
+    await toConsent(tab);
+    await Promise.all([tab.waitForURL(/\/auth\/signin\?error=/), tab.click('#cancel')]);
+    expect(new URL(tab.url()).searchParams.get('error')).toBe('OAuthCallbackError');
+    expect(await tab.evaluate(async () => (await fetch('/auth/session')).json())).toBeNull();
+    await tab.close();
+  });
+});
+
+describe('acmeIdentityProvider', () => {
+  const base = () => ({ authUrl: sandbox.authUrl, clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId, clientSecret: 'x' });
+
+  test('refuses at startup what the service would refuse: an essential claim it cannot obtain, a claim it does not offer, a scope without openid', async () => {
+    await expect(
+      acmeIdentityProvider({ ...base(), signIn: { claims: { acme: { 'acmeidentity.name': { essential: true } } } } }),
+    ).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+    });
+    await expect(acmeIdentityProvider({ ...base(), signIn: { claims: { acme: ['acmeidentity.shoe_size'] } } })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      issues: [expect.objectContaining({ message: expect.stringContaining('acme_claims_supported') })],
+    });
+    await expect(acmeIdentityProvider({ ...base(), signIn: { scope: ['email'] } })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
+    expect(() => AcmeIdentity({ ...base(), clientSecret: '' })).toThrow(expect.objectContaining({ option: 'clientSecret' }));
+  });
+
+  test('the parameters are sent as the SDK sends them; the profile keeps undecodable values as sent', () => {
+    const provider = AcmeIdentity({
+      ...base(),
+      signIn: { scope: 'openid phone', phone: '412345678', phoneCountryCode: 61, ruleset: 'kyc', uiLocales: ['fr', 'en'] },
+    });
+    expect(provider.authorization.params).toEqual({
+      scope: 'openid phone',
+      phone: '412345678',
+      phone_country_code: '61',
+      ruleset: 'kyc',
+      ui_locales: 'fr en',
+    });
+    const user = acmeIdentityProfile({
+      sub: 'person_1',
+      given_name: 'Ola',
+      family_name: 'N',
+      'acmeidentity.name': '{not json',
+      email: 'o@example.com',
+    });
+    expect(user).toMatchObject({ id: 'person_1', name: 'Ola N', email: 'o@example.com', acme: { 'acmeidentity.name': '{not json' } });
+  });
+});
