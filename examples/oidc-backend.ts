@@ -11,6 +11,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { createOidcClient, OidcError, readClaim, type OidcTransaction, type PersonName } from '@acme/identity/oidc';
+import { signInAsPerson } from './support/person.js';
 
 function env(name: string): string {
   const value = process.env[name];
@@ -69,28 +70,9 @@ const server = createServer(async (req, res) => {
 });
 await new Promise<void>((resolve) => server.listen(Number(env('RP_PORT')), '127.0.0.1', resolve));
 
-// --- The person's browser ------------------------------------------------------------------
-const jar = new Map<string, string>();
-async function browse(href: string, init: RequestInit = {}): Promise<Response> {
-  const url = new URL(href);
-  const cookie = url.origin === origin ? [...jar].map(([k, v]) => `${k}=${v}`).join('; ') : '';
-  const response = await fetch(url, { ...init, redirect: 'manual', headers: cookie ? { cookie } : {} });
-  if (url.origin === origin) {
-    for (const set of response.headers.getSetCookie()) {
-      const [pair = ''] = set.split(';');
-      jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
-    }
-  }
-  const location = response.headers.get('location');
-  return location ? browse(new URL(location, url).href) : response;
-}
-
 try {
-  const consent = await browse(`${origin}/login`);
-  const approve = /action="([^"]+\/approve)"/.exec(await consent.text())?.[1];
-  if (!approve) throw new Error('no approve button on the service page');
-  console.log('the person approves on the service page');
-  const account = await browse(approve, { method: 'POST' });
+  // The person's browser: the redirects, the service's page, approve.
+  const account = await signInAsPerson(origin);
   const text = await account.text();
   if (account.status !== 200) throw new Error(`the sign-in failed: ${account.status} ${text}`);
   console.log(text);
