@@ -8,28 +8,17 @@
  *
  * Its keys go under INBOX_PREFIX, so that each test has a stream of its own.
  */
-import { createClient } from 'redis';
-import { Redis } from 'ioredis';
 import { AcmeIdentityClient } from '../../src/index.js';
 import { createIdentityInbox } from '../../src/inbox/index.js';
-import { RedisInboxStore, RedisReplayStore, type RedisClientLike } from '../../src/redis/index.js';
+import { RedisInboxStore, RedisReplayStore } from '../../src/redis/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
 import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks/index.js';
+import { connectRedis } from './connect.js';
 
 const [mode, kind, redisUrl, baseUrl, isc, ...rest] = process.argv.slice(2);
 const KEY = new Uint8Array(32).fill(9);
 
-async function connect(): Promise<{ client: RedisClientLike; close(): Promise<unknown> }> {
-  if (kind === 'ioredis') {
-    const io = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    await io.connect();
-    return { client: io, close: () => io.quit() };
-  }
-  const node = await createClient({ url: redisUrl! }).connect();
-  return { client: node, close: () => node.quit() };
-}
-
-const redis = await connect();
+const redis = await connectRedis(kind, redisUrl!);
 const acme = new AcmeIdentityClient({
   baseUrl: baseUrl!,
   clientId: DEFAULT_CLIENT.clientId,

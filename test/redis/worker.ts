@@ -7,27 +7,16 @@
  *   hold-lease <client> <redisUrl> <tokenKey> <ttlMs>      (then hangs: the test kills it)
  *   tokens-short <client> <redisUrl> <baseUrl> <calls>
  */
-import { createClient } from 'redis';
-import { Redis } from 'ioredis';
 import { AcmeIdentityClient } from '../../src/index.js';
-import { RedisReplayStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
+import { RedisReplayStore, RedisTokenStore } from '../../src/redis/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
 import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks/index.js';
+import { connectRedis } from './connect.js';
 
 const [mode, kind, redisUrl, ...rest] = process.argv.slice(2);
 const KEY = new Uint8Array(32).fill(7);
 
-async function connect(): Promise<{ client: RedisClientLike; close(): Promise<unknown> }> {
-  if (kind === 'ioredis') {
-    const io = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    await io.connect();
-    return { client: io, close: () => io.quit() };
-  }
-  const node = await createClient({ url: redisUrl! }).connect();
-  return { client: node, close: () => node.quit() };
-}
-
-const redis = await connect();
+const redis = await connectRedis(kind, redisUrl!);
 if (mode === 'tokens') {
   const [baseUrl, calls, phase2At] = rest;
   const acme = new AcmeIdentityClient({
