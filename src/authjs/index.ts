@@ -44,8 +44,8 @@ export interface AcmeIdentityProviderOptions {
   name?: string;
 }
 
-/** The ID token's claims as Auth.js hands them to `profile`. */
-export type AcmeIdentityProfile = Record<string, unknown> & { sub: string };
+/** The ID token's claims as Auth.js hands them to `profile` (and to the `jwt` callback, as `profile`). */
+export type AcmeIdentityProfile = Readonly<Record<string, unknown>>;
 
 /** The user Auth.js keeps: its standard fields, and every claim the service sent, decoded. */
 export interface AcmeIdentityUser {
@@ -107,7 +107,13 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
   const family = typeof profile['family_name'] === 'string' ? profile['family_name'] : undefined;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const full = [text(name?.first_name) ?? given, text(name?.last_name) ?? family].filter(Boolean).join(' ');
-  return { id: profile.sub, name: full || null, email: typeof profile['email'] === 'string' ? profile['email'] : null, image: null, acme };
+  return {
+    id: String(profile['sub']),
+    name: full || null,
+    email: typeof profile['email'] === 'string' ? profile['email'] : null,
+    image: null,
+    acme,
+  };
 }
 
 /** The authorization parameters Auth.js sends, as the SDK's OIDC helper would send them (Auth.js writes `claims` as JSON itself). */

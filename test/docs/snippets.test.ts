@@ -1,0 +1,83 @@
+/**
+ * Every TypeScript snippet of the README compiles (#27, #30): each code block is type-checked as a
+ * module of its own against the sources, with the names a snippet leaves to its reader (`acme`, the
+ * client made in the first; `app`, your framework's; `session`, `req`…) declared with their types.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { expect, test } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DIR = join(ROOT, '.tmp/readme-snippets');
+
+/** What a snippet may use without making it: each name, and its declaration. */
+const GIVEN: Record<string, string> = {
+  acme: "declare const acme: import('@acme/identity').AcmeIdentityClient;",
+  person: "declare const person: import('@acme/identity').IdentityRequestInput;",
+  certificate: 'declare const certificate: Uint8Array;',
+  inbox: "declare const inbox: import('@acme/identity/inbox').IdentityInbox;",
+  id: 'declare const id: string;',
+  secret: 'declare const secret: string;',
+  data: 'declare const data: { access_request_code: string; identity_session_code: string };',
+  event: "declare const event: import('@acme/identity/webhooks').IdentityActionsEvent;",
+  session: 'declare const session: Record<string, any>;',
+  req: 'declare const req: { url: string };',
+  redirect: 'declare function redirect(url: URL): void;',
+  authUrl: 'declare const authUrl: string;',
+  clientId: 'declare const clientId: string;',
+  clientSecret: 'declare const clientSecret: string;',
+  passport: "declare const passport: import('passport').PassportStatic;",
+  markCancelled: 'declare function markCancelled(id: string): Promise<void>;',
+  saveIdentity: 'declare function saveIdentity(id: string, identity: unknown): Promise<void>;',
+  credentialJwt: 'declare const credentialJwt: string;',
+};
+
+/** `app`: an Express app, but where one snippet shows several frameworks (`register` is Fastify's). */
+const appOf = (code: string) => (code.includes('.register(') ? 'declare const app: any;' : "declare const app: import('express').Express;");
+
+/** Whether the snippet declares `name` itself (a binding, a parameter list aside, or an import specifier). */
+function declares(code: string, name: string): boolean {
+  const n = `\\b${name}\\b`;
+  return [
+    `\\b(const|let|var|function|class)\\s+${name}\\b`,
+    `\\b(const|let)\\s*\\{[^}=]*${n}[^}=]*\\}\\s*=`,
+    `import\\s*(type\\s*)?\\{[^}]*${n}[^}]*\\}\\s*from`,
+    `import\\s+${name}\\s+from`,
+  ].some((pattern) => new RegExp(pattern).test(code));
+}
+
+function snippets(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+}
+
+test('every ts block of the README compiles against the sources', () => {
+  const blocks = snippets();
+  expect(blocks.length).toBeGreaterThan(8);
+  rmSync(DIR, { recursive: true, force: true });
+  mkdirSync(DIR, { recursive: true });
+  const files = blocks.map((code, index) => {
+    // A name the snippet declares itself is not given.
+    const given = Object.entries({ ...GIVEN, app: appOf(code) })
+      .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code) && !declares(code, name))
+      .map(([, declaration]) => declaration);
+    const file = join(DIR, `readme-${index + 1}.ts`);
+    writeFileSync(file, `${given.join('\n')}\n${code}\nexport {};\n`);
+    return file;
+  });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  )!;
+  const program = ts.createProgram(files, { ...config.options, noEmit: true });
+  const problems = files.flatMap((file) =>
+    ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => {
+      const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+      return `${file.slice(DIR.length + 1)}${where ? `:${where.line + 1}` : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    }),
+  );
+  expect(problems).toEqual([]);
+}, 120_000);
