@@ -17,6 +17,8 @@ Options:
   --webhook-url URL     where signed webhooks are sent (default: none sent)
   --redirect-uri URL    a redirect URI of your app, for both OIDC clients (repeatable)
   --journey page|auto   the person approves on a page (default), or at once
+  --write-env PATH      also write the ACME_* variables to PATH (a .env file; not
+                        --env-file, which Node 20 takes for its own wherever it is)
   --reading NAME=VALUE  read a choice the spec leaves open another way (repeatable),
                         e.g. --reading webhookKind=none --reading numbers=string;
                         the names and values are READING_CHOICES in @acme/identity/testing
@@ -40,6 +42,7 @@ function parse() {
         'redirect-uri': { type: 'string', multiple: true, default: [] },
         journey: { type: 'string', default: 'page' },
         reading: { type: 'string', multiple: true, default: [] },
+        'write-env': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -121,6 +124,24 @@ const rows: [string, string][] = [
   ['redirect URIs', c.redirectUris.join(' ')],
 ];
 const width = Math.max(...rows.map(([name]) => name.length));
+// The same, as the variables the README and the examples read: ready to paste, or a .env file.
+const variables: [string, string][] = [
+  ['ACME_BASE_URL', sandbox.baseUrl],
+  ['ACME_AUTH_URL', sandbox.authUrl],
+  ['ACME_CLIENT_ID', c.clientId],
+  ['ACME_CLIENT_SECRET', c.clientSecret],
+  ['ACME_TENANT_ID', c.tenantId],
+  ['ACME_WEBHOOK_SECRET', c.webhookSecret],
+  ['ACME_OIDC_CLIENT_ID', c.oidcClientId],
+  ['ACME_OIDC_BACKEND_CLIENT_ID', c.oidcBackendClientId],
+  ['ACME_OIDC_BACKEND_CLIENT_SECRET', c.oidcBackendClientSecret],
+  ['ACME_SANDBOX_URL', sandbox.origin],
+];
+const exports = variables.map(([name, value]) => `export ${name}=${value}`).join('\n');
+if (values['write-env']) {
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(values['write-env'], `${variables.map(([name, value]) => `${name}=${value}`).join('\n')}\n`);
+}
 process.stdout.write(
-  `acme identity sandbox (sandbox credentials: use them nowhere else)\n  home page${' '.repeat(Math.max(0, width - 9))}  ${sandbox.origin}/\n${rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}\nCtrl-C to stop.\n`,
+  `acme identity sandbox (sandbox credentials: use them nowhere else)\n  home page${' '.repeat(Math.max(0, width - 9))}  ${sandbox.origin}/\n${rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}\n\nIn your shell (or --write-env .env):\n${exports}\n${values['write-env'] ? `(written to ${values['write-env']})\n` : ''}Ctrl-C to stop.\n`,
 );

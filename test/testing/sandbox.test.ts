@@ -1,6 +1,9 @@
 /** The sandbox on localhost: the exported `startSandbox`, and the `acme-identity-sandbox` command. */
 import { describe, expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -210,6 +213,37 @@ describe('acme-identity-sandbox', () => {
     sandbox.child.kill('SIGTERM');
     expect(await sandbox.exited).toBe(0);
     expect(sandbox.output().stdout).toContain('sandbox stopped');
+  });
+
+  test('prints ready-to-paste export lines, the OIDC pair included, and writes them to --write-env', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'acme-env-')), '.env');
+    const sandbox = run(['--port', '0', '--write-env', file]);
+    const stdout = await sandbox.ready;
+    const exported = Object.fromEntries([...stdout.matchAll(/^export (ACME_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
+    expect(Object.keys(exported).sort()).toEqual([
+      'ACME_AUTH_URL',
+      'ACME_BASE_URL',
+      'ACME_CLIENT_ID',
+      'ACME_CLIENT_SECRET',
+      'ACME_OIDC_BACKEND_CLIENT_ID',
+      'ACME_OIDC_BACKEND_CLIENT_SECRET',
+      'ACME_OIDC_CLIENT_ID',
+      'ACME_SANDBOX_URL',
+      'ACME_TENANT_ID',
+      'ACME_WEBHOOK_SECRET',
+    ]);
+    expect(exported['ACME_BASE_URL']).toMatch(/\/api\/v1$/);
+    // The variables work as they are: a token with them.
+    const token = await fetch(`${exported['ACME_BASE_URL']}/auth/api-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: exported['ACME_CLIENT_ID'], client_secret: exported['ACME_CLIENT_SECRET'] }),
+    });
+    expect(token.status).toBe(200);
+    const written = readFileSync(file, 'utf8');
+    for (const [name, value] of Object.entries(exported)) expect(written).toContain(`${name}=${value}\n`);
+    sandbox.child.kill('SIGTERM');
+    expect(await sandbox.exited).toBe(0);
   });
 
   test('a launcher that exits without passing its signal on (as npx and npm can): the sandbox stops too, not left as an orphan', async () => {
