@@ -56,6 +56,27 @@ export function jwkFits(jwk: JsonWebKey & { kid?: unknown }, alg: unknown, kid: 
   );
 }
 
+/** How many keys a token is tried against when several fit it: a rotation holds two; more is work an attacker chooses. */
+export const MAX_KEY_CANDIDATES = 4;
+
+/**
+ * The one rule of every verifier (SD-JWT and OIDC) for choosing keys: of a key set, the public
+ * keys (no `d`: every private RSA, EC or OKP key has one; `oct` keys never fit an asymmetric `alg`)
+ * whose `key_ops`, when present, include `verify` (RFC 7517 §4.3), that fit the token's `alg` and
+ * `kid` ({@link jwkFits}); at most {@link MAX_KEY_CANDIDATES}, in the set's order. The signature
+ * decides among them.
+ */
+export function fittingKeys<K extends JsonWebKey & { kid?: unknown }>(keys: readonly K[], alg: unknown, kid: unknown): K[] {
+  return keys
+    .filter(
+      (jwk) =>
+        jwk.d === undefined &&
+        (jwk.key_ops === undefined || (Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) &&
+        jwkFits(jwk, alg, kid),
+    )
+    .slice(0, MAX_KEY_CANDIDATES);
+}
+
 /** A public JWK as a verification key for `alg` (Web Crypto checks the JWK's `alg`, `use` and `key_ops` against it). */
 export function importVerifyKey(jwk: JsonWebKey, alg: string): Promise<CryptoKey> {
   const params = jwsAlgorithm(alg);

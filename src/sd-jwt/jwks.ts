@@ -1,6 +1,6 @@
 /** The issuer's signing keys: a JWKS given inline, or fetched through discovery and cached. */
 import type { JSONWebKeySet, JWK } from 'jose';
-import { importVerifyKey, jwkFits } from '../internal/jws.js';
+import { MAX_KEY_CANDIDATES, fittingKeys, importVerifyKey } from '../internal/jws.js';
 import { ConfigurationError, JwksError, SdJwtVerificationError } from '../errors/index.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 
@@ -39,34 +39,17 @@ export interface KeySource {
   readonly issuer?: string | undefined;
 }
 
-/** How many keys a token without a `kid` is tried against: a rotation holds two; more is work an attacker chooses. */
-export const MAX_KEY_CANDIDATES = 4;
+export { MAX_KEY_CANDIDATES };
 
-/** Members only a private JWK has (RFC 7518 §6.2.2, §6.3.2, §6.4): a key set that publishes one is refused. */
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
-
-/**
- * Whether a JWK may verify at all: a public key whose `key_ops`, when present, include `verify`
- * (RFC 7517 §4.3). `use` and `alg` are checked per token by `jwkFits`.
- */
-function verifies(jwk: JWK): boolean {
-  return (
-    !PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member)) &&
-    (jwk.key_ops === undefined || (Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')))
-  );
-}
-
-/** The JWKs fitting `header`: same `kid` when the header names one, a key type, curve, `alg` and `use` that fit. */
+/** The JWKs fitting `header`: the one rule every verifier chooses keys by (`internal/jws.ts`). */
 function selectJwks(keys: readonly JWK[], header: KeyHeader): JWK[] {
-  return keys.filter((jwk) => jwkFits(jwk as JsonWebKey, header.alg, header.kid)).slice(0, MAX_KEY_CANDIDATES);
+  return fittingKeys(keys as (JWK & JsonWebKey)[], header.alg, header.kid);
 }
 
 function keysOf(jwks: unknown, url: string): JWK[] {
   const keys = (jwks as JSONWebKeySet | null)?.keys;
   if (!Array.isArray(keys)) throw new JwksError(url, 'not a JSON Web Key Set (no "keys" array)');
-  return keys.filter(
-    (key): key is JWK => key !== null && typeof key === 'object' && !Array.isArray(key) && key.kty !== 'oct' && verifies(key),
-  );
+  return keys.filter((key): key is JWK => key !== null && typeof key === 'object' && !Array.isArray(key));
 }
 
 /** Imports and caches keys of a key set; one `CryptoKey` per JWK and algorithm. */

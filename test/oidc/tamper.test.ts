@@ -357,17 +357,41 @@ describe('OIDC helper: the issuer’s key set', () => {
     server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: 'none' })));
     const { client, transaction, callback } = await started(s);
     const error = await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
-    expect(error.message).toMatch(/JWKS has no keys/);
+    expect(error.message).toMatch(/no key of its JWKS fits/);
   });
 
-  test('two keys that both fit the token’s kid and alg: refused rather than guessing, even when the first would verify', async () => {
+  test('keys in rotation: every fitting key is tried (the signature decides), at most four; private keys and keys not for verify are never used', async () => {
     const s = await oidcSetup();
-    const other = await exportJWK((await generateKeyPair('RS256')).publicKey);
+    const other = async () => ({
+      ...(await exportJWK((await generateKeyPair('RS256')).publicKey)),
+      kid: real.kid,
+      alg: real.alg,
+      use: 'sig',
+    });
     const real = s.service.keys.publicJwk;
-    server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: [real, { ...other, kid: real.kid, alg: real.alg, use: 'sig' }] })));
-    const { client, transaction, callback } = await started(s);
-    const error = await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
-    expect(error.message).toMatch(/^ID token: 2 keys/);
+    // The real key second, after another with the same kid: tried too, and it verifies.
+    const before = await other();
+    server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: [before, real] })));
+    const first = await started(s);
+    await expect(first.client.finishSignIn(first.callback, first.transaction)).resolves.toMatchObject({
+      claims: { sub: expect.any(String) },
+    });
+    // Fifth of five fitting keys: past the bound, never tried.
+    const crowd = await Promise.all([1, 2, 3, 4].map(() => other()));
+    server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: [...crowd, real] })));
+    const fifth = await started(s, s.client());
+    const error = await refused(fifth.client.finishSignIn(fifth.callback, fifth.transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    expect(error.message).toMatch(/no key of its JWKS fits and verifies it/);
+    // The real key marked for another use, or as if private (with a d): not used.
+    for (const spoiled of [
+      { ...real, key_ops: ['encrypt'] },
+      { ...real, key_ops: 'verify' },
+      { ...real, d: 'AQAB' },
+    ]) {
+      server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: [spoiled] })));
+      const attempt = await started(s, s.client());
+      await refused(attempt.client.finishSignIn(attempt.callback, attempt.transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    }
   });
 
   test('a jwks_uri over plain http: from an https: issuer is never fetched', async () => {
