@@ -321,6 +321,21 @@ describe('OIDC helper: a tampered ID token', () => {
 });
 
 describe('OIDC helper: the issuer’s keys', () => {
+  test('the cached key set is used for ten minutes, then read again though its keys still fit', async () => {
+    const s = await oidcSetup();
+    const client = s.client();
+    let { transaction, callback } = await started(s, client);
+    await client.finishSignIn(callback, transaction);
+    s.advance(599_000);
+    ({ transaction, callback } = await started(s, client));
+    await client.finishSignIn(callback, transaction);
+    expect(s.calls(/jwks$/)).toBe(1);
+    s.advance(2_000);
+    ({ transaction, callback } = await started(s, client));
+    await client.finishSignIn(callback, transaction);
+    expect(s.calls(/jwks$/)).toBe(2);
+  });
+
   test('a rotated signing key: the JWKS is read again once, after the cooldown', async () => {
     const s = await oidcSetup();
     const client = s.client();
