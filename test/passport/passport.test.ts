@@ -117,6 +117,9 @@ describe('Passport strategy, in Chromium', () => {
     });
     await tab.click('#approve');
     await tab.waitForURL(`${origin}/account`);
+    // The same callback again in the same browser: its transaction was used, so refused.
+    await tab.goto(callback);
+    expect(new URL(tab.url()).pathname).toBe('/failed');
     // The same callback in another browser (no session): refused.
     const other = await fetch(callback, { redirect: 'manual' });
     expect(other.status).toBe(302);
