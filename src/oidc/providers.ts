@@ -1,0 +1,96 @@
+/**
+ * What the framework integrations (`authjs/`, `better-auth/`) share: the sign-in parameters as the
+ * SDK's OIDC helper sends them, their check against the live service at startup, and the decoding
+ * of an ID token's claims into the user a framework keeps. No framework is imported.
+ * @module
+ */
+import { readClaim } from '../claims/decoders.js';
+import { createOidcClient, type SignInParams } from './index.js';
+
+/** What each sign-in asks for, as an integration's options take it. */
+export type ProviderSignIn = Pick<
+  SignInParams,
+  'scope' | 'claims' | 'ruleset' | 'aobo' | 'email' | 'phone' | 'phoneCountryCode' | 'prompt' | 'uiLocales' | 'acrValues'
+>;
+
+/** An ID token's claims (or userinfo's) as a framework hands them over. */
+export type AcmeIdentityProfile = Readonly<Record<string, unknown>>;
+
+/** The user a framework keeps: its standard fields, and every claim the service sent, decoded. */
+export interface AcmeIdentityUser {
+  id: string;
+  name: string | null;
+  email: string | null;
+  image: null;
+  /** Each requested claim key, decoded by the SDK's claim decoders (`readClaim`). */
+  acme: Record<string, unknown>;
+}
+
+const STANDARD = new Set([
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'nbf',
+  'auth_time',
+  'nonce',
+  'acr',
+  'amr',
+  'azp',
+  'at_hash',
+  'c_hash',
+  'sid',
+  'jti',
+]);
+
+/** The claims of an ID token as the user a framework keeps: `name` from the service's name claim, and every claim decoded. */
+export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityUser {
+  const acme: Record<string, unknown> = {};
+  for (const key of Object.keys(profile)) {
+    if (STANDARD.has(key)) continue;
+    try {
+      acme[key] = readClaim(profile, key);
+    } catch {
+      // A value the decoder cannot read is kept as the service sent it (readClaim says why, if called).
+      acme[key] = profile[key];
+    }
+  }
+  const decoded = acme['acmeidentity.name'];
+  const name = typeof decoded === 'object' && decoded !== null ? (decoded as { first_name?: unknown; last_name?: unknown }) : undefined;
+  const given = typeof profile['given_name'] === 'string' ? profile['given_name'] : undefined;
+  const family = typeof profile['family_name'] === 'string' ? profile['family_name'] : undefined;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const full = [text(name?.first_name) ?? given, text(name?.last_name) ?? family].filter(Boolean).join(' ');
+  return {
+    id: String(profile['sub']),
+    name: full || null,
+    email: typeof profile['email'] === 'string' ? profile['email'] : null,
+    image: null,
+    acme,
+  };
+}
+
+/** The authorization parameters, as the SDK's OIDC helper would send them (`claims` left as an object: each framework writes it). */
+export function authorizationParams(signIn: ProviderSignIn): Record<string, unknown> {
+  const scope = signIn.scope === undefined ? ['openid'] : typeof signIn.scope === 'string' ? signIn.scope.split(' ') : [...signIn.scope];
+  const params: Record<string, unknown> = { scope: scope.join(' ') };
+  if (signIn.claims) params['claims'] = signIn.claims;
+  const text = { ruleset: signIn.ruleset, aobo: signIn.aobo, email: signIn.email, phone: signIn.phone, prompt: signIn.prompt } as const;
+  for (const [key, value] of Object.entries(text)) if (value !== undefined) params[key] = value;
+  if (signIn.phoneCountryCode !== undefined) params['phone_country_code'] = String(signIn.phoneCountryCode);
+  if (signIn.uiLocales !== undefined) params['ui_locales'] = [signIn.uiLocales].flat().join(' ');
+  if (signIn.acrValues !== undefined) params['acr_values'] = [signIn.acrValues].flat().join(' ');
+  return params;
+}
+
+/**
+ * Checks a sign-in's parameters against the live service with the SDK's own check of an
+ * authorization request (it discards the URL it makes): discovery's `acme_claims_supported` and
+ * `claims_supported`, the essential-claim rule, the scope, the pre-seeded phone.
+ * @throws {InvalidInputError} `ERR_INVALID_INPUT`, naming each parameter the service would refuse.
+ * @throws {OidcError} `ERR_OIDC_DISCOVERY` when the issuer's discovery cannot be read.
+ */
+export async function checkSignIn(issuer: string, clientId: string, signIn: ProviderSignIn | undefined): Promise<void> {
+  await createOidcClient({ authUrl: issuer, clientId, redirectUri: `${issuer}/unused` }).startSignIn(signIn);
+}
