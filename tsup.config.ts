@@ -13,6 +13,7 @@ const entry = {
   'inbox/index': 'src/inbox/index.ts',
   'passport/index': 'src/passport/index.ts',
   'authjs/index': 'src/authjs/index.ts',
+  'better-auth/index': 'src/better-auth/index.ts',
   'redis/index': 'src/redis/index.ts',
   'testing/index': 'src/testing/index.ts',
   'testing/msw': 'src/testing/msw.ts',

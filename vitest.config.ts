@@ -10,7 +10,10 @@ export default defineConfig({
       { find: /^@acme\/identity\/testing\/msw$/, replacement: src('testing/msw.ts') },
       { find: /^@acme\/identity\/oidc\/browser$/, replacement: src('oidc/browser.ts') },
       { find: /^@acme\/identity\/webhooks\/(express|fastify|next|hono)$/, replacement: src('webhooks/frameworks/$1.ts') },
-      { find: /^@acme\/identity\/(testing|sd-jwt|webhooks|oidc|redis|inbox|passport|authjs)$/, replacement: src('$1/index.ts') },
+      {
+        find: /^@acme\/identity\/(testing|sd-jwt|webhooks|oidc|redis|inbox|passport|authjs|better-auth)$/,
+        replacement: src('$1/index.ts'),
+      },
       { find: /^@acme\/identity$/, replacement: src('index.ts') },
     ],
   },

@@ -31,7 +31,11 @@ const rpPort = await freePort();
 // The sandbox, as `npx acme-identity-sandbox` serves it: the person approves on the service's pages.
 const sandbox = await startSandbox({
   webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks/acme`,
-  redirectUris: [`http://127.0.0.1:${rpPort}/callback`, `http://127.0.0.1:${rpPort}/auth/callback/acme-identity`],
+  redirectUris: [
+    `http://127.0.0.1:${rpPort}/callback`,
+    `http://127.0.0.1:${rpPort}/auth/callback/acme-identity`,
+    `http://127.0.0.1:${rpPort}/api/auth/callback/acme-identity`,
+  ],
   fake: { webhookRetry: { attempts: 5, baseDelayMs: 200 } },
 });
 const { credentials } = sandbox;

@@ -9,7 +9,9 @@ export function personBrowser(origin: string): (href: string, init?: RequestInit
   const browse = async (href: string, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(href);
     const cookie = url.origin === origin ? [...jar].map(([k, v]) => `${k}=${v}`).join('; ') : '';
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: cookie ? { cookie } : {} });
+    const headers = new Headers(init.headers);
+    if (cookie) headers.set('cookie', cookie);
+    const response = await fetch(url, { ...init, redirect: 'manual', headers });
     if (url.origin === origin) {
       for (const set of response.headers.getSetCookie()) {
         const [pair = ''] = set.split(';');

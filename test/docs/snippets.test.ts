@@ -1,9 +1,9 @@
 /**
- * Every TypeScript snippet of the README compiles (#27, #30): each code block is type-checked as a
+ * Every TypeScript snippet of the README and of the guides in docs/ compiles (#27, #30): each code block is type-checked as a
  * module of its own against the sources, with the names a snippet leaves to its reader (`acme`, the
  * client made in the first; `app`, your framework's; `session`, `req`…) declared with their types.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -32,6 +32,10 @@ const GIVEN: Record<string, string> = {
   markCancelled: 'declare function markCancelled(id: string): Promise<void>;',
   saveIdentity: 'declare function saveIdentity(id: string, identity: unknown): Promise<void>;',
   credentialJwt: 'declare const credentialJwt: string;',
+  options: "declare const options: import('@acme/identity').ClientOptions;",
+  oidcOptions: "declare const oidcOptions: import('@acme/identity/oidc').OidcClientOptions;",
+  webhookUrl: 'declare const webhookUrl: string;',
+  metrics: 'declare const metrics: { timing(name: string, ms: number, tags: object): void; increment(name: string, tags: object): void };',
 };
 
 /** `app`: an Express app, but where one snippet shows several frameworks (`register` is Fastify's). */
@@ -48,22 +52,25 @@ function declares(code: string, name: string): boolean {
   ].some((pattern) => new RegExp(pattern).test(code));
 }
 
-function snippets(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+/** Each ts block of the README and of the guides in docs/, with the file it comes from. */
+function snippets(): { from: string; code: string }[] {
+  const guides = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md') && name !== 'service-spec.md');
+  return ['README.md', ...guides.map((name) => `docs/${name}`)].flatMap((from) =>
+    [...readFileSync(join(ROOT, from), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => ({ from, code: match[1]! })),
+  );
 }
 
-test('every ts block of the README compiles against the sources', () => {
+test('every ts block of the README and the guides compiles against the sources', () => {
   const blocks = snippets();
   expect(blocks.length).toBeGreaterThan(8);
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(DIR, { recursive: true });
-  const files = blocks.map((code, index) => {
+  const files = blocks.map(({ from, code }, index) => {
     // A name the snippet declares itself is not given.
     const given = Object.entries({ ...GIVEN, app: appOf(code) })
       .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code) && !declares(code, name))
       .map(([, declaration]) => declaration);
-    const file = join(DIR, `readme-${index + 1}.ts`);
+    const file = join(DIR, `${from.replace(/\W+/g, '-')}-${index + 1}.ts`);
     writeFileSync(file, `${given.join('\n')}\n${code}\nexport {};\n`);
     return file;
   });

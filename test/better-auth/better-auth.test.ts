@@ -1,0 +1,189 @@
+/**
+ * `@acme/identity/better-auth` (#30) end to end: the real better-auth (its Generic OAuth plugin, the
+ * memory adapter, its Node handler) in an Express server, and headless Chromium signing in through
+ * the sandbox's consent page on localhost.
+ */
+import { createServer, type Server } from 'node:http';
+import { betterAuth } from 'better-auth';
+import { memoryAdapter } from 'better-auth/adapters/memory';
+import { toNodeHandler } from 'better-auth/node';
+import { genericOAuth } from 'better-auth/plugins/generic-oauth';
+import express from 'express';
+import { decodeJwt } from 'jose';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
+import { acmeIdentity, acmeIdentityProfile, acmeIdentityProvider, acmeIdentityUser } from '../../src/better-auth/index.js';
+import { DEFAULT_OIDC_BACKEND_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+
+let sandbox: Sandbox;
+let browser: Browser;
+let origin: string;
+let server: Server;
+const database: Record<string, Record<string, unknown>[]> = { user: [], session: [], account: [], verification: [] };
+
+beforeAll(async () => {
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  sandbox = await startSandbox({
+    redirectUris: [`${origin}/api/auth/oauth2/callback/acme-identity`, `${origin}/api/auth/callback/acme-identity`],
+  });
+  const acme = await acmeIdentityProvider({
+    authUrl: sandbox.authUrl,
+    clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
+    clientSecret: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret!,
+    signIn: { claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } },
+  });
+  const auth = betterAuth({
+    baseURL: origin,
+    secret: 'test-better-auth-secret-0123456789abcdef',
+    database: memoryAdapter(database),
+    plugins: [genericOAuth({ config: [acme] })],
+  });
+  const app = express();
+  app.all('/api/auth/*splat', toNodeHandler(auth));
+  app.get('/', (_req, res) => {
+    res.type('html').send('<!doctype html><title>home</title>');
+  });
+  server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+  await sandbox?.close();
+});
+
+/** From the application's page, through better-auth's sign-in, to the service's consent page. */
+async function toConsent(tab: Page) {
+  await tab.goto(`${origin}/`);
+  const { url } = await tab.evaluate(async () => {
+    const response = await fetch('/api/auth/sign-in/social', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'acme-identity', callbackURL: '/', errorCallbackURL: '/' }),
+    });
+    return (await response.json()) as { url: string };
+  });
+  await tab.goto(url);
+  await tab.waitForURL((next) => next.href.startsWith(`${sandbox.authUrl}/oauth/oidc/authorize`));
+  return new URL(url);
+}
+
+describe('better-auth provider, in Chromium', () => {
+  test('sign in: the authorization request carries PKCE, state, nonce and the claims; the user has the decoded name', async () => {
+    const tab = await browser.newPage();
+    const authorize = await toConsent(tab);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('nonce')).toBeTruthy();
+    expect(authorize.searchParams.get('state')).toBeTruthy();
+    expect(authorize.searchParams.get('scope')).toBe('openid email');
+    expect(JSON.parse(authorize.searchParams.get('claims')!)).toEqual({
+      acme: ['acmeidentity.name', 'sanctionscheck.is_pep'],
+      email: ['email', 'email_verified'],
+    });
+    await Promise.all([tab.waitForURL((url) => url.origin === origin && !url.pathname.startsWith('/api/auth/')), tab.click('#approve')]);
+    expect(tab.url()).toBe(`${origin}/`);
+    const session = await tab.evaluate(async () => (await fetch('/api/auth/get-session')).json());
+    expect(session).toMatchObject({ user: { name: 'Jane Citizen', email: 'jane.citizen@example.com', emailVerified: true } });
+    // Every claim, decoded, from the ID token better-auth verified and kept with the account.
+    const account = database['account']!.find((row) => row['userId'] === session.user.id)!;
+    expect(acmeIdentityProfile(decodeJwt(String(account['idToken']))).acme).toMatchObject({
+      'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' },
+      'sanctionscheck.is_pep': false,
+    });
+    await tab.close();
+  });
+
+  test('the person cancels: better-auth sends them back with an error, and no session is made', async () => {
+    const tab = await browser.newPage();
+    await toConsent(tab);
+    await Promise.all([tab.waitForURL((url) => url.origin === origin && url.searchParams.has('error')), tab.click('#cancel')]);
+    expect(new URL(tab.url()).searchParams.get('error')).toBe('access_denied');
+    expect(await tab.evaluate(async () => (await fetch('/api/auth/get-session')).json())).toBeNull();
+    await tab.close();
+  });
+});
+
+describe('acmeIdentityProvider', () => {
+  const base = () => ({ authUrl: sandbox.authUrl, clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId, clientSecret: 'x' });
+
+  test('refuses at startup what the service would refuse: an essential claim it cannot obtain, a claim it does not offer, a scope without openid', async () => {
+    await expect(
+      acmeIdentityProvider({ ...base(), signIn: { claims: { acme: { 'acmeidentity.name': { essential: true } } } } }),
+    ).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
+    await expect(acmeIdentityProvider({ ...base(), signIn: { claims: { acme: ['acmeidentity.shoe_size'] } } })).rejects.toMatchObject({
+      code: 'ERR_INVALID_INPUT',
+      issues: [expect.objectContaining({ message: expect.stringContaining('acme_claims_supported') })],
+    });
+    await expect(acmeIdentityProvider({ ...base(), signIn: { scope: ['email'] } })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
+    expect(() => acmeIdentity({ ...base(), clientId: '' })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientId' }),
+    );
+  });
+
+  test('the configuration: ID tokens verified, PKCE, client_secret_basic; the email asked for only when the claims name none', () => {
+    const provider = acmeIdentity({ ...base(), authUrl: `${sandbox.authUrl}/`, signIn: { phone: '412345678', phoneCountryCode: 61 } });
+    expect(provider).toMatchObject({
+      providerId: 'acme-identity',
+      discoveryUrl: `${sandbox.authUrl}/.well-known/openid-configuration`,
+      requireIdTokenVerification: true,
+      pkce: true,
+      authentication: 'basic',
+      scopes: ['openid', 'email'],
+      authorizationUrlParams: { claims: '{"email":["email","email_verified"]}', phone: '412345678', phone_country_code: '61' },
+    });
+    const withAcmeEmail = acmeIdentity({
+      ...base(),
+      signIn: { scope: 'openid profile', claims: { acme: { 'acmeidentity.email': null } } },
+    });
+    expect(withAcmeEmail.scopes).toEqual(['openid', 'profile']);
+    expect(JSON.parse(withAcmeEmail.authorizationUrlParams['claims']!)).toEqual({ acme: { 'acmeidentity.email': null } });
+  });
+
+  test('the user: the name and email from the decoded claims, the standard ones first', () => {
+    expect(
+      acmeIdentityUser({
+        sub: 'p',
+        'acmeidentity.name': '{"first_name":"Ola","last_name":"Nordmann"}',
+        'acmeidentity.email': 'ola@example.com',
+        'acmeidentity.email_verified': 'true',
+      }),
+    ).toEqual({ name: 'Ola Nordmann', email: 'ola@example.com', emailVerified: true });
+    expect(acmeIdentityUser({ sub: 'p', email: 'a@example.com', 'acmeidentity.email': 'b@example.com', email_verified: false })).toEqual({
+      email: 'a@example.com',
+      emailVerified: false,
+    });
+    expect(acmeIdentityUser({ sub: 'p', 'acmeidentity.email_verified': 'maybe' })).toEqual({});
+  });
+
+  test('better-auth registers no provider whose discovery offers no key set to verify the ID token with', async () => {
+    // A service whose discovery lacks jwks_uri: better-auth would otherwise decode ID tokens unverified.
+    const bare = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        JSON.stringify({ issuer: 'http://127.0.0.1', authorization_endpoint: 'http://127.0.0.1/a', token_endpoint: 'http://127.0.0.1/t' }),
+      );
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const address = bare.address() as { port: number };
+    const auth = betterAuth({
+      baseURL: origin,
+      secret: 'test-better-auth-secret-0123456789abcdef',
+      database: memoryAdapter({ user: [], session: [], account: [], verification: [] }),
+      logger: { disabled: true },
+      plugins: [genericOAuth({ config: [acmeIdentity({ ...base(), authUrl: `http://127.0.0.1:${address.port}` })] })],
+    });
+    const answer = await auth.handler(
+      new Request(`${origin}/api/auth/sign-in/social`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin },
+        body: JSON.stringify({ provider: 'acme-identity', callbackURL: '/' }),
+      }),
+    );
+    bare.close();
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(await answer.text()).not.toContain('/a?');
+  });
+});
