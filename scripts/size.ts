@@ -43,7 +43,9 @@ const budgets: Budget[] = [
     // The issue's anchors on this machine: oauth4webapi alone 6.9 KB, 8.7 KB with its JWS check.
     name: 'oidc/browser: the whole redirect + callback (createBrowserSignIn)',
     code: `export { createBrowserSignIn } from './src/oidc/browser.ts';`,
-    budgetBytes: 9 * KB,
+    // #26 sorts oauth4webapi's failures by their codes and causes rather than their messages (a
+    // reworded message no longer turns an expired ID token into a generic one): 0.1 KB more.
+    budgetBytes: 9.15 * KB,
     goalBytes: 9 * KB,
   },
   {

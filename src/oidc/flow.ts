@@ -7,6 +7,8 @@
  */
 import {
   AuthorizationResponseError,
+  INVALID_RESPONSE,
+  JWT_CLAIM_COMPARISON,
   JWT_TIMESTAMP_CHECK,
   OperationProcessingError,
   ResponseBodyError,
@@ -186,25 +188,50 @@ export function oauthError(code: OidcErrorCode, e: { error: string; error_descri
 export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
   if (e instanceof OidcError) return e;
   if (e instanceof ResponseBodyError) return oauthError(fallback, e);
+  if (!(e instanceof OperationProcessingError)) return fail(fallback, e instanceof Error ? e.message : 'failed', { cause: e });
+  const [code, claim] = idTokenFailure(e.code, (e.cause ?? {}) as FailureCause) ?? [fallback];
+  return fail(code, e.message, claim === undefined ? {} : { claim });
+}
 
-  const known = e instanceof OperationProcessingError;
-  const {
-    claim = /JWT "(\w+)"/.exec(String(e))?.[1],
-    claims,
-    header,
-  } = (known ? e.cause : {}) as { claim?: string; claims?: unknown; header?: unknown };
-  const code = header
-    ? 'ERR_OIDC_ID_TOKEN_SIGNATURE'
-    : !claims
-      ? known && /"id_token"/.test(e.message)
-        ? 'ERR_OIDC_ID_TOKEN'
-        : fallback
-      : claim === 'exp' && (e as OperationProcessingError).code === JWT_TIMESTAMP_CHECK
-        ? 'ERR_OIDC_ID_TOKEN_EXPIRED'
-        : claim === 'nonce'
-          ? 'ERR_OIDC_NONCE'
-          : 'ERR_OIDC_ID_TOKEN';
-  return fail(code, e instanceof Error ? e.message : 'failed', { ...(claims && claim ? { claim } : {}), ...(known ? {} : { cause: e }) });
+/** What oauth4webapi puts in an `OperationProcessingError`'s `cause`, as far as the sorting reads it. */
+interface FailureCause {
+  claim?: string;
+  claims?: Record<string, unknown>;
+  header?: unknown;
+  body?: { access_token?: unknown; token_type?: unknown; id_token?: unknown };
+}
+
+/**
+ * The claim an ID token was refused for, when the refusal's cause holds its claims: the first, in
+ * oauth4webapi's order, that is not of its type (`iss` and `sub` strings, `aud` a string or a
+ * list, the times numbers) or is missing (`nbf` may be); else the only other such refusal, a
+ * missing `auth_time` that `max_age` made required.
+ */
+const faultyClaim = (claims: Record<string, unknown>) =>
+  ['exp', 'iat', 'iss', 'nbf', 'aud', 'sub'].find((claim, i) => {
+    const value = claims[claim];
+    return value === undefined
+      ? i !== 3
+      : !(i === 2 || i > 3 ? isString(value) || (i === 4 && Array.isArray(value)) : typeof value === 'number');
+  }) ?? 'auth_time';
+
+/**
+ * Which ID-token refusal an oauth4webapi failure is, by its code and `cause` (never its message),
+ * or undefined when it is none: a timestamp (`exp` is the expiry), a claim compared (`nonce`), an
+ * `alg` not allowed (the header), a required claim missing (the claims), an `id_token` that is not
+ * a string (the token response's body).
+ */
+function idTokenFailure(code: string | undefined, cause: FailureCause): [OidcErrorCode, (string | undefined)?] | undefined {
+  if (code === JWT_TIMESTAMP_CHECK) return [cause.claim === 'exp' ? 'ERR_OIDC_ID_TOKEN_EXPIRED' : 'ERR_OIDC_ID_TOKEN', cause.claim];
+  if (code === JWT_CLAIM_COMPARISON) return [cause.claim === 'nonce' ? 'ERR_OIDC_NONCE' : 'ERR_OIDC_ID_TOKEN', cause.claim];
+  if (code !== INVALID_RESPONSE) return undefined;
+  if (cause.header) return ['ERR_OIDC_ID_TOKEN_SIGNATURE'];
+  const { claims, body } = cause;
+  if (claims) return ['ERR_OIDC_ID_TOKEN', faultyClaim(claims)];
+  // The token response's members are checked in order, the ID token's last: a response whose
+  // access_token and token_type passed was refused for its id_token.
+  if (body && isString(body.access_token) && isString(body.token_type) && !isString(body.id_token)) return ['ERR_OIDC_ID_TOKEN'];
+  return undefined;
 }
 
 export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
