@@ -40,7 +40,8 @@ function keyFormProblem(key: string): string | undefined {
  * ```
  */
 export function canBeEssential(key: ClaimKey): boolean {
-  const credential = key.split('.')[0] ?? '';
+  // Anything but a string is no claim key, so nothing that can be essential.
+  const credential = typeof key === 'string' ? (key.split('.')[0] ?? '') : 'document';
   return credential !== 'document' && (OBTAINABLE_CREDENTIALS as readonly string[]).includes(credential);
 }
 

@@ -146,6 +146,8 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
  * ```
  */
 export function fetchUserInfo(signIn: BrowserSignIn, result: SignInResult): Promise<UserInfo> {
+  if (!signIn?.core) return Promise.reject(new ConfigurationError('signIn', 'is required: what createBrowserSignIn returned'));
+  if (!result?.tokens) return Promise.reject(new ConfigurationError('result', 'is required: what handleCallback resolved'));
   return userinfo(signIn.core, result);
 }
 

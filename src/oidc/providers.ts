@@ -5,6 +5,7 @@
  * @module
  */
 import { readClaim } from '../claims/decoders.js';
+import { InvalidInputError } from '../errors/index.js';
 import { createOidcClient, type SignInParams } from './index.js';
 
 /** What each sign-in asks for, as an integration's options take it. */
@@ -46,6 +47,9 @@ const STANDARD = new Set([
 
 /** The claims of an ID token as the user a framework keeps: `name` from the service's name claim, and every claim decoded. */
 export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityUser {
+  if (profile === null || typeof profile !== 'object') {
+    throw new InvalidInputError([{ field: 'profile', message: 'must be the claims object of an ID token or of userinfo' }]);
+  }
   const acme: Record<string, unknown> = {};
   for (const key of Object.keys(profile)) {
     if (STANDARD.has(key)) continue;
