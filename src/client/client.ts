@@ -237,6 +237,8 @@ export class AcmeIdentityClient {
       observer: this.#options.observer,
       // A shared store's renewal lease outlives the longest renewal: every token request timing out.
       leaseMs: this.#options.tokenTimeoutMs * (this.#options.maxRetries + 1) + 5_000,
+      tokenTimeoutMs: this.#options.tokenTimeoutMs,
+      ...(this.#options.tokenHedgeDelayMs === undefined ? {} : { hedgeDelayMs: this.#options.tokenHedgeDelayMs }),
     });
     this.#transport.tokens = this.#tokens;
 

@@ -50,6 +50,14 @@ export interface ClientOptions extends ObservabilityOptions {
    * @default 10000
    */
   tokenTimeoutMs?: number;
+  /**
+   * How long a token request may go unanswered before a call that needs a token sends a second
+   * one beside it (the first good answer wins; never more than two in flight), in ms: a token
+   * request lost on a dead socket then holds the calls after it for about this long, not
+   * `tokenTimeoutMs`. Set it to `tokenTimeoutMs` or more to never send a second one.
+   * @default three times the slowest of the last five token answers, within 1000 and 2000
+   */
+  tokenHedgeDelayMs?: number;
   /** Retries after the first attempt, for calls that are safe to repeat. @default 2 */
   maxRetries?: number;
   /**
@@ -101,6 +109,7 @@ export interface ResolvedOptions {
   correctClockSkew: boolean;
   timeoutMs: number;
   tokenTimeoutMs: number;
+  tokenHedgeDelayMs: number | undefined;
   maxRetries: number;
   maxRetryAfterMs: number;
   refreshMarginSeconds: number;
@@ -195,6 +204,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     correctClockSkew: options.correctClockSkew ?? true,
     timeoutMs: duration('timeoutMs', options.timeoutMs, 60_000),
     tokenTimeoutMs: duration('tokenTimeoutMs', options.tokenTimeoutMs, 10_000),
+    tokenHedgeDelayMs: options.tokenHedgeDelayMs === undefined ? undefined : duration('tokenHedgeDelayMs', options.tokenHedgeDelayMs, 0),
     maxRetries,
     maxRetryAfterMs: duration('maxRetryAfterMs', options.maxRetryAfterMs, 60_000),
     refreshMarginSeconds: nonNegative('refreshMarginSeconds', options.refreshMarginSeconds, 60),

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/schema.js';
-import { AcmeIdentityError, ApiError, InvalidResponseError, TimeoutError } from '../errors/index.js';
+import { AcmeIdentityError, ApiError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
 import { sleep } from '../internal/sleep.js';
 
@@ -103,8 +103,9 @@ const jwtExpiry = (token: string) => jwtTime(token, 'exp');
  * Gets, caches and refreshes the API access token:
  * - one renewal in flight however many calls wait on it; each caller waits at most its own
  *   deadline, and none cancels the renewal for the others;
- * - a token request that hangs is dropped at its own deadline and tried again (up to `retries`
- *   times), so one hung request does not hold every later call;
+ * - a caller that finds a token request unanswered for longer than a short hedge delay sends a
+ *   second one beside it, the first good answer winning; one that hangs is dropped at its own
+ *   deadline and tried again (up to `retries` times), so one hung request holds no later call;
  * - every expiry is on the local clock: `expires` and a JWT's `exp` are the service's time,
  *   converted with the offset learnt from its `Date` headers;
  * - refreshed `refreshMarginSeconds` before expiry (at most half its lifetime), so calls rarely wait;
@@ -126,6 +127,12 @@ export class TokenManager {
   /** The store failed its last write: renew without its lease until it works again. */
   #storeDown = false;
   #inflight: Promise<StoredToken> | undefined;
+  readonly #hedgeMs: number | undefined;
+  readonly #tokenTimeoutMs: number;
+  /** How long the last few token requests took to answer, in ms. */
+  #latencies: number[] = [];
+  /** The pending token request a later caller may hedge. */
+  #hedge: Hedge | undefined;
 
   constructor(options: {
     endpoints: TokenEndpoints;
@@ -141,6 +148,10 @@ export class TokenManager {
     observer?: Observer;
     /** How long a renewal lease is held, when the store offers leases: longer than a renewal can take. @default 35000 */
     leaseMs?: number;
+    /** The deadline of one token request, in ms: a hedge delay as long never sends a second one. @default 10000 */
+    tokenTimeoutMs?: number;
+    /** How long a token request goes unanswered before a second is sent beside it. @default from recent answers, 1000 to 2000 */
+    hedgeDelayMs?: number;
   }) {
     this.#endpoints = options.endpoints;
     this.#store = options.store;
@@ -151,6 +162,8 @@ export class TokenManager {
     this.#retries = options.retries ?? 2;
     this.#observer = options.observer;
     this.#leaseMs = options.leaseMs ?? 35_000;
+    this.#tokenTimeoutMs = options.tokenTimeoutMs ?? 10_000;
+    this.#hedgeMs = options.hedgeDelayMs;
   }
 
   /**
@@ -209,6 +222,7 @@ export class TokenManager {
   }
 
   async #renewShared(stored: StoredToken | undefined, signal: AbortSignal | undefined): Promise<string> {
+    if (this.#inflight) this.#maybeHedge();
     this.#inflight ??= this.#renew(stored).finally(() => {
       this.#inflight = undefined;
     });
@@ -339,11 +353,84 @@ export class TokenManager {
   async #attempts(request: () => Promise<TokenGrant>): Promise<TokenGrant> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await request();
+        return await this.#hedged(request);
       } catch (error) {
         if (!(error instanceof TimeoutError) || attempt >= this.#retries) throw error;
       }
     }
+  }
+
+  /**
+   * How long a token request may go unanswered before a second one is sent beside it: the option,
+   * or three times the slowest of the last few answers, within one and two seconds.
+   */
+  #hedgeDelay(): number {
+    return this.#hedgeMs ?? Math.min(2_000, Math.max(1_000, 3 * Math.max(0, ...this.#latencies)));
+  }
+
+  /**
+   * A caller arrived while a renewal is pending: once its token request has gone unanswered for the
+   * hedge delay (it may be lost on a dead socket), a second one is sent beside it, now or when
+   * the delay is reached. Without such a caller (the first one alone, or gone) nothing is sent.
+   */
+  #maybeHedge(): void {
+    const hedge = this.#hedge;
+    if (!hedge || hedge.timer !== undefined) return;
+    const delay = this.#hedgeDelay();
+    const fire = () => {
+      if (this.#hedge !== hedge) return;
+      this.#hedge = undefined;
+      this.#observer?.log('info', `a token request went unanswered for ${delay} ms; sending a second one beside it`, { hedgeMs: delay });
+      hedge.send();
+    };
+    const wait = hedge.since + delay - this.#now();
+    if (wait <= 0) {
+      fire();
+      return;
+    }
+    hedge.timer = setTimeout(fire, wait);
+    (hedge.timer as { unref?: () => void }).unref?.();
+  }
+
+  /**
+   * One token request, which a later caller may hedge ({@link #maybeHedge}): the first good answer
+   * of the two wins, and never more than two are in flight. An error settles the race unless it is
+   * a timeout or a lost connection while the other request is still out.
+   */
+  #hedged(request: () => Promise<TokenGrant>): Promise<TokenGrant> {
+    return new Promise<TokenGrant>((resolve, reject) => {
+      let pending = 0;
+      let settled = false;
+      const finish = () => {
+        settled = true;
+        clearTimeout(hedge?.timer);
+        if (this.#hedge === hedge) this.#hedge = undefined;
+      };
+      const send = () => {
+        pending += 1;
+        const started = this.#now();
+        request().then(
+          (grant) => {
+            if (settled) return;
+            finish();
+            this.#latencies = [...this.#latencies.slice(-4), this.#now() - started];
+            resolve(grant);
+          },
+          (error: unknown) => {
+            pending -= 1;
+            if (settled) return;
+            // A timeout or a dropped connection leaves the race to the other request, if one is out.
+            if ((error instanceof TimeoutError || error instanceof ConnectionError) && pending > 0) return;
+            finish();
+            reject(error);
+          },
+        );
+      };
+      const hedge: Hedge | undefined =
+        this.#hedgeMs !== undefined && this.#hedgeMs >= this.#tokenTimeoutMs ? undefined : { since: this.#now(), send, timer: undefined };
+      this.#hedge = hedge;
+      send();
+    });
   }
 
   #fromGrant(grant: TokenGrant, previousRefresh: string | undefined): StoredToken {
@@ -369,6 +456,13 @@ export class TokenManager {
       serviceOffsetMs: this.#offsetMs(),
     };
   }
+}
+
+/** A pending token request: when it was sent, how to send its twin, and the twin's timer once a caller armed it. */
+interface Hedge {
+  since: number;
+  send: () => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

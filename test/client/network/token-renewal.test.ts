@@ -30,6 +30,75 @@ describe('token renewal is isolated from its callers', () => {
     expect(tokenRequests(s, since)).toBe(2);
   });
 
+  test('a healthy service is usable at once after a hung token request: a second request is sent beside it (#31)', async () => {
+    // The default token deadline (10 s): without the hedge, the next call would wait for it.
+    const client = s.client({ timeoutMs: 5_000 });
+    const since = s.service.requests.length;
+    s.service.injectFault({ kind: 'hang', path: '/auth/api-token' });
+    const codes = { accessRequestCode: 'arc_unknown', identitySessionCode: 'isc_unknown' };
+    const first = await timed(() => client.identityRequests.get(codes, { timeoutMs: 300 }));
+    expect(first.error).toBeInstanceOf(TimeoutError);
+    // The service answers again; the next caller has 1.5 s, and the hedge (one second, with no
+    // answer yet to learn from) is sent within it.
+    const next = await timed(() => client.auth.accessToken({ timeoutMs: 1_500 }));
+    expect(next.error).toBeUndefined();
+    expect(tokenRequests(s, since)).toBe(2);
+  });
+
+  test('never more than two token requests in flight, however many callers find one unanswered', async () => {
+    const client = s.client({ tokenHedgeDelayMs: 100, tokenTimeoutMs: 1_000, maxRetries: 0, timeoutMs: 5_000 });
+    const since = s.service.requests.length;
+    // The first request and the one sent beside it both hang: nothing more is sent until the deadline.
+    s.service.injectFault({ kind: 'hang', path: '/auth/api-token', times: 3 });
+    try {
+      const first = timed(() => client.auth.accessToken());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const later = await Promise.all([1, 2, 3].map(() => timed(() => client.auth.accessToken())));
+      expect((await first).error).toMatchObject({ code: 'ERR_TIMEOUT', timeoutMs: 1_000 });
+      for (const call of later) expect(call.error).toMatchObject({ code: 'ERR_TIMEOUT', timeoutMs: 1_000 });
+      expect(tokenRequests(s, since)).toBe(2);
+    } finally {
+      s.service.clearFaults();
+    }
+  });
+
+  test('the first good answer wins: a slow first request holds neither the later caller nor the first', async () => {
+    const client = s.client({ tokenHedgeDelayMs: 100, timeoutMs: 5_000 });
+    const since = s.service.requests.length;
+    s.service.injectFault({ kind: 'delay', ms: 2_000, path: '/auth/api-token' });
+    const first = timed(() => client.auth.accessToken());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const later = await timed(() => client.auth.accessToken());
+    expect(later.error).toBeUndefined();
+    expect(later.ms).toBeLessThan(1_000);
+    expect((await first).ms).toBeLessThan(1_500);
+    expect(tokenRequests(s, since)).toBe(2);
+  });
+
+  test('a lone caller sends no second request: a slow answer is waited for', async () => {
+    const client = s.client({ tokenHedgeDelayMs: 100, timeoutMs: 5_000 });
+    const since = s.service.requests.length;
+    s.service.injectFault({ kind: 'delay', ms: 500, path: '/auth/api-token' });
+    await expect(client.auth.accessToken()).resolves.toMatch(/^ey/);
+    expect(tokenRequests(s, since)).toBe(1);
+  });
+
+  test('a refusal settles the race at once: only a timeout or a lost connection leaves it to the other request', async () => {
+    const client = s.client({ tokenHedgeDelayMs: 100, timeoutMs: 5_000 });
+    s.service.injectFault({ kind: 'delay', ms: 2_000, path: '/auth/api-token' });
+    s.service.injectFault({ kind: 'status', status: 400, path: '/auth/api-token' });
+    try {
+      const first = timed(() => client.auth.accessToken());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const refused = await timed(() => client.auth.accessToken());
+      expect(refused.error).toMatchObject({ status: 400 });
+      expect((await first).error).toMatchObject({ status: 400 });
+      expect(refused.ms).toBeLessThan(1_000);
+    } finally {
+      s.service.clearFaults();
+    }
+  });
+
   test('a caller that gives up does not cancel the renewal the others wait on', async () => {
     const client = s.client({ tokenTimeoutMs: 5_000 });
     const since = s.service.requests.length;
