@@ -33,10 +33,11 @@ const budgets: Budget[] = [
     // #13's fail-closed rules (typed misuse, envelope collisions, subject binding, key candidates,
     // nesting limit) cost 1.0 KB here, #15's error names and logging 0.2 KB: the budget follows them
     // to 7.25 KB; #25's lenient claim decoders and a response bound to either code of its request
-    // to 7.3 KB. The issue's goal stays 6.5 KB.
+    // to 7.3 KB; #31's node:crypto signature path (a third of the time in Node, unused in browsers,
+    // which it costs 0.3 KB: a `node` export condition could spare them) to 7.7 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 7.3 * KB,
+    budgetBytes: 7.7 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -64,11 +65,12 @@ const budgets: Budget[] = [
     code: `export * from './src/webhooks/frameworks/${name}.ts';`,
     budgetBytes: name === 'next' || name === 'hono' ? 5.6 * KB : 6 * KB,
   })),
-  // #30's sign-in integrations (backend entries; each carries the OIDC helper, oauth4webapi in it)
+  // #30's sign-in integrations (backend entries; each carries the OIDC helper, oauth4webapi in it,
+  // and since #31 its node:crypto signature check: 14 KB)
   // and #28's inbox (jose's decodeJwt, the sealing, the memory store).
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 13.5 * KB },
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 13.5 * KB },
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 13.5 * KB },
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14 * KB },
   { name: 'inbox: createIdentityInbox + MemoryInboxStore', code: `export * from './src/inbox/index.ts';`, budgetBytes: 7.5 * KB },
 ];
 

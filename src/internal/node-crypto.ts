@@ -1,4 +1,4 @@
-/** Node's synchronous hashing and HMAC, reached without an import so that bundles stay free of `node:`. */
+/** Node's synchronous hashing, HMAC and signature checks, reached without an import so that bundles stay free of `node:`. */
 
 interface NodeHash {
   update(data: string | Uint8Array): NodeHash;
@@ -10,11 +10,26 @@ interface NodeHmac {
   digest(): Uint8Array;
 }
 
+/** A public key as `crypto.verify` takes it, with the options of its algorithm. */
+export interface NodeVerifyKey {
+  key: unknown;
+  padding?: number;
+  saltLength?: number;
+  dsaEncoding?: 'ieee-p1363';
+}
+
 export interface NodeCrypto {
   createHash(algorithm: string): NodeHash;
+  /** One-shot hashing (Node >= 20.12, 21.7). */
+  hash?(algorithm: string, data: string, encoding: 'base64url'): string;
   createHmac(algorithm: string, key: Uint8Array): NodeHmac;
   /** Compares two equal-length byte arrays in constant time. */
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+  /** A signature check, synchronous: `algorithm` is the hash (`null` for Ed25519). */
+  verify(algorithm: string | null, data: Uint8Array, key: NodeVerifyKey, signature: Uint8Array): boolean;
+  /** Node's own key object of a Web Crypto key (no copy of its material leaves Node). */
+  KeyObject: { from(key: CryptoKey): unknown };
+  constants: { RSA_PKCS1_PSS_PADDING: number };
 }
 
 let cached: NodeCrypto | null | undefined;

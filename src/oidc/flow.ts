@@ -28,7 +28,7 @@ import {
 } from 'oauth4webapi';
 import { claimsRequestIssues, listedIn, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
-import { jwsVerifier } from './jws.js';
+import { jwsVerifier, type SignatureCheck } from './jws.js';
 
 /** Options both entries take. */
 export interface OidcOptions {
@@ -296,13 +296,20 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
   return issues;
 }
 
-/** The shared machinery of one client; `auth` says how it authenticates at the token endpoint. */
 /**
+ * The shared machinery of one client; `exchange` says how it calls the token endpoint.
  * @param mapError How a failure of the token exchange becomes an `OidcError`. The backend entry
  *   adds `WWW-Authenticate` challenges to {@link mapFailure}; the browser entry, whose budget is
  *   tight and whose public client meets no challenge, keeps the plain one.
+ * @param verify The ID token's signature check: Web Crypto's by default; the backend entry's
+ *   takes `node:crypto` where the runtime has it (`internal/jws-node.ts`).
  */
-export function createCore(options: OidcOptions, exchange: Exchange, mapError: typeof mapFailure = mapFailure): OidcCore {
+export function createCore(
+  options: OidcOptions,
+  exchange: Exchange,
+  mapError: typeof mapFailure = mapFailure,
+  verify?: SignatureCheck,
+): OidcCore {
   for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
     if (!(key === 'clientId' ? isString(options?.[key]) : URL.canParse(options?.[key])))
       throw new ConfigurationError(key, 'is required (URLs absolute)');
@@ -319,7 +326,7 @@ export function createCore(options: OidcOptions, exchange: Exchange, mapError: t
     if (!allowed(url)) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
     return (options.fetch ?? fetch)(url, init);
   };
-  const verifySignature = jwsVerifier(async (url) => (await get(url)).json(), now);
+  const verifySignature = jwsVerifier(async (url) => (await get(url)).json(), now, verify);
   const client = (): Client => ({
     client_id: options.clientId,
     [clockTolerance]: options.clockToleranceSeconds ?? 0,

@@ -32,6 +32,7 @@ import {
 } from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
 import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
+import { verifySignature } from '../internal/jws-node.js';
 import { mapChallenge } from './challenge.js';
 import { http, userinfo, type UserInfo } from './userinfo.js';
 
@@ -172,6 +173,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
     (c, as, callback, transaction) =>
       authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, http(c)),
     mapChallenge,
+    verifySignature,
   );
   /** States finished, until their transaction would have expired anyway. */
   const now = () => (options.now ?? Date.now)();

@@ -2,7 +2,8 @@
 import type { JWK } from 'jose';
 import { isObject } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
-import { base64urlBytes, importVerifyKey, verifyJwsSignature } from '../internal/jws.js';
+import { importVerifyKey } from '../internal/jws.js';
+import { segmentBytes, verifySignature } from '../internal/jws-node.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import { ASYMMETRIC_ALGORITHMS, MAX_KEY_CANDIDATES, type KeySource } from './jwks.js';
@@ -78,7 +79,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 function decodeJson(segment: string, what: string): unknown {
   try {
     if (segment === '') throw new TypeError('empty');
-    return JSON.parse(decoder.decode(base64urlBytes(segment)));
+    return JSON.parse(decoder.decode(segmentBytes(segment)));
   } catch (cause) {
     throw fail('ERR_SD_JWT_MALFORMED', `${what} is not base64url-encoded JSON`, cause);
   }
@@ -115,6 +116,16 @@ export const MAX_DEPTH = 64;
 /** The digests met while revealing, and whether any `_sd` was met (an empty one too). */
 type Digests = Set<string> & { sdSeen?: boolean };
 
+/** The disclosure a digest references (marked used), or undefined for a decoy; a digest met twice is refused. */
+function disclosed(digest: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Digests): Decoded | undefined {
+  if (typeof digest !== 'string') throw fail('ERR_SD_JWT_MALFORMED', 'a digest is not a string');
+  if (seen.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', 'a digest appears more than once in the payload');
+  seen.add(digest);
+  const disclosure = byDigest.get(digest);
+  if (disclosure) disclosure.used = true;
+  return disclosure;
+}
+
 /**
  * Puts each referenced disclosure in place of its digest (RFC 9901 §7.1 step 3), refusing a
  * digest seen twice, a disclosure of the wrong form for where it is referenced, a reserved name
@@ -122,14 +133,8 @@ type Digests = Set<string> & { sdSeen?: boolean };
  */
 function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Digests, depth: number): unknown {
   if (depth > MAX_DEPTH) throw fail('ERR_SD_JWT_MALFORMED', `payload nested deeper than ${MAX_DEPTH} levels`);
-  const claim = (digest: unknown): Decoded | undefined => {
-    if (typeof digest !== 'string') throw fail('ERR_SD_JWT_MALFORMED', 'a digest is not a string');
-    if (seen.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', 'a digest appears more than once in the payload');
-    seen.add(digest);
-    const disclosure = byDigest.get(digest);
-    if (disclosure) disclosure.used = true;
-    return disclosure;
-  };
+  if (value === null || typeof value !== 'object') return value;
+  const claim = (digest: unknown) => disclosed(digest, byDigest, seen);
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const element of value) {
@@ -232,15 +237,15 @@ function allowedAlgorithms(requested: readonly string[] | undefined): string[] {
 }
 
 /**
- * The signature of `jwt` under `key`, with Web Crypto (`internal/jws.ts`; held to jose's verdicts
- * by its tests). The header was checked already: `alg` is allowed, and no `crit` extension is asked.
+ * The signature of `jwt` under `key`, with `node:crypto` where the runtime has it, else Web Crypto
+ * (`internal/jws-node.ts`, `internal/jws.ts`; both held to jose's verdicts by their tests). The header was checked already: `alg` is allowed, and no `crit` extension is asked.
  */
 async function verifyJws(jwt: string, keys: readonly CryptoKey[], alg: string): Promise<void> {
   // Each fitting key in turn (one, unless the header names no kid): the first that verifies wins.
   for (const key of keys) {
     let valid: boolean;
     try {
-      valid = await verifyJwsSignature(jwt, key, alg);
+      valid = await verifySignature(jwt, key, alg);
     } catch (cause) {
       throw fail('ERR_SD_JWT_SIGNATURE', `the issuer's key cannot verify ${alg}`, cause);
     }
@@ -291,7 +296,7 @@ async function checkKeyBinding(
   const header = jwsHeader(head, 'the key-binding JWT header', algorithms, 'ERR_SD_JWT_KEY_BINDING');
   let valid = false;
   try {
-    valid = await verifyJwsSignature(kbJwt, await importVerifyKey(jwk as JsonWebKey, header.alg), header.alg);
+    valid = await verifySignature(kbJwt, await importVerifyKey(jwk as JsonWebKey, header.alg), header.alg);
   } catch (error) {
     throw bad('signature or algorithm refused', error);
   }

@@ -1,9 +1,11 @@
-/** The Web Crypto JWS check, held to jose's verdicts: the same tokens, the same accept or refuse. */
+/** The JWS checks (Web Crypto, and node:crypto where it exists), held to jose's verdicts: the same tokens, the same accept or refuse. */
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { base64urlBytes, importVerifyKey, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
 import { ASYMMETRIC_ALGORITHMS } from '../../src/sd-jwt/jwks.js';
+import { verifySignature, verifyWithNode } from '../../src/internal/jws-node.js';
+import { nodeCrypto } from '../../src/internal/node-crypto.js';
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 const payload = new TextEncoder().encode(JSON.stringify({ iss: 'https://auth.acme.test', sub: 'person-1', given_name: 'Jane' }));
@@ -104,5 +106,81 @@ describe('JWS signatures with Web Crypto', () => {
     expect(Array.from(base64urlBytes('AQID'))).toEqual([1, 2, 3]);
     expect(Array.from(base64urlBytes('-_8'))).toEqual([251, 255]);
     for (const bad of ['AQID=', 'a+b', 'a/b', 'a b']) expect(() => base64urlBytes(bad)).toThrow(TypeError);
+  });
+});
+
+/**
+ * #31: the `node:crypto` path the SD-JWT verifier takes on Node, held to jose's verdicts and to
+ * the Web Crypto path's on the same keys and tokens: every algorithm, good and bad signatures.
+ */
+describe('JWS signatures with node:crypto', () => {
+  const node = nodeCrypto()!;
+  const nodeAccepts = (jws: string, key: CryptoKey, alg: string) => {
+    try {
+      return verifyWithNode(node, jws, key, alg);
+    } catch {
+      return false;
+    }
+  };
+
+  test('this runtime has node:crypto, so the verifiers take this path', async () => {
+    expect(node).not.toBeNull();
+    const { jws, ours } = await signed('RS256');
+    await expect(verifySignature(jws, ours, 'RS256')).resolves.toBe(true);
+  });
+
+  test.each(ALGORITHMS)('%s: a good signature verifies; one changed anywhere does not, exactly as jose and Web Crypto say', async (alg) => {
+    const { jws, ours, theirs } = await signed(alg);
+    expect(verifyWithNode(node, jws, ours, alg)).toBe(true);
+    const [head, body, signature] = jws.split('.') as [string, string, string];
+    const b64u = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.nat(), fc.constantFrom(...b64u), async (inSignature, at, char) => {
+        const part = inSignature ? signature : body;
+        const i = at % part.length;
+        const changed = part.slice(0, i) + char + part.slice(i + 1);
+        const token = inSignature ? `${head}.${body}.${changed}` : `${head}.${changed}.${signature}`;
+        const verdict = nodeAccepts(token, ours, alg);
+        expect(verdict).toBe(await joseAccepts(token, theirs, alg));
+        expect(verdict).toBe(await oursAccepts(token, ours, alg));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  test.each([
+    ['a truncated signature', (s: string) => s.slice(0, 20)],
+    ['an empty signature', () => ''],
+    ['a signature of 4n+1 characters (no base64)', (s: string) => `${s}A`],
+    ['padding', (s: string) => `${s}=`],
+    ['standard base64 characters', (s: string) => `${s.replace(/-/g, '+').replace(/_/g, '/')}+/`],
+  ])('%s is refused, never accepted', async (_name, change) => {
+    for (const alg of ['RS256', 'ES256', 'PS256', 'EdDSA']) {
+      const { jws, ours, theirs } = await signed(alg);
+      const end = jws.lastIndexOf('.');
+      const token = `${jws.slice(0, end)}.${change(jws.slice(end + 1))}`;
+      expect(nodeAccepts(token, ours, alg), alg).toBe(false);
+      expect(await joseAccepts(token, theirs, alg), alg).toBe(false);
+    }
+  });
+
+  test('a signature by another key of the same kind is refused', async () => {
+    const a = await signed('ES384');
+    const b = await signed('ES384');
+    expect(verifyWithNode(node, a.jws, b.ours, 'ES384')).toBe(false);
+  });
+
+  test('a key imported for another algorithm, or not for verifying, is refused as Web Crypto refuses it', async () => {
+    const { jws, ours, jwk } = await signed('RS256');
+    expect(() => verifyWithNode(node, jws, ours, 'PS256')).toThrow(TypeError);
+    expect(() => verifyWithNode(node, jws, ours, 'RS384')).toThrow(TypeError);
+    await expect(verifyJwsSignature(jws, ours, 'PS256')).rejects.toThrow();
+    const ec = await signed('ES256');
+    expect(() => verifyWithNode(node, ec.jws, ec.ours, 'ES384')).toThrow(TypeError);
+    expect(() => verifyWithNode(node, jws, ours, 'none')).toThrow(TypeError);
+    const signing = await crypto.subtle.importKey('jwk', { ...jwk, key_ops: ['encrypt'] }, { name: 'RSA-OAEP', hash: 'SHA-256' }, false, [
+      'encrypt',
+    ]);
+    expect(() => verifyWithNode(node, jws, signing, 'RS256')).toThrow(TypeError);
   });
 });
