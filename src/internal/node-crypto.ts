@@ -6,7 +6,7 @@ interface NodeHash {
 }
 
 interface NodeHmac {
-  update(data: Uint8Array): NodeHmac;
+  update(data: string | Uint8Array): NodeHmac;
   digest(): Uint8Array;
 }
 

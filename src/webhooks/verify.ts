@@ -133,12 +133,11 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  */
 function parsePayload(json: unknown): Payload {
   if (!isObject(json)) throw fail('ERR_WEBHOOK_PAYLOAD', 'the payload is not an Identity Actions event ((body))');
-  const bad = [
-    typeof json['access_request_code'] === 'string' && json['access_request_code'] !== '' ? '' : 'access_request_code',
-    typeof json['access_token'] === 'string' && JWT.test(json['access_token']) ? '' : 'access_token',
-  ].filter(Boolean);
-  if (bad.length > 0) throw fail('ERR_WEBHOOK_PAYLOAD', `the payload is not an Identity Actions event (${bad.join(', ')})`);
-  return json as Payload;
+  const code = typeof json['access_request_code'] === 'string' && json['access_request_code'] !== '';
+  const token = typeof json['access_token'] === 'string' && JWT.test(json['access_token']);
+  if (code && token) return json as Payload;
+  const bad = [code ? '' : 'access_request_code', token ? '' : 'access_token'].filter(Boolean);
+  throw fail('ERR_WEBHOOK_PAYLOAD', `the payload is not an Identity Actions event (${bad.join(', ')})`);
 }
 
 const KIND_FIELDS = new Set(['event', 'type', 'eventtype', 'status', 'action', 'kind']);
@@ -157,8 +156,11 @@ export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawK
   let rawKind: string | undefined;
   for (const source of sources) {
     if (source === null || typeof source !== 'object') continue;
-    for (const [key, value] of Object.entries(source)) {
-      if (typeof value !== 'string' || !KIND_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''))) continue;
+    for (const key in source) {
+      if (!Object.hasOwn(source, key)) continue;
+      const value: unknown = (source as Record<string, unknown>)[key];
+      // `eventtype` is the longest kind name: a key longer than it with six separators is not read.
+      if (typeof value !== 'string' || key.length > 15 || !KIND_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''))) continue;
       rawKind ??= value.slice(0, 64);
       const words = value.toLowerCase().split(/[\s._:/-]+/);
       const approved = words.some((w) => APPROVED.has(w));
@@ -190,16 +192,22 @@ const malformed = (what: string) =>
 
 type Hash = keyof typeof MAC_BYTES;
 
-/** One delivery's signature check: the signed bytes, the MACs the headers carry, the keys and hash to check them with. */
+/**
+ * One delivery's signature check: what was signed (a scheme's prefix, then the body: as bytes, or
+ * as the text it came as when `node:crypto` hashes it), the MACs the headers carry, the keys and
+ * hash to check them with.
+ */
 interface Check {
-  signed: Uint8Array<ArrayBuffer>;
+  prefix: string;
+  body: Uint8Array<ArrayBuffer> | string;
   macs: readonly Uint8Array<ArrayBuffer>[];
   hash: Hash;
   secrets: readonly Uint8Array<ArrayBuffer>[];
 }
 
-/** `prefix` then the body: the signed content of the timestamped schemes. */
+/** `prefix` then the body: the signed content of the timestamped schemes (the body itself without one). */
 function joined(prefix: string, bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  if (prefix === '') return bytes;
   const head = utf8(prefix);
   const signed = new Uint8Array(head.length + bytes.length);
   signed.set(head);
@@ -217,16 +225,21 @@ function header(headers: HeaderSource, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   const wanted = name.toLowerCase();
   const values: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
+  for (const key in headers) {
+    // Names of another length are never the one wanted: no lower-casing for them.
+    if (key.length !== wanted.length || !Object.hasOwn(headers, key) || key.toLowerCase() !== wanted) continue;
+    const value: unknown = (headers as Record<string, unknown>)[key];
     if (typeof value === 'string') values.push(value);
     else if (Array.isArray(value)) values.push(...value.filter((v): v is string => typeof v === 'string'));
   }
   return values.length > 0 ? values.join(', ') : undefined;
 }
 
-function bodyBytes(body: unknown, maxBytes: number): Uint8Array<ArrayBuffer> {
+/** The body as bytes; or, with `text`, a string body as it is when it is surely within `maxBytes`. */
+function bodyBytes(body: unknown, maxBytes: number, text = false): Uint8Array<ArrayBuffer> | string {
   let bytes: Uint8Array<ArrayBuffer>;
+  // UTF-8 takes at most three bytes per UTF-16 unit: only a long text needs encoding to be measured.
+  if (typeof body === 'string' && text && body !== '' && body.length * 3 <= maxBytes) return body;
   if (typeof body === 'string') bytes = utf8(body);
   // A view, not a copy: Web Crypto reads views (a Node Buffer is one over a shared pool).
   else if (body instanceof Uint8Array) bytes = body as Uint8Array<ArrayBuffer>;
@@ -319,12 +332,12 @@ async function readBody(request: Request, maxBytes: number): Promise<Uint8Array<
   return bytes;
 }
 
-const nodeDigest = (node: NodeCrypto, bytes: Uint8Array) => node.createHash('sha256').update(bytes).digest('base64url');
+const nodeDigest = (node: NodeCrypto, body: Uint8Array | string) => node.createHash('sha256').update(body).digest('base64url');
 
 /** base64url SHA-256 of the body: the delivery id. */
-export async function bodyDigest(bytes: Uint8Array<ArrayBuffer>, node = nodeCrypto()): Promise<string> {
-  if (node) return nodeDigest(node, bytes);
-  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
+export async function bodyDigest(body: Uint8Array<ArrayBuffer> | string, node = nodeCrypto()): Promise<string> {
+  if (node) return nodeDigest(node, body);
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', typeof body === 'string' ? utf8(body) : body)));
 }
 
 /**
@@ -405,10 +418,9 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
    * `verify`, which compares in constant time. Every pair is compared, match or not.
    */
   async function matches(check: Check): Promise<boolean> {
+    const signed = joined(check.prefix, check.body as Uint8Array<ArrayBuffer>);
     const results = await Promise.all(
-      (await hmacKeys(check.secrets, check.hash)).flatMap((key) =>
-        check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, check.signed)),
-      ),
+      (await hmacKeys(check.secrets, check.hash)).flatMap((key) => check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))),
     );
     return results.includes(true);
   }
@@ -418,7 +430,10 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     let found = false;
     const name = check.hash.replace('-', '').toLowerCase();
     for (const secret of check.secrets) {
-      const expected = crypto.createHmac(name, secret).update(check.signed).digest();
+      const hmac = crypto.createHmac(name, secret);
+      // The plain scheme signs the body alone: no update for an empty prefix (each costs a call into C++).
+      if (check.prefix !== '') hmac.update(check.prefix);
+      const expected = hmac.update(check.body).digest();
       for (const mac of check.macs) found = crypto.timingSafeEqual(expected, mac) || found;
     }
     return found;
@@ -434,7 +449,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   }
 
   /** What was signed, the MACs the headers carry, and the keys to check them with, by the scheme the headers show. */
-  function signedBy(bytes: Uint8Array<ArrayBuffer>, headers: HeaderSource): Check {
+  function signedBy(body: Uint8Array<ArrayBuffer> | string, headers: HeaderSource): Check {
     const value = header(headers, signatureHeader);
     const standardValue = header(headers, 'webhook-signature') ?? header(headers, 'svix-signature');
     const form =
@@ -454,13 +469,13 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     }
     if (form === 'hmac') {
       const macs = signatures(value!, algorithm, encoding, maxSignatures);
-      if (!options.timestamp) return { signed: bytes, macs, hash: algorithm, secrets: secretBytes };
+      if (!options.timestamp) return { prefix: '', body, macs, hash: algorithm, secrets: secretBytes };
       const stamp = checkStamp(
         header(headers, options.timestamp.header),
         options.timestamp.toleranceSeconds ?? 300,
         `${options.timestamp.header} header`,
       );
-      return { signed: joined(`${stamp}.`, bytes), macs, hash: algorithm, secrets: secretBytes };
+      return { prefix: `${stamp}.`, body, macs, hash: algorithm, secrets: secretBytes };
     }
     if (form === 'stripe') {
       // Stripe's form: `t=<unix>,v1=<hex>[,v1=<hex>…]`; other schemes (v0) are not signatures of ours.
@@ -471,7 +486,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
         throw malformed(`the ${signatureHeader} header has t= but not one timestamp and 1 to ${maxSignatures} hex v1= signatures`);
       }
       const stamp = checkStamp(stamps[0]![1], tolerance, 'timestamp t=');
-      return { signed: joined(`${stamp}.`, bytes), macs: v1.map(hexBytes), hash: 'SHA-256', secrets: secretBytes };
+      return { prefix: `${stamp}.`, body, macs: v1.map(hexBytes), hash: 'SHA-256', secrets: secretBytes };
     }
     // Standard Webhooks: space-separated `v1,<base64>`; other versions (v1a, asymmetric) are not ours.
     const id = header(headers, 'webhook-id') ?? header(headers, 'svix-id');
@@ -489,11 +504,12 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     if (v1.length === 0 || entries.length > maxSignatures || !v1.every((mac) => mac?.length === 32)) {
       throw malformed(`the signature is not 1 to ${maxSignatures} Standard Webhooks v1,<base64> HMAC-SHA256 signatures`);
     }
-    return { signed: joined(`${id}.${stamp}.`, bytes), macs: v1 as Uint8Array<ArrayBuffer>[], hash: 'SHA-256', secrets: standardSecrets };
+    return { prefix: `${id}.${stamp}.`, body, macs: v1 as Uint8Array<ArrayBuffer>[], hash: 'SHA-256', secrets: standardSecrets };
   }
 
   async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {
-    const bytes = bodyBytes(body, maxBodyBytes);
+    // With node:crypto a string body is hashed as it is, never copied into bytes first.
+    const bytes = bodyBytes(body, maxBodyBytes, node !== null);
     const check = signedBy(bytes, headers);
     // Without node:crypto, the delivery id is hashed while Web Crypto checks the MACs on its worker threads.
     // With node:crypto and no replay store, the delivery id is hashed only if it is read.
@@ -504,7 +520,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
 
     let json: unknown;
     try {
-      json = JSON.parse(typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      json = JSON.parse(typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(bytes as Uint8Array));
     } catch (cause) {
       throw fail('ERR_WEBHOOK_PAYLOAD', 'the body is not UTF-8 JSON', cause);
     }
@@ -513,7 +529,8 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const source = nested ? (json as { data: unknown }).data : json;
     const { access_token: accessToken, ...fields } = parsePayload(source);
     const payload: Record<string, unknown> = nested ? { ...(json as object), data: fields } : fields;
-    const id = await deliveryId;
+    // No await without a digest to wait for: each one is a turn of the event loop's microtasks.
+    const id = deliveryId === undefined ? undefined : await deliveryId;
     if (store) {
       const claim = await store.claim(id!, lease);
       if (claim === 'done')
@@ -525,9 +542,17 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
         );
       }
     }
-    const event: Partial<IdentityActionsEvent> = { ...eventKind(json, source), accessRequestCode: fields.access_request_code, payload };
     let lazyId = id;
-    Object.defineProperty(event, 'deliveryId', { enumerable: true, get: () => (lazyId ??= nodeDigest(node!, bytes)) });
+    const event = {
+      // The kind fields are read at the top and, for an envelope, in `data` too.
+      ...(nested ? eventKind(json, source) : eventKind(json)),
+      accessRequestCode: fields.access_request_code,
+      payload,
+      get deliveryId() {
+        lazyId ??= nodeDigest(node!, bytes);
+        return lazyId;
+      },
+    };
     return Object.defineProperty(event, 'accessToken', { value: accessToken, enumerable: false }) as IdentityActionsEvent;
   }
 
@@ -537,21 +562,23 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
    * a delivery lost until it is mended (a wrong secret, a parsed body, an unknown signature form).
    * A redelivery, and one another attempt is processing, are normal: `info`.
    */
-  const logged = (run: () => Promise<IdentityActionsEvent>) =>
-    run().catch((error: unknown) => {
-      if (error instanceof WebhookVerificationError) {
-        const normal = error.code === 'ERR_WEBHOOK_DUPLICATE' || error.code === 'ERR_WEBHOOK_IN_PROGRESS';
-        log(normal ? 'info' : 'warn', `webhook delivery refused: ${error.code}: ${error.message}`, { code: error.code });
-      }
-      throw error;
-    });
+  const refused = (error: unknown) => {
+    if (error instanceof WebhookVerificationError) {
+      const normal = error.code === 'ERR_WEBHOOK_DUPLICATE' || error.code === 'ERR_WEBHOOK_IN_PROGRESS';
+      log(normal ? 'info' : 'warn', `webhook delivery refused: ${error.code}: ${error.message}`, { code: error.code });
+    }
+    throw error;
+  };
 
   return {
-    verify: (body, headers) => logged(() => verify(body, headers)),
+    // One promise per delivery: a refusal is logged on its way out, a success adds nothing.
+    verify: (body, headers) => verify(body, headers).catch(refused),
     verifyRequest(request) {
       if (!(request instanceof Request))
         return Promise.reject(new InvalidInputError([{ field: 'request', message: 'must be a Web Request' }]));
-      return logged(async () => verify(await readBody(request, maxBodyBytes), request.headers));
+      return readBody(request, maxBodyBytes)
+        .then((bytes) => verify(bytes, request.headers))
+        .catch(refused);
     },
     async complete(event) {
       await store?.complete(event.deliveryId, ttl);
