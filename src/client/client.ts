@@ -1,7 +1,7 @@
 import createFetchClient from 'openapi-fetch';
 import * as z from 'zod/mini';
 import type { paths } from '../../generated/schema.js';
-import { InvalidResponseError, SdJwtVerificationError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
+import { InvalidResponseError, NotFoundError, SdJwtVerificationError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
 import { fromBase64 } from '../internal/encoding.js';
 import { isObject } from '../internal/guards.js';
 import {
@@ -405,7 +405,17 @@ export class AcmeIdentityClient {
           : await this.#api.POST(R.refreshApiToken.path, { body: { refresh_token: refreshToken }, parseAs: 'text', fetch });
       // Wrapped (the spec's general rule) or bare (its token table), told apart by shape, so a
       // refusal names the field at fault rather than whatever the other reading lacks.
-      const result = this.#unwrap(S.TokenResponse, this.#readJson(sent, ctx), sent.response, ctx);
+      let body: unknown;
+      try {
+        body = this.#readJson(sent, ctx);
+      } catch (error) {
+        // No token endpoint here: almost always a base URL without its `/api/v1`.
+        if (error instanceof NotFoundError) {
+          error.message = `${error.message}: no token endpoint at ${this.#options.baseUrl}${route.path}; check that baseUrl is the REST root, ending with /api/v1 (for example https://api.example.com/api/v1)`;
+        }
+        throw error;
+      }
+      const result = this.#unwrap(S.TokenResponse, body, sent.response, ctx);
       if (!sent.response.headers.has('date')) this.#transport.learnClockFromToken(result.data.access_token);
       return withResponse(result, sent.response, true);
     });

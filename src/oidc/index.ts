@@ -172,7 +172,14 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
     options,
     (c, as, callback, transaction) =>
       authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, http(c)),
-    mapChallenge,
+    (e, fallback) => {
+      const error = mapChallenge(e, fallback);
+      // The service says only `invalid_client`: name the client and what to check (never the secret).
+      if (error.error === 'invalid_client') {
+        error.message = `${error.message} (client ${JSON.stringify(options.clientId)}: check clientId, and that clientAuthentication's method and secret are the ones registered for it)`;
+      }
+      return error;
+    },
     verifySignature,
   );
   /** States finished, until their transaction would have expired anyway. */

@@ -80,8 +80,15 @@ try {
     redirectUris: values['redirect-uri'],
     oidcJourney: values.journey,
     fake: { readings },
-    // Each request, journey outcome and webhook delivery on the console (ACME_IDENTITY_LOG overrides).
+    // Each request, journey outcome and webhook delivery on the console (ACME_IDENTITY_LOG overrides),
+    // one line each: the message says it all, the fields are for structured loggers.
     ...(process.env['ACME_IDENTITY_LOG'] ? {} : { logLevel: 'info' as const }),
+    logger: {
+      debug: (message: string) => console.debug(message),
+      info: (message: string) => console.log(message),
+      warn: (message: string) => console.warn(message),
+      error: (message: string) => console.error(message),
+    },
     ...(values['webhook-url'] ? { webhookUrl: values['webhook-url'] } : {}),
   });
 } catch (error) {

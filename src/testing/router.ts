@@ -25,6 +25,15 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
   const authPathOf = (request: Request, url: URL) =>
     request.url.startsWith(`${state.authUrl}/`) ? url.pathname.slice(new URL(state.authUrl).pathname.replace(/\/$/, '').length) : undefined;
 
+  /**
+   * Whether a URL is below the base URL: the REST API is served there only, as the real service
+   * serves it (a base URL without its `/api/v1` meets a 404 here too, not a sandbox that forgives it).
+   */
+  const underBase = (url: URL) => {
+    const base = state.basePath.replace(/\/$/, '');
+    return base === '' || url.pathname === base || url.pathname.startsWith(`${base}/`);
+  };
+
   async function route(request: Request, url: URL, method: string, path: string, ctx: ResponseContext): Promise<Response> {
     try {
       const authPath = authPathOf(request, url);
@@ -38,7 +47,7 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
         if (cors) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
         return response;
       }
-      for (const [routeMethod, pattern, handler, limited] of restRoutes) {
+      for (const [routeMethod, pattern, handler, limited] of underBase(url) ? restRoutes : []) {
         const match = pattern.exec(path);
         if (!match || routeMethod !== method) continue;
         if (limited) rateLimit(state, ctx);

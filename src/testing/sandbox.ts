@@ -110,6 +110,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           journey: outcome[1] === 'journey' ? 'identity-request' : 'sign-in',
           outcome: outcome[2],
         });
+        // A webhook the integrator waits for and that never comes: say why.
+        if (outcome[1] === 'journey' && !service!.clients.some((client) => client.webhookUrl)) {
+          log.log('warn', 'sandbox: no webhook sent: no webhook URL is set (start the sandbox with --webhook-url URL)', {
+            outcome: outcome[2],
+          });
+        }
+      }
+      const redirectUri = new URL(request.url).searchParams.get('redirect_uri');
+      if (response.status === 400 && redirectUri && path.endsWith('/oauth/oidc/authorize') && !registered(redirectUri)) {
+        log.log(
+          'warn',
+          `sandbox: a sign-in was refused: its redirect_uri ${redirectUri} is not registered (start the sandbox with --redirect-uri ${redirectUri})`,
+          { status: 400 },
+        );
       }
       return response;
     },
@@ -121,6 +135,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     redirectUris: [...client.redirectUris, ...(options.redirectUris ?? [])],
   });
   const oidcClients = [withRedirects(DEFAULT_OIDC_CLIENT), withRedirects(DEFAULT_OIDC_BACKEND_CLIENT)];
+  const registered = (uri: string) => [...oidcClients, ...(options.fake?.oidcClients ?? [])].some((c) => c.redirectUris.includes(uri));
   try {
     service = await createFakeService({
       oidcClients,

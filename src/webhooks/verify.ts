@@ -251,7 +251,12 @@ function bodyBytes(body: unknown, maxBytes: number, text = false): Uint8Array<Ar
         "express.raw({ type: 'application/json' }) in Express, a raw content-type parser in Fastify, " +
         'or `await request.text()` (or `verifyRequest(request)`) with Web requests',
     );
-  } else throw fail('ERR_WEBHOOK_EMPTY_BODY', 'no body; pass the raw request body');
+  } else {
+    throw fail(
+      'ERR_WEBHOOK_EMPTY_BODY',
+      "no body; pass the raw request body (in Express, express.raw({ type: 'application/json' }): its default type leaves a JSON body unread)",
+    );
+  }
   if (bytes.length === 0) throw fail('ERR_WEBHOOK_EMPTY_BODY', 'the body is empty');
   if (bytes.length > maxBytes) throw fail('ERR_WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
   return bytes;
@@ -558,14 +563,27 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
 
   const log = liteLog(options);
   /**
-   * A refusal, logged by its code and reason (never a value of the delivery) at `warn`: each one is
-   * a delivery lost until it is mended (a wrong secret, a parsed body, an unknown signature form).
-   * A redelivery, and one another attempt is processing, are normal: `info`.
+   * A refusal, logged by its code and reason (never a value of the delivery) at `warn`, once per
+   * kind a minute: each is a delivery lost until it is mended (a wrong secret, a parsed body, an
+   * unknown signature form). A redelivery, and one another attempt is processing, are normal: `info`.
    */
+  const warned = new Map<string, { at: number; since: number }>();
   const refused = (error: unknown) => {
     if (error instanceof WebhookVerificationError) {
-      const normal = error.code === 'ERR_WEBHOOK_DUPLICATE' || error.code === 'ERR_WEBHOOK_IN_PROGRESS';
-      log(normal ? 'info' : 'warn', `webhook delivery refused: ${error.code}: ${error.message}`, { code: error.code });
+      const { code } = error;
+      if (code === 'ERR_WEBHOOK_DUPLICATE' || code === 'ERR_WEBHOOK_IN_PROGRESS')
+        log('info', `webhook delivery refused: ${code}`, { code });
+      else {
+        // Once per kind a minute: a wrong secret refuses every delivery, and one line says it.
+        const now = (options.now ?? Date.now)();
+        const last = warned.get(code);
+        if (last && now - last.at < 60_000) last.since += 1;
+        else {
+          const more = last?.since ? ` (${last.since} more refused so since the last warning)` : '';
+          warned.set(code, { at: now, since: 0 });
+          log('warn', `webhook delivery refused: ${code}: ${error.message}${more}`, { code });
+        }
+      }
     }
     throw error;
   };

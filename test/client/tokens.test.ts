@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { AuthenticationError, MemoryTokenStore, type StoredToken, type TokenStore } from '../../src/index.js';
-import type { FakeServiceOptions } from '../../src/testing/index.js';
+import { AuthenticationError, MemoryTokenStore, NotFoundError, type StoredToken, type TokenStore } from '../../src/index.js';
+import { DEFAULT_CLIENT, type FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, received, rejection, type Harness } from '../helpers.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
@@ -20,6 +20,17 @@ async function openRequest(h: Harness) {
 
 const tokenRequests = (h: Harness) => received(h.service, /^\/auth\/api-token$/);
 const refreshRequests = (h: Harness) => received(h.service, /^\/auth\/api-token\/refresh$/);
+
+describe('a base URL without its /api/v1 (#27)', () => {
+  test.each(['', '/api'])('baseUrl ending in %j: the token endpoint is not found, and the error says where to look', async (path) => {
+    const h = await harness();
+    const wrong = h.makeClient({ baseUrl: `${new URL(h.service.baseUrl).origin}${path}` });
+    const error = await rejection(wrong.auth.accessToken());
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as Error).message).toContain('check that baseUrl is the REST root, ending with /api/v1');
+    expect((error as Error).message).not.toContain(DEFAULT_CLIENT.clientSecret);
+  });
+});
 
 describe('token lifecycle', () => {
   test('gets a token on first need, not when the client is made', async () => {

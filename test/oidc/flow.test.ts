@@ -436,6 +436,9 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     const { url, transaction } = await oidc.startSignIn();
     const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction));
     expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client', status: 401 });
+    // The message names the client and what to check (#27), never the secret.
+    expect((error as Error).message).toContain('client "client-client_secret_basic": check clientId');
+    expect(JSON.stringify(error) + String(error)).not.toContain('wrong-secret');
     // The fake answers with a Basic challenge, as RFC 6749 §5.2 asks: the error above came from it.
     const raw = await s.service.fetch(
       new Request(`${s.service.authUrl}/oauth/oidc/token`, {

@@ -173,6 +173,40 @@ describe('startSandbox: its log', () => {
     }
   });
 
+  test('says why nothing arrives: no webhook URL set, an unregistered redirect_uri (#27)', async () => {
+    const lines: { level: string; message: string }[] = [];
+    const at = (level: string) => (message: string) => lines.push({ level, message });
+    const sandbox = await startSandbox({
+      logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+      logLevel: 'info',
+    });
+    try {
+      const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+      const { data } = await acme.identityRequests.create(person());
+      await fetch(`${data.redirect_url}/approve`, { method: 'POST', redirect: 'manual' });
+      const unregistered = 'http://127.0.0.1:5999/callback';
+      const authorize = new URL(`${sandbox.authUrl}/oauth/oidc/authorize`);
+      for (const [key, value] of Object.entries({
+        response_type: 'code',
+        client_id: sandbox.credentials.oidcClientId,
+        redirect_uri: unregistered,
+        scope: 'openid',
+        state: 'state-0123456789',
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      }))
+        authorize.searchParams.set(key, value);
+      expect((await fetch(authorize, { redirect: 'manual' })).status).toBe(400);
+      const warnings = lines.filter((l) => l.level === 'warn').map((l) => l.message);
+      expect(warnings).toContainEqual(
+        expect.stringContaining('no webhook sent: no webhook URL is set (start the sandbox with --webhook-url URL)'),
+      );
+      expect(warnings).toContainEqual(expect.stringContaining(`not registered (start the sandbox with --redirect-uri ${unregistered})`));
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   test('quiet by default', async () => {
     const lines: string[] = [];
     const push = (message: string) => lines.push(message);
@@ -213,6 +247,13 @@ describe('acme-identity-sandbox', () => {
     sandbox.child.kill('SIGTERM');
     expect(await sandbox.exited).toBe(0);
     expect(sandbox.output().stdout).toContain('sandbox stopped');
+    // Each request logged once, as one line: no dump of the fields after it (#27).
+    const logged = sandbox
+      .output()
+      .stdout.split('\n')
+      .filter((line) => line.includes('/status/health'));
+    expect(logged).toEqual([expect.stringMatching(/^\[acme-identity\] sandbox: GET \/api\/v1\/status\/health 200 in \d+ ms$/)]);
+    expect(sandbox.output().stdout).not.toContain('method:');
   });
 
   test('prints ready-to-paste export lines, the OIDC pair included, and writes them to --write-env', async () => {

@@ -236,6 +236,27 @@ describe('webhooks: what a refusal carries', () => {
     ]);
     expect(JSON.stringify(lines)).not.toContain('arc_');
   });
+
+  test('a refusal of the same kind is warned about once a minute, then with how many followed (#27)', async () => {
+    const warnings: string[] = [];
+    const clock = { now: Date.now() };
+    const logging = verifier({ logger: { info() {}, warn: (message: string) => warnings.push(message) }, now: () => clock.now });
+    const wrongSecret = () => rejection(logging.verify(BODY, { 'x-webhook-signature': '0'.repeat(64) }));
+    for (let i = 0; i < 5; i++) await wrongSecret();
+    await rejection(logging.verify('', { 'x-webhook-signature': HEX }));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('ERR_WEBHOOK_SIGNATURE: the signature does not match the body');
+    expect(warnings[1]).toContain('ERR_WEBHOOK_EMPTY_BODY');
+    clock.now += 60_000;
+    await wrongSecret();
+    expect(warnings).toHaveLength(3);
+    expect(warnings[2]).toContain('(4 more refused so since the last warning)');
+  });
+
+  test('no body at all (express.raw with its default type) names the type to give it', async () => {
+    const error = await rejection(verifier().verify(undefined as never, { 'x-webhook-signature': HEX }));
+    expect(error).toMatchObject({ code: 'ERR_WEBHOOK_EMPTY_BODY', message: expect.stringContaining("type: 'application/json'") });
+  });
 });
 
 describe('webhooks: configuration', () => {
