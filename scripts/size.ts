@@ -63,7 +63,8 @@ const budgets: Budget[] = [
   ...(['next', 'hono', 'express', 'fastify'] as const).map((name) => ({
     name: `webhooks/${name}: the route handler`,
     code: `export * from './src/webhooks/frameworks/${name}.ts';`,
-    budgetBytes: name === 'next' || name === 'hono' ? 5.6 * KB : 6 * KB,
+    // #27's once-a-minute warnings and #31's string-body path took the edge ones past 5.6 KB.
+    budgetBytes: name === 'next' || name === 'hono' ? 5.7 * KB : 6 * KB,
   })),
   // #30's sign-in integrations (backend entries; each carries the OIDC helper, oauth4webapi in it,
   // and since #31 its node:crypto signature check: 14 KB)

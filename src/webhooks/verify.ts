@@ -235,6 +235,9 @@ function header(headers: HeaderSource, name: string): string | undefined {
   return values.length > 0 ? values.join(', ') : undefined;
 }
 
+/** Express's raw body parser as a webhook route needs it (its default `type` reads no JSON body). */
+const RAW = "express.raw({ type: 'application/json' })";
+
 /** The body as bytes; or, with `text`, a string body as it is when it is surely within `maxBytes`. */
 function bodyBytes(body: unknown, maxBytes: number, text = false): Uint8Array<ArrayBuffer> | string {
   let bytes: Uint8Array<ArrayBuffer>;
@@ -247,15 +250,11 @@ function bodyBytes(body: unknown, maxBytes: number, text = false): Uint8Array<Ar
   else if (body !== null && typeof body === 'object') {
     throw fail(
       'ERR_WEBHOOK_PARSED_BODY',
-      'the body was already parsed into an object; the signature covers the raw bytes. Pass the raw body: ' +
-        "express.raw({ type: 'application/json' }) in Express, a raw content-type parser in Fastify, " +
-        'or `await request.text()` (or `verifyRequest(request)`) with Web requests',
+      `the body was already parsed into an object; the signature covers the raw bytes. Pass the raw body: ${RAW} in Express, ` +
+        'a raw content-type parser in Fastify, or `await request.text()` (or `verifyRequest(request)`) with Web requests',
     );
   } else {
-    throw fail(
-      'ERR_WEBHOOK_EMPTY_BODY',
-      "no body; pass the raw request body (in Express, express.raw({ type: 'application/json' }): its default type leaves a JSON body unread)",
-    );
+    throw fail('ERR_WEBHOOK_EMPTY_BODY', `no body; pass the raw request body (${RAW} in Express: its default type leaves JSON unread)`);
   }
   if (bytes.length === 0) throw fail('ERR_WEBHOOK_EMPTY_BODY', 'the body is empty');
   if (bytes.length > maxBytes) throw fail('ERR_WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
@@ -567,22 +566,18 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
    * kind a minute: each is a delivery lost until it is mended (a wrong secret, a parsed body, an
    * unknown signature form). A redelivery, and one another attempt is processing, are normal: `info`.
    */
-  const warned = new Map<string, { at: number; since: number }>();
+  /** When each kind of refusal was last warned about. */
+  const warned: Record<string, number> = {};
   const refused = (error: unknown) => {
     if (error instanceof WebhookVerificationError) {
       const { code } = error;
+      const now = (options.now ?? Date.now)();
       if (code === 'ERR_WEBHOOK_DUPLICATE' || code === 'ERR_WEBHOOK_IN_PROGRESS')
         log('info', `webhook delivery refused: ${code}`, { code });
-      else {
-        // Once per kind a minute: a wrong secret refuses every delivery, and one line says it.
-        const now = (options.now ?? Date.now)();
-        const last = warned.get(code);
-        if (last && now - last.at < 60_000) last.since += 1;
-        else {
-          const more = last?.since ? ` (${last.since} more refused so since the last warning)` : '';
-          warned.set(code, { at: now, since: 0 });
-          log('warn', `webhook delivery refused: ${code}: ${error.message}${more}`, { code });
-        }
+      // Once per kind a minute: a wrong secret refuses every delivery, and one line says it.
+      else if (!(now - (warned[code] ?? Number.NEGATIVE_INFINITY) < 60_000)) {
+        warned[code] = now;
+        log('warn', `webhook delivery refused: ${code}: ${error.message}`, { code });
       }
     }
     throw error;
