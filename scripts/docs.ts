@@ -6,6 +6,8 @@
  *
  *   npm run docs
  */
+import { readFile } from 'node:fs/promises';
+import { inflateSync } from 'node:zlib';
 import { Application, ReflectionKind, type DeclarationReflection, type ProjectReflection } from 'typedoc';
 
 const app = await Application.bootstrapWithPlugins({ options: 'typedoc.json' });
@@ -35,13 +37,23 @@ for (const [name, field] of [
   ['Schemas', 'IdentityRequestCreated'],
   ['CredentialSubmitInput', 'file_name'],
 ] as const) {
-  const found = project.getChildByName(['index', name]) as DeclarationReflection | undefined;
+  const found = project.getChildByName(['@acme/identity', name]) as DeclarationReflection | undefined;
   if (found?.kind !== ReflectionKind.Interface || !found.getChildByName(field)) {
     console.error(`docs: ${name} is not listed field by field (${field} missing): tag its alias @interface`);
     process.exit(1);
   }
 }
 await app.generateDocs(project, '.tmp/docs');
+// What a person searches for finds its page (#27): a method of a resource, an error code.
+const packed = /"([A-Za-z0-9+/=]{100,})"/.exec(await readFile('.tmp/docs/assets/search.js', 'utf8'))?.[1] ?? '';
+const index = inflateSync(Buffer.from(packed, 'base64')).toString().toLowerCase();
+const unfound = ['getVerified', 'ERR_WEBHOOK_PARSED_BODY', 'acmeWebhookHandler', 'AcmeIdentityStrategy'].filter(
+  (term) => !index.includes(term.toLowerCase()),
+);
+if (unfound.length > 0) {
+  console.error(`docs: the search does not find ${unfound.join(', ')}`);
+  process.exit(1);
+}
 console.log(
   `docs: ${project.getReflectionsByKind(ReflectionKind.Function | ReflectionKind.Class).length} functions and classes documented, each with an example; HTML in .tmp/docs`,
 );

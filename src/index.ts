@@ -8,7 +8,7 @@
  *
  * const acme = new AcmeIdentityClient({ baseUrl, clientId, clientSecret, tenantId });
  * ```
- * @module
+ * @module \@acme/identity
  */
 export { AcmeIdentityClient, createClient, MAX_FILE_BYTES, MemoryTokenStore, responseOf } from './client/index.js';
 export type {

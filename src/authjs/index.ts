@@ -64,6 +64,10 @@ export interface AcmeIdentityProviderConfig {
 /**
  * The provider, without a network check: for configurations built synchronously. Prefer
  * {@link acmeIdentityProvider}, which checks the claims against the live service first.
+ * @example
+ * ```ts
+ * export const { handlers } = NextAuth({ providers: [AcmeIdentity({ authUrl, clientId, clientSecret })] });
+ * ```
  * @throws {ConfigurationError} for a missing authUrl, clientId or clientSecret.
  */
 export function AcmeIdentity(options: AcmeIdentityProviderOptions): AcmeIdentityProviderConfig {
@@ -90,6 +94,11 @@ export function AcmeIdentity(options: AcmeIdentityProviderOptions): AcmeIdentity
  * pre-seeded phone): a mistake the service would answer with an error page is an error at startup.
  * @throws {InvalidInputError} `ERR_INVALID_INPUT`, naming each parameter the service would refuse.
  * @throws {OidcError} `ERR_OIDC_DISCOVERY` when the issuer's discovery cannot be read.
+ * @example
+ * ```ts
+ * const acme = await acmeIdentityProvider({ authUrl, clientId, clientSecret, signIn: { claims: { acme: ['acmeidentity.name'] } } });
+ * app.use('/auth', ExpressAuth({ providers: [acme] }));
+ * ```
  */
 export async function acmeIdentityProvider(options: AcmeIdentityProviderOptions): Promise<AcmeIdentityProviderConfig> {
   const provider = AcmeIdentity(options);

@@ -88,6 +88,11 @@ function flag(profile: Readonly<Record<string, unknown>>, key: string): boolean 
  * service's `acmeidentity.name` (JSON) or `given_name`/`family_name`, the email from `email` or
  * `acmeidentity.email`, and whether the service verified it. Every decoded claim stays available
  * through {@link acmeIdentityProfile} on the account's ID token.
+ * @example
+ * ```ts
+ * acmeIdentityUser({ sub: 'p', 'acmeidentity.name': '{"first_name":"Ola","last_name":"N"}', email: 'o@example.com' });
+ * // { name: 'Ola N', email: 'o@example.com' }
+ * ```
  */
 export function acmeIdentityUser(profile: Readonly<Record<string, unknown>>): AcmeIdentityMappedUser {
   const user = acmeIdentityProfile(profile);
@@ -126,6 +131,10 @@ function withEmail(signIn: ProviderSignIn = {}): ProviderSignIn {
 /**
  * The provider, without a network check: for configurations built synchronously. Prefer
  * {@link acmeIdentityProvider}, which checks the claims against the live service first.
+ * @example
+ * ```ts
+ * betterAuth({ plugins: [genericOAuth({ config: [acmeIdentity({ authUrl, clientId, clientSecret })] })] });
+ * ```
  * @throws {ConfigurationError} for a missing authUrl, clientId or clientSecret.
  */
 export function acmeIdentity(options: AcmeIdentityGenericOAuthOptions): AcmeIdentityGenericOAuthConfig {
@@ -159,6 +168,11 @@ export function acmeIdentity(options: AcmeIdentityGenericOAuthOptions): AcmeIden
  * pre-seeded phone): a mistake the service would answer with an error page is an error at startup.
  * @throws {InvalidInputError} `ERR_INVALID_INPUT`, naming each parameter the service would refuse.
  * @throws {OidcError} `ERR_OIDC_DISCOVERY` when the issuer's discovery cannot be read.
+ * @example
+ * ```ts
+ * const acme = await acmeIdentityProvider({ authUrl, clientId, clientSecret, signIn: { claims: { acme: ['acmeidentity.name'] } } });
+ * export const auth = betterAuth({ plugins: [genericOAuth({ config: [acme] })] });
+ * ```
  */
 export async function acmeIdentityProvider(options: AcmeIdentityGenericOAuthOptions): Promise<AcmeIdentityGenericOAuthConfig> {
   const provider = acmeIdentity(options);

@@ -111,6 +111,10 @@ interface Held {
 /**
  * Entries in this process's memory: for one process, and for tests. A crash loses them, so the
  * tokens in them need no encryption (the inbox still seals them with a key of its own).
+ * @example
+ * ```ts
+ * const inbox = createIdentityInbox({ client: acme, store: new MemoryInboxStore(), onIdentity: save });
+ * ```
  */
 export class MemoryInboxStore implements InboxStore {
   readonly durable: boolean = false;

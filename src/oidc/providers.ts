@@ -45,7 +45,14 @@ const STANDARD = new Set([
   'jti',
 ]);
 
-/** The claims of an ID token as the user a framework keeps: `name` from the service's name claim, and every claim decoded. */
+/**
+ * The claims of an ID token as the user a framework keeps: `name` from the service's name claim, and every claim decoded.
+ * @example
+ * ```ts
+ * acmeIdentityProfile({ sub: 'p', 'sanctionscheck.is_pep': 'No' }).acme; // { 'sanctionscheck.is_pep': false }
+ * ```
+ * @throws {InvalidInputError} when `profile` is not an object.
+ */
 export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityUser {
   if (profile === null || typeof profile !== 'object') {
     throw new InvalidInputError([{ field: 'profile', message: 'must be the claims object of an ID token or of userinfo' }]);

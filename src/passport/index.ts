@@ -113,6 +113,11 @@ function actionsOf(strategy: object): PassportActions {
 /**
  * The service's OpenID Connect sign-in as a Passport strategy. (Its fields are not `#private`:
  * Passport runs a strategy through `Object.create(strategy)`, which `#` fields do not survive.)
+ * @example
+ * ```ts
+ * passport.use(new AcmeIdentityStrategy({ authUrl, clientId, redirectUri, clientAuthentication }, ({ claims }) => ({ id: claims.sub })));
+ * app.get('/login', passport.authenticate('acme-identity'));
+ * ```
  */
 export class AcmeIdentityStrategy {
   readonly name: string;

@@ -8,7 +8,7 @@
  * import { acmeWebhookHandler } from '@acme/identity/webhooks/express';
  * app.post('/webhooks/acme', acmeWebhookHandler({ secret: process.env.ACME_WEBHOOK_SECRET!, inbox }));
  * ```
- * @module
+ * @module webhooks/express
  */
 import { liteLog } from '../../internal/log-lite.js';
 import { answerBody, receiverFor, type WebhookHandlerOptions } from './shared.js';
@@ -27,7 +27,12 @@ interface ExpressResponse {
 }
 
 /**
- * An Express route handler for the service's webhooks.
+ * An Express route handler for the service's webhooks. It reads the raw body itself: mount it
+ * before any body parser.
+ * @example
+ * ```ts
+ * app.post('/webhooks/acme', acmeWebhookHandler({ secret: process.env.ACME_WEBHOOK_SECRET!, onEvent: (event) => queue.push(event) }));
+ * ```
  * @throws {ConfigurationError} for options without a secret (or verifier), or without exactly one of onEvent and inbox.
  */
 export function acmeWebhookHandler(options: WebhookHandlerOptions): (request: ExpressRequest, response: ExpressResponse) => Promise<void> {

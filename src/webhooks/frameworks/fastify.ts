@@ -7,7 +7,7 @@
  * import { acmeWebhookPlugin } from '@acme/identity/webhooks/fastify';
  * await app.register(acmeWebhookPlugin, { path: '/webhooks/acme', secret: process.env.ACME_WEBHOOK_SECRET!, inbox });
  * ```
- * @module
+ * @module webhooks/fastify
  */
 import { answerBody, receiverFor, type WebhookHandlerOptions } from './shared.js';
 
@@ -34,7 +34,12 @@ interface FastifyScope {
 }
 
 /**
- * A Fastify plugin that serves the service's webhooks at `options.path`.
+ * A Fastify plugin that serves the service's webhooks at `options.path`, with its own raw-body
+ * parser scoped to that route.
+ * @example
+ * ```ts
+ * await app.register(acmeWebhookPlugin, { path: '/webhooks/acme', secret: process.env.ACME_WEBHOOK_SECRET!, inbox });
+ * ```
  * @throws {ConfigurationError} for options without a secret (or verifier), or without exactly one of onEvent and inbox.
  */
 export async function acmeWebhookPlugin(scope: FastifyScope, options: AcmeWebhookPluginOptions): Promise<void> {

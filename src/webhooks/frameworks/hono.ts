@@ -6,12 +6,16 @@
  * import { acmeWebhook } from '@acme/identity/webhooks/hono';
  * app.post('/webhooks/acme', acmeWebhook({ secret: env.ACME_WEBHOOK_SECRET, inbox }));
  * ```
- * @module
+ * @module webhooks/hono
  */
 import { receiverFor, type WebhookHandlerOptions } from './shared.js';
 
 /**
  * A Hono handler for the service's webhooks.
+ * @example
+ * ```ts
+ * app.post('/webhooks/acme', acmeWebhook({ secret: env.ACME_WEBHOOK_SECRET, onEvent: (event) => queue.push(event) }));
+ * ```
  * @throws {ConfigurationError} for options without a secret (or verifier), or without exactly one of onEvent and inbox.
  */
 export function acmeWebhook(options: WebhookHandlerOptions): (c: { req: { raw: Request } }) => Promise<Response> {

@@ -7,12 +7,16 @@
  * import { createWebhookRoute } from '@acme/identity/webhooks/next';
  * export const { POST } = createWebhookRoute({ secret: process.env.ACME_WEBHOOK_SECRET!, inbox });
  * ```
- * @module
+ * @module webhooks/next
  */
 import { receiverFor, type WebhookHandlerOptions } from './shared.js';
 
 /**
  * The route's handlers: `POST`.
+ * @example
+ * ```ts
+ * export const { POST } = createWebhookRoute({ secret: process.env.ACME_WEBHOOK_SECRET!, onEvent: (event) => queue.push(event) });
+ * ```
  * @throws {ConfigurationError} for options without a secret (or verifier), or without exactly one of onEvent and inbox.
  */
 export function createWebhookRoute(options: WebhookHandlerOptions): { POST: (request: Request) => Promise<Response> } {
