@@ -42,8 +42,17 @@ export type {
   TokenRenewalEvent,
 } from './internal/observe.js';
 export { VERSION } from './version.js';
-export { OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from './claims/index.js';
-export type { ClaimKey, ClaimsRequest, ClaimValue, KnownClaimTypes, ObtainableCredential, PersonName } from './claims/index.js';
+export { OBTAINABLE_CREDENTIALS, canBeEssential, claimKey, claimsIssues, readClaim } from './claims/index.js';
+export type {
+  CheckedClaimKey,
+  ClaimKey,
+  ClaimsRequest,
+  ClaimValue,
+  KnownClaimTypes,
+  ObtainableCredential,
+  PersonName,
+  SpecClaimTypes,
+} from './claims/index.js';
 export {
   AbortError,
   AcmeIdentityError,

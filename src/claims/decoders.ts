@@ -13,9 +13,13 @@ export interface PersonName {
   last_name: string;
 }
 
-/** The decoded type of each claim the SDK knows; any other claim reads as `unknown`. */
-export interface KnownClaimTypes {
+/** The decoded type of each claim key the spec names. */
+export interface SpecClaimTypes {
   'acmeidentity.valid': boolean;
+  /** The credential as the service sends it: its form is not shown. */
+  'acmeidentity.credential': unknown;
+  /** The credential as a JWT (an SD-JWT: `verifySdJwt` reads it). */
+  'acmeidentity.credential_jwt': string;
   'acmeidentity.name': PersonName;
   'acmeidentity.given_name': string;
   'acmeidentity.family_name': string;
@@ -34,7 +38,24 @@ export interface KnownClaimTypes {
   'document.passport.travel_document_number': string;
   'document.passport_foreign.passport_number': string;
   'document.driving_license.licence_number': string;
+  /** The credential as the service sends it: its form is not shown. */
+  'acicncchc.credential': unknown;
 }
+
+/**
+ * The decoded type of each claim the SDK knows: the spec's, and those an application declares
+ * for keys the service added later (module augmentation); any other claim reads as `unknown`.
+ * @example
+ * ```ts
+ * declare module '@acme/identity' {
+ *   interface KnownClaimTypes {
+ *     'loyalty.tier': number;
+ *   }
+ * }
+ * ```
+ */
+// An interface, not an alias, so that applications can augment it.
+export interface KnownClaimTypes extends SpecClaimTypes {}
 
 /** The decoded type of claim `K`. */
 export type ClaimValue<K extends string> = K extends keyof KnownClaimTypes ? KnownClaimTypes[K] : unknown;
@@ -81,8 +102,13 @@ const name: Decoder = (value, claim) => {
   return { first_name: decoded.first_name, last_name: decoded.last_name };
 };
 
-const DECODERS: Readonly<Record<keyof KnownClaimTypes, Decoder>> = {
+/** A value whose form the spec does not show: taken as sent. */
+const asSent: Decoder = (value) => value;
+
+const DECODERS: Readonly<Record<keyof SpecClaimTypes, Decoder>> = {
   'acmeidentity.valid': boolean,
+  'acmeidentity.credential': asSent,
+  'acmeidentity.credential_jwt': string,
   'acmeidentity.name': name,
   'acmeidentity.given_name': string,
   'acmeidentity.family_name': string,
@@ -98,6 +124,7 @@ const DECODERS: Readonly<Record<keyof KnownClaimTypes, Decoder>> = {
   'document.passport.travel_document_number': string,
   'document.passport_foreign.passport_number': string,
   'document.driving_license.licence_number': string,
+  'acicncchc.credential': asSent,
 };
 
 /**
@@ -118,6 +145,6 @@ export function readClaim<K extends string>(claims: Readonly<Record<string, unkn
     throw new InvalidInputError([{ field: 'claims', message: 'must be the verified claims object' }]);
   if (typeof key !== 'string') throw new InvalidInputError([{ field: 'key', message: 'must be a claim key string' }]);
   if (!Object.hasOwn(claims, key) || claims[key] === undefined) return undefined;
-  const decode = Object.hasOwn(DECODERS, key) ? DECODERS[key as keyof KnownClaimTypes] : undefined;
+  const decode = Object.hasOwn(DECODERS, key) ? DECODERS[key as keyof SpecClaimTypes] : undefined;
   return (decode ? decode(claims[key], key) : claims[key]) as ClaimValue<K>;
 }

@@ -6,18 +6,29 @@
  * @module
  */
 import { OBTAINABLE_CREDENTIALS } from '../contract/claims.js';
-import type { InputIssue } from '../errors/index.js';
+import { InvalidInputError, type InputIssue } from '../errors/index.js';
+import type { KnownClaimTypes } from './decoders.js';
 
 /** Credentials the service can obtain during a journey: the only ones that may be marked essential. */
 export { OBTAINABLE_CREDENTIALS };
 
 export type ObtainableCredential = (typeof OBTAINABLE_CREDENTIALS)[number];
 
-/** A claim key: `{credential}.{field}` or `document.{doc_type}.{field}`. New keys appear over time. */
-export type ClaimKey = string;
+declare const checked: unique symbol;
+
+/** A claim key known only at run time (configuration, a discovery document), checked by {@link claimKey}. */
+export type CheckedClaimKey = string & { readonly [checked]: true };
+
+/**
+ * A claim key: one the spec names, one you declared, or one checked at run time. A typo is a
+ * compile error. Keys the service adds later are declared by module augmentation, with their type:
+ * `declare module '@acme/identity' { interface KnownClaimTypes { 'newcredential.field': string } }`;
+ * or taken from text with {@link claimKey}.
+ */
+export type ClaimKey = keyof KnownClaimTypes | CheckedClaimKey;
 
 /** The two forms the service accepts: a flat array of keys, or keys mapped to `null` / `{essential: true}`. */
-export type ClaimsRequest = readonly ClaimKey[] | Readonly<Record<ClaimKey, null | { readonly essential: true }>>;
+export type ClaimsRequest = readonly ClaimKey[] | { readonly [K in keyof KnownClaimTypes]?: null | { readonly essential: true } };
 
 const KEY_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
@@ -32,6 +43,23 @@ function keyFormProblem(key: string): string | undefined {
 }
 
 /**
+ * A claim key from text, for keys known only at run time (configuration, a discovery document).
+ * Whether the service takes it is checked where it is used: against the live
+ * `acme_claims_supported` when there is one, else by its form (`{credential}.{field}` or
+ * `document.{doc_type}.{field}`).
+ * @throws {InvalidInputError} when `key` is not a non-empty string.
+ * @example
+ * ```ts
+ * const keys = process.env.CLAIMS!.split(',').map(claimKey);
+ * await acme.identityRequests.create({ ...person, claims: keys });
+ * ```
+ */
+export function claimKey(key: string): CheckedClaimKey {
+  if (typeof key !== 'string' || key === '') throw new InvalidInputError([{ field: 'claimKey', message: 'must be a non-empty string' }]);
+  return key as CheckedClaimKey;
+}
+
+/**
  * Whether marking `key` essential is allowed: never for `document.*`, only for obtainable credentials.
  * @example
  * ```ts
@@ -39,7 +67,7 @@ function keyFormProblem(key: string): string | undefined {
  * canBeEssential('document.passport.travel_document_number'); // false
  * ```
  */
-export function canBeEssential(key: ClaimKey): boolean {
+export function canBeEssential(key: string): boolean {
   // Anything but a string is no claim key, so nothing that can be essential.
   const credential = typeof key === 'string' ? (key.split('.')[0] ?? '') : 'document';
   return credential !== 'document' && (OBTAINABLE_CREDENTIALS as readonly string[]).includes(credential);
@@ -110,4 +138,4 @@ export function claimsRequestIssues(claims: unknown, unknownKey: KeyCheck, path:
 }
 
 export { readClaim } from './decoders.js';
-export type { ClaimValue, KnownClaimTypes, PersonName } from './decoders.js';
+export type { ClaimValue, KnownClaimTypes, PersonName, SpecClaimTypes } from './decoders.js';

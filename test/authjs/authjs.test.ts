@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { AcmeIdentity, acmeIdentityProfile, acmeIdentityProvider } from '../../src/authjs/index.js';
 import { DEFAULT_OIDC_BACKEND_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { claimKey } from '../../src/claims/index.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -107,7 +108,9 @@ describe('acmeIdentityProvider', () => {
     ).rejects.toMatchObject({
       code: 'ERR_INVALID_INPUT',
     });
-    await expect(acmeIdentityProvider({ ...base(), signIn: { claims: { acme: ['acmeidentity.shoe_size'] } } })).rejects.toMatchObject({
+    await expect(
+      acmeIdentityProvider({ ...base(), signIn: { claims: { acme: [claimKey('acmeidentity.shoe_size')] } } }),
+    ).rejects.toMatchObject({
       code: 'ERR_INVALID_INPUT',
       issues: [expect.objectContaining({ message: expect.stringContaining('acme_claims_supported') })],
     });

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { acmeIdentity, acmeIdentityProfile, acmeIdentityProvider, acmeIdentityUser } from '../../src/better-auth/index.js';
 import { DEFAULT_OIDC_BACKEND_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { claimKey } from '../../src/claims/index.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -113,7 +114,9 @@ describe('acmeIdentityProvider', () => {
     await expect(
       acmeIdentityProvider({ ...base(), signIn: { claims: { acme: { 'acmeidentity.name': { essential: true } } } } }),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
-    await expect(acmeIdentityProvider({ ...base(), signIn: { claims: { acme: ['acmeidentity.shoe_size'] } } })).rejects.toMatchObject({
+    await expect(
+      acmeIdentityProvider({ ...base(), signIn: { claims: { acme: [claimKey('acmeidentity.shoe_size')] } } }),
+    ).rejects.toMatchObject({
       code: 'ERR_INVALID_INPUT',
       issues: [expect.objectContaining({ message: expect.stringContaining('acme_claims_supported') })],
     });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ConflictError, EmailDeliveryError, InvalidInputError, NotFoundError, ValidationError } from '../../src/index.js';
+import { ConflictError, EmailDeliveryError, InvalidInputError, NotFoundError, ValidationError, claimKey } from '../../src/index.js';
 import { harness, person, rejection } from '../helpers.js';
 
 const codesOf = (data: { access_request_code: string; identity_session_code: string }) => ({
@@ -157,23 +157,27 @@ describe('identityRequests.create input checks (nothing is sent)', () => {
   test('refuses a claim key outside supportedClaims when that list is given', async () => {
     const { client } = await harness();
     const error = await rejection(
-      client.identityRequests.create(person({ claims: ['student.credential'] }), { supportedClaims: ['acmeidentity.given_name'] }),
+      client.identityRequests.create(person({ claims: [claimKey('student.credential')] }), {
+        supportedClaims: ['acmeidentity.given_name'],
+      }),
     );
     expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'claims.student.credential' });
   });
 
   test('a key supportedClaims lists is accepted whatever its form: the live list decides, the key form only stands in without one', async () => {
     const { client } = await harness({ fake: { extraClaims: ['loyalty_tier'] } });
-    const created = await client.identityRequests.create(person({ claims: ['loyalty_tier'] }), { supportedClaims: ['loyalty_tier'] });
+    const created = await client.identityRequests.create(person({ claims: [claimKey('loyalty_tier')] }), {
+      supportedClaims: ['loyalty_tier'],
+    });
     expect(created.data.access_request_code).toEqual(expect.any(String));
-    await expect(client.identityRequests.create(person({ claims: ['loyalty_tier'] }))).rejects.toMatchObject({
+    await expect(client.identityRequests.create(person({ claims: [claimKey('loyalty_tier')] }))).rejects.toMatchObject({
       field: 'claims.loyalty_tier',
     });
   });
 
   test('an unrecognised but well-formed claim key is refused by the service, never ignored', async () => {
     const { client } = await harness();
-    const error = await rejection(client.identityRequests.create(person({ claims: ['acmeidentity.shoe_size'] })));
+    const error = await rejection(client.identityRequests.create(person({ claims: [claimKey('acmeidentity.shoe_size')] })));
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).fields).toEqual(['claims']);
   });

@@ -13,8 +13,18 @@ import {
   type AnyAcmeIdentityError,
   type ClientOptions,
   type PersonName,
+  type ClaimKey,
+  type ClaimsRequest,
+  claimKey,
 } from '../../src/index.js';
 import type { IdentityActionsEvent } from '../../src/webhooks/index.js';
+
+// How an application declares a claim key the service added after this SDK, with its decoded type.
+declare module '../../src/claims/decoders.js' {
+  interface KnownClaimTypes {
+    'loyalty.tier': number;
+  }
+}
 
 describe('public types', () => {
   test('switch (error.code) narrows AnyAcmeIdentityError to the class and its fields', () => {
@@ -44,6 +54,23 @@ describe('public types', () => {
     expectTypeOf(readClaim(claims, 'acmeidentity.name')).toEqualTypeOf<PersonName | undefined>();
     expectTypeOf(readClaim(claims, 'sanctionscheck.is_pep')).toEqualTypeOf<boolean | undefined>();
     expectTypeOf(readClaim(claims, 'vevortw.credential')).toEqualTypeOf<unknown>();
+  });
+
+  test('claim keys (#27): a typo is a compile error; a declared key is typed; a run-time key goes through claimKey', () => {
+    expectTypeOf<'acmeidentity.name'>().toExtend<ClaimKey>();
+    expectTypeOf<'acmeidentity.credential_jwt'>().toExtend<ClaimKey>();
+    expectTypeOf<'acmeidentity.nmae'>().not.toExtend<ClaimKey>();
+    expectTypeOf<string>().not.toExtend<ClaimKey>();
+    // A key the service added later, declared by module augmentation (the top of this file), with its type.
+    expectTypeOf<'loyalty.tier'>().toExtend<ClaimKey>();
+    expectTypeOf(readClaim({}, 'loyalty.tier')).toEqualTypeOf<number | undefined>();
+    expectTypeOf(claimKey('from.configuration')).toExtend<ClaimKey>();
+    // What a person writes, without `as const`: both forms of the request.
+    const keys: ClaimsRequest = ['acmeidentity.name', claimKey('vevortw.credential')];
+    const marked: ClaimsRequest = { 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': null };
+    // @ts-expect-error a misspelt key in the object form
+    const misspelt: ClaimsRequest = { 'acmeidentity.nmae': null };
+    expectTypeOf([keys, marked, misspelt]).not.toBeAny();
   });
 
   test('the client needs its four settings; a webhook event kind is one of three', () => {

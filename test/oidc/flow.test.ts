@@ -6,6 +6,7 @@ import { InvalidInputError, MemoryStateStore, OidcError, createOidcClient, type 
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
 import { rejection, server } from '../helpers.js';
 import { REDIRECT, discovery, oidcSetup } from './setup.js';
+import { claimKey } from '../../src/claims/index.js';
 
 const challengeOf = async (verifier: string) =>
   Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');
@@ -133,10 +134,10 @@ describe('OIDC helper: the flow against the fake', () => {
 
   test('a claim key discovery lists is accepted whatever its form; one it does not list is refused', async () => {
     const s = await oidcSetup({ fake: { extraClaims: ['loyalty_tier'] } });
-    const { url, transaction } = await s.client().startSignIn({ claims: { acme: ['loyalty_tier'] } });
+    const { url, transaction } = await s.client().startSignIn({ claims: { acme: [claimKey('loyalty_tier')] } });
     expect(JSON.parse(url.searchParams.get('claims')!)).toEqual({ acme: ['loyalty_tier'] });
     await expect(s.client().finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims');
-    await expect(s.client().startSignIn({ claims: { acme: ['loyalty_points'] } })).rejects.toMatchObject({
+    await expect(s.client().startSignIn({ claims: { acme: [claimKey('loyalty_points')] } })).rejects.toMatchObject({
       code: 'ERR_INVALID_INPUT',
       field: 'claims.acme.loyalty_points',
       issues: [{ message: expect.stringMatching(/acme_claims_supported/) }],
@@ -310,7 +311,7 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
   const cases: [string, Parameters<ReturnType<typeof createOidcClient>['startSignIn']>[0], string, RegExp][] = [
     [
       'an unknown claim key',
-      { claims: { acme: ['acmeidentity.shoe_size'] } },
+      { claims: { acme: [claimKey('acmeidentity.shoe_size')] } },
       'claims.acme.acmeidentity.shoe_size',
       /acme_claims_supported/,
     ],
@@ -389,7 +390,7 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
   test('every problem is reported at once', async () => {
     const s = await oidcSetup();
     const error = (await rejection(
-      s.client().startSignIn({ scope: 'profile', phone: '1', claims: { acme: ['nope.nope'] } }),
+      s.client().startSignIn({ scope: 'profile', phone: '1', claims: { acme: [claimKey('nope.nope')] } }),
     )) as InvalidInputError;
     expect(error.issues.map((i) => i.field)).toEqual(['scope', 'claims.acme.nope.nope', 'phoneCountryCode']);
   });

@@ -207,6 +207,16 @@ createBrowserSignIn({ authUrl: 'https://auth.acme.example', clientId: 'c', redir
 export const code: ErrorCode = new OidcError('ERR_OIDC_STATE', 'x').code;
 export const name = readClaim({}, 'acmeidentity.name')?.first_name;
 export const parts = [verifyIdentityResponse, createWebhookVerifier, startSandbox, fakeServiceHandlers];
+// A claim key the service added later, declared once on the main entry, typed in every entry (#27).
+declare module '@acme/identity' {
+  interface KnownClaimTypes {
+    'loyalty.tier': number;
+  }
+}
+export const tier: number | undefined = readClaim({}, 'loyalty.tier');
+export const declared = oidc.startSignIn({ claims: { acme: ['loyalty.tier', 'acmeidentity.name'] } });
+// @ts-expect-error a misspelt claim key is a compile error
+oidc.startSignIn({ claims: { acme: ['acmeidentity.nmae'] } });
 `,
     );
     await writeFile(

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { IdentityRequestInput } from '../../src/index.js';
+import type { ClaimKey, IdentityRequestInput } from '../../src/index.js';
 import {
   ClaimDecodeError,
   SdJwtVerificationError,
@@ -61,7 +61,7 @@ describe('verifyIdentityResponse against the fake', () => {
   });
 
   test('with acmeidentity.credential requested, the claims are proven by the signed credential_jwt', async () => {
-    const { response, options } = await fetched([...(CLAIMS as string[]), 'acmeidentity.credential']);
+    const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
     const verified = await verifyIdentityResponse(response, { ...options, requireSignature: true });
     expect(verified.proof).toBe('signature');
     expect(verified.signedClaims).toContain('acmeidentity.given_name');
@@ -179,7 +179,7 @@ describe('verifyIdentityResponse refuses', () => {
   });
 
   test('decoded disclosures that disagree with the signed credential_jwt', async () => {
-    const { response, options } = await fetched([...(CLAIMS as string[]), 'acmeidentity.credential']);
+    const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
     const forged = tampered(response, (d) => {
       (d['disclosures'] as { value: unknown }[])[0]!.value = 'Mallory';
     });
@@ -187,7 +187,7 @@ describe('verifyIdentityResponse refuses', () => {
   });
 
   test('a tampered credential_jwt', async () => {
-    const { response, options } = await fetched([...(CLAIMS as string[]), 'acmeidentity.credential']);
+    const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
     const forged = tampered(response, (d) => {
       const [jwt, ...rest] = (d['acmeidentity.credential_jwt'] as string).split('~');
       const [h, p, s] = jwt!.split('.');
