@@ -247,6 +247,9 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
       (e: { stdout: string }) => e,
     );
     expect((result as { stdout: string }).stdout).toBe('');
+    // And with TypeScript 7, which a consumer's fresh `npm i typescript` now brings (scripts/runtimes).
+    const seven = await run(binary(join(RUNTIMES, 'typescript7/bin/tsc')), ['-p', '.']).catch((e: { stdout: string }) => e);
+    expect((seven as { stdout: string }).stdout).toBe('');
   });
 
   test('an error class alone bundles without the client or zod: each entry carries what it uses', async () => {
