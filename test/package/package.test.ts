@@ -23,6 +23,7 @@ import { signWebhook, startSandbox, type Sandbox } from '../../src/testing/index
 import { disclose, issueSdJwt } from '../../src/testing/sd-jwt.js';
 import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { credentialInput, person } from '../fixtures.js';
+import { snippetModules } from '../docs/snippets.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -250,6 +251,41 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
     // And with TypeScript 7, which a consumer's fresh `npm i typescript` now brings (scripts/runtimes).
     const seven = await run(binary(join(RUNTIMES, 'typescript7/bin/tsc')), ['-p', '.']).catch((e: { stdout: string }) => e);
     expect((seven as { stdout: string }).stdout).toBe('');
+  });
+
+  test("the README's and the guides' snippets type-check against the packed package: nodenext, strict, exact optional types (#27)", async () => {
+    // What a person following them installs beside the SDK: the frameworks and their types.
+    for (const name of ['express', '@types/express', '@types/node', '@types/passport', '@auth/express']) {
+      const target = join(consumer, 'node_modules', name);
+      if (existsSync(target)) continue;
+      await mkdir(dirname(target), { recursive: true });
+      await symlink(join(ROOT, 'node_modules', name), target, 'dir');
+    }
+    const dir = join(consumer, 'snippets');
+    await mkdir(dir, { recursive: true });
+    const modules = snippetModules();
+    for (const { name, source } of modules) await writeFile(join(dir, name), source);
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          lib: ['es2023', 'dom'],
+        },
+        files: modules.map((m) => m.name),
+      }),
+    );
+    const result = await run(process.execPath, [join(consumer, 'node_modules/typescript/bin/tsc'), '-p', 'snippets']).catch(
+      (e: { stdout: string }) => e,
+    );
+    expect((result as { stdout: string }).stdout).toBe('');
   });
 
   test('an error class alone bundles without the client or zod: each entry carries what it uses', async () => {
