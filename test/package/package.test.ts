@@ -24,6 +24,7 @@ import { disclose, issueSdJwt } from '../../src/testing/sd-jwt.js';
 import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { credentialInput, person } from '../fixtures.js';
 import { snippetModules } from '../docs/snippets.js';
+import { runFiveMinuteServer, writeFiveMinuteServer } from '../docs/five-minutes.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -309,6 +310,20 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
       expect(errorsOnly).not.toContain(marker);
     }
     expect(errorsOnly.length).toBeLessThan(client.length / 10);
+  });
+
+  test.each([
+    ['Node 20 with tsx', () => [process.execPath, ['--import', 'tsx', 'server.ts']] as const],
+    ['Node 26, which runs TypeScript itself', () => [binary(join(RUNTIMES, 'node26/bin/node')), ['server.ts']] as const],
+  ])("the README's five-minute integration, from the packed package on %s, ends with a verified identity (#27)", async (_name, command) => {
+    for (const name of ['express', 'tsx']) {
+      const target = join(consumer, 'node_modules', name);
+      if (!existsSync(target)) await symlink(join(ROOT, 'node_modules', name), target, 'dir');
+    }
+    writeFiveMinuteServer(join(consumer, 'server.ts'));
+    const [node, args] = command();
+    const output = await runFiveMinuteServer(node, [...args], consumer);
+    expect(output).toContain("verified: { first_name: 'Jane', last_name: 'Citizen' }");
   });
 
   test('the sandbox bin answers --help', async () => {
