@@ -19,12 +19,15 @@ function env(name: string): string {
   return value;
 }
 
-// pino, writing JSON lines (kept here too, to check them below).
+// pino, writing JSON lines (kept here, to check them below; in production, to your log shipper).
+// On the console, each line as a person reads it: its level and message.
 const lines: string[] = [];
+const LEVELS: Record<number, string> = { 20: 'debug', 30: 'info', 40: 'warn', 50: 'error' };
 const destination = new Writable({
   write(chunk, _encoding, done) {
     lines.push(String(chunk));
-    process.stdout.write(chunk);
+    const { level, msg } = JSON.parse(String(chunk)) as { level: number; msg: string };
+    console.log(`log ${(LEVELS[level] ?? String(level)).padEnd(5)} ${msg}`);
     done();
   },
 });
