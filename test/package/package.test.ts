@@ -229,29 +229,10 @@ export const client: typeof sdk.AcmeIdentityClient = sdk.AcmeIdentityClient;
 export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_0123456789abcdef' });
 `,
     );
-    await writeFile(
-      join(consumer, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: [],
-          lib: ['es2022', 'dom'],
-        },
-        files: ['consumer.ts', 'consumer.cts'],
-      }),
-    );
-    const result = await run(process.execPath, [join(consumer, 'node_modules/typescript/bin/tsc'), '-p', '.']).catch(
-      (e: { stdout: string }) => e,
-    );
-    expect((result as { stdout: string }).stdout).toBe('');
+    await writeFile(join(consumer, 'tsconfig.json'), consumerTsconfig(['consumer.ts', 'consumer.cts'], { skipLibCheck: false, types: [] }));
+    expect(await tscOutput('.')).toBe('');
     // And with TypeScript 7, which a consumer's fresh `npm i typescript` now brings (scripts/runtimes).
-    const seven = await run(binary(join(RUNTIMES, 'typescript7/bin/tsc')), ['-p', '.']).catch((e: { stdout: string }) => e);
-    expect((seven as { stdout: string }).stdout).toBe('');
+    expect(await tscOutput('.', binary(join(RUNTIMES, 'typescript7/bin/tsc')))).toBe('');
   });
 
   test("the README's and the guides' snippets type-check against the packed package: nodenext, strict, exact optional types (#27)", async () => {
@@ -268,25 +249,12 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
     for (const { name, source } of modules) await writeFile(join(dir, name), source);
     await writeFile(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ['node'],
-          lib: ['es2023', 'dom'],
-        },
-        files: modules.map((m) => m.name),
-      }),
+      consumerTsconfig(
+        modules.map((m) => m.name),
+        { exactOptionalPropertyTypes: true, skipLibCheck: true, types: ['node'], lib: ['es2023', 'dom'] },
+      ),
     );
-    const result = await run(process.execPath, [join(consumer, 'node_modules/typescript/bin/tsc'), '-p', 'snippets']).catch(
-      (e: { stdout: string }) => e,
-    );
-    expect((result as { stdout: string }).stdout).toBe('');
+    expect(await tscOutput('snippets')).toBe('');
   });
 
   test('an error class alone bundles without the client or zod: each entry carries what it uses', async () => {
@@ -346,6 +314,28 @@ const expected = {
   tamperedWebhook: 'ERR_WEBHOOK_SIGNATURE',
 };
 const serverExpected = { ...expected, client: 'created and read', oidc: 'signed-in', credential: expect.any(String) };
+
+/** A consumer's tsconfig, as a TypeScript user's project is: nodenext and strict; `options` on top. */
+function consumerTsconfig(files: string[], options: Record<string, unknown>): string {
+  const compilerOptions = {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    strict: true,
+    noEmit: true,
+    lib: ['es2022', 'dom'],
+  };
+  return JSON.stringify({ compilerOptions: { ...compilerOptions, ...options }, files });
+}
+
+/** What `tsc -p project` prints in the consumer: nothing when it compiles. The consumer's TypeScript 5.9, or `tsc`, a binary. */
+async function tscOutput(project: string, tsc?: string): Promise<string> {
+  const [command, args] = tsc
+    ? [tsc, ['-p', project]]
+    : [process.execPath, [join(consumer, 'node_modules/typescript/bin/tsc'), '-p', project]];
+  const result = await run(command, args).catch((e: { stdout: string }) => e);
+  return (result as { stdout: string }).stdout;
+}
 
 function binary(path: string) {
   if (!existsSync(path)) throw new Error(`${path} is missing: run scripts/runtimes/install.sh (npm test does)`);
