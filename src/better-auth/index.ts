@@ -25,7 +25,7 @@
  */
 import { readClaim } from '../claims/decoders.js';
 import { ConfigurationError } from '../errors/index.js';
-import { acmeIdentityProfile, authorizationParams, checkSignIn, type ProviderSignIn } from '../oidc/providers.js';
+import { acmeIdentityProfile, authorizationParams, checkSignIn, type ProviderSignIn, scopeList } from '../oidc/providers.js';
 
 export interface AcmeIdentityGenericOAuthOptions {
   /** `{auth_url}`, the issuer: its discovery document is read from here. */
@@ -119,7 +119,7 @@ function asksForEmail(claims: ProviderSignIn['claims']): boolean {
  * `email` and `email_verified` (with the `email` scope).
  */
 function withEmail(signIn: ProviderSignIn = {}): ProviderSignIn {
-  const scope = signIn.scope === undefined ? ['openid'] : typeof signIn.scope === 'string' ? signIn.scope.split(' ') : [...signIn.scope];
+  const scope = scopeList(signIn);
   if (asksForEmail(signIn.claims)) return { ...signIn, scope };
   return {
     ...signIn,

@@ -14,13 +14,16 @@ const encoder = new TextEncoder();
 const NodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: 'base64url'): Uint8Array } }).Buffer;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
+/** base64url without padding, of a length base64 allows (never 1 more than a multiple of 4). */
+export const isBase64url = (segment: string) => BASE64URL.test(segment) && segment.length % 4 !== 1;
+
 /**
  * The bytes of a base64url segment, refused as `base64urlBytes` refuses it (any other character, a
  * length of 4n+1, which atob refuses and Buffer would cut), decoded by Buffer where there is one.
  */
 export function segmentBytes(segment: string): Uint8Array {
   if (!NodeBuffer) return base64urlBytes(segment);
-  if (!BASE64URL.test(segment) || segment.length % 4 === 1) throw new TypeError('not base64url');
+  if (!isBase64url(segment)) throw new TypeError('not base64url');
   return NodeBuffer.from(segment, 'base64url');
 }
 

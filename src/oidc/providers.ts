@@ -82,9 +82,14 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
   };
 }
 
+/** A sign-in's scopes as a list: given as a list or a space-separated string; `['openid']` when absent. */
+export function scopeList(signIn: ProviderSignIn): string[] {
+  return signIn.scope === undefined ? ['openid'] : typeof signIn.scope === 'string' ? signIn.scope.split(' ') : [...signIn.scope];
+}
+
 /** The authorization parameters, as the SDK's OIDC helper would send them (`claims` left as an object: each framework writes it). */
 export function authorizationParams(signIn: ProviderSignIn): Record<string, unknown> {
-  const scope = signIn.scope === undefined ? ['openid'] : typeof signIn.scope === 'string' ? signIn.scope.split(' ') : [...signIn.scope];
+  const scope = scopeList(signIn);
   const params: Record<string, unknown> = { scope: scope.join(' ') };
   if (signIn.claims) params['claims'] = signIn.claims;
   const text = { ruleset: signIn.ruleset, aobo: signIn.aobo, email: signIn.email, phone: signIn.phone, prompt: signIn.prompt } as const;

@@ -3,7 +3,7 @@ import type { JWK } from 'jose';
 import { isObject } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
 import { importVerifyKey } from '../internal/jws.js';
-import { segmentBytes, verifySignature } from '../internal/jws-node.js';
+import { isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import { ASYMMETRIC_ALGORITHMS, MAX_KEY_CANDIDATES, type KeySource } from './jwks.js';
@@ -264,10 +264,6 @@ async function issuerKeys(source: KeySource, header: Record<string, unknown> & {
   }
   return [await source.keyFor(wanted)];
 }
-
-/** base64url without padding, of a length base64 allows (never 1 more than a multiple of 4). */
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
-const isBase64url = (segment: string) => BASE64URL.test(segment) && segment.length % 4 !== 1;
 
 /** The protected header of a compact JWS, refused unless its `alg` is in `algorithms` and it asks for no `crit` extension. */
 function jwsHeader(segment: string, what: string, algorithms: readonly string[], code: SdJwtErrorCode = 'ERR_SD_JWT_ALG_NOT_ALLOWED') {
