@@ -11,7 +11,7 @@ import { nodeCrypto, type NodeCrypto, type NodeVerifyKey } from './node-crypto.j
 const keyObjects = new WeakMap<CryptoKey, unknown>();
 const encoder = new TextEncoder();
 /** Node's `Buffer`, where the runtime has one: its base64url decoder is native. */
-const NodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: 'base64url'): Uint8Array } }).Buffer;
+const NodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding?: 'base64url'): Uint8Array } }).Buffer;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /** base64url without padding, of a length base64 allows (never 1 more than a multiple of 4). */
@@ -27,12 +27,20 @@ export function segmentBytes(segment: string): Uint8Array {
   return NodeBuffer.from(segment, 'base64url');
 }
 
-/** The signature of a compact JWS under `key`, for `alg`: `node:crypto` when there, else Web Crypto. */
-export function verifySignature(jws: string, key: CryptoKey, alg: string): Promise<boolean> {
+/**
+ * The signature of a compact JWS under `key`, for `alg`: at once with `node:crypto` where the
+ * runtime has it (a boolean), else a promise from Web Crypto. Throws (or rejects) a `TypeError` for
+ * a key that cannot verify `alg`.
+ */
+export function checkSignature(jws: string, key: CryptoKey, alg: string): boolean | Promise<boolean> {
   const node = nodeCrypto();
-  if (!node?.verify || !node.KeyObject) return verifyJwsSignature(jws, key, alg);
+  return node?.verify && node.KeyObject ? verifyWithNode(node, jws, key, alg) : verifyJwsSignature(jws, key, alg);
+}
+
+/** {@link checkSignature} as a promise, for callers that wait either way. */
+export function verifySignature(jws: string, key: CryptoKey, alg: string): Promise<boolean> {
   try {
-    return Promise.resolve(verifyWithNode(node, jws, key, alg));
+    return Promise.resolve(checkSignature(jws, key, alg));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -70,7 +78,8 @@ export function verifyWithNode(node: NodeCrypto, jws: string, key: CryptoKey, al
   const signature = segmentBytes(jws.slice(end + 1));
   const hash = params.hash === undefined ? null : params.hash.replace('SHA-', 'sha');
   try {
-    return node.verify(hash, encoder.encode(jws.slice(0, end)), options, signature);
+    const input = jws.slice(0, end);
+    return node.verify(hash, NodeBuffer ? NodeBuffer.from(input) : encoder.encode(input), options, signature);
   } catch {
     // A signature of the wrong length for its curve, say: not a signature, so not a valid one.
     return false;

@@ -27,8 +27,8 @@ export function hashAlgorithm(sdAlg: unknown): HashAlgorithm {
   return name;
 }
 
-/** base64url(hash(ascii(input))) for each input, in order. */
-export async function digests(algorithm: HashAlgorithm, inputs: readonly string[], node = nodeCrypto()): Promise<string[]> {
+/** base64url(hash(ascii(input))) for each input, in order: at once with `node:crypto`, else a promise from Web Crypto. */
+export function digests(algorithm: HashAlgorithm, inputs: readonly string[], node = nodeCrypto()): string[] | Promise<string[]> {
   // Node's synchronous hash is about 60 times faster than one `crypto.subtle.digest` per disclosure.
   if (node) {
     const name = algorithm.replace('-', '');

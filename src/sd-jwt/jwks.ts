@@ -52,16 +52,41 @@ function keysOf(jwks: unknown, url: string): JWK[] {
   return keys.filter((key): key is JWK => key !== null && typeof key === 'object' && !Array.isArray(key));
 }
 
+/** What a header's keys resolve to, kept per `alg` and `kid` so that a verification after the first looks up once. */
+interface Fitting {
+  all: Promise<CryptoKey[]>;
+  first: Promise<CryptoKey>;
+}
+
 /** Imports and caches keys of a key set; one `CryptoKey` per JWK and algorithm. */
 class KeyCache {
   #keys: JWK[] = [];
   #imported = new Map<JWK, Map<string, Promise<CryptoKey>>>();
+  /** Per header that some key fits: bounded by the keys times the algorithms they fit (an unknown `kid` is never kept). */
+  #fitting = new Map<string, Fitting>();
 
   constructor(public url: string) {}
 
   set(keys: JWK[]): void {
     this.#keys = keys;
     this.#imported = new Map();
+    this.#fitting = new Map();
+  }
+
+  /** The fitting keys, imported, kept for the next header alike; undefined when none fits. */
+  fitting(header: KeyHeader): Fitting | undefined {
+    const id = header.kid === undefined ? header.alg : `${header.alg}\0${header.kid}`;
+    let fitting = this.#fitting.get(id);
+    if (!fitting) {
+      const keys = this.find(header);
+      if (keys.length === 0) return undefined;
+      const all = Promise.all(keys);
+      fitting = { all, first: all.then((k) => k[0]!) };
+      // A key Web Crypto refused is reported to each caller; kept, never an unhandled rejection.
+      fitting.first.catch(() => undefined);
+      this.#fitting.set(id, fitting);
+    }
+    return fitting;
   }
 
   /** The fitting keys, imported; empty when none fits. A key Web Crypto refuses is a `JwksError`. */
@@ -91,6 +116,15 @@ function keyNotFound(header: KeyHeader): SdJwtVerificationError {
   return new SdJwtVerificationError('ERR_SD_JWT_KEY_NOT_FOUND', `no ${header.alg} key ${kid} in the issuer's JWKS`);
 }
 
+/** The promise `get` returns, or the rejection of what it throws. */
+function settle<T>(get: () => Promise<T>): Promise<T> {
+  try {
+    return get();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /**
  * A key source over a JWKS you already have (for example from your own cache or configuration).
  *
@@ -102,15 +136,16 @@ function keyNotFound(header: KeyHeader): SdJwtVerificationError {
 export function localJwks(jwks: JSONWebKeySet, issuer?: string): KeySource {
   const cache = new KeyCache('(local JWKS)');
   cache.set(keysOf(jwks, cache.url));
-  const keysFor = async (header: KeyHeader) => {
-    const keys = cache.find(header);
-    if (keys.length === 0) throw keyNotFound(header);
-    return Promise.all(keys);
+  const fitting = (header: KeyHeader) => {
+    const found = cache.fitting(header);
+    if (!found) throw keyNotFound(header);
+    return found;
   };
   return {
     issuer,
-    keysFor,
-    keyFor: async (header) => (await keysFor(header))[0]!,
+    // Not async functions: the kept promise itself, without a wrapper's ticks on every verification.
+    keysFor: (header) => settle(() => fitting(header).all),
+    keyFor: (header) => settle(() => fitting(header).first),
   };
 }
 
@@ -189,23 +224,23 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
     return inFlight;
   }
 
-  async function keysFor(header: KeyHeader): Promise<CryptoKey[]> {
+  async function fitting(header: KeyHeader): Promise<Fitting> {
     if (now() - fetchedAt > maxAge) await refresh();
-    let keys = cache.find(header);
-    if (keys.length === 0 && now() - fetchedAt >= cooldown) {
+    let found = cache.fitting(header);
+    if (!found && now() - fetchedAt >= cooldown) {
       // An unknown kid: the issuer may have rotated its keys, or someone presents a forged token.
       log('warn', 'no cached key fits a token: fetching the JWKS again', { alg: header.alg, kid: header.kid?.slice(0, 64) });
       await refresh();
-      keys = cache.find(header);
+      found = cache.fitting(header);
     }
-    if (keys.length === 0) throw keyNotFound(header);
-    return Promise.all(keys);
+    if (!found) throw keyNotFound(header);
+    return found;
   }
 
   return {
     issuer,
     refresh,
-    keysFor,
-    keyFor: async (header) => (await keysFor(header))[0]!,
+    keysFor: async (header) => (await fitting(header)).all,
+    keyFor: async (header) => (await fitting(header)).first,
   };
 }

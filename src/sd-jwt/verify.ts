@@ -3,7 +3,7 @@ import type { JWK } from 'jose';
 import { isObject } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
 import { importVerifyKey } from '../internal/jws.js';
-import { isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
+import { checkSignature, isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import { ASYMMETRIC_ALGORITHMS, MAX_KEY_CANDIDATES, type KeySource } from './jwks.js';
@@ -91,23 +91,21 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
   else target[key] = value;
 }
 
+/** A disclosure as the result shows it, with where it was sent; `used` marks a digest that referenced it. */
 interface Decoded {
-  encoded: string;
-  index: number;
-  salt: string;
-  name?: string;
-  value: unknown;
+  readonly disclosure: VerifiedDisclosure;
+  readonly index: number;
   used: boolean;
 }
 
-function decodeDisclosure(encoded: string, index: number): Decoded {
+function decodeDisclosure(encoded: string, index: number, digest: string): Decoded {
   const array = decodeJson(encoded, `disclosure ${index + 1}`);
   if (!Array.isArray(array) || (array.length !== 2 && array.length !== 3) || typeof array[0] !== 'string') {
     throw fail('ERR_SD_JWT_MALFORMED', `disclosure ${index + 1} is not [salt, name, value] or [salt, value]`);
   }
-  if (array.length === 2) return { encoded, index, salt: array[0], value: array[1], used: false };
+  if (array.length === 2) return { disclosure: { encoded, digest, salt: array[0], value: array[1] }, index, used: false };
   if (typeof array[1] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosure ${index + 1} has a claim name that is not a string`);
-  return { encoded, index, salt: array[0], name: array[1], value: array[2], used: false };
+  return { disclosure: { encoded, digest, salt: array[0], name: array[1], value: array[2] }, index, used: false };
 }
 
 /** How deep a payload or a response may nest: deeper is refused before any work that recurses. */
@@ -142,10 +140,10 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Di
         if (Object.keys(element).length !== 1) throw fail('ERR_SD_JWT_MALFORMED', 'an array digest object has keys besides "..."');
         const disclosure = claim(element['...']);
         if (!disclosure) continue; // undisclosed element or decoy: removed
-        if (disclosure.name !== undefined) {
+        if (disclosure.disclosure.name !== undefined) {
           throw fail('ERR_SD_JWT_DISCLOSURE_FORM', `disclosure ${disclosure.index + 1} has three elements but is referenced from an array`);
         }
-        out.push(reveal(disclosure.value, byDigest, seen, depth + 1));
+        out.push(reveal(disclosure.disclosure.value, byDigest, seen, depth + 1));
       } else {
         out.push(reveal(element, byDigest, seen, depth + 1));
       }
@@ -164,14 +162,14 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Di
   for (const digest of sd) {
     const disclosure = claim(digest);
     if (!disclosure) continue;
-    const { name } = disclosure;
+    const { name } = disclosure.disclosure;
     if (name === undefined) {
       throw fail('ERR_SD_JWT_DISCLOSURE_FORM', `disclosure ${disclosure.index + 1} has two elements but is referenced from _sd`);
     }
     if (name === '_sd' || name === '...')
       throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosure ${disclosure.index + 1} names the reserved claim ${shown(name)}`);
     if (Object.hasOwn(out, name)) throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosed claim ${shown(name)} already exists at its level`);
-    put(out, name, reveal(disclosure.value, byDigest, seen, depth + 1));
+    put(out, name, reveal(disclosure.disclosure.value, byDigest, seen, depth + 1));
   }
   return out;
 }
@@ -231,25 +229,36 @@ export function checkTimes(claims: Record<string, unknown>, options: TimeOptions
 }
 
 /** The JWS algorithms allowed: the caller's list, with anything symmetric or `none` taken out. */
-function allowedAlgorithms(requested: readonly string[] | undefined): string[] {
+function allowedAlgorithms(requested: readonly string[] | undefined): readonly string[] {
   const asymmetric: readonly string[] = ASYMMETRIC_ALGORITHMS;
-  return (requested ?? asymmetric).filter((alg) => asymmetric.includes(alg));
+  return requested === undefined ? asymmetric : requested.filter((alg) => asymmetric.includes(alg));
 }
 
 /**
- * The signature of `jwt` under `key`, with `node:crypto` where the runtime has it, else Web Crypto
- * (`internal/jws-node.ts`, `internal/jws.ts`; both held to jose's verdicts by their tests). The header was checked already: `alg` is allowed, and no `crit` extension is asked.
+ * The signature of `jwt` under one of `keys`, from the `from`th on: checked at once with
+ * `node:crypto` where the runtime has it (returns nothing, throws on a bad signature), else a
+ * promise from Web Crypto (`internal/jws-node.ts`, `internal/jws.ts`; both held to jose's verdicts
+ * by their tests). The header was checked already: `alg` is allowed, and no `crit` extension is asked.
+ * Each fitting key in turn (one, unless the header names no kid): the first that verifies wins.
  */
-async function verifyJws(jwt: string, keys: readonly CryptoKey[], alg: string): Promise<void> {
-  // Each fitting key in turn (one, unless the header names no kid): the first that verifies wins.
-  for (const key of keys) {
-    let valid: boolean;
+function verifyJws(jwt: string, keys: readonly CryptoKey[], alg: string, from = 0): Promise<void> | undefined {
+  const unusable = (cause: unknown) => fail('ERR_SD_JWT_SIGNATURE', `the issuer's key cannot verify ${alg}`, cause);
+  for (let i = from; i < keys.length; i++) {
+    let valid: boolean | Promise<boolean>;
     try {
-      valid = await verifySignature(jwt, key, alg);
+      valid = checkSignature(jwt, keys[i]!, alg);
     } catch (cause) {
-      throw fail('ERR_SD_JWT_SIGNATURE', `the issuer's key cannot verify ${alg}`, cause);
+      throw unusable(cause);
     }
-    if (valid) return;
+    if (valid === true) return undefined;
+    if (valid !== false) {
+      return valid.then(
+        (ok) => (ok ? undefined : verifyJws(jwt, keys, alg, i + 1)),
+        (cause: unknown) => {
+          throw unusable(cause);
+        },
+      );
+    }
   }
   throw fail('ERR_SD_JWT_SIGNATURE', 'signature verification failed');
 }
@@ -352,19 +361,21 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
 
   const header = jwsHeader(segments[0]!, 'the JWS header', allowedAlgorithms(options.algorithms));
   const keys = await issuerKeys(options.keys, header);
-  // The signature is checked on a worker thread (Web Crypto: `verifyJws` hands it over before its
-  // first await) while this thread decodes and hashes the disclosures.
+  // With node:crypto the signature is checked here, at once; with Web Crypto on a worker thread
+  // (`checkSignature` hands it over before returning) while this thread decodes and hashes the
+  // disclosures. A bad signature is the first thing reported either way.
   const signature = verifyJws(jwt, keys, header.alg);
   // Handled below; marked now so that a quick rejection is never reported as unhandled meanwhile.
-  signature.catch(() => undefined);
-  let processed: { claims: Record<string, unknown>; disclosures: VerifiedDisclosure[]; algorithm: HashAlgorithm };
+  signature?.catch(() => undefined);
+  let processed: Processed;
   try {
-    processed = await processPayload(segments[1]!, encoded, plain);
+    const pending = processPayload(segments[1]!, encoded, plain);
+    processed = pending instanceof Promise ? await pending : pending;
   } catch (error) {
-    await signature; // a bad signature is the first thing to report
+    await signature;
     throw error;
   }
-  await signature;
+  if (signature) await signature;
 
   const { claims, disclosures, algorithm } = processed;
   const issuer = options.issuer ?? options.keys.issuer;
@@ -376,15 +387,36 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   return { ...result, keyBinding: await checkKeyBinding(kbJwt, presented, claims, algorithm, options) };
 }
 
-/** The payload's disclosures resolved (RFC 9901 §7.1 steps 3-5): the claims they reveal, each checked once. */
-async function processPayload(payloadSegment: string, encoded: readonly string[], plain: boolean) {
+interface Processed {
+  claims: Record<string, unknown>;
+  disclosures: VerifiedDisclosure[];
+  algorithm: HashAlgorithm;
+}
+
+/**
+ * The payload's disclosures resolved (RFC 9901 §7.1 steps 3-5): the claims they reveal, each
+ * checked once. At once when the digests are (`node:crypto`), else a promise.
+ */
+function processPayload(payloadSegment: string, encoded: readonly string[], plain: boolean): Processed | Promise<Processed> {
   const payload = decodeJson(payloadSegment, 'the JWT payload');
   if (!isObject(payload)) throw fail('ERR_SD_JWT_MALFORMED', 'the JWT payload is not an object');
   if (plain && payload['_sd_alg'] !== undefined)
     throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd_alg) without its "~": not a plain JWT');
   const algorithm = hashAlgorithm(payload['_sd_alg']);
-  const decoded = encoded.map(decodeDisclosure);
-  const hashes = await digests(algorithm, encoded);
+  const hashes = digests(algorithm, encoded);
+  return Array.isArray(hashes)
+    ? revealed(payload, encoded, hashes, plain, algorithm)
+    : hashes.then((h) => revealed(payload, encoded, h, plain, algorithm));
+}
+
+function revealed(
+  payload: Record<string, unknown>,
+  encoded: readonly string[],
+  hashes: readonly string[],
+  plain: boolean,
+  algorithm: HashAlgorithm,
+): Processed {
+  const decoded = encoded.map((e, i) => decodeDisclosure(e, i, hashes[i]!));
   const byDigest = new Map<string, Decoded>();
   hashes.forEach((digest, i) => {
     if (byDigest.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `disclosure ${i + 1} was sent twice`);
@@ -398,9 +430,5 @@ async function processPayload(payloadSegment: string, encoded: readonly string[]
     throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd digests) without its "~": not a plain JWT');
   const unused = decoded.find((d) => !d.used);
   if (unused) throw fail('ERR_SD_JWT_UNREFERENCED_DISCLOSURE', `disclosure ${unused.index + 1} is not referenced by any digest`);
-  const disclosures = decoded.map(
-    ({ encoded: e, salt, name, value }, i): VerifiedDisclosure =>
-      name === undefined ? { encoded: e, digest: hashes[i]!, salt, value } : { encoded: e, digest: hashes[i]!, salt, name, value },
-  );
-  return { claims, disclosures, algorithm };
+  return { claims, disclosures: decoded.map((d) => d.disclosure), algorithm };
 }
