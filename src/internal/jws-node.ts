@@ -27,20 +27,12 @@ export function segmentBytes(segment: string): Uint8Array {
   return NodeBuffer.from(segment, 'base64url');
 }
 
-/**
- * The signature of a compact JWS under `key`, for `alg`: at once with `node:crypto` where the
- * runtime has it (a boolean), else a promise from Web Crypto. Throws (or rejects) a `TypeError` for
- * a key that cannot verify `alg`.
- */
-export function checkSignature(jws: string, key: CryptoKey, alg: string): boolean | Promise<boolean> {
-  const node = nodeCrypto();
-  return node?.verify && node.KeyObject ? verifyWithNode(node, jws, key, alg) : verifyJwsSignature(jws, key, alg);
-}
-
-/** {@link checkSignature} as a promise, for callers that wait either way. */
+/** The signature of a compact JWS under `key`, for `alg`: `node:crypto` when there, else Web Crypto. */
 export function verifySignature(jws: string, key: CryptoKey, alg: string): Promise<boolean> {
+  const node = nodeCrypto();
+  if (!node?.verify || !node.KeyObject) return verifyJwsSignature(jws, key, alg);
   try {
-    return Promise.resolve(checkSignature(jws, key, alg));
+    return Promise.resolve(verifyWithNode(node, jws, key, alg));
   } catch (error) {
     return Promise.reject(error);
   }

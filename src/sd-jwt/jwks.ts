@@ -52,18 +52,12 @@ function keysOf(jwks: unknown, url: string): JWK[] {
   return keys.filter((key): key is JWK => key !== null && typeof key === 'object' && !Array.isArray(key));
 }
 
-/** What a header's keys resolve to, kept per `alg` and `kid` so that a verification after the first looks up once. */
-interface Fitting {
-  all: Promise<CryptoKey[]>;
-  first: Promise<CryptoKey>;
-}
-
 /** Imports and caches keys of a key set; one `CryptoKey` per JWK and algorithm. */
 class KeyCache {
   #keys: JWK[] = [];
   #imported = new Map<JWK, Map<string, Promise<CryptoKey>>>();
-  /** Per header that some key fits: bounded by the keys times the algorithms they fit (an unknown `kid` is never kept). */
-  #fitting = new Map<string, Fitting>();
+  /** The fitting keys per `alg` and `kid` some key fits: bounded by the keys and the algorithms they fit (an unknown `kid` is never kept). */
+  #fitting = new Map<string, Promise<CryptoKey[]>>();
 
   constructor(public url: string) {}
 
@@ -73,56 +67,43 @@ class KeyCache {
     this.#fitting = new Map();
   }
 
-  /** The fitting keys, imported, kept for the next header alike; undefined when none fits. */
-  fitting(header: KeyHeader): Fitting | undefined {
-    const id = header.kid === undefined ? header.alg : `${header.alg}\0${header.kid}`;
+  /**
+   * The fitting keys, imported, kept for the next token with this header (a verification after the
+   * first looks up once); undefined when none fits. A key Web Crypto refuses is a `JwksError`.
+   */
+  fitting(header: KeyHeader): Promise<CryptoKey[]> | undefined {
+    const id = `${header.alg}\0${header.kid ?? ''}\0${header.kid === undefined}`;
     let fitting = this.#fitting.get(id);
     if (!fitting) {
-      const keys = this.find(header);
+      const keys = selectJwks(this.#keys, header).map((jwk) => {
+        let byAlg = this.#imported.get(jwk);
+        if (!byAlg) {
+          byAlg = new Map();
+          this.#imported.set(jwk, byAlg);
+        }
+        let key = byAlg.get(header.alg);
+        if (!key) {
+          const kid = typeof jwk.kid === 'string' ? ` "${jwk.kid.slice(0, 64)}"` : '';
+          key = importVerifyKey(jwk as JsonWebKey, header.alg).catch((cause: unknown) => {
+            throw new JwksError(this.url, `key${kid} cannot be imported as a ${header.alg} verification key`, { cause });
+          });
+          byAlg.set(header.alg, key);
+        }
+        return key;
+      });
       if (keys.length === 0) return undefined;
-      const all = Promise.all(keys);
-      fitting = { all, first: all.then((k) => k[0]!) };
-      // A key Web Crypto refused is reported to each caller; kept, never an unhandled rejection.
-      fitting.first.catch(() => undefined);
+      fitting = Promise.all(keys);
+      // Reported to each caller; kept, never an unhandled rejection.
+      fitting.catch(() => undefined);
       this.#fitting.set(id, fitting);
     }
     return fitting;
-  }
-
-  /** The fitting keys, imported; empty when none fits. A key Web Crypto refuses is a `JwksError`. */
-  find(header: KeyHeader): Promise<CryptoKey>[] {
-    return selectJwks(this.#keys, header).map((jwk) => {
-      let byAlg = this.#imported.get(jwk);
-      if (!byAlg) {
-        byAlg = new Map();
-        this.#imported.set(jwk, byAlg);
-      }
-      let key = byAlg.get(header.alg);
-      if (!key) {
-        const kid = typeof jwk.kid === 'string' ? ` "${jwk.kid.slice(0, 64)}"` : '';
-        key = importVerifyKey(jwk as JsonWebKey, header.alg).catch((cause: unknown) => {
-          throw new JwksError(this.url, `key${kid} cannot be imported as a ${header.alg} verification key`, { cause });
-        });
-        key.catch(() => undefined);
-        byAlg.set(header.alg, key);
-      }
-      return key;
-    });
   }
 }
 
 function keyNotFound(header: KeyHeader): SdJwtVerificationError {
   const kid = header.kid === undefined ? 'without a kid' : `with kid "${header.kid}"`;
   return new SdJwtVerificationError('ERR_SD_JWT_KEY_NOT_FOUND', `no ${header.alg} key ${kid} in the issuer's JWKS`);
-}
-
-/** The promise `get` returns, or the rejection of what it throws. */
-function settle<T>(get: () => Promise<T>): Promise<T> {
-  try {
-    return get();
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }
 
 /**
@@ -136,17 +117,15 @@ function settle<T>(get: () => Promise<T>): Promise<T> {
 export function localJwks(jwks: JSONWebKeySet, issuer?: string): KeySource {
   const cache = new KeyCache('(local JWKS)');
   cache.set(keysOf(jwks, cache.url));
-  const fitting = (header: KeyHeader) => {
-    const found = cache.fitting(header);
-    if (!found) throw keyNotFound(header);
-    return found;
+  // Not an async function: the kept promise itself, without a wrapper's ticks on every verification.
+  const keysFor = (header: KeyHeader) => {
+    try {
+      return cache.fitting(header) ?? Promise.reject(keyNotFound(header));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
-  return {
-    issuer,
-    // Not async functions: the kept promise itself, without a wrapper's ticks on every verification.
-    keysFor: (header) => settle(() => fitting(header).all),
-    keyFor: (header) => settle(() => fitting(header).first),
-  };
+  return { issuer, keysFor, keyFor: (header) => keysFor(header).then((keys) => keys[0]!) };
 }
 
 export interface RemoteJwksOptions extends LiteLogOptions {
@@ -224,7 +203,7 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
     return inFlight;
   }
 
-  async function fitting(header: KeyHeader): Promise<Fitting> {
+  async function keysFor(header: KeyHeader): Promise<CryptoKey[]> {
     if (now() - fetchedAt > maxAge) await refresh();
     let found = cache.fitting(header);
     if (!found && now() - fetchedAt >= cooldown) {
@@ -240,7 +219,7 @@ export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): Re
   return {
     issuer,
     refresh,
-    keysFor: async (header) => (await fitting(header)).all,
-    keyFor: async (header) => (await fitting(header)).first,
+    keysFor,
+    keyFor: async (header) => (await keysFor(header))[0]!,
   };
 }

@@ -3,7 +3,7 @@ import type { JWK } from 'jose';
 import { isObject } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
 import { importVerifyKey } from '../internal/jws.js';
-import { checkSignature, isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
+import { isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import { ASYMMETRIC_ALGORITHMS, MAX_KEY_CANDIDATES, type KeySource } from './jwks.js';
@@ -235,30 +235,19 @@ function allowedAlgorithms(requested: readonly string[] | undefined): readonly s
 }
 
 /**
- * The signature of `jwt` under one of `keys`, from the `from`th on: checked at once with
- * `node:crypto` where the runtime has it (returns nothing, throws on a bad signature), else a
- * promise from Web Crypto (`internal/jws-node.ts`, `internal/jws.ts`; both held to jose's verdicts
- * by their tests). The header was checked already: `alg` is allowed, and no `crit` extension is asked.
- * Each fitting key in turn (one, unless the header names no kid): the first that verifies wins.
+ * The signature of `jwt` under `key`, with `node:crypto` where the runtime has it, else Web Crypto
+ * (`internal/jws-node.ts`, `internal/jws.ts`; both held to jose's verdicts by their tests). The header was checked already: `alg` is allowed, and no `crit` extension is asked.
  */
-function verifyJws(jwt: string, keys: readonly CryptoKey[], alg: string, from = 0): Promise<void> | undefined {
-  const unusable = (cause: unknown) => fail('ERR_SD_JWT_SIGNATURE', `the issuer's key cannot verify ${alg}`, cause);
-  for (let i = from; i < keys.length; i++) {
-    let valid: boolean | Promise<boolean>;
+async function verifyJws(jwt: string, keys: readonly CryptoKey[], alg: string): Promise<void> {
+  // Each fitting key in turn (one, unless the header names no kid): the first that verifies wins.
+  for (const key of keys) {
+    let valid: boolean;
     try {
-      valid = checkSignature(jwt, keys[i]!, alg);
+      valid = await verifySignature(jwt, key, alg);
     } catch (cause) {
-      throw unusable(cause);
+      throw fail('ERR_SD_JWT_SIGNATURE', `the issuer's key cannot verify ${alg}`, cause);
     }
-    if (valid === true) return undefined;
-    if (valid !== false) {
-      return valid.then(
-        (ok) => (ok ? undefined : verifyJws(jwt, keys, alg, i + 1)),
-        (cause: unknown) => {
-          throw unusable(cause);
-        },
-      );
-    }
+    if (valid) return;
   }
   throw fail('ERR_SD_JWT_SIGNATURE', 'signature verification failed');
 }
@@ -361,21 +350,19 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
 
   const header = jwsHeader(segments[0]!, 'the JWS header', allowedAlgorithms(options.algorithms));
   const keys = await issuerKeys(options.keys, header);
-  // With node:crypto the signature is checked here, at once; with Web Crypto on a worker thread
-  // (`checkSignature` hands it over before returning) while this thread decodes and hashes the
-  // disclosures. A bad signature is the first thing reported either way.
+  // The signature is checked on a worker thread (Web Crypto: `verifyJws` hands it over before its
+  // first await) while this thread decodes and hashes the disclosures; with node:crypto, at once.
   const signature = verifyJws(jwt, keys, header.alg);
   // Handled below; marked now so that a quick rejection is never reported as unhandled meanwhile.
-  signature?.catch(() => undefined);
+  signature.catch(() => undefined);
   let processed: Processed;
   try {
-    const pending = processPayload(segments[1]!, encoded, plain);
-    processed = pending instanceof Promise ? await pending : pending;
+    processed = await processPayload(segments[1]!, encoded, plain);
   } catch (error) {
-    await signature;
+    await signature; // a bad signature is the first thing to report
     throw error;
   }
-  if (signature) await signature;
+  await signature;
 
   const { claims, disclosures, algorithm } = processed;
   const issuer = options.issuer ?? options.keys.issuer;
@@ -393,29 +380,14 @@ interface Processed {
   algorithm: HashAlgorithm;
 }
 
-/**
- * The payload's disclosures resolved (RFC 9901 §7.1 steps 3-5): the claims they reveal, each
- * checked once. At once when the digests are (`node:crypto`), else a promise.
- */
-function processPayload(payloadSegment: string, encoded: readonly string[], plain: boolean): Processed | Promise<Processed> {
+/** The payload's disclosures resolved (RFC 9901 §7.1 steps 3-5): the claims they reveal, each checked once. */
+async function processPayload(payloadSegment: string, encoded: readonly string[], plain: boolean): Promise<Processed> {
   const payload = decodeJson(payloadSegment, 'the JWT payload');
   if (!isObject(payload)) throw fail('ERR_SD_JWT_MALFORMED', 'the JWT payload is not an object');
   if (plain && payload['_sd_alg'] !== undefined)
     throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd_alg) without its "~": not a plain JWT');
   const algorithm = hashAlgorithm(payload['_sd_alg']);
-  const hashes = digests(algorithm, encoded);
-  return Array.isArray(hashes)
-    ? revealed(payload, encoded, hashes, plain, algorithm)
-    : hashes.then((h) => revealed(payload, encoded, h, plain, algorithm));
-}
-
-function revealed(
-  payload: Record<string, unknown>,
-  encoded: readonly string[],
-  hashes: readonly string[],
-  plain: boolean,
-  algorithm: HashAlgorithm,
-): Processed {
+  const hashes = await digests(algorithm, encoded);
   const decoded = encoded.map((e, i) => decodeDisclosure(e, i, hashes[i]!));
   const byDigest = new Map<string, Decoded>();
   hashes.forEach((digest, i) => {
