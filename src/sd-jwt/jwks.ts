@@ -72,7 +72,7 @@ class KeyCache {
    * first looks up once); undefined when none fits. A key Web Crypto refuses is a `JwksError`.
    */
   fitting(header: KeyHeader): Promise<CryptoKey[]> | undefined {
-    const id = `${header.alg}\0${header.kid ?? ''}\0${header.kid === undefined}`;
+    const id = header.kid === undefined ? header.alg : `${header.alg}\0${header.kid}`;
     let fitting = this.#fitting.get(id);
     if (!fitting) {
       const keys = selectJwks(this.#keys, header).map((jwk) => {

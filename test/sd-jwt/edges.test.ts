@@ -247,6 +247,24 @@ describe("verifySdJwt: the issuer's keys", () => {
     expect(await code(verifySdJwt(`${await signWith(stranger.privateKey)}~`, at(keys)))).toBe('ERR_SD_JWT_SIGNATURE');
   });
 
+  test('the keys kept per header tell a kid of "" from no kid, either order', async () => {
+    const [a, b] = [await keyPair(), await keyPair()];
+    const set = {
+      keys: [
+        { ...a.jwk, kid: 'a' },
+        { ...b.jwk, kid: '' },
+      ],
+    };
+    // No kid first (both keys tried, a verifies), then kid "" (b alone: a's signature is refused).
+    const first = localJwks(set, ISSUER);
+    await expect(verifySdJwt(`${await signWith(a.privateKey)}~`, at(first))).resolves.toBeDefined();
+    expect(await code(verifySdJwt(`${await signWith(a.privateKey, { kid: '' })}~`, at(first)))).toBe('ERR_SD_JWT_SIGNATURE');
+    // The other order, on a fresh source: kid "" first must not stand for no kid afterwards.
+    const second = localJwks(set, ISSUER);
+    await expect(verifySdJwt(`${await signWith(b.privateKey, { kid: '' })}~`, at(second))).resolves.toBeDefined();
+    await expect(verifySdJwt(`${await signWith(a.privateKey)}~`, at(second))).resolves.toBeDefined();
+  });
+
   test('at most four keys are tried for a token without a kid', async () => {
     const pairs = await Promise.all(Array.from({ length: 5 }, keyPair));
     const keys = localJwks({ keys: pairs.map((p) => p.jwk) }, ISSUER);
