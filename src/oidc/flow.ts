@@ -423,10 +423,15 @@ export function createCore(
     await use?.();
     try {
       const response = await exchange(core, as, params, transaction);
+      const { maxAge } = transaction;
       const tokens = await processAuthorizationCodeResponse(as, c, response, {
         expectedNonce: transaction.nonce,
         requireIdToken: true,
-        maxAge: transaction.maxAge!,
+        // max_age counts back from the request, as the service applies it (OpenID Connect Core
+        // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
+        // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
+        // after the redirect", however long the person took to come back.
+        maxAge: maxAge === undefined ? maxAge! : maxAge + Math.ceil((now() - transaction.createdAt) / 1000) + 1,
       });
       // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
       await verifySignature(as, tokens.id_token!).catch((e: unknown) => {

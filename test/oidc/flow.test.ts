@@ -111,25 +111,44 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(claims.auth_time).toBe(Math.floor(s.now() / 1000));
   });
 
-  test('max_age: an ID token whose auth_time is older than max_age is refused, naming auth_time; one within it is taken', async () => {
+  test('max_age counts back from the request: an auth_time older than max_age before it is refused, naming auth_time', async () => {
     const s = await oidcSetup();
-    const within = await s.client().startSignIn({ maxAge: 30 });
-    const callbackWithin = await s.visit(within.url);
-    s.advance(30_000);
-    await expect(s.client().finishSignIn(callbackWithin, within.transaction)).resolves.toHaveProperty('claims.auth_time');
-
-    const late = await s.client().startSignIn({ maxAge: 30 });
-    const callback = await s.visit(late.url);
-    // The person authenticated at the visit; 31 s later the authentication is older than max_age.
-    s.advance(31_000);
-    const error = await rejection(s.client().finishSignIn(callback, late.transaction));
+    /** The person signs in at the service `offsetMs` from now (negative: a session older than the request, which an OP ignoring max_age reuses). */
+    const signIn = async (maxAge: number | undefined, offsetMs: number, returnAfterMs: number) => {
+      const { url, transaction } = await s.client().startSignIn(maxAge === undefined ? {} : { maxAge });
+      s.advance(offsetMs);
+      const callback = await s.visit(url);
+      s.advance(-offsetMs + returnAfterMs);
+      return s.client().finishSignIn(callback, transaction);
+    };
+    // Authenticated 40 s before a request asking max_age 30: too old.
+    const error = await rejection(signIn(30, -40_000, 0));
     expect(error).toBeInstanceOf(OidcError);
     expect(error).toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
-    // Without max_age, the same age is fine.
-    const plain = await s.client().startSignIn();
-    const plainCallback = await s.visit(plain.url);
-    s.advance(31_000);
-    await expect(s.client().finishSignIn(plainCallback, plain.transaction)).resolves.toHaveProperty('claims');
+    // 25 s before it: within max_age, and it stays within while the way back takes 10 s (the code lives a minute).
+    await expect(signIn(30, -25_000, 0)).resolves.toHaveProperty('claims.auth_time');
+    await expect(signIn(30, -25_000, 10_000)).resolves.toHaveProperty('claims.auth_time');
+    // Without max_age, an old authentication is fine.
+    await expect(signIn(undefined, -50_000, 0)).resolves.toHaveProperty('claims');
+  });
+
+  test('max_age 0 ("sign in again") takes an authentication after the redirect, however long the person took to come back', async () => {
+    const s = await oidcSetup();
+    const { url, transaction } = await s.client().startSignIn({ maxAge: 0 });
+    // The person takes a minute at the service, then their browser takes five seconds back.
+    s.advance(60_000);
+    const callback = await s.visit(url);
+    s.advance(5_000);
+    await expect(s.client().finishSignIn(callback, transaction)).resolves.toHaveProperty('claims.auth_time');
+    // Authenticated before the request (a reused session): refused.
+    const again = await s.client().startSignIn({ maxAge: 0 });
+    s.advance(-10_000);
+    const stale = await s.visit(again.url);
+    s.advance(10_000);
+    await expect(s.client().finishSignIn(stale, again.transaction)).rejects.toMatchObject({
+      code: 'ERR_OIDC_ID_TOKEN',
+      claim: 'auth_time',
+    });
   });
 
   test('a claim key discovery lists is accepted whatever its form; one it does not list is refused', async () => {
