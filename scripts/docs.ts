@@ -36,6 +36,12 @@ for (const [name, field] of [
   ['IdentityRequestInput', 'first_name'],
   ['Schemas', 'IdentityRequestCreated'],
   ['CredentialSubmitInput', 'file_name'],
+  // Each resource of the client on its own page, its methods listed (#27).
+  ['AuthResource', 'accessToken'],
+  ['IdentityRequestsResource', 'create'],
+  ['IdentityResponsesResource', 'getVerified'],
+  ['CredentialsResource', 'download'],
+  ['StatusResource', 'health'],
 ] as const) {
   const found = project.getChildByName(['@acme/identity', name]) as DeclarationReflection | undefined;
   if (found?.kind !== ReflectionKind.Interface || !found.getChildByName(field)) {

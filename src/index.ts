@@ -13,6 +13,11 @@
 export { AcmeIdentityClient, createClient, MAX_FILE_BYTES, MemoryTokenStore, responseOf } from './client/index.js';
 export type {
   ApiResult,
+  AuthResource,
+  CredentialsResource,
+  IdentityRequestsResource,
+  IdentityResponsesResource,
+  StatusResource,
   ResponseInfo,
   ClientOptions,
   CreateIdentityRequestOptions,

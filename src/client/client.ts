@@ -4,22 +4,20 @@ import type { paths } from '../../generated/schema.js';
 import { InvalidResponseError, NotFoundError, SdJwtVerificationError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
 import { fromBase64 } from '../internal/encoding.js';
 import { isObject } from '../internal/guards.js';
-import {
-  checkCode,
-  checkCredentialRef,
-  checkPathCode,
-  credentialBody,
-  identityRequestBody,
-  type CredentialSubmitInput,
-  type IdentityRequestInput,
-} from './bodies.js';
-import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
+import { checkCode, checkCredentialRef, checkPathCode, credentialBody, identityRequestBody } from './bodies.js';
 import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, ResponseInfo } from './results.js';
-import { verifiedIdentity, type VerifiedIdentityOptions, type WebhookEventLike } from './identity-flow.js';
+import { verifiedIdentity } from './identity-flow.js';
 import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedOptions } from './options.js';
 import * as S from './schemas.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
 import { pathSerializer, type PathSerializer } from './paths.js';
+import type {
+  AuthResource,
+  CredentialsResource,
+  IdentityRequestsResource,
+  IdentityResponsesResource,
+  StatusResource,
+} from './resources.js';
 import { ROUTES as R } from '../contract/routes.js';
 import { retryAfterMs } from './retry.js';
 import { PreparedRequestClass, ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
@@ -49,14 +47,6 @@ function withResponse<R extends object>(result: R, response: Response, apiResult
  */
 export function responseOf(result: object): ResponseInfo | undefined {
   return RESPONSES.get(result);
-}
-
-export interface CreateIdentityRequestOptions extends RequestOptions {
-  /**
-   * The live `acme_claims_supported` list from discovery. When given, claim keys outside it are
-   * refused before sending; otherwise keys are checked for form only.
-   */
-  supportedClaims?: Iterable<string>;
 }
 
 type Fetch = (request: Request) => Promise<Response>;
@@ -122,83 +112,19 @@ export class AcmeIdentityClient {
   readonly #api: ReturnType<typeof createFetchClient<paths>>;
 
   /** API tokens: usually managed for you; exposed for diagnostics and custom flows. */
-  readonly auth: {
-    /** POST /auth/api-token with the client's key pair. The result holds secrets: never log it. */
-    createToken(options?: RequestOptions): Promise<ApiResult<Schemas['TokenResponse']>>;
-    /** POST /auth/api-token/refresh. The result holds secrets: never log it. */
-    refreshToken(refreshToken: string, options?: RequestOptions): Promise<ApiResult<Schemas['TokenResponse']>>;
-    /** The access token the client is using, fetched or refreshed when due. */
-    accessToken(options?: RequestOptions): Promise<string>;
-  };
+  readonly auth: AuthResource;
 
   /** Identity requests: create, read, delete. */
-  readonly identityRequests: {
-    /**
-     * POST /identity/request. Validates the input first (`InvalidInputError` naming the field);
-     * fills the spec's defaults (`expiry_hours` 24). Repeated only after a 429: see docs/client.md, "Retries".
-     * @throws {ConflictError} an open request to this person exists: `existingCode` names it.
-     * @throws {EmailDeliveryError} the request exists but the email failed: `requestCode`, `redirectUrl`.
-     */
-    create(input: IdentityRequestInput, options?: CreateIdentityRequestOptions): Promise<ApiResult<Schemas['IdentityRequestCreated']>>;
-    /** GET /identity/request/{access_request_code}/{identity_session_code}. */
-    get(codes: IdentityRequestCodes, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityRequestDetails']>>;
-    /** DELETE /identity/request/{access_request_code}/{identity_session_code}: cancels and deletes. */
-    delete(codes: IdentityRequestCodes, options?: RequestOptions): Promise<ApiResult<Schemas['MessageData']>>;
-  };
+  readonly identityRequests: IdentityRequestsResource;
 
   /** Identity responses, after the approval webhook. */
-  readonly identityResponses: {
-    /**
-     * GET /identity/response/{access_request_code}/{identity_session_code} with `X-Access-Token`.
-     * Refuses a response whose `exp` has elapsed (on the service's clock, as learnt from its `Date`
-     * headers), as the spec requires of the client, and one without `exp`, which cannot be judged;
-     * otherwise returns it as sent: verify its disclosures (`getVerified`, or
-     * `verifyIdentityResponse`) before relying on its claims.
-     * @throws {SdJwtVerificationError} `ERR_SD_JWT_EXPIRED`: the response's `exp` has elapsed;
-     *   `ERR_SD_JWT_MISSING_CLAIM`: it has no `exp`.
-     * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response": "the client must not accept the response once `exp` has elapsed"
-     */
-    get(request: IdentityResponseRequest, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityResponseData']>>;
-    /**
-     * The whole last leg after a verified webhook: checks that the event's `access_token` names its
-     * `access_request_code`, fetches the response with that token, and verifies it (expiry,
-     * digests, `request_code`, and the credential signature when `keys` is given).
-     * @throws {IdentityFlowError} `step` is `token`, `fetch` or `verify`; `cause` is the step's error.
-     * @example
-     * ```ts
-     * const event = await webhooks.verify(rawBody, headers);
-     * const identity = await acme.identityResponses.getVerified(event, { identitySessionCode, keys: remoteJwks(authUrl) });
-     * ```
-     */
-    getVerified(event: WebhookEventLike, options: VerifiedIdentityOptions): Promise<VerifiedIdentityResponse>;
-  };
+  readonly identityResponses: IdentityResponsesResource;
 
   /** Credentials issued by this client. `credentialRef` is used verbatim, as returned by `submit`. */
-  readonly credentials: {
-    /**
-     * POST /credentials/submit. Takes the file as bytes and does the base64; refuses files over
-     * 5 MB, files that are not PNG, JPG or PDF, and a `file_name` whose extension does not match,
-     * before uploading. Repeated only after a 429.
-     * @throws {ConflictError} the credential was already submitted.
-     */
-    submit(input: CredentialSubmitInput, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialSubmitted']>>;
-    /** GET /credentials/verify/{credential_ref}: the decoded raw verifiable credential. */
-    verify(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['VerifiableCredential']>>;
-    /** GET /credentials/file-data/{credential_ref}: the source file, base64 in `file_data`. */
-    fileData(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialFileData']>>;
-    /** The source file as bytes (GET /credentials/file-data, decoded). */
-    download(credentialRef: string, options?: RequestOptions): Promise<Uint8Array>;
-    /** POST /credentials/revoke/{credential_ref}. A revoked credential answers 410 (`CredentialRevokedError`). */
-    revoke(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialRevoked']>>;
-  };
+  readonly credentials: CredentialsResource;
 
   /** Service status. These endpoints answer unwrapped records, without the `{data}` envelope. */
-  readonly status: {
-    /** GET /status/current. */
-    current(options?: RequestOptions): Promise<Schemas['StatusCurrent']>;
-    /** GET /status/health. A 503 throws `ServiceUnavailableError`. */
-    health(options?: RequestOptions): Promise<Schemas['StatusHealth']>;
-  };
+  readonly status: StatusResource;
 
   /**
    * The service's time as this client knows it, in ms: the local clock corrected by what the

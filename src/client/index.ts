@@ -1,5 +1,12 @@
 export { AcmeIdentityClient, createClient, responseOf } from './client.js';
-export type { CreateIdentityRequestOptions } from './client.js';
+export type {
+  AuthResource,
+  CreateIdentityRequestOptions,
+  CredentialsResource,
+  IdentityRequestsResource,
+  IdentityResponsesResource,
+  StatusResource,
+} from './resources.js';
 export type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, ResponseInfo } from './results.js';
 export type { ClientOptions, RequestOptions, TimestampFormat } from './options.js';
 export type { CredentialSubmitInput, IdentityRequestInput } from './bodies.js';
