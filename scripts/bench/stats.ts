@@ -28,7 +28,8 @@ export async function compare<K extends string>(
 ): Promise<Record<K, number>> {
   const names = Object.keys(fns) as K[];
   for (let i = 0; i < warmup; i++) for (const name of names) await fns[name]();
-  const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as unknown as Record<K, number[]>;
+  const samples = {} as Record<K, number[]>;
+  for (const name of names) samples[name] = [];
   const random = seeded(0x5eed);
   const order = [...names];
   for (let i = 0; i < iterations; i++) {

@@ -54,15 +54,23 @@ function isHttpUrl(value: unknown): boolean {
   }
 }
 
+type ValidationRules = { supportedClaims: ReadonlySet<string>; purposes: readonly string[] | undefined };
+
 /** Validates POST /identity/request as the spec describes it; throws E1001 naming every bad field. */
-export function validateIdentityInput(
-  body: unknown,
-  rules: { supportedClaims: ReadonlySet<string>; purposes: readonly string[] | undefined },
-): IdentityInput {
+export function validateIdentityInput(body: unknown, rules: ValidationRules): IdentityInput {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw serviceError('E1002', 'The body must be a JSON object');
   }
   const input = body as Record<string, unknown>;
+  checkIdentityInput(input, rules);
+  return input;
+}
+
+/** The checks of {@link validateIdentityInput}: passing them makes the object an `IdentityInput`. */
+function checkIdentityInput(
+  input: Record<string, unknown>,
+  rules: ValidationRules,
+): asserts input is Record<string, unknown> & IdentityInput {
   const errors: Record<string, string> = {};
   const nonEmpty = (field: string) => {
     if (typeof input[field] !== 'string' || (input[field] as string).trim() === '') errors[field] = 'is required';
@@ -111,7 +119,6 @@ export function validateIdentityInput(
     if (problem) errors['claims'] = problem;
   }
   if (Object.keys(errors).length > 0) throw validationError(errors);
-  return input as unknown as IdentityInput;
 }
 
 export function newIdentityRecord(clientId: string, input: IdentityInput, journeyOrigin: string, nowMs: number): IdentityRecord {

@@ -60,7 +60,7 @@ function webhookBody(payload: WebhookPayload, reading: ResolvedReadings['webhook
   const { event, ...fields } = payload;
   switch (reading) {
     case 'event':
-      return payload as unknown as Record<string, unknown>;
+      return { event, ...fields };
     case 'type':
       return { type: event, ...fields };
     case 'dotted':
