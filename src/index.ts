@@ -47,7 +47,7 @@ export type {
   TokenRenewalEvent,
 } from './internal/observe.js';
 export { VERSION } from './version.js';
-export { OBTAINABLE_CREDENTIALS, canBeEssential, claimKey, claimsIssues, readClaim } from './claims/index.js';
+export { OBTAINABLE_CREDENTIALS, canBeEssential, claimKey, claimsIssues, readClaim, readClaims } from './claims/index.js';
 export type {
   CheckedClaimKey,
   ClaimKey,
@@ -56,6 +56,7 @@ export type {
   KnownClaimTypes,
   ObtainableCredential,
   PersonName,
+  ReadClaims,
   SpecClaimTypes,
 } from './claims/index.js';
 export {

@@ -57,6 +57,19 @@ export interface SpecClaimTypes {
 // An interface, not an alias, so that applications can augment it.
 export interface KnownClaimTypes extends SpecClaimTypes {}
 
+declare const checked: unique symbol;
+
+/** A claim key known only at run time (configuration, a discovery document), checked by `claimKey`. */
+export type CheckedClaimKey = string & { readonly [checked]: true };
+
+/**
+ * A claim key: one the spec names, one you declared, or one checked at run time. A typo is a
+ * compile error. Keys the service adds later are declared by module augmentation, with their type:
+ * `declare module '@acme/identity' { interface KnownClaimTypes { 'newcredential.field': string } }`;
+ * or taken from text with `claimKey`.
+ */
+export type ClaimKey = keyof KnownClaimTypes | CheckedClaimKey;
+
 /** The decoded type of claim `K`. */
 export type ClaimValue<K extends string> = K extends keyof KnownClaimTypes ? KnownClaimTypes[K] : unknown;
 
@@ -147,4 +160,31 @@ export function readClaim<K extends string>(claims: Readonly<Record<string, unkn
   if (!Object.hasOwn(claims, key) || claims[key] === undefined) return undefined;
   const decode = Object.hasOwn(DECODERS, key) ? DECODERS[key as keyof SpecClaimTypes] : undefined;
   return (decode ? decode(claims[key], key) : claims[key]) as ClaimValue<K>;
+}
+
+/** The claims {@link readClaims} read: each key asked for, decoded to its type; absent when not disclosed. */
+export type ReadClaims<K extends ClaimKey> = { readonly [P in K]?: ClaimValue<P> };
+
+/**
+ * Reads the claims `keys` names from verified claims, each decoded as {@link readClaim} decodes
+ * it, into one object typed by the keys asked for: a key that was not disclosed is absent.
+ *
+ * @throws {ClaimDecodeError} `ERR_CLAIM_DECODE` when a value is not of its documented form.
+ * @throws {InvalidInputError} `ERR_INVALID_INPUT` when `claims` is not an object or `keys` not an array of strings.
+ * @example
+ * ```ts
+ * const person = readClaims(verified.claims, ['acmeidentity.name', 'sanctionscheck.is_pep']);
+ * person['acmeidentity.name']?.first_name; // string | undefined
+ * person['sanctionscheck.is_pep']; // boolean | undefined
+ * ```
+ */
+export function readClaims<const K extends ClaimKey>(claims: Readonly<Record<string, unknown>>, keys: readonly K[]): ReadClaims<K> {
+  if (!Array.isArray(keys)) throw new InvalidInputError([{ field: 'keys', message: 'must be an array of claim keys' }]);
+  const read: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = readClaim(claims, key);
+    // Defined, not assigned: a key named __proto__ stays a claim, never the object's prototype.
+    if (value !== undefined) Object.defineProperty(read, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return read as ReadClaims<K>;
 }

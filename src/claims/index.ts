@@ -7,25 +7,12 @@
  */
 import { OBTAINABLE_CREDENTIALS } from '../contract/claims.js';
 import { InvalidInputError, type InputIssue } from '../errors/index.js';
-import type { KnownClaimTypes } from './decoders.js';
+import type { CheckedClaimKey, ClaimKey, KnownClaimTypes } from './decoders.js';
 
 /** Credentials the service can obtain during a journey: the only ones that may be marked essential. */
 export { OBTAINABLE_CREDENTIALS };
 
 export type ObtainableCredential = (typeof OBTAINABLE_CREDENTIALS)[number];
-
-declare const checked: unique symbol;
-
-/** A claim key known only at run time (configuration, a discovery document), checked by {@link claimKey}. */
-export type CheckedClaimKey = string & { readonly [checked]: true };
-
-/**
- * A claim key: one the spec names, one you declared, or one checked at run time. A typo is a
- * compile error. Keys the service adds later are declared by module augmentation, with their type:
- * `declare module '@acme/identity' { interface KnownClaimTypes { 'newcredential.field': string } }`;
- * or taken from text with {@link claimKey}.
- */
-export type ClaimKey = keyof KnownClaimTypes | CheckedClaimKey;
 
 /** The two forms the service accepts: a flat array of keys, or keys mapped to `null` / `{essential: true}`. */
 export type ClaimsRequest = readonly ClaimKey[] | { readonly [K in keyof KnownClaimTypes]?: null | { readonly essential: true } };
@@ -137,5 +124,5 @@ export function claimsRequestIssues(claims: unknown, unknownKey: KeyCheck, path:
   return issues;
 }
 
-export { readClaim } from './decoders.js';
-export type { ClaimValue, KnownClaimTypes, PersonName, SpecClaimTypes } from './decoders.js';
+export { readClaim, readClaims } from './decoders.js';
+export type { CheckedClaimKey, ClaimKey, ClaimValue, KnownClaimTypes, PersonName, ReadClaims, SpecClaimTypes } from './decoders.js';

@@ -153,7 +153,7 @@ export function fetchUserInfo(signIn: BrowserSignIn, result: SignInResult): Prom
 
 export type { OidcClaimsRequest, OidcOptions, OidcTransaction, SignInParams, SignInResult, IdTokenClaims, StandardScope } from './flow.js';
 export type { UserInfo } from './userinfo.js';
-export { readClaim } from '../claims/decoders.js';
-export type { ClaimValue, KnownClaimTypes, PersonName } from '../claims/decoders.js';
+export { readClaim, readClaims } from '../claims/decoders.js';
+export type { ClaimKey, ClaimValue, KnownClaimTypes, PersonName, ReadClaims } from '../claims/decoders.js';
 export { InvalidInputError, OidcError, ConfigurationError } from '../errors/index.js';
 export type { OidcErrorCode, InputIssue } from '../errors/index.js';

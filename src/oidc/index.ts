@@ -220,7 +220,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
 
 export type { IdTokenClaims, OidcClaimsRequest, OidcOptions, OidcTransaction, SignInParams, SignInResult, StandardScope } from './flow.js';
 export type { UserInfo } from './userinfo.js';
-export { readClaim } from '../claims/decoders.js';
-export type { ClaimValue, KnownClaimTypes, PersonName } from '../claims/decoders.js';
+export { readClaim, readClaims } from '../claims/decoders.js';
+export type { ClaimKey, ClaimValue, KnownClaimTypes, PersonName, ReadClaims } from '../claims/decoders.js';
 export { ConfigurationError, InvalidInputError, OidcError } from '../errors/index.js';
 export type { InputIssue, OidcErrorCode } from '../errors/index.js';

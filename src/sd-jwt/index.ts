@@ -23,7 +23,7 @@ export type { ClaimsProof, VerifiedIdentityResponse, VerifyIdentityResponseOptio
 export { ASYMMETRIC_ALGORITHMS, localJwks, remoteJwks } from './jwks.js';
 export type { KeyHeader, KeySource, RemoteJwksOptions, RemoteKeySource } from './jwks.js';
 export type { HashAlgorithm } from './hash.js';
-export { readClaim } from '../claims/decoders.js';
-export type { ClaimValue, KnownClaimTypes, PersonName } from '../claims/decoders.js';
+export { readClaim, readClaims } from '../claims/decoders.js';
+export type { ClaimKey, ClaimValue, KnownClaimTypes, PersonName, ReadClaims } from '../claims/decoders.js';
 export { ClaimDecodeError, ConfigurationError, InvalidInputError, JwksError, SdJwtVerificationError } from '../errors/index.js';
 export type { SdJwtErrorCode } from '../errors/index.js';

@@ -4,8 +4,18 @@
  * calls out. (The client and the OIDC helper apply the same rules before sending; their tests show
  * the service agrees.)
  */
-import { describe, expect, test } from 'vitest';
-import { ClaimDecodeError, InvalidInputError, OBTAINABLE_CREDENTIALS, canBeEssential, claimsIssues, readClaim } from '../../src/index.js';
+import { describe, expect, expectTypeOf, test } from 'vitest';
+import {
+  ClaimDecodeError,
+  InvalidInputError,
+  OBTAINABLE_CREDENTIALS,
+  canBeEssential,
+  claimKey,
+  claimsIssues,
+  readClaim,
+  readClaims,
+  type PersonName,
+} from '../../src/index.js';
 
 const fields = (claims: unknown, supported?: readonly string[]) =>
   claimsIssues(claims, supported && new Set(supported)).map((i) => i.field);
@@ -177,5 +187,53 @@ describe('readClaim: the documented form of each value', () => {
     expect(() => readClaim(null as never, 'acmeidentity.name')).toThrow(expect.objectContaining({ field: 'claims' }));
     expect(() => readClaim('x' as never, 'acmeidentity.name')).toThrow(expect.objectContaining({ field: 'claims' }));
     expect(() => readClaim({}, 7 as never)).toThrow(expect.objectContaining({ field: 'key' }));
+  });
+});
+
+describe('readClaims: the keys asked for, decoded, in one object typed by them', () => {
+  const claims = {
+    'acmeidentity.name': '{"first_name":"Jane","last_name":"Citizen"}',
+    'sanctionscheck.is_pep': 'No',
+    'loyalty.tier': 'gold',
+  };
+
+  test('each disclosed key decoded as readClaim decodes it; one not disclosed is absent, not undefined', () => {
+    const read = readClaims(claims, ['acmeidentity.name', 'sanctionscheck.is_pep', 'acmeidentity.birth_date', claimKey('loyalty.tier')]);
+    expect(read).toEqual({
+      'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' },
+      'sanctionscheck.is_pep': false,
+      'loyalty.tier': 'gold',
+    });
+    expect(Object.hasOwn(read, 'acmeidentity.birth_date')).toBe(false);
+    expectTypeOf(read['acmeidentity.name']).toEqualTypeOf<PersonName | undefined>();
+    expectTypeOf(read['sanctionscheck.is_pep']).toEqualTypeOf<boolean | undefined>();
+    // A key not asked for is not on the type.
+    // @ts-expect-error 'acmeidentity.email' was not asked for
+    expect(read['acmeidentity.email']).toBeUndefined();
+  });
+
+  test('a key of the wrong form is a compile error; a value of the wrong form a ClaimDecodeError naming the key', () => {
+    // @ts-expect-error a typo of 'acmeidentity.name'
+    expect(readClaims(claims, ['acmeidentity.nmae'])).toEqual({});
+    const error = (() => {
+      try {
+        readClaims({ 'sanctionscheck.is_pep': 'perhaps' }, ['sanctionscheck.is_pep']);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ClaimDecodeError);
+    expect((error as Error).message).toContain('sanctionscheck.is_pep');
+  });
+
+  test('a claim named __proto__ is read as a claim, never as the prototype', () => {
+    const read = readClaims(JSON.parse('{"__proto__": "x"}') as Record<string, unknown>, [claimKey('__proto__')]);
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(read, '__proto__')?.value).toBe('x');
+  });
+
+  test('misuse is a typed input error naming the argument', () => {
+    expect(() => readClaims(claims, 'acmeidentity.name' as never)).toThrow(expect.objectContaining({ field: 'keys' }));
+    expect(() => readClaims(null as never, ['acmeidentity.name'])).toThrow(expect.objectContaining({ field: 'claims' }));
   });
 });
