@@ -41,13 +41,20 @@ const budgets: Budget[] = [
     goalBytes: 6.5 * KB,
   },
   {
-    // The issue's anchors on this machine: oauth4webapi alone 6.9 KB, 8.7 KB with its JWS check.
-    name: 'oidc/browser: the whole redirect + callback (createBrowserSignIn)',
-    code: `export { createBrowserSignIn } from './src/oidc/browser.ts';`,
+    // The page a user loads (#31): it imports the browser entry and calls redirect and
+    // handleCallback; its own lines are measured too. The issue's anchors on this machine:
+    // oauth4webapi alone 6.9 KB, 8.7 KB with its JWS check; openid-client's page is measured below.
+    name: 'oidc/browser: a sign-in page (createBrowserSignIn, redirect, handleCallback)',
+    code: `import { createBrowserSignIn } from './src/oidc/browser.ts';
+const signIn = createBrowserSignIn({ authUrl: 'https://auth.example', clientId: 'c', redirectUri: location.origin + '/cb' });
+document.querySelector('#go').onclick = () => signIn.redirect({ scope: ['openid'] });
+if (location.search.includes('code=')) signIn.handleCallback().then((r) => console.log(r.claims.sub));`,
     // #26 sorts oauth4webapi's failures by their codes and causes rather than their messages (a
-    // reworded message no longer turns an expired ID token into a generic one): 0.1 KB more.
-    budgetBytes: 9.15 * KB,
-    goalBytes: 9 * KB,
+    // reworded message no longer turns an expired ID token into a generic one): 0.1 KB more; the
+    // page's own lines, measured since #31: 0.1 KB more.
+    budgetBytes: 9.3 * KB,
+    // The issue's figure, in bytes as it states it (not 9 KiB).
+    goalBytes: 9000,
   },
   {
     // #13: the node:crypto path, the bounded body reader and the one header rule took it past 8 KB;
@@ -75,10 +82,28 @@ const budgets: Budget[] = [
   { name: 'inbox: createIdentityInbox + MemoryInboxStore', code: `export * from './src/inbox/index.ts';`, budgetBytes: 7.5 * KB },
 ];
 
-let failed = false;
-for (const budget of budgets) {
+/** What the peers' users load, bundled the same way: printed beside ours, never enforced. */
+const peers = [
+  {
+    name: "peer: openid-client's sign-in page (discovery, PKCE, authorizationCodeGrant)",
+    code: `import * as client from 'openid-client';
+const config = await client.discovery(new URL('https://auth.example'), 'c');
+document.querySelector('#go').onclick = async () => {
+  const verifier = client.randomPKCECodeVerifier();
+  sessionStorage.setItem('v', verifier);
+  location.href = client.buildAuthorizationUrl(config, { redirect_uri: location.origin + '/cb', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', nonce: client.randomNonce() }).href;
+};
+if (location.search.includes('code=')) client.authorizationCodeGrant(config, new URL(location.href), { pkceCodeVerifier: sessionStorage.getItem('v') }).then((t) => console.log(t.claims().sub));`,
+  },
+  {
+    name: "peer: standardwebhooks' Webhook (one signature convention)",
+    code: `export { Webhook } from 'standardwebhooks';`,
+  },
+];
+
+async function gzipped(code: string): Promise<{ gzip: number; minified: number }> {
   const result = await build({
-    stdin: { contents: budget.code, resolveDir: process.cwd(), loader: 'ts' },
+    stdin: { contents: code, resolveDir: process.cwd(), loader: 'ts' },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -88,13 +113,24 @@ for (const budget of budgets) {
     logLevel: 'silent',
   });
   const bytes = result.outputFiles[0]!.contents;
-  const gzip = gzipSync(bytes, { level: 9 }).length;
+  return { gzip: gzipSync(bytes, { level: 9 }).length, minified: bytes.length };
+}
+
+const KiB = (n: number) => `${(n / KB).toFixed(2)} KB`;
+const exact = (n: number) => `${n.toLocaleString('en')} B`;
+
+let failed = false;
+for (const budget of budgets) {
+  const { gzip, minified } = await gzipped(budget.code);
   const within = gzip <= budget.budgetBytes;
   failed ||= !within;
-  const kb = (n: number) => `${(n / KB).toFixed(2)} KB`;
-  const goal = budget.goalBytes === undefined ? '' : `; goal ${kb(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
+  const goal = budget.goalBytes === undefined ? '' : `; goal ${exact(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
   console.log(
-    `${within ? 'ok  ' : 'OVER'} ${budget.name}: ${kb(gzip)} gzip (${kb(bytes.length)} minified); budget ${kb(budget.budgetBytes)}${goal}`,
+    `${within ? 'ok  ' : 'OVER'} ${budget.name}: ${KiB(gzip)} (${exact(gzip)}) gzip (${KiB(minified)} minified); budget ${KiB(budget.budgetBytes)}${goal}`,
   );
+}
+for (const peer of peers) {
+  const { gzip, minified } = await gzipped(peer.code);
+  console.log(`     ${peer.name}: ${KiB(gzip)} (${exact(gzip)}) gzip (${KiB(minified)} minified)`);
 }
 if (failed) process.exit(1);
