@@ -6,6 +6,7 @@
  *
  *   npm run docs
  */
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { inflateSync } from 'node:zlib';
 import { Application, ReflectionKind, type DeclarationReflection, type ProjectReflection } from 'typedoc';
@@ -50,6 +51,14 @@ for (const [name, field] of [
   }
 }
 await app.generateDocs(project, '.tmp/docs');
+// The README's links work in the API docs too (#27): each file it links to is copied beside it.
+const unresolved = [...(await readFile('.tmp/docs/index.html', 'utf8')).matchAll(/href="(media\/[^"#]+)/g)]
+  .map((m) => m[1]!)
+  .filter((href) => !existsSync(`.tmp/docs/${href}`) || !statSync(`.tmp/docs/${href}`).isFile());
+if (unresolved.length > 0) {
+  console.error(`docs: the README links to what the API docs do not have: ${unresolved.join(', ')}`);
+  process.exit(1);
+}
 // What a person searches for finds its page (#27): a method of a resource, an error code.
 const packed = /"([A-Za-z0-9+/=]{100,})"/.exec(await readFile('.tmp/docs/assets/search.js', 'utf8'))?.[1] ?? '';
 const index = inflateSync(Buffer.from(packed, 'base64')).toString().toLowerCase();

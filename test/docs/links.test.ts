@@ -13,6 +13,8 @@ const DOCS = [
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
+  'examples/README.md',
+  'examples/webhook-recipes/README.md',
 ];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
@@ -37,6 +39,16 @@ describe('documentation links', () => {
       else if (hash && file.endsWith('.md') && !anchorsOf(file).has(hash)) broken.push(`${target} (no heading #${hash})`);
     }
     expect(broken).toEqual([]);
+  });
+
+  test('a link names a file, never a folder: the API docs (TypeDoc) copy files only, so a folder link breaks there', () => {
+    const folders = DOCS.flatMap((doc) =>
+      [...readFileSync(join(ROOT, doc), 'utf8').matchAll(/\]\(([^)\s#]+)[^)\s]*\)/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !/^(https?:|mailto:)/.test(target) && /\/$/.test(target))
+        .map((target) => `${doc}: ${target}`),
+    );
+    expect(folders).toEqual([]);
   });
 
   test('the README stays a first read: under 30 KB, the reference in docs/', () => {
