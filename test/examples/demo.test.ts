@@ -5,21 +5,19 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
+import { ended } from '../child.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The demo, limited to two examples, with Chromium looked for where there is none. */
-function demo(...args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/run-all.ts', 'browser-sign-in', 'identity-request', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, CHROMIUM_PATH: '/nonexistent/chromium' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => resolve({ code, out }));
+async function demo(...args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/run-all.ts', 'browser-sign-in', 'identity-request', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CHROMIUM_PATH: '/nonexistent/chromium' },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const { code, stdout } = await ended(child);
+  return { code, out: stdout };
 }
 
 test('without Chromium, the demo runs the other examples and says how to enable the browser one', async () => {

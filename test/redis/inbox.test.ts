@@ -16,6 +16,7 @@ import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../s
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { person } from '../fixtures.js';
+import { ended, lastJsonLine } from '../child.js';
 
 const WORKER = fileURLToPath(new URL('./inbox-worker.ts', import.meta.url));
 const KEY = new Uint8Array(32).fill(9);
@@ -201,15 +202,10 @@ function worker(args: string[]): { child: ChildProcess; result: Promise<{ status
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, INBOX_PREFIX: `processes-${prefixes}:` },
   });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const result = new Promise<{ status: number; handed: number }>((resolve, reject) =>
-    child.on('exit', (code, signal) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').at(-1)!))
-        : reject(new Error(`inbox worker ended with ${code ?? signal}: ${out}`)),
-    ),
-  );
+  const result = ended(child).then(({ code, signal, stdout }) => {
+    if (code !== 0) throw new Error(`inbox worker ended with ${code ?? signal}: ${stdout}`);
+    return lastJsonLine<{ status: number; handed: number }>(stdout);
+  });
   return { child, result };
 }
 
@@ -245,7 +241,7 @@ describe.each(kinds)('the inbox across processes, with %s', (kind) => {
     for (const { status } of results) expect([200, 409]).toContain(status);
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);
     expect(results.reduce((sum, r) => sum + r.handed, 0)).toBe(1);
-  }, 60_000);
+  }, 120_000);
 
   test('a worker killed mid-fetch: its entry is taken over after the lease and handed over once, by another process', async () => {
     const delivery = await approvedDelivery();
@@ -263,7 +259,7 @@ describe.each(kinds)('the inbox across processes, with %s', (kind) => {
     await dying.result.catch(() => undefined);
     const survivor = worker(['work', kind, server.url, sandbox.baseUrl, delivery.isc, '1500', String(Date.now() + 20_000)]);
     expect(await survivor.result).toEqual({ status: 0, handed: 1 });
-  }, 60_000);
+  }, 120_000);
 });
 
 describe.each(kinds)('the inbox on Redis, with %s', (kind) => {

@@ -12,6 +12,7 @@ import { ConfigurationError } from '../../src/index.js';
 import { RedisReplayStore, RedisStateStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import { createOidcClient, OidcError } from '../../src/oidc/index.js';
 import { DEFAULT_CLIENT, DEFAULT_OIDC_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { ended, lastJsonLine } from '../child.js';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 
 /** The rejection of `promise` (not importing the shared helpers: they start msw, which would intercept the sandbox's traffic). */
@@ -36,15 +37,11 @@ afterAll(async () => {
 });
 
 /** Runs the worker in its own process; resolves its JSON line. */
-function worker(args: string[]): Promise<Record<string, number>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`worker exited with ${code}: ${out}`)),
-    );
-  });
+async function worker(args: string[]): Promise<Record<string, number>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { code, stdout } = await ended(child);
+  if (code !== 0) throw new Error(`worker exited with ${code}: ${stdout}`);
+  return lastJsonLine<Record<string, number>>(stdout);
 }
 
 const kinds = ['node-redis', 'ioredis'] as const;

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
+import { ended } from '../../child.js';
 
 const SCRIPT = fileURLToPath(new URL('./fault-sequences.ts', import.meta.url));
 const RUNS = Number(process.env['FAULT_RUNS'] ?? 30);
@@ -11,21 +12,12 @@ test(`${RUNS} random fault sequences against a read and a create: typed errors, 
     env: { ...process.env, FAULT_RUNS: String(RUNS) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   // The process is never told to exit: a timer or socket left open would keep it alive past this.
-  const code = await new Promise<number | null>((resolve) => {
-    const limit = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve(null);
-    }, 100_000);
-    child.on('exit', (exitCode) => {
-      clearTimeout(limit);
-      resolve(exitCode);
-    });
-  });
+  const limit = setTimeout(() => child.kill('SIGKILL'), 100_000);
+  const { code, stdout } = await ended(child);
+  clearTimeout(limit);
   const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { runs?: number; failures?: string[] };
   expect(report.failures, stderr).toEqual([]);
   expect(report.runs).toBe(RUNS);
