@@ -150,5 +150,6 @@ function deliveryView(delivery: FakeService['deliveries'][number], index: number
     attempt: delivery.attempt,
     status: delivery.status ?? null,
     delivered: delivery.delivered,
+    code: delivery.code ?? null,
   };
 }

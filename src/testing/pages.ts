@@ -127,7 +127,9 @@ export function homePage(state: HomeState): Response {
         `<code>${escapeHtml(String(d.payload.access_request_code))}</code>`,
         `<code>${escapeHtml(d.url)}</code>`,
         String(d.attempt),
-        d.delivered ? `<span class="ok">${d.status}</span>` : `<span class="bad">${d.status ?? 'unreachable'}</span>`,
+        d.delivered
+          ? `<span class="ok">${d.status}</span>`
+          : `<span class="bad">${d.status ?? 'unreachable'}</span>${d.code === undefined ? '' : ` <code>${escapeHtml(d.code)}</code>`}`,
       ]),
     );
   return page(
@@ -135,7 +137,7 @@ export function homePage(state: HomeState): Response {
     `<section><h2>Endpoints</h2>${table([], endpoints, '')}</section>
 <section><h2>Identity requests in progress</h2>${table(['access_request_code', 'person', 'status', 'created (UTC)'], journeys, 'None open. Create one with POST /identity/request; its redirect_url leads to its journey page.')}</section>
 <section><h2>Sign-ins waiting for the person</h2>${table(['client', 'claims'], signIns, 'None waiting. A sign-in started at the authorize endpoint waits here until the person answers its consent page.')}</section>
-<section><h2>Recent webhook deliveries</h2>${table(['event', 'access_request_code', 'to', 'attempt', 'status'], deliveries, 'None yet. Webhooks go to the URL given with --webhook-url.')}</section>${inboxSection(state.inbox, row, table)}`,
+<section><h2>Recent webhook deliveries</h2>${table(['event', 'access_request_code', 'to', 'attempt', 'answer'], deliveries, 'None yet. Webhooks go to the URL given with --webhook-url.')}</section>${inboxSection(state.inbox, row, table)}`,
   );
 }
 

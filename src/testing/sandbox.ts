@@ -146,13 +146,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       oidcJourney: options.oidcJourney ?? 'page',
       onDelivery: (delivery) => {
         options.fake?.onDelivery?.(delivery);
-        const fields = { event: delivery.payload.event, url: delivery.url, attempt: delivery.attempt, status: delivery.status ?? null };
+        const fields = {
+          event: delivery.payload.event,
+          url: delivery.url,
+          attempt: delivery.attempt,
+          status: delivery.status ?? null,
+          ...(delivery.code === undefined ? {} : { code: delivery.code }),
+        };
         if (delivery.delivered)
           log.log('info', `sandbox: webhook ${delivery.payload.event} delivered to ${delivery.url} (attempt ${delivery.attempt})`, fields);
         else
           log.log(
             'warn',
-            `sandbox: webhook ${delivery.payload.event} to ${delivery.url} failed (attempt ${delivery.attempt}, ${delivery.status === undefined ? 'unreachable' : `HTTP ${delivery.status}`})`,
+            `sandbox: webhook ${delivery.payload.event} to ${delivery.url} failed (attempt ${delivery.attempt}, ${delivery.status === undefined ? 'unreachable' : `HTTP ${delivery.status}`}${delivery.code === undefined ? '' : `: the receiver says ${delivery.code}`})`,
             fields,
           );
       },

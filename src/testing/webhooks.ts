@@ -26,6 +26,30 @@ export interface WebhookDelivery {
   status: number | undefined;
   /** The receiver answered 200. */
   delivered: boolean;
+  /**
+   * The error code the receiver answered with, when it refused the delivery and said why (the
+   * SDK's receivers answer `{"error": "ERR_WEBHOOK_…"}`; the first 64 characters of a code-shaped
+   * `error` or `code` field). Shown in the sandbox's list of deliveries.
+   */
+  code?: string;
+}
+
+/** Resolves to undefined after `ms`, without keeping a Node process alive for it. */
+function later(ms: number): Promise<undefined> {
+  return new Promise((resolve) => (setTimeout(resolve, ms, undefined) as { unref?: () => void }).unref?.());
+}
+
+/** The refusal code in a receiver's answer, when it gives one: JSON with a code-shaped `error` (or `code`). */
+async function refusalCode(response: Response): Promise<string | undefined> {
+  const text = await response.text();
+  if (text.length > 4096) return undefined;
+  try {
+    const body = JSON.parse(text) as { error?: unknown; code?: unknown } | null;
+    const code = typeof body?.error === 'string' ? body.error : body?.code;
+    return typeof code === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface WebhookRetryOptions {
@@ -136,16 +160,19 @@ export async function deliverWebhook(
   const attempts = retry.attempts ?? 5;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     let status: number | undefined;
+    let code: string | undefined;
     try {
       const response = await globalThis.fetch(target.url, { method: 'POST', headers, body, redirect: 'manual' });
       status = response.status;
+      // A receiver that never finishes its answer's body holds no delivery up: two seconds at most.
+      if (status >= 400) code = await Promise.race([refusalCode(response).catch(() => undefined), later(2000)]);
       // Not awaited: cancelling an msw response body never settles.
-      void response.body?.cancel().catch(() => undefined);
+      else void response.body?.cancel().catch(() => undefined);
     } catch {
       status = undefined;
     }
     const delivered = status === 200;
-    record({ url: target.url, payload, attempt, status, delivered });
+    record({ url: target.url, payload, attempt, status, delivered, ...(code === undefined ? {} : { code }) });
     if (delivered) return true;
     if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, (retry.baseDelayMs ?? 500) * 2 ** (attempt - 1)));
   }

@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { AcmeIdentityClient } from '../../src/index.js';
 import { startSandbox } from '../../src/testing/index.js';
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
+import { acmeWebhookHandler } from '../../src/webhooks/frameworks/express.js';
+import { sendControl } from '../../src/cli/control.js';
+import express from 'express';
 import { person } from '../fixtures.js';
 
 const CLI = fileURLToPath(new URL('../../src/testing/cli.ts', import.meta.url));
@@ -97,6 +100,38 @@ describe('startSandbox: its pages', () => {
         /cancelled<\/td><td><code>[^<]+<\/code><\/td><td><code>http:\/\/127\.0\.0\.1:\d+\/hook<\/code><\/td><td>1<\/td><td><span class="bad">503/,
       );
       expect(html).not.toContain(sandbox.credentials.clientSecret);
+    } finally {
+      await sandbox.close();
+      receiver.close();
+    }
+  });
+
+  test("a refused delivery shows the receiver's refusal code: in the list, the log and the control API", async () => {
+    // The SDK's own Express handler behind express.json(): the mistake of the first hour, refused as ERR_WEBHOOK_PARSED_BODY.
+    const warned: string[] = [];
+    const sandbox = await startSandbox({
+      fake: { webhookRetry: { attempts: 1, baseDelayMs: 1 } },
+      logLevel: 'warn',
+      logger: { debug: () => undefined, info: () => undefined, warn: (message) => warned.push(message), error: () => undefined },
+    });
+    const app = express();
+    app.use(express.json());
+    app.post('/hook', acmeWebhookHandler({ secret: sandbox.credentials.webhookSecret, onEvent: () => undefined }));
+    const receiver = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => receiver.once('listening', resolve));
+    sandbox.service.setWebhookUrl(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+    try {
+      const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+      const { data } = await acme.identityRequests.create(person());
+      await fetch(`${data.redirect_url}/approve`, { method: 'POST', redirect: 'manual' });
+      await sandbox.service.webhooksSettled();
+      expect(sandbox.service.deliveries).toMatchObject([{ status: 500, delivered: false, code: 'ERR_WEBHOOK_PARSED_BODY' }]);
+      expect(warned).toContainEqual(expect.stringContaining('HTTP 500: the receiver says ERR_WEBHOOK_PARSED_BODY'));
+      expect(await (await fetch(`${sandbox.origin}/`)).text()).toMatch(
+        /<span class="bad">500<\/span> <code>ERR_WEBHOOK_PARSED_BODY<\/code>/,
+      );
+      const { body } = await sendControl(sandbox.origin, ['deliveries']);
+      expect(body).toMatchObject({ deliveries: [{ status: 500, delivered: false, code: 'ERR_WEBHOOK_PARSED_BODY' }] });
     } finally {
       await sandbox.close();
       receiver.close();
