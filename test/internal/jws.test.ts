@@ -183,4 +183,17 @@ describe('JWS signatures with node:crypto', () => {
     ]);
     expect(() => verifyWithNode(node, jws, signing, 'RS256')).toThrow(TypeError);
   });
+
+  test('a signature check that throws is a signature that does not verify, never a pass', async () => {
+    const { jws, ours } = await signed('ES256');
+    const throwing = {
+      ...node,
+      verify: () => {
+        throw new Error('a signature of the wrong length');
+      },
+    };
+    expect(verifyWithNode(throwing, jws, ours, 'ES256')).toBe(false);
+    // The same token and key verify when the check does not throw: the refusal is the throw's.
+    expect(verifyWithNode(node, jws, ours, 'ES256')).toBe(true);
+  });
 });

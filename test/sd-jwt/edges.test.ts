@@ -302,7 +302,7 @@ describe("verifySdJwt: the issuer's keys", () => {
 
   test('entries of a key set that are not keys, or are symmetric, are passed over', async () => {
     const pair = await keyPair();
-    const keys = localJwks({ keys: [null, 'key', [pair.jwk], { kty: 'oct', k: 'c2VjcmV0' }, pair.jwk] as never }, ISSUER);
+    const keys = localJwks({ keys: [null, undefined, 'key', 7, [pair.jwk], { kty: 'oct', k: 'c2VjcmV0' }, pair.jwk] as never }, ISSUER);
     await expect(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(keys))).resolves.toBeDefined();
     const none = localJwks({ keys: [null, 'key', [pair.jwk]] as never }, ISSUER);
     expect(await code(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(none)))).toBe('ERR_SD_JWT_KEY_NOT_FOUND');

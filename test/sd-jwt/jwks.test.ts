@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { JwksError, type SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
+import { ConfigurationError, JwksError, type SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { signJwt } from '../../src/testing/keys.js';
 import { credentialInput, harness, received, rejection } from '../helpers.js';
 
@@ -15,6 +15,13 @@ async function credentialJwt(h: Awaited<ReturnType<typeof harness>>) {
 }
 
 describe('remoteJwks', () => {
+  test('an auth URL that is not a string is a ConfigurationError naming authUrl, before anything is fetched', () => {
+    for (const authUrl of [undefined, null, 42]) {
+      expect(() => remoteJwks(authUrl as never)).toThrow(ConfigurationError);
+      expect(() => remoteJwks(authUrl as never)).toThrow(expect.objectContaining({ option: 'authUrl' }));
+    }
+  });
+
   test('a credential JWT from the credential API verifies against the JWKS found by discovery', async () => {
     const h = await harness();
     const verified = await verifySdJwt(await credentialJwt(h), { keys: remoteJwks(h.service.authUrl), requiredClaims: [] });

@@ -85,6 +85,14 @@ describe('verifySdJwt: signature and algorithm', () => {
     expect(await refusal(`${jwt}~`, { algorithms: ['HS256', 'RS256'] })).toBe('ERR_SD_JWT_ALG_NOT_ALLOWED');
   });
 
+  test('algorithms narrows the asymmetric ones accepted: a token in the list verifies, one outside it is refused', async () => {
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60 });
+    await expect(verifySdJwt(`${jwt}~`, { ...at(issuer.keys), algorithms: ['ES256', 'RS256'] })).resolves.toBeDefined();
+    expect(await refusal(`${jwt}~`, { algorithms: ['ES256', 'PS256'] })).toBe('ERR_SD_JWT_ALG_NOT_ALLOWED');
+    // Symmetric names in the list are dropped, never the asymmetric ones beside them.
+    await expect(verifySdJwt(`${jwt}~`, { ...at(issuer.keys), algorithms: ['HS256', 'none', 'RS256'] })).resolves.toBeDefined();
+  });
+
   test('rejects a signature by another key with the same kid', async () => {
     const { privateKey } = await generateKeyPair('RS256');
     const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60 }, {}, privateKey);
