@@ -147,6 +147,11 @@ describe('OIDC browser helper', () => {
     const url = await signIn.authorizationUrl({ claims: { acme: ['acmeidentity.given_name'] } });
     const result = await signIn.handleCallback(await visit(url));
     await expect(fetchUserInfo(signIn, result)).resolves.toMatchObject({ sub: result.claims.sub });
+    // Called without what createBrowserSignIn returned, or without the finished sign-in: a typed error naming it.
+    await expect(fetchUserInfo(undefined as never, result)).rejects.toMatchObject({ code: 'ERR_INVALID_CONFIG', option: 'signIn' });
+    await expect(fetchUserInfo({} as never, result)).rejects.toMatchObject({ code: 'ERR_INVALID_CONFIG', option: 'signIn' });
+    await expect(fetchUserInfo(signIn, undefined as never)).rejects.toMatchObject({ code: 'ERR_INVALID_CONFIG', option: 'result' });
+    await expect(fetchUserInfo(signIn, {} as never)).rejects.toMatchObject({ code: 'ERR_INVALID_CONFIG', option: 'result' });
   });
 
   test('validation before the redirect is the same as on a backend', async () => {

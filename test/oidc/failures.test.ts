@@ -30,6 +30,17 @@ describe('mapFailure', () => {
     ],
     ['a token response without access_token', failure(INVALID_RESPONSE, { body: { token_type: 'Bearer' } }), 'ERR_OIDC_TOKEN', undefined],
     ['an unreadable JWT', failure(PARSE_ERROR, new SyntaxError('x')), 'ERR_OIDC_TOKEN', undefined],
+    // nbf is a number like exp and iat: a numeric nbf is not the fault, the string aud after it is.
+    [
+      'aud of the wrong type after a numeric nbf',
+      failure(INVALID_RESPONSE, { claims: { ...good, nbf: 1e9, aud: 7 } }),
+      'ERR_OIDC_ID_TOKEN',
+      'aud',
+    ],
+    // A list is an aud only: as iss (or sub) it is the fault.
+    ['a list as iss', failure(INVALID_RESPONSE, { claims: { ...good, iss: ['https://i.example'] } }), 'ERR_OIDC_ID_TOKEN', 'iss'],
+    // Another code's cause is not read: a header in it does not make a signature refusal.
+    ['a parse error whose cause has a header', failure(PARSE_ERROR, { header: { alg: 'HS256' } }), 'ERR_OIDC_TOKEN', undefined],
   ])('%s', (_name, error, code, claim) => {
     const mapped = mapFailure(error, 'ERR_OIDC_TOKEN');
     expect(mapped).toBeInstanceOf(OidcError);

@@ -2,7 +2,15 @@
 import { describe, expect, test, vi } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
 import { http, HttpResponse } from 'msw';
-import { InvalidInputError, MemoryStateStore, OidcError, createOidcClient, type OidcTransaction } from '../../src/oidc/index.js';
+import {
+  ConfigurationError,
+  InvalidInputError,
+  MemoryStateStore,
+  OidcError,
+  createOidcClient,
+  type OidcTransaction,
+} from '../../src/oidc/index.js';
+import { createBrowserSignIn } from '../../src/oidc/browser.js';
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
 import { rejection, server } from '../helpers.js';
 import { REDIRECT, discovery, oidcSetup } from './setup.js';
@@ -121,8 +129,9 @@ describe('OIDC helper: the flow against the fake', () => {
       s.advance(-offsetMs + returnAfterMs);
       return s.client().finishSignIn(callback, transaction);
     };
-    // Authenticated 40 s before a request asking max_age 30: too old.
+    // Authenticated 40 s before a request asking max_age 30: too old, however soon or late the person comes back.
     const error = await rejection(signIn(30, -40_000, 0));
+    await expect(signIn(30, -40_000, 10_000)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
     expect(error).toBeInstanceOf(OidcError);
     expect(error).toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
     // 25 s before it: within max_age, and it stays within while the way back takes 10 s (the code lives a minute).
@@ -447,6 +456,17 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     await expect(oidc.finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims.aud', 'client-private_key_jwt');
   });
 
+  test('only invalid_client names the client and what to check: another token error (an expired code) says only what the service said', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    const { url, transaction } = await oidc.startSignIn();
+    const callback = await s.visit(url);
+    s.advance(120_000);
+    const error = await rejection(oidc.finishSignIn(callback, transaction));
+    expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_grant' });
+    expect((error as Error).message).not.toContain('check clientId');
+  });
+
   test('a wrong secret is ERR_OIDC_TOKEN invalid_client, and the error does not carry the secret', async () => {
     const s = await oidcSetup({ fake: { oidcClients: [registration('client_secret_basic')] } });
     const oidc = s.client({
@@ -631,5 +651,12 @@ describe('OIDC helper: configuration', () => {
     expect(() => createOidcClient({ authUrl: 'https://a.test', clientId: 'c', redirectUri: 'callback' })).toThrow(
       expect.objectContaining({ option: 'redirectUri' }),
     );
+  });
+
+  test('no options at all: a ConfigurationError naming the first one, never a TypeError', () => {
+    for (const create of [createOidcClient, createBrowserSignIn]) {
+      expect(() => create(undefined as never)).toThrow(ConfigurationError);
+      expect(() => create(undefined as never)).toThrow(expect.objectContaining({ option: 'authUrl' }));
+    }
   });
 });
