@@ -237,3 +237,33 @@ describe('readClaims: the keys asked for, decoded, in one object typed by them',
     expect(() => readClaims(null as never, ['acmeidentity.name'])).toThrow(expect.objectContaining({ field: 'claims' }));
   });
 });
+
+describe('the claim helpers at their edges', () => {
+  test('claimKey takes any non-empty string as it is, and refuses anything else naming claimKey', () => {
+    expect(claimKey('loyalty.tier')).toBe('loyalty.tier');
+    for (const key of ['', 7, undefined, null]) {
+      expect(() => claimKey(key as never)).toThrow(InvalidInputError);
+      expect(() => claimKey(key as never)).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ field: 'claimKey' })] }));
+    }
+  });
+
+  test('canBeEssential of anything but a string is false, never a TypeError', () => {
+    for (const key of [7, undefined, null, {}]) expect(canBeEssential(key as never)).toBe(false);
+  });
+
+  test('a credential claim the spec leaves unshaped (acicncchc.credential) is returned as sent', () => {
+    const credential = { type: 'acicncchc', result: { outcome: 'clear' } };
+    expect(readClaim({ 'acicncchc.credential': credential }, 'acicncchc.credential')).toBe(credential);
+    expect(readClaim({ 'acicncchc.credential': 'opaque' }, 'acicncchc.credential')).toBe('opaque');
+  });
+
+  test('readClaims makes a plain object: each claim an own property as an assignment makes it', () => {
+    const read = readClaims({ 'sanctionscheck.is_pep': 'Yes' }, ['sanctionscheck.is_pep']);
+    expect(Object.getOwnPropertyDescriptor(read, 'sanctionscheck.is_pep')).toEqual({
+      value: true,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  });
+});
