@@ -45,6 +45,8 @@ describe('acmeIdentityProfile: the user a framework keeps', () => {
     expect(name({ 'acmeidentity.name': { first_name: 'Jane', last_name: '' }, family_name: 'Citizen' })).toBe('Jane Citizen');
     expect(name({ 'acmeidentity.name': { first_name: 'Jane' } })).toBe('Jane');
     expect(name({ given_name: 7, family_name: 'Citizen' })).toBe('Citizen');
+    expect(name({ given_name: 'Jane', family_name: 7 })).toBe('Jane');
+    expect(name({ 'acmeidentity.name': { first_name: 7, last_name: 'Citizen' }, given_name: 'Jane' })).toBe('Jane Citizen');
     expect(name({ 'acmeidentity.name': 'not JSON' })).toBeNull();
     expect(name({})).toBeNull();
   });
@@ -102,7 +104,8 @@ describe('the parameters, as the SDK sends them', () => {
       ui_locales: 'fr-CA fr',
       acr_values: 'urn:acme:loa:2',
     });
-    expect(authorizationParams({})).toEqual({ scope: 'openid' });
+    // Absent options are not sent at all (not sent as undefined).
+    expect(Object.keys(authorizationParams({}))).toEqual(['scope']);
     expect(authorizationParams({ uiLocales: 'en', acrValues: ['a', 'b'] })).toEqual({
       scope: 'openid',
       ui_locales: 'en',
