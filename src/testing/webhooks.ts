@@ -1,4 +1,5 @@
 /** The fake service's side of 'Identity Actions' webhooks: signing, delivery and retries. */
+import { sleep } from '../internal/sleep.js';
 import { fromBase64, randomId, toBase64, utf8 } from '../internal/encoding.js';
 import { DEFAULT_READINGS, type ResolvedReadings } from './readings.js';
 
@@ -28,19 +29,15 @@ export interface WebhookDelivery {
   delivered: boolean;
   /**
    * The error code the receiver answered with, when it refused the delivery and said why (the
-   * SDK's receivers answer `{"error": "ERR_WEBHOOK_…"}`; the first 64 characters of a code-shaped
-   * `error` or `code` field). Shown in the sandbox's list of deliveries.
+   * SDK's receivers answer `{"error": "ERR_WEBHOOK_…"}`): a code-shaped `error` or `code` field of
+   * at most 64 characters, in an answer of at most 4 KB. Shown in the sandbox's list of deliveries.
    */
   code?: string;
 }
 
-/** Resolves to undefined after `ms`, without keeping a Node process alive for it. */
-function later(ms: number): Promise<undefined> {
-  return new Promise((resolve) => (setTimeout(resolve, ms, undefined) as { unref?: () => void }).unref?.());
-}
-
 /** The refusal code in a receiver's answer, when it gives one: JSON with a code-shaped `error` (or `code`). */
 async function refusalCode(response: Response): Promise<string | undefined> {
+  if (Number(response.headers.get('content-length') ?? 0) > 4096) return undefined;
   const text = await response.text();
   if (text.length > 4096) return undefined;
   try {
@@ -164,10 +161,19 @@ export async function deliverWebhook(
     try {
       const response = await globalThis.fetch(target.url, { method: 'POST', headers, body, redirect: 'manual' });
       status = response.status;
-      // A receiver that never finishes its answer's body holds no delivery up: two seconds at most.
-      if (status >= 400) code = await Promise.race([refusalCode(response).catch(() => undefined), later(2000)]);
-      // Not awaited: cancelling an msw response body never settles.
-      else void response.body?.cancel().catch(() => undefined);
+      if (status < 400) {
+        // Not awaited: cancelling an msw response body never settles.
+        void response.body?.cancel().catch(() => undefined);
+      } else {
+        // A receiver that never finishes its answer's body holds no delivery up: two seconds at most.
+        const stop = new AbortController();
+        const timeUp = sleep(2000, stop.signal).then(
+          () => undefined,
+          () => undefined,
+        );
+        code = await Promise.race([refusalCode(response).catch(() => undefined), timeUp]);
+        stop.abort();
+      }
     } catch {
       status = undefined;
     }
