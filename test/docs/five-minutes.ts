@@ -49,7 +49,8 @@ export async function runFiveMinuteServer(command: string, args: string[], cwd: 
       };
       child.stdout.on('data', read);
       child.stderr.on('data', read);
-      child.on('exit', () => resolve());
+      // `close`, not `exit`: a server that died has its last words read before they are shown (test/child.ts says why).
+      child.on('close', () => resolve());
     });
     child.kill();
     return output;
