@@ -152,7 +152,8 @@ const NEGATIONS = new Set(['not', 'no', 'non', 'un', 'never']);
  * disagree, or none that says, are `unknown`: never a guess.
  */
 export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawKind?: string } {
-  const kinds = new Set<WebhookEventKind>();
+  // What the fields said, as bits: 1 approved, 2 cancelled, 4 unreadable. One bit alone is the kind.
+  let said = 0;
   let rawKind: string | undefined;
   for (const source of sources) {
     if (source === null || typeof source !== 'object') continue;
@@ -160,23 +161,45 @@ export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawK
       if (!Object.hasOwn(source, key)) continue;
       const value: unknown = (source as Record<string, unknown>)[key];
       // `eventtype` is the longest kind name: a key longer than it with six separators is not read.
-      if (typeof value !== 'string' || key.length > 15 || !KIND_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''))) continue;
+      if (typeof value !== 'string' || key.length > 15 || !KIND_FIELDS.has(kindName(key))) continue;
       rawKind ??= value.slice(0, 64);
-      const words = value.toLowerCase().split(/[\s._:/-]+/);
-      const approved = words.some((w) => APPROVED.has(w));
-      const cancelled = words.some((w) => CANCELLED.has(w));
-      // A field naming neither says nothing (`type: 'webhook'`); one naming both, or negated ("not approved"), cannot be read.
-      if (!approved && !cancelled) continue;
+      const kind = kindOf(value);
+      // A field naming neither says nothing (`type: 'webhook'`).
+      if (kind === 0) continue;
       rawKind = value.slice(0, 64);
-      kinds.add(approved && cancelled ? 'unknown' : words.some((w) => NEGATIONS.has(w)) ? 'unknown' : approved ? 'approved' : 'cancelled');
+      said |= kind;
     }
   }
-  const [only] = kinds;
-  const kind = kinds.size === 1 ? only! : 'unknown';
+  const kind = said === 1 ? 'approved' : said === 2 ? 'cancelled' : 'unknown';
   return rawKind === undefined ? { kind } : { kind, rawKind };
 }
 
+/** A field name as the kind names are written: lower case, without `_` and `-`. */
+const kindName = (key: string) => {
+  const lower = key.toLowerCase();
+  return lower.includes('_') || lower.includes('-') ? lower.replace(/[_-]/g, '') : lower;
+};
+
+/**
+ * What a kind field's value says, as {@link eventKind}'s bits: its words (split on `.`, `_`, `:`,
+ * `/`, `-` and spaces) name approved (1) or cancelled (2); naming both, or negated ("not
+ * approved"), cannot be read (4); naming neither says nothing (0). A value of one word is looked
+ * up at once: it is the usual case, read on every delivery.
+ */
+function kindOf(value: string): number {
+  const lower = value.toLowerCase();
+  if (APPROVED.has(lower)) return 1;
+  if (CANCELLED.has(lower)) return 2;
+  const words = lower.split(/[\s._:/-]+/);
+  const approved = words.some((w) => APPROVED.has(w));
+  const cancelled = words.some((w) => CANCELLED.has(w));
+  if (!approved && !cancelled) return 0;
+  return (approved && cancelled) || words.some((w) => NEGATIONS.has(w)) ? 4 : approved ? 1 : 2;
+}
+
 const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
+/** Each hash as `node:crypto` and the `sha256=` prefix name it. */
+const NODE_NAMES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' } as const;
 const HEX = /^[0-9a-fA-F]+$/;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
@@ -283,7 +306,7 @@ function signatures(
   max: number,
 ): Uint8Array<ArrayBuffer>[] {
   const length = MAC_BYTES[algorithm];
-  const prefix = `${algorithm.replace('-', '').toLowerCase()}=`;
+  const prefix = `${NODE_NAMES[algorithm]}=`;
   // An entry is at most prefix + hex: a longer header cannot hold `max` valid ones, so it is not even split.
   if (value.length > max * (prefix.length + length * 2 + 2)) {
     throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header is longer than ${max} signatures can be`);
@@ -293,7 +316,7 @@ function signatures(
   if (entries.length > max)
     throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header carries ${entries.length} signatures; at most ${max} are checked`);
   return entries.map((entry) => {
-    const text = entry.toLowerCase().startsWith(prefix) ? entry.slice(prefix.length) : entry;
+    const text = entry.slice(0, prefix.length).toLowerCase() === prefix ? entry.slice(prefix.length) : entry;
     const isHex = HEX.test(text) && text.length === length * 2;
     const b64 = !isHex && BASE64.test(text) ? base64Bytes(text) : undefined;
     const isBase64 = b64?.length === length;
@@ -432,7 +455,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   /** {@link matches} with `node:crypto`, synchronously: no promise per delivery. */
   function nodeMatches(crypto: NodeCrypto, check: Check): boolean {
     let found = false;
-    const name = check.hash.replace('-', '').toLowerCase();
+    const name = NODE_NAMES[check.hash];
     for (const secret of check.secrets) {
       const hmac = crypto.createHmac(name, secret);
       // The plain scheme signs the body alone: no update for an empty prefix (each costs a call into C++).
@@ -455,7 +478,11 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   /** What was signed, the MACs the headers carry, and the keys to check them with, by the scheme the headers show. */
   function signedBy(body: Uint8Array<ArrayBuffer> | string, headers: HeaderSource): Check {
     const value = header(headers, signatureHeader);
-    const standardValue = header(headers, 'webhook-signature') ?? header(headers, 'svix-signature');
+    // Standard Webhooks' own header is looked for only where it can count: not beside a plain HMAC.
+    const standardValue =
+      scheme === 'standard' || (scheme === 'auto' && (value === undefined || /(^|\s)v1,/.test(value)))
+        ? (header(headers, 'webhook-signature') ?? header(headers, 'svix-signature'))
+        : undefined;
     const form =
       scheme !== 'auto'
         ? scheme
@@ -546,17 +573,26 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
         );
       }
     }
+    // The kind fields are read at the top and, for an envelope, in `data` too.
+    const { kind, rawKind } = nested ? eventKind(json, source) : eventKind(json);
+    const raw = rawKind === undefined ? {} : { rawKind };
+    const accessRequestCode = fields.access_request_code;
     let lazyId = id;
-    const event = {
-      // The kind fields are read at the top and, for an envelope, in `data` too.
-      ...(nested ? eventKind(json, source) : eventKind(json)),
-      accessRequestCode: fields.access_request_code,
-      payload,
-      get deliveryId() {
-        lazyId ??= nodeDigest(node!, bytes);
-        return lazyId;
-      },
-    };
+    // One literal of named fields: spreading eventKind's answer into one with a getter made the whole
+    // verification a third dearer. Without a replay store the delivery id is hashed only if it is read.
+    const event =
+      id === undefined
+        ? {
+            kind,
+            ...raw,
+            accessRequestCode,
+            payload,
+            get deliveryId() {
+              lazyId ??= nodeDigest(node!, bytes);
+              return lazyId;
+            },
+          }
+        : { kind, ...raw, accessRequestCode, payload, deliveryId: id };
     return Object.defineProperty(event, 'accessToken', { value: accessToken, enumerable: false }) as IdentityActionsEvent;
   }
 

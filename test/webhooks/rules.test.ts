@@ -3,7 +3,7 @@
  * mutation testing, #18): how headers are read, how signature headers are split and decoded, how
  * a streamed body is read, what a refusal carries and logs, and what the receiver answers.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../src/index.js';
 import {
@@ -200,6 +200,27 @@ describe('webhooks: what a refusal carries', () => {
     expect(Object.keys(event)).toContain('deliveryId');
     expect(Object.keys(event)).not.toContain('accessToken');
     expect(event.deliveryId).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+  });
+
+  test('the event has one shape with a replay store and without one (where its id is hashed when read)', async () => {
+    const withoutKind = JSON.stringify({ access_request_code: 'arc_1', access_token: TOKEN });
+    for (const body of [BODY, withoutKind]) {
+      const headers = { 'x-webhook-signature': mac(body).digest('hex') };
+      const stored = await createWebhookVerifier({ secret: SECRET }).verify(body, headers);
+      const unstored = await verifier().verify(body, headers);
+      const expected =
+        body === BODY
+          ? ['kind', 'rawKind', 'accessRequestCode', 'payload', 'deliveryId']
+          : ['kind', 'accessRequestCode', 'payload', 'deliveryId'];
+      expect(Object.keys(stored)).toEqual(expected);
+      expect(Object.keys(unstored)).toEqual(expected);
+      expect(JSON.parse(JSON.stringify(unstored))).toEqual(JSON.parse(JSON.stringify(stored)));
+      expect(unstored.deliveryId).toBe(createHash('sha256').update(body).digest('base64url'));
+      for (const event of [stored, unstored]) {
+        expect(event.accessToken).toBe(TOKEN);
+        expect(Object.getOwnPropertyDescriptor(event, 'accessToken')).toMatchObject({ enumerable: false, writable: false });
+      }
+    }
   });
 
   test('a refusal is logged at warn with its code and reason, a redelivery at info; no value of the delivery is logged', async () => {
