@@ -27,6 +27,7 @@ import {
   None,
   PrivateKeyJwt,
   authorizationCodeGrantRequest,
+  validateAuthResponse,
   type AuthorizationServer,
   type ClientAuth,
 } from 'oauth4webapi';
@@ -170,8 +171,18 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
   const auth = clientAuth(options?.clientAuthentication);
   const core = createCore(
     options,
+    // The callback was checked already (flow.ts); oauth4webapi's token request takes only parameters
+    // its own check returned, and it passes where flow.ts's did.
     (c, as, callback, transaction) =>
-      authorizationCodeGrantRequest(as, c.client(), auth, callback, transaction.redirectUri, transaction.codeVerifier, http(c)),
+      authorizationCodeGrantRequest(
+        as,
+        c.client(),
+        auth,
+        validateAuthResponse(as, c.client(), callback, transaction.state),
+        transaction.redirectUri,
+        transaction.codeVerifier,
+        http(c),
+      ),
     (e, fallback) => {
       const error = mapChallenge(e, fallback);
       // The service says only `invalid_client`: name the client and what to check (never the secret).

@@ -1,0 +1,116 @@
+/**
+ * The callback's checks (`checkCallback` in src/oidc/flow.ts) held to oauth4webapi's
+ * `validateAuthResponse`, whose verdicts they copy to spare the sign-in page its bytes: the same
+ * callbacks accepted and refused, over every mix of the parameters either reads (each absent,
+ * empty, right, wrong or sent twice), with discovery promising `iss` or not. Then the code each
+ * refusal carries.
+ */
+import fc from 'fast-check';
+import { AuthorizationResponseError, validateAuthResponse, type AuthorizationServer } from 'oauth4webapi';
+import { describe, expect, test } from 'vitest';
+import { OidcError } from '../../src/errors/index.js';
+import { checkCallback } from '../../src/oidc/flow.js';
+
+const ISSUER = 'https://auth.acme.test';
+const STATE = 'state-of-the-sign-in';
+const server = (issSupported: boolean): AuthorizationServer => ({
+  issuer: ISSUER,
+  authorization_endpoint: `${ISSUER}/oauth/oidc/authorize`,
+  ...(issSupported ? { authorization_response_iss_parameter_supported: true } : {}),
+});
+
+/** What a parameter is sent as: the values, in order (none, one, or two). */
+const values = (right: string) =>
+  fc.oneof(
+    fc.constant([]),
+    fc.constant(['']),
+    fc.constant([right]),
+    fc.constant(['wrong']),
+    fc.constant([right, right]),
+    fc.constant([right, 'wrong']),
+  );
+
+const callbacks = fc
+  .record({
+    code: fc.oneof(fc.constant(['the-code']), fc.constant([]), fc.constant([''])),
+    iss: values(ISSUER),
+    state: values(STATE),
+    error: values('access_denied'),
+    error_description: fc.oneof(fc.constant([]), fc.constant(['the person said no'])),
+    response: values('eyJ.jarm.x'),
+    id_token: values('eyJ.id.x'),
+    token: values('opaque'),
+  })
+  .chain((parameters) =>
+    // The order parameters arrive in does not change a verdict.
+    fc.shuffledSubarray(Object.keys(parameters), { minLength: Object.keys(parameters).length }).map((order) => {
+      const params = new URLSearchParams();
+      for (const name of order) for (const value of parameters[name as keyof typeof parameters]) params.append(name, value);
+      return params;
+    }),
+  );
+
+const verdict = (run: () => unknown): 'accepted' | unknown => {
+  try {
+    run();
+    return 'accepted';
+  } catch (error) {
+    return error;
+  }
+};
+
+describe("the callback's checks: oauth4webapi's verdicts, with a code per refusal", () => {
+  test('every callback is accepted or refused as validateAuthResponse does (with a code, as its token request needs)', () => {
+    fc.assert(
+      fc.property(callbacks, fc.boolean(), (params, issSupported) => {
+        const as = server(issSupported);
+        const theirs = verdict(() => validateAuthResponse(as, { client_id: 'c' }, params, STATE));
+        const ours = verdict(() => checkCallback(as, params, STATE));
+        // The token request reads `code` once (oauth4webapi's authorizationCodeGrantRequest refuses
+        // it twice or missing); checkCallback asks for it before the exchange.
+        const codes = params.getAll('code');
+        const expected = theirs === 'accepted' && codes.length === 1 && codes[0] !== '' ? 'accepted' : 'refused';
+        expect(ours === 'accepted' ? 'accepted' : 'refused', String(params)).toBe(expected);
+        if (ours !== 'accepted') expect(ours).toBeInstanceOf(OidcError);
+        // An error the service sent is reported as one exactly where oauth4webapi reports it.
+        if (theirs instanceof AuthorizationResponseError) {
+          expect((ours as OidcError).code).toBe('ERR_OIDC_AUTHORIZATION');
+          expect((ours as OidcError).error).toBe(params.get('error'));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test.each([
+    ['a JARM response', `response=x&iss=${ISSUER}&state=${STATE}&code=c`, 'ERR_OIDC_RESPONSE'],
+    ['an iss of another issuer', `iss=https://evil.test&state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
+    ['iss sent twice', `iss=${ISSUER}&iss=${ISSUER}&state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
+    ['no iss where discovery promises it', `state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
+    ['another state', `iss=${ISSUER}&state=other&code=c`, 'ERR_OIDC_STATE'],
+    ['state sent twice', `iss=${ISSUER}&state=${STATE}&state=${STATE}&code=c`, 'ERR_OIDC_STATE'],
+    ['no state', `iss=${ISSUER}&code=c`, 'ERR_OIDC_STATE'],
+    ['an error with another state: the state is what fails', `iss=${ISSUER}&state=other&error=access_denied`, 'ERR_OIDC_STATE'],
+    ['an error the service sent', `iss=${ISSUER}&state=${STATE}&error=access_denied`, 'ERR_OIDC_AUTHORIZATION'],
+    ['an ID token in the callback (hybrid)', `iss=${ISSUER}&state=${STATE}&code=c&id_token=x`, 'ERR_OIDC_RESPONSE'],
+    ['an empty token in the callback (implicit)', `iss=${ISSUER}&state=${STATE}&code=c&token=`, 'ERR_OIDC_RESPONSE'],
+    ['no code', `iss=${ISSUER}&state=${STATE}`, 'ERR_OIDC_RESPONSE'],
+    ['code sent twice', `iss=${ISSUER}&state=${STATE}&code=c&code=c`, 'ERR_OIDC_RESPONSE'],
+  ])('%s is refused as %s', (_name, query, code) => {
+    const error = verdict(() => checkCallback(server(true), new URLSearchParams(query), STATE));
+    expect(error).toBeInstanceOf(OidcError);
+    expect((error as OidcError).code).toBe(code);
+  });
+
+  test("an error's description is kept; an empty iss is missing, accepted where discovery does not promise one", () => {
+    const error = verdict(() =>
+      checkCallback(server(false), new URLSearchParams(`state=${STATE}&error=access_denied&error_description=said+no`), STATE),
+    ) as OidcError;
+    expect(error.message).toBe('access_denied: said no');
+    expect(error.errorDescription).toBe('said no');
+    expect(verdict(() => checkCallback(server(false), new URLSearchParams(`iss=&state=${STATE}&code=c`), STATE))).toBe('accepted');
+    expect((verdict(() => checkCallback(server(true), new URLSearchParams(`iss=&state=${STATE}&code=c`), STATE)) as OidcError).code).toBe(
+      'ERR_OIDC_ISSUER',
+    );
+  });
+});
