@@ -50,6 +50,7 @@ const GROUPS: Group[] = [
       'test/client/deadline.test.ts',
       'test/client/tokens.test.ts',
       'test/client/token-manager.test.ts',
+      'test/client/token-hedge.test.ts',
       'test/client/network/token-renewal.test.ts',
     ],
     goal: 85,
