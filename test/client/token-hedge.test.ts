@@ -180,6 +180,26 @@ describe('hedged token requests: at most two, the first good answer wins', () =>
     expect(m.accessToken()).toBe('access-2');
   });
 
+  test("the losing request's late answer is not learnt from: the next delay is the winner's", async () => {
+    const e = answeredByHand();
+    const m = manager(e.api);
+    const first = m.accessToken();
+    await advance(0);
+    await advance(1);
+    void m.accessToken();
+    await advance(999);
+    // The second request wins after 100 ms; the first answers 2 s after it was sent.
+    await advance(100);
+    e.requests[1]!.resolve(grant(2));
+    expect(await first).toBe('access-2');
+    await advance(900);
+    e.requests[0]!.resolve(grant(1));
+    await advance(0);
+    expect(m.accessToken()).toBe('access-2');
+    await m.invalidate('access-2');
+    expect(await hedgedAfter(m, e)).toBe(1_000);
+  });
+
   test('a renewal answered before its delay sends nothing later: the armed hedge is dropped', async () => {
     const e = answeredByHand();
     const m = manager(e.api);

@@ -516,6 +516,25 @@ describe('what the token manager asks of its store, and tells the operator', () 
     }
   });
 
+  test('a renewal with the key pair after a refused refresh token is reported with fallback: true; others without it', async () => {
+    const clock = { now: T0 };
+    const events: Record<string, unknown>[] = [];
+    const observer = observing({ logLevel: 'off', hooks: { onTokenRenewal: (event) => void events.push({ ...event }) } });
+    const store = new LeasingStore(clock);
+    store.tokens.set(KEY, token(clock, { refreshToken: 'refresh-old', expiresAt: T0, obtainedAt: T0 - 900_000 }));
+    const e = endpoints();
+    const m = manager(store, e.api, clock, { observer });
+    // The refresh token is refused (401); the key pair is tried once the refresh endpoint fails.
+    e.api.refresh = async () => {
+      throw serverError(401);
+    };
+    await m.accessToken();
+    expect(events.map(({ durationMs: _, ...rest }) => rest)).toEqual([
+      { grant: 'refresh', outcome: 'failed', errorCode: 'ERR_AUTHENTICATION' },
+      { grant: 'key-pair', outcome: 'ok', fallback: true },
+    ]);
+  });
+
   test('a renewal’s durationMs is how long the token request took, in milliseconds', async () => {
     const clock = { now: T0 };
     const { observer, at } = logging('info');
