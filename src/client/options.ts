@@ -16,8 +16,8 @@ export interface AppInfo {
 }
 
 export interface ClientOptions extends ObservabilityOptions {
-  /** `{base_url}`: the REST root, including `/api/v1`, for example `https://api.example.com/api/v1`. */
-  baseUrl: string;
+  /** `{base_url}`: the REST root, including `/api/v1`, for example `https://api.example.com/api/v1`; a `URL` is read as its `href`. */
+  baseUrl: string | URL;
   /** API key pair from the operator's user portal. */
   clientId: string;
   clientSecret: string;
@@ -177,7 +177,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   // Read as untyped data first: JavaScript callers may pass anything.
   const record: unknown = options;
   if (!isObject(record)) throw new ConfigurationError('options', 'must be an object');
-  const baseUrl = requireString(record, 'baseUrl').replace(/\/+$/, '');
+  const baseUrl = (record['baseUrl'] instanceof URL ? record['baseUrl'].href : requireString(record, 'baseUrl')).replace(/\/+$/, '');
   let url: URL;
   try {
     url = new URL(baseUrl);

@@ -160,9 +160,10 @@ export interface RemoteKeySource extends KeySource {
  * ```
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "What the service does" (discovery)
  */
-export function remoteJwks(authUrl: string, options: RemoteJwksOptions = {}): RemoteKeySource {
-  if (typeof authUrl !== 'string') throw new ConfigurationError('authUrl', 'must be a URL');
-  const issuer = authUrl.replace(/\/+$/, '');
+export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {}): RemoteKeySource {
+  if (typeof authUrl !== 'string' && !(authUrl instanceof URL))
+    throw new ConfigurationError('authUrl', 'must be a URL, as a string or a URL');
+  const issuer = String(authUrl).replace(/\/+$/, '');
   const maxAge = options.maxAgeMs ?? 600_000;
   const cooldown = options.cooldownMs ?? 30_000;
   const now = () => (options.now ?? Date.now)();

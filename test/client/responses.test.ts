@@ -311,6 +311,15 @@ describe('configuration', () => {
     }
   });
 
+  test('baseUrl may be a URL object: the client calls the same root as with its string', async () => {
+    const { service } = await harness();
+    const client = new AcmeIdentityClient({ ...base, baseUrl: new URL(service.baseUrl) });
+    await expect(client.auth.accessToken()).resolves.toMatch(/^ey/);
+    expect(() => new AcmeIdentityClient({ ...base, baseUrl: new URL('http://api.example.com/api/v1') })).toThrow(
+      expect.objectContaining({ option: 'baseUrl' }),
+    );
+  });
+
   test('plain http is allowed for localhost', () => {
     expect(() => new AcmeIdentityClient({ ...base, baseUrl: 'http://127.0.0.1:8080/api/v1' })).not.toThrow();
   });

@@ -74,7 +74,7 @@ describe('public types', () => {
   });
 
   test('the client needs its four settings; a webhook event kind is one of three', () => {
-    expectTypeOf<ClientOptions>().toHaveProperty('baseUrl').toEqualTypeOf<string>();
+    expectTypeOf<ClientOptions>().toHaveProperty('baseUrl').toEqualTypeOf<string | URL>();
     // @ts-expect-error tenantId is required
     const missing: ClientOptions = { baseUrl: 'https://x', clientId: 'c', clientSecret: 's' };
     expectTypeOf(missing).not.toBeAny();

@@ -29,6 +29,14 @@ describe('remoteJwks', () => {
     expect(verified.claims['vc']).toMatchObject({ type: ['VerifiableCredential', 'acicncchc'] });
   });
 
+  test('the auth URL may be a URL object, read as the string it stands for (a trailing slash dropped)', async () => {
+    const h = await harness();
+    const keys = remoteJwks(new URL(h.service.authUrl));
+    expect(keys.issuer).toBe(h.service.authUrl);
+    const verified = await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
+    expect(verified.claims['iss']).toBe(h.service.authUrl);
+  });
+
   test('fetches discovery and the JWKS once for many concurrent verifications, then uses the cache', async () => {
     const h = await harness();
     const jwt = await credentialJwt(h);
