@@ -161,7 +161,7 @@ export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawK
       if (!Object.hasOwn(source, key)) continue;
       const value: unknown = (source as Record<string, unknown>)[key];
       // `eventtype` is the longest kind name: a key longer than it with six separators is not read.
-      if (typeof value !== 'string' || key.length > 15 || !KIND_FIELDS.has(kindName(key))) continue;
+      if (typeof value !== 'string' || key.length > 15 || !KIND_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''))) continue;
       rawKind ??= value.slice(0, 64);
       const kind = kindOf(value);
       // A field naming neither says nothing (`type: 'webhook'`).
@@ -174,22 +174,13 @@ export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawK
   return rawKind === undefined ? { kind } : { kind, rawKind };
 }
 
-/** A field name as the kind names are written: lower case, without `_` and `-`. */
-const kindName = (key: string) => {
-  const lower = key.toLowerCase();
-  return lower.includes('_') || lower.includes('-') ? lower.replace(/[_-]/g, '') : lower;
-};
-
 /**
  * What a kind field's value says, as {@link eventKind}'s bits: its words (split on `.`, `_`, `:`,
  * `/`, `-` and spaces) name approved (1) or cancelled (2); naming both, or negated ("not
- * approved"), cannot be read (4); naming neither says nothing (0). A value of one word is looked
- * up at once: it is the usual case, read on every delivery.
+ * approved"), cannot be read (4); naming neither says nothing (0).
  */
 function kindOf(value: string): number {
   const lower = value.toLowerCase();
-  if (APPROVED.has(lower)) return 1;
-  if (CANCELLED.has(lower)) return 2;
   const words = lower.split(/[\s._:/-]+/);
   const approved = words.some((w) => APPROVED.has(w));
   const cancelled = words.some((w) => CANCELLED.has(w));
@@ -478,11 +469,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   /** What was signed, the MACs the headers carry, and the keys to check them with, by the scheme the headers show. */
   function signedBy(body: Uint8Array<ArrayBuffer> | string, headers: HeaderSource): Check {
     const value = header(headers, signatureHeader);
-    // Standard Webhooks' own header is looked for only where it can count: not beside a plain HMAC.
-    const standardValue =
-      scheme === 'standard' || (scheme === 'auto' && (value === undefined || /(^|\s)v1,/.test(value)))
-        ? (header(headers, 'webhook-signature') ?? header(headers, 'svix-signature'))
-        : undefined;
+    const standardValue = header(headers, 'webhook-signature') ?? header(headers, 'svix-signature');
     const form =
       scheme !== 'auto'
         ? scheme

@@ -205,6 +205,17 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
     expect(eventKind({ event: 'identity.request.approved' })).toEqual({ kind: 'approved', rawKind: 'identity.request.approved' });
     expect(eventKind({ event: `approved.${'x'.repeat(100)}` }).rawKind).toHaveLength(64);
   });
+
+  test('rawKind is the field that said the kind: a field naming neither, before or after it, does not replace it', () => {
+    expect(eventKind({ event: 'approved', type: 'webhook' })).toEqual({ kind: 'approved', rawKind: 'approved' });
+    expect(eventKind({ type: 'webhook', status: 'cancelled' })).toEqual({ kind: 'cancelled', rawKind: 'cancelled' });
+  });
+
+  test('a field name of up to 15 characters is read, separators and all; a longer one is not', () => {
+    // Both are event_type with separators between its letters: 15 characters, then 16.
+    expect(eventKind({ e_v_e_n_t_t_ype: 'approved' }).kind).toBe('approved');
+    expect(eventKind({ e_v_e_n_t_t_y_pe: 'approved' })).toEqual({ kind: 'unknown' });
+  });
 });
 
 describe('webhook signatures: the edges of each form (each pinned for its rule)', () => {
@@ -256,6 +267,19 @@ describe('webhook signatures: the edges of each form (each pinned for its rule)'
       'ERR_WEBHOOK_MALFORMED_SIGNATURE',
     );
     expect((await refusal(verifier().verify(payload, standard(`${good()} v1,QUJD`)))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+
+  test("Standard Webhooks' own header is read before X-Webhook-Signature, where the standard form is chosen or seen", async () => {
+    const wrong = `v1,${Buffer.alloc(32, 7).toString('base64')}`;
+    // Chosen: X-Webhook-Signature carries something else, webhook-signature the signature.
+    await expect(
+      verifier({ scheme: 'standard' }).verify(payload, { ...standard(good()), 'x-webhook-signature': 'sha256=00' }),
+    ).resolves.toBeDefined();
+    // Seen: X-Webhook-Signature in the standard form, beside the standard header that holds the right one.
+    await expect(verifier().verify(payload, { ...standard(good()), 'x-webhook-signature': wrong })).resolves.toBeDefined();
+    // Without the standard header, the standard form in X-Webhook-Signature is read there.
+    const { 'webhook-signature': _, ...withoutIt } = standard(good());
+    await expect(verifier().verify(payload, { ...withoutIt, 'x-webhook-signature': good() })).resolves.toBeDefined();
   });
 
   test('Standard Webhooks with a secret that is not base64: its text is the key', async () => {
