@@ -240,6 +240,15 @@ describe('webhook signatures: the edges of each form (each pinned for its rule)'
     for (const scheme of ['hmac', 'stripe', 'standard'] as const) {
       expect((await refusal(verifier({ scheme }).verify(payload, {}))).code).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
     }
+    // Only Standard Webhooks' header, where the scheme reads X-Webhook-Signature: missing too.
+    for (const scheme of ['hmac', 'stripe'] as const) {
+      const only = {
+        'webhook-id': 'msg_1',
+        'webhook-timestamp': String(t),
+        'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}`,
+      };
+      expect((await refusal(verifier({ scheme }).verify(payload, only))).code, scheme).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+    }
     // scheme stripe, a header without any v1 entry: malformed.
     expect((await refusal(verifier({ scheme: 'stripe' }).verify(payload, { 'x-webhook-signature': `t=${t}` }))).code).toBe(
       'ERR_WEBHOOK_MALFORMED_SIGNATURE',
