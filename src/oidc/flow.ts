@@ -311,8 +311,7 @@ export function checkCallback(as: AuthorizationServer, callback: URLSearchParams
   };
   if (one('response')) throw fail('ERR_OIDC_RESPONSE', 'JARM is not supported');
   const iss = one('iss', 'ERR_OIDC_ISSUER');
-  if (iss ? iss !== as.issuer : as.authorization_response_iss_parameter_supported)
-    throw fail('ERR_OIDC_ISSUER', `iss is not ${as.issuer}`);
+  if (iss ? iss !== as.issuer : as.authorization_response_iss_parameter_supported) throw fail('ERR_OIDC_ISSUER', `iss is not ${as.issuer}`);
   if (one('state', 'ERR_OIDC_STATE') !== state) throw fail('ERR_OIDC_STATE', "state is not the sign-in's");
   const error = one('error');
   if (error) throw oauthError('ERR_OIDC_AUTHORIZATION', { error, error_description: callback.get('error_description') ?? undefined });
