@@ -78,6 +78,19 @@ async function hedgedAfter(m: TokenManager, e: ReturnType<typeof answeredByHand>
   return Number.POSITIVE_INFINITY;
 }
 
+/**
+ * A renewal started at 0 ms and a second caller waiting from 1 ms, the clock then moved to 1,000 ms,
+ * the learnt delay with nothing learnt yet: both token requests are out.
+ */
+async function race(m: TokenManager) {
+  const first = Promise.resolve(m.accessToken());
+  await advance(0);
+  await advance(1);
+  const second = Promise.resolve(m.accessToken());
+  await advance(999);
+  return { first, second };
+}
+
 describe('hedged token requests: when the second one is sent', () => {
   test.each<[string, number[], number]>([
     ['no answer yet to learn from: one second', [], 1_000],
@@ -105,11 +118,7 @@ describe('hedged token requests: when the second one is sent', () => {
   test('the delay learnt is how long the winning request took from its own sending, not the renewal', async () => {
     const e = answeredByHand();
     const m = manager(e.api);
-    const first = m.accessToken();
-    await advance(0);
-    await advance(1);
-    const second = m.accessToken();
-    await advance(999);
+    const { first, second } = await race(m);
     expect(e.requests).toHaveLength(2);
     // The second request, sent at 1,000 ms, answers at 1,500 ms: 500 ms, so the next delay is 1.5 s.
     await advance(500);
@@ -169,11 +178,7 @@ describe('hedged token requests: at most two, the first good answer wins', () =>
   test('the first good answer wins; the other one, answering later, changes nothing', async () => {
     const e = answeredByHand();
     const m = manager(e.api);
-    const first = m.accessToken();
-    await advance(0);
-    await advance(1);
-    const second = m.accessToken();
-    await advance(999);
+    const { first, second } = await race(m);
     e.requests[1]!.resolve(grant(2));
     e.requests[0]!.resolve(grant(1));
     expect([await first, await second]).toEqual(['access-2', 'access-2']);
@@ -183,11 +188,7 @@ describe('hedged token requests: at most two, the first good answer wins', () =>
   test("the losing request's late answer is not learnt from: the next delay is the winner's", async () => {
     const e = answeredByHand();
     const m = manager(e.api);
-    const first = m.accessToken();
-    await advance(0);
-    await advance(1);
-    void m.accessToken();
-    await advance(999);
+    const { first } = await race(m);
     // The second request wins after 100 ms; the first answers 2 s after it was sent.
     await advance(100);
     e.requests[1]!.resolve(grant(2));
@@ -221,11 +222,7 @@ describe('hedged token requests: at most two, the first good answer wins', () =>
     for (const failing of [0, 1]) {
       const e = answeredByHand();
       const m = manager(e.api, { retries: 0 });
-      const first = m.accessToken();
-      await advance(0);
-      await advance(1);
-      const second = m.accessToken();
-      await advance(999);
+      const { first, second } = await race(m);
       e.requests[failing]!.reject(failure());
       await advance(0);
       e.requests[1 - failing]!.resolve(grant(7));
@@ -236,11 +233,7 @@ describe('hedged token requests: at most two, the first good answer wins', () =>
   test('both timing out fails the attempt: it is tried again as a new request, hedged again when a caller waits', async () => {
     const e = answeredByHand();
     const m = manager(e.api, { retries: 1 });
-    const first = m.accessToken();
-    await advance(0);
-    await advance(1);
-    const second = m.accessToken();
-    await advance(999);
+    const { first, second } = await race(m);
     e.requests[0]!.reject(new TimeoutError(undefined, 10_000));
     e.requests[1]!.reject(new TimeoutError(undefined, 10_000));
     await advance(0);
@@ -253,11 +246,7 @@ describe('hedged token requests: at most two, the first good answer wins', () =>
     const e = answeredByHand();
     const m = manager(e.api);
     const refusal: ApiError = apiErrorFrom({ status: 400, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
-    const first = m.accessToken();
-    await advance(0);
-    await advance(1);
-    const second = m.accessToken();
-    await advance(999);
+    const { first, second } = await race(m);
     e.requests[1]!.reject(refusal);
     await expect(first).rejects.toBe(refusal);
     await expect(second).rejects.toBe(refusal);
