@@ -180,8 +180,7 @@ export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawK
  * approved"), cannot be read (4); naming neither says nothing (0).
  */
 function kindOf(value: string): number {
-  const lower = value.toLowerCase();
-  const words = lower.split(/[\s._:/-]+/);
+  const words = value.toLowerCase().split(/[\s._:/-]+/);
   const approved = words.some((w) => APPROVED.has(w));
   const cancelled = words.some((w) => CANCELLED.has(w));
   if (!approved && !cancelled) return 0;
@@ -564,7 +563,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const { kind, rawKind } = nested ? eventKind(json, source) : eventKind(json);
     const raw = rawKind === undefined ? {} : { rawKind };
     const accessRequestCode = fields.access_request_code;
-    let lazyId = id;
+    let lazyId: string | undefined;
     // One literal of named fields: spreading eventKind's answer into one with a getter made the whole
     // verification a third dearer. Without a replay store the delivery id is hashed only if it is read.
     const event =
