@@ -2,25 +2,23 @@
  * `@acme/identity/authjs` (#30) end to end: the real Auth.js (`@auth/express`) in an Express server,
  * and headless Chromium signing in through the sandbox's consent page on localhost.
  */
-import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { ExpressAuth, type ExpressAuthConfig } from '@auth/express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { AcmeIdentity, acmeIdentityProfile, acmeIdentityProvider } from '../../src/authjs/index.js';
-import { DEFAULT_OIDC_BACKEND_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { DEFAULT_OIDC_BACKEND_CLIENT, type Sandbox } from '../../src/testing/index.js';
 import { claimKey } from '../../src/claims/index.js';
+import { signInStage, type SignInStage } from '../sign-in-stage.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
 let origin: string;
-let server: Server;
+let stage: SignInStage;
 
 beforeAll(async () => {
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  sandbox = await startSandbox({ redirectUris: [`${origin}/auth/callback/acme-identity`] });
+  stage = await signInStage(['/auth/callback/acme-identity']);
+  ({ origin, sandbox, browser } = stage);
   const provider = await acmeIdentityProvider({
     authUrl: sandbox.authUrl,
     clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
@@ -49,15 +47,9 @@ beforeAll(async () => {
   app.get('/', (_req, res) => {
     res.type('html').send('<!doctype html><title>home</title>');
   });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  browser = await launchChromium();
+  stage.serve(app);
 });
-afterAll(async () => {
-  await browser?.close();
-  server?.close();
-  await sandbox?.close();
-});
+afterAll(() => stage?.close());
 
 /** From Auth.js's sign-in page to the service's consent page. */
 async function toConsent(tab: Page) {

@@ -3,7 +3,7 @@
  * memory adapter, its Node handler) in an Express server, and headless Chromium signing in through
  * the sandbox's consent page on localhost.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { betterAuth } from 'better-auth';
 import { memoryAdapter } from 'better-auth/adapters/memory';
 import { toNodeHandler } from 'better-auth/node';
@@ -12,23 +12,20 @@ import express from 'express';
 import { decodeJwt } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { acmeIdentity, acmeIdentityProfile, acmeIdentityProvider, acmeIdentityUser } from '../../src/better-auth/index.js';
-import { DEFAULT_OIDC_BACKEND_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { DEFAULT_OIDC_BACKEND_CLIENT, type Sandbox } from '../../src/testing/index.js';
 import { claimKey } from '../../src/claims/index.js';
+import { signInStage, type SignInStage } from '../sign-in-stage.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
 let origin: string;
-let server: Server;
+let stage: SignInStage;
 const database: Record<string, Record<string, unknown>[]> = { user: [], session: [], account: [], verification: [] };
 
 beforeAll(async () => {
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  sandbox = await startSandbox({
-    redirectUris: [`${origin}/api/auth/oauth2/callback/acme-identity`, `${origin}/api/auth/callback/acme-identity`],
-  });
+  stage = await signInStage(['/api/auth/oauth2/callback/acme-identity', '/api/auth/callback/acme-identity']);
+  ({ origin, sandbox, browser } = stage);
   const acme = await acmeIdentityProvider({
     authUrl: sandbox.authUrl,
     clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
@@ -46,15 +43,9 @@ beforeAll(async () => {
   app.get('/', (_req, res) => {
     res.type('html').send('<!doctype html><title>home</title>');
   });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  browser = await launchChromium();
+  stage.serve(app);
 });
-afterAll(async () => {
-  await browser?.close();
-  server?.close();
-  await sandbox?.close();
-});
+afterAll(() => stage?.close());
 
 /** From the application's page, through better-auth's sign-in, to the service's consent page. */
 async function toConsent(tab: Page) {

@@ -2,21 +2,19 @@
  * `@acme/identity/passport` (#30) end to end: Express, express-session, the real Passport, and
  * headless Chromium signing in through the sandbox's consent page on localhost.
  */
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launchChromium } from '../../examples/browser-sign-in/chromium.js';
 import { AcmeIdentityStrategy, readClaim, type AcmeIdentityStrategyOptions } from '../../src/passport/index.js';
-import { DEFAULT_OIDC_BACKEND_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { DEFAULT_OIDC_BACKEND_CLIENT, type Sandbox } from '../../src/testing/index.js';
+import { signInStage, type SignInStage } from '../sign-in-stage.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
 let origin: string;
-let server: Server;
+let stage: SignInStage;
 
 /** An app with Passport and the strategy; what the verify function saw is kept. */
 function app(options: Partial<AcmeIdentityStrategyOptions> = {}) {
@@ -62,25 +60,15 @@ function app(options: Partial<AcmeIdentityStrategyOptions> = {}) {
   return application;
 }
 
-let current: ReturnType<typeof app>;
 beforeAll(async () => {
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  sandbox = await startSandbox({ redirectUris: [`${origin}/callback`] });
-  server = createServer((req, res) => current(req, res));
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  expect((server.address() as AddressInfo).port).toBe(port);
-  browser = await launchChromium();
+  stage = await signInStage(['/callback']);
+  ({ origin, sandbox, browser } = stage);
 });
-afterAll(async () => {
-  await browser?.close();
-  server?.close();
-  await sandbox?.close();
-});
+afterAll(() => stage?.close());
 
 describe('Passport strategy, in Chromium', () => {
   test('sign in: /login → the consent page → approve → /callback → the verified user in the session', async () => {
-    current = app();
+    stage.serve(app());
     const tab = await browser.newPage();
     await tab.goto(`${origin}/login`);
     await tab.waitForURL((url) => url.href.startsWith(`${sandbox.authUrl}/oauth/oidc/authorize`));
@@ -96,7 +84,7 @@ describe('Passport strategy, in Chromium', () => {
   });
 
   test('the person cancels: the failure redirect, with the reason', async () => {
-    current = app();
+    stage.serve(app());
     const tab = await browser.newPage();
     await tab.goto(`${origin}/login`);
     await tab.waitForURL((url) => url.href.startsWith(`${sandbox.authUrl}/oauth/oidc/authorize`));
@@ -107,7 +95,7 @@ describe('Passport strategy, in Chromium', () => {
   });
 
   test('a callback replayed, or from another browser, is refused; an essential claim the service cannot obtain is refused before the redirect', async () => {
-    current = app();
+    stage.serve(app());
     const tab = await browser.newPage();
     await tab.goto(`${origin}/login`);
     await tab.waitForURL((url) => url.href.startsWith(`${sandbox.authUrl}/oauth/oidc/authorize`));
@@ -126,7 +114,7 @@ describe('Passport strategy, in Chromium', () => {
     expect(other.headers.get('location')).toBe('/failed');
     await tab.close();
 
-    current = app({ signIn: { claims: { acme: { 'acmeidentity.name': { essential: true } } } } });
+    stage.serve(app({ signIn: { claims: { acme: { 'acmeidentity.name': { essential: true } } } } }));
     const refused = await fetch(`${origin}/login`, { redirect: 'manual' });
     expect(refused.status).toBe(500);
     expect(await refused.json()).toMatchObject({ error: 'ERR_INVALID_INPUT' });
@@ -144,7 +132,7 @@ describe('Passport strategy, in Chromium', () => {
     bare.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       res.status(500).json({ option: (error as { option?: string }).option, message: error.message });
     });
-    current = bare;
+    stage.serve(bare);
     const answer = await fetch(`${origin}/login`, { redirect: 'manual' });
     expect(await answer.json()).toMatchObject({ option: 'transactionStore', message: expect.stringContaining('express-session') });
     expect(
