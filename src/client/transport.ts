@@ -451,10 +451,11 @@ export class Transport {
   #learnClock(response: Response): void {
     if (!this.#options.correctClockSkew) return;
     const date = response.headers.get('date');
-    // The header changes once a second; within that second the offset learnt stands.
-    if (date === this.#lastDate) return;
+    // The header changes once a second; within that second the offset learnt stands. An answer
+    // without one (a token endpoint behind another gateway) teaches nothing and forgets nothing.
+    if (date === null || date === this.#lastDate) return;
     this.#lastDate = date;
-    const serverMs = date ? Date.parse(date) : Number.NaN;
+    const serverMs = Date.parse(date);
     if (Number.isNaN(serverMs)) return;
     const offset = serverMs - this.#options.now();
     this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS ? offset : 0;

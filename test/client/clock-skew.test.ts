@@ -56,3 +56,67 @@ describe.each(SKEWS)('the service clock %s', (_label, skewMs) => {
     expect(received(h.service, /^\/identity\//)).toHaveLength(calls);
   });
 });
+
+/**
+ * A client and a fake whose clock runs `skewMs` ahead of the client's, the fake's answers carrying
+ * the `Date` header `dateOf(path)` gives (none when it gives `undefined`).
+ */
+async function dated(skewMs: number, dateOf: (path: string) => string | undefined, correctClockSkew = true) {
+  const clock = { now: T0 };
+  const { makeClient, service } = await harness({ fake: { now: () => clock.now + skewMs } });
+  const client = makeClient({
+    now: () => clock.now,
+    correctClockSkew,
+    fetch: async (request) => {
+      const answer = await service.fetch(request);
+      const headers = new Headers(answer.headers);
+      const date = dateOf(new URL(request.url).pathname);
+      if (date === undefined) headers.delete('date');
+      else headers.set('date', date);
+      return new Response(await answer.arrayBuffer(), { status: answer.status, headers });
+    },
+  });
+  /** What the client believes the service's clock is ahead of its own, in ms. */
+  const offset = () => client.serviceTime() - clock.now;
+  return { client, offset };
+}
+
+describe('the clock learnt from a token, for a service that sends no Date header', () => {
+  test.each([
+    [2_500, 0],
+    [3_000, 3_000],
+    [-3_000, -3_000],
+    [600_000, 600_000],
+  ])(
+    'the service %i ms ahead: the offset learnt from the iat is %i (3 s or more is applied; less is within iat’s truncation to seconds, and ignored)',
+    async (skewMs, expected) => {
+      const { client, offset } = await dated(skewMs, () => undefined);
+      await client.auth.accessToken();
+      expect(offset()).toBe(expected);
+    },
+  );
+
+  test('not learnt with correctClockSkew: false', async () => {
+    const { client, offset } = await dated(600_000, () => undefined, false);
+    await client.auth.accessToken();
+    expect(offset()).toBe(0);
+  });
+
+  test('never over an offset learnt from a Date header: a token answered without one leaves it', async () => {
+    // Every answer but the token endpoint's carries a Date on the client's own clock: offset 0.
+    const { client, offset } = await dated(600_000, (path) => (path.includes('/auth/api-token') ? undefined : new Date(T0).toUTCString()));
+    await client.status.current();
+    await client.auth.accessToken();
+    expect(offset()).toBe(0);
+  });
+
+  test('an unreadable Date header teaches nothing: the offset learnt before it stands', async () => {
+    let date = new Date(T0 + 600_000).toUTCString();
+    const { client, offset } = await dated(0, () => date);
+    await client.status.current();
+    expect(offset()).toBe(600_000);
+    date = 'not a date';
+    await client.status.current();
+    expect(offset()).toBe(600_000);
+  });
+});
