@@ -20,7 +20,7 @@ export interface CallContext {
   readonly deadline: number;
   readonly maxRetries: number;
   /** The call's span and how many attempts it made, when tracing is on. */
-  readonly trace?: { span: Span; attempts: number; described: boolean } | undefined;
+  readonly trace?: { span: Span; attempts: number } | undefined;
 }
 
 /** Offsets smaller than this are within the `Date` header's one-second resolution: ignored. */
@@ -31,7 +31,6 @@ const MIN_SKEW_MS = 2_000;
  * interceptor among them) the cancel never settles, and a retry must not wait on it.
  */
 function discard(response: Response): void {
-  if (response.bodyUsed) return;
   response.body?.cancel().catch(() => undefined);
 }
 
@@ -168,9 +167,9 @@ export class Transport {
       };
       const onAbort = () => stop(caller?.reason, new AbortError(correlationId, caller?.reason));
       const timer = setTimeout(() => stop(DEADLINE, new TimeoutError(correlationId, timeoutMs)), timeoutMs);
-      caller?.addEventListener('abort', onAbort, { once: true });
+      caller?.addEventListener('abort', onAbort);
       const tracing = this.#options.tracing;
-      const trace = tracing ? { span: tracing.startCall(correlationId), attempts: 0, described: false } : undefined;
+      const trace = tracing ? { span: tracing.startCall(correlationId), attempts: 0 } : undefined;
       let running: Promise<T>;
       try {
         running = run({
@@ -190,15 +189,12 @@ export class Transport {
           tracing!.endCall(trace.span, trace.attempts, error === undefined ? undefined : errorCodeOf(error));
         const outcome = new Promise<T>((resolveOutcome, rejectOutcome) => {
           running.then(resolveOutcome, rejectOutcome);
-          controller.signal.addEventListener(
-            'abort',
-            () =>
-              rejectOutcome(
-                controller.signal.reason === DEADLINE
-                  ? new TimeoutError(correlationId, timeoutMs)
-                  : new AbortError(correlationId, controller.signal.reason),
-              ),
-            { once: true },
+          controller.signal.addEventListener('abort', () =>
+            rejectOutcome(
+              controller.signal.reason === DEADLINE
+                ? new TimeoutError(correlationId, timeoutMs)
+                : new AbortError(correlationId, controller.signal.reason),
+            ),
           );
         });
         outcome.then(() => settle(), settle);
@@ -286,8 +282,8 @@ export class Transport {
           } catch (error) {
             failure = error;
           }
+          // (Read after the deadline or an abort, it goes nowhere: the call has settled already.)
           if (bytes !== undefined) {
-            if (ctx.signal.aborted) throw ctx.signal.reason;
             return new ReadResponse(response, this.#decode(bytes, response, ctx), attempt + (replayed ? 2 : 1));
           }
         }
@@ -341,8 +337,8 @@ export class Transport {
     let attemptSpan: Span | undefined;
     if (trace) {
       const { method, path } = this.#event(template, init, ctx, number);
-      if (!trace.described) this.#options.tracing!.describeCall(trace.span, method, path);
-      trace.described = true;
+      // Named on every attempt (the same name and attributes): only a retry repeats it.
+      this.#options.tracing!.describeCall(trace.span, method, path);
       trace.attempts = number;
       attemptSpan = this.#options.tracing!.startAttempt(trace.span, method, path, number, headers);
     }

@@ -96,6 +96,31 @@ describe('retries', () => {
     expect(received(h.service, GET_REQUEST)).toHaveLength(2);
   });
 
+  test.each(['truncate', 'reset-after-headers'] as const)(
+    'a body cut short (%s) is a connection failure of its attempt: a read is retried, and the retry answers',
+    async (kind) => {
+      h.service.injectFault({ kind, path: GET_REQUEST });
+      const { value, error } = await run(h.client.identityRequests.get(h.codes));
+      expect(error).toBeUndefined();
+      expect(value?.data.first_name).toBe('Jane');
+      expect(received(h.service, GET_REQUEST)).toHaveLength(2);
+    },
+  );
+
+  test('a body cut short on every attempt: a ConnectionError of the body phase, caused by the failed read, after maxRetries; a network error, of the send phase', async () => {
+    h.service.injectFault({ kind: 'truncate', path: GET_REQUEST, times: 3 });
+    const { error } = await run(h.client.identityRequests.get(h.codes, { maxRetries: 2 }));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ code: 'ERR_CONNECTION', phase: 'body' });
+    // Its cause is what the body's read failed with.
+    expect((error as Error).cause).toMatchObject({ name: 'TypeError', message: expect.stringContaining('terminated') });
+    expect(received(h.service, GET_REQUEST)).toHaveLength(3);
+
+    h.service.injectFault({ kind: 'network', path: GET_REQUEST, times: 10 });
+    const refused = await run(h.client.identityRequests.get(h.codes, { maxRetries: 0 }));
+    expect(refused.error).toMatchObject({ code: 'ERR_CONNECTION', phase: 'send' });
+  });
+
   test('retries stop after maxRetries and the last error is thrown', async () => {
     h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST, times: 10 });
     const { error } = await run(h.client.identityRequests.get(h.codes, { maxRetries: 2 }));
@@ -229,6 +254,28 @@ describe('deadlines and abort', () => {
     controller.abort();
     const { error } = await pending;
     expect(error).toBeInstanceOf(AbortError);
+  });
+
+  test('a call aborted while its request is in flight is not retried, and its attempt is reported aborted, without a system code', async () => {
+    const onRetry = vi.fn();
+    const onResponse = vi.fn();
+    const client = h.makeClient({ hooks: { onRetry, onResponse } });
+    await client.auth.accessToken();
+    onResponse.mockClear();
+    h.service.injectFault({ kind: 'delay', ms: 10_000, path: GET_REQUEST });
+    const controller = new AbortController();
+    const call = client.identityRequests.get(h.codes, { signal: controller.signal });
+    // The fake clock stands still until the request has arrived (and its answer is 10 s away).
+    while (received(h.service, GET_REQUEST).length === 0) await realPause();
+    // A reason that looks like a system error is still the caller's, not the network's.
+    controller.abort(Object.assign(new Error('shutting down'), { code: 'ESHUTDOWN' }));
+    const { error } = await run(call, 100);
+    expect(error).toBeInstanceOf(AbortError);
+    await vi.waitFor(() => expect(onResponse).toHaveBeenCalledTimes(1));
+    expect(onResponse.mock.calls[0]![0]).toMatchObject({ errorCode: 'ERR_ABORTED' });
+    expect(onResponse.mock.calls[0]![0]).not.toHaveProperty('systemCode');
+    expect(onRetry).not.toHaveBeenCalled();
+    expect(received(h.service, GET_REQUEST)).toHaveLength(1);
   });
 
   test('an already aborted signal sends nothing', async () => {
