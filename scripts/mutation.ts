@@ -39,8 +39,7 @@ const GROUPS: Group[] = [
     goal: 90,
   },
   // The client's decisions (when to retry, replay, renew a token) against the tests that drive them;
-  // the transport apart: nearly every client test goes through it, so each of its mutants runs
-  // the whole client suite (about two minutes): hours on two cores.
+  // the transport apart (below): nearly every client test goes through it.
   {
     name: 'client',
     mutate: ['src/client/retry.ts', 'src/client/tokens.ts'],
@@ -55,7 +54,18 @@ const GROUPS: Group[] = [
     ],
     goal: 85,
   },
-  { name: 'transport', mutate: ['src/client/transport.ts'], tests: ['test/client/**/*.test.ts'], goal: 85 },
+  // The transport against the client's tests that drive it in process (msw, fake timers, the
+  // fake's faults). Left out: network/fault-sequences.test.ts runs the client in a child process,
+  // which never sees the mutant under test; network/socket-faults.test.ts holds 144 calls through
+  // the runtime's own fetch to tight wall-time bounds over real sockets, which a machine loaded by
+  // the run breaks (a mutant it "kills" would be a timing, not a rule), and it alone would make
+  // each surviving mutant cost a minute.
+  {
+    name: 'transport',
+    mutate: ['src/client/transport.ts'],
+    tests: ['test/client/*.test.ts', 'test/client/network/token-renewal.test.ts'],
+    goal: 85,
+  },
   { name: 'oidc', mutate: ['src/oidc/**/*.ts'], tests: ['test/oidc/**/*.test.ts'], goal: 85 },
   {
     name: 'claims',
