@@ -128,11 +128,159 @@ function oauthJson(error: OAuthError): Response {
   );
 }
 
+/** The address of one of the server's endpoints (the spec shows only authorize's; the rest are discovered). */
+const endpointOf = (issuer: string, path: string) => `${issuer}/oauth/oidc/${path}`;
+
+/** The claim keys requested by the `claims` parameter, refusing what the spec's rules 3 and 4 refuse. */
+function requestedClaims(raw: string | null, supportedClaims: ReadonlySet<string>): string[] {
+  if (raw === null) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new OAuthError('invalid_request', 'claims is not a JSON object');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new OAuthError('invalid_request', 'claims is not a JSON object');
+  const keys: string[] = [];
+  for (const [namespace, value] of Object.entries(parsed)) {
+    if (namespace === 'acme') {
+      const problem = claimsProblem(value, supportedClaims);
+      if (problem) throw new OAuthError('invalid_request', `claims.acme: ${problem}`);
+      keys.push(...(Array.isArray(value) ? (value as string[]) : Object.keys(value as object)));
+    } else if (STANDARD_SCOPES.includes(namespace)) {
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+        throw new OAuthError('invalid_request', `claims.${namespace} must be an array of claim names`);
+      }
+      // Rule 4: an unrecognised claim key is rejected, under a scope as under acme.
+      const unknown = value.find((name) => !STANDARD_SCOPE_CLAIMS[namespace]!.includes(name));
+      if (unknown !== undefined) {
+        throw new OAuthError('invalid_request', `claims.${namespace}: unrecognised claim ${JSON.stringify(unknown)}`);
+      }
+      keys.push(...value);
+    } else {
+      throw new OAuthError('invalid_request', `claims: unknown namespace ${JSON.stringify(namespace)}`);
+    }
+  }
+  return keys;
+}
+
+/** Checks an authorization request in the order OAuth needs: first whether errors may be redirected at all. */
+function authorizationRequest(ctx: AuthorizationServerContext, query: URLSearchParams, now: number): AuthorizationTransaction {
+  const client = ctx.clients.find((c) => c.clientId === query.get('client_id'));
+  if (!client) throw new OAuthError('invalid_request', 'unknown client_id');
+  const redirectUri = query.get('redirect_uri');
+  if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+    throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
+  }
+  // From here on, errors go back to the (registered) redirect URI.
+  const redirectable = (error: string, description: string) =>
+    Object.assign(new OAuthError(error, description), { redirectUri, state: query.get('state') });
+  if (query.get('response_type') !== 'code') throw redirectable('unsupported_response_type', 'response_type must be code');
+  const scope = (query.get('scope') ?? '').split(' ').filter(Boolean);
+  if (!scope.includes('openid')) throw redirectable('invalid_scope', 'scope must include openid');
+  const unknownScope = scope.find((token) => !STANDARD_SCOPES.includes(token));
+  if (unknownScope !== undefined) throw redirectable('invalid_scope', `unknown scope ${JSON.stringify(unknownScope)}`);
+  const state = query.get('state');
+  if (!state) throw redirectable('invalid_request', 'state is required');
+  const challenge = query.get('code_challenge');
+  const method = query.get('code_challenge_method');
+  if (!challenge) throw redirectable('invalid_request', 'code_challenge is required (PKCE)');
+  if (method !== 'S256') throw redirectable('invalid_request', 'code_challenge_method must be S256');
+  if (!S256_CHALLENGE.test(challenge)) throw redirectable('invalid_request', 'code_challenge is not an S256 challenge');
+  let claims: string[];
+  try {
+    claims = requestedClaims(query.get('claims'), ctx.supportedClaims);
+  } catch (error) {
+    throw redirectable('invalid_request', (error as OAuthError).description);
+  }
+  const ruleset = query.get('ruleset') ?? client.defaultRuleset;
+  if (!client.allowedRulesets.includes(ruleset)) throw redirectable('invalid_request', 'ruleset is not allowed for this client');
+  const aobo = query.get('aobo') ?? undefined;
+  if (aobo !== undefined && !ctx.delegations[aobo]?.includes('oauth.core.authorization')) {
+    throw redirectable('invalid_request', 'aobo does not name a valid delegation with scope oauth.core.authorization');
+  }
+  const phone = query.get('phone');
+  const phoneCountryCode = query.get('phone_country_code');
+  if (phone !== null && phoneCountryCode === null) throw redirectable('invalid_request', 'phone requires phone_country_code');
+  if (phoneCountryCode !== null && !/^[0-9]{1,3}$/.test(phoneCountryCode)) {
+    throw redirectable('invalid_request', 'phone_country_code must be an integer country code');
+  }
+  const email = query.get('email');
+  return {
+    id: `txn_${randomId(12)}`,
+    clientId: client.clientId,
+    redirectUri,
+    scope,
+    state,
+    nonce: query.get('nonce') ?? undefined,
+    codeChallenge: challenge,
+    ruleset,
+    claims,
+    aobo,
+    prefill: {
+      ...(email !== null ? { email } : {}),
+      ...(phone !== null ? { phone } : {}),
+      ...(phoneCountryCode !== null ? { phoneCountryCode } : {}),
+    },
+    createdAt: now,
+  };
+}
+
+/** The client at the token endpoint, authenticated as its registration says (RFC 6749 §2.3, RFC 7523). */
+async function authenticateClient(
+  ctx: AuthorizationServerContext,
+  request: Request,
+  form: URLSearchParams,
+): Promise<OidcClientRegistration> {
+  const invalid = new OAuthError('invalid_client', 'client authentication failed', 401);
+  const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.get('authorization') ?? '');
+  let clientId = form.get('client_id');
+  let secret: string | undefined;
+  if (basic) {
+    const decoded = atob(basic[1]!);
+    const colon = decoded.indexOf(':');
+    clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+    secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+  }
+  const assertion = form.get('client_assertion');
+  if (assertion && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') {
+    let claimed = clientId;
+    try {
+      claimed ??= (JSON.parse(atob((assertion.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { iss?: string }).iss ?? null;
+    } catch {
+      throw invalid;
+    }
+    const client = ctx.clients.find((c) => c.clientId === claimed);
+    if (!client?.jwks || client.tokenEndpointAuthMethod !== 'private_key_jwt') throw invalid;
+    try {
+      const { payload } = await jwtVerify(assertion, createLocalJWKSet(client.jwks), {
+        issuer: client.clientId,
+        subject: client.clientId,
+        audience: [ctx.issuer, endpointOf(ctx.issuer, 'token')],
+        currentDate: new Date(ctx.now()),
+      });
+      if (typeof payload.exp !== 'number' || typeof payload.jti !== 'string') throw invalid;
+    } catch {
+      throw invalid;
+    }
+    return client;
+  }
+  const client = ctx.clients.find((c) => c.clientId === clientId);
+  if (!client) throw invalid;
+  const method = client.tokenEndpointAuthMethod ?? 'none';
+  if (method === 'client_secret_basic' && !(basic && secret === client.clientSecret)) throw invalid;
+  if (method === 'client_secret_post' && !(!basic && form.get('client_secret') === client.clientSecret)) throw invalid;
+  if (method === 'private_key_jwt') throw invalid;
+  if (method === 'none' && (basic || form.has('client_secret'))) throw invalid;
+  return client;
+}
+
 export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   const transactions = new Map<string, AuthorizationTransaction>();
   const codes = new Map<string, IssuedCode>();
   const accessTokens = new Map<string, { claims: Record<string, unknown>; expiresAt: number; revoked: boolean }>();
-  const endpoint = (path: string) => `${ctx.issuer}/oauth/oidc/${path}`;
+  const endpoint = (path: string) => endpointOf(ctx.issuer, path);
 
   const metadata = () => ({
     issuer: ctx.issuer,
@@ -153,102 +301,6 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     authorization_response_iss_parameter_supported: true,
     acme_claims_supported: [...ctx.supportedClaims],
   });
-
-  /** The claim keys requested by the `claims` parameter, refusing what the spec's rules 3 and 4 refuse. */
-  function requestedClaims(raw: string | null): string[] {
-    if (raw === null) return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new OAuthError('invalid_request', 'claims is not a JSON object');
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-      throw new OAuthError('invalid_request', 'claims is not a JSON object');
-    const keys: string[] = [];
-    for (const [namespace, value] of Object.entries(parsed)) {
-      if (namespace === 'acme') {
-        const problem = claimsProblem(value, ctx.supportedClaims);
-        if (problem) throw new OAuthError('invalid_request', `claims.acme: ${problem}`);
-        keys.push(...(Array.isArray(value) ? (value as string[]) : Object.keys(value as object)));
-      } else if (STANDARD_SCOPES.includes(namespace)) {
-        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-          throw new OAuthError('invalid_request', `claims.${namespace} must be an array of claim names`);
-        }
-        // Rule 4: an unrecognised claim key is rejected, under a scope as under acme.
-        const unknown = value.find((name) => !STANDARD_SCOPE_CLAIMS[namespace]!.includes(name));
-        if (unknown !== undefined) {
-          throw new OAuthError('invalid_request', `claims.${namespace}: unrecognised claim ${JSON.stringify(unknown)}`);
-        }
-        keys.push(...value);
-      } else {
-        throw new OAuthError('invalid_request', `claims: unknown namespace ${JSON.stringify(namespace)}`);
-      }
-    }
-    return keys;
-  }
-
-  /** Checks an authorization request in the order OAuth needs: first whether errors may be redirected at all. */
-  function authorizationRequest(query: URLSearchParams, now: number): AuthorizationTransaction {
-    const client = ctx.clients.find((c) => c.clientId === query.get('client_id'));
-    if (!client) throw new OAuthError('invalid_request', 'unknown client_id');
-    const redirectUri = query.get('redirect_uri');
-    if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
-      throw new OAuthError('invalid_request', 'redirect_uri is not registered for this client');
-    }
-    // From here on, errors go back to the (registered) redirect URI.
-    const redirectable = (error: string, description: string) =>
-      Object.assign(new OAuthError(error, description), { redirectUri, state: query.get('state') });
-    if (query.get('response_type') !== 'code') throw redirectable('unsupported_response_type', 'response_type must be code');
-    const scope = (query.get('scope') ?? '').split(' ').filter(Boolean);
-    if (!scope.includes('openid')) throw redirectable('invalid_scope', 'scope must include openid');
-    const unknownScope = scope.find((token) => !STANDARD_SCOPES.includes(token));
-    if (unknownScope !== undefined) throw redirectable('invalid_scope', `unknown scope ${JSON.stringify(unknownScope)}`);
-    const state = query.get('state');
-    if (!state) throw redirectable('invalid_request', 'state is required');
-    const challenge = query.get('code_challenge');
-    const method = query.get('code_challenge_method');
-    if (!challenge) throw redirectable('invalid_request', 'code_challenge is required (PKCE)');
-    if (method !== 'S256') throw redirectable('invalid_request', 'code_challenge_method must be S256');
-    if (!S256_CHALLENGE.test(challenge)) throw redirectable('invalid_request', 'code_challenge is not an S256 challenge');
-    let claims: string[];
-    try {
-      claims = requestedClaims(query.get('claims'));
-    } catch (error) {
-      throw redirectable('invalid_request', (error as OAuthError).description);
-    }
-    const ruleset = query.get('ruleset') ?? client.defaultRuleset;
-    if (!client.allowedRulesets.includes(ruleset)) throw redirectable('invalid_request', 'ruleset is not allowed for this client');
-    const aobo = query.get('aobo') ?? undefined;
-    if (aobo !== undefined && !ctx.delegations[aobo]?.includes('oauth.core.authorization')) {
-      throw redirectable('invalid_request', 'aobo does not name a valid delegation with scope oauth.core.authorization');
-    }
-    const phone = query.get('phone');
-    const phoneCountryCode = query.get('phone_country_code');
-    if (phone !== null && phoneCountryCode === null) throw redirectable('invalid_request', 'phone requires phone_country_code');
-    if (phoneCountryCode !== null && !/^[0-9]{1,3}$/.test(phoneCountryCode)) {
-      throw redirectable('invalid_request', 'phone_country_code must be an integer country code');
-    }
-    const email = query.get('email');
-    return {
-      id: `txn_${randomId(12)}`,
-      clientId: client.clientId,
-      redirectUri,
-      scope,
-      state,
-      nonce: query.get('nonce') ?? undefined,
-      codeChallenge: challenge,
-      ruleset,
-      claims,
-      aobo,
-      prefill: {
-        ...(email !== null ? { email } : {}),
-        ...(phone !== null ? { phone } : {}),
-        ...(phoneCountryCode !== null ? { phoneCountryCode } : {}),
-      },
-      createdAt: now,
-    };
-  }
 
   function back(redirectUri: string, params: Record<string, string | null | undefined>): Response {
     const url = new URL(redirectUri);
@@ -275,7 +327,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   async function authorize(request: Request): Promise<Response> {
     let transaction: AuthorizationTransaction;
     try {
-      transaction = authorizationRequest(new URL(request.url).searchParams, ctx.now());
+      transaction = authorizationRequest(ctx, new URL(request.url).searchParams, ctx.now());
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       const target = error as OAuthError & { redirectUri?: string; state?: string | null };
@@ -296,56 +348,10 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     return back(transaction.redirectUri, { error: 'access_denied', error_description: 'the person cancelled', state: transaction.state });
   }
 
-  /** The client at the token endpoint, authenticated as its registration says (RFC 6749 §2.3, RFC 7523). */
-  async function authenticateClient(request: Request, form: URLSearchParams): Promise<OidcClientRegistration> {
-    const invalid = new OAuthError('invalid_client', 'client authentication failed', 401);
-    const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.get('authorization') ?? '');
-    let clientId = form.get('client_id');
-    let secret: string | undefined;
-    if (basic) {
-      const decoded = atob(basic[1]!);
-      const colon = decoded.indexOf(':');
-      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
-    }
-    const assertion = form.get('client_assertion');
-    if (assertion && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') {
-      let claimed = clientId;
-      try {
-        claimed ??=
-          (JSON.parse(atob((assertion.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { iss?: string }).iss ?? null;
-      } catch {
-        throw invalid;
-      }
-      const client = ctx.clients.find((c) => c.clientId === claimed);
-      if (!client?.jwks || client.tokenEndpointAuthMethod !== 'private_key_jwt') throw invalid;
-      try {
-        const { payload } = await jwtVerify(assertion, createLocalJWKSet(client.jwks), {
-          issuer: client.clientId,
-          subject: client.clientId,
-          audience: [ctx.issuer, endpoint('token')],
-          currentDate: new Date(ctx.now()),
-        });
-        if (typeof payload.exp !== 'number' || typeof payload.jti !== 'string') throw invalid;
-      } catch {
-        throw invalid;
-      }
-      return client;
-    }
-    const client = ctx.clients.find((c) => c.clientId === clientId);
-    if (!client) throw invalid;
-    const method = client.tokenEndpointAuthMethod ?? 'none';
-    if (method === 'client_secret_basic' && !(basic && secret === client.clientSecret)) throw invalid;
-    if (method === 'client_secret_post' && !(!basic && form.get('client_secret') === client.clientSecret)) throw invalid;
-    if (method === 'private_key_jwt') throw invalid;
-    if (method === 'none' && (basic || form.has('client_secret'))) throw invalid;
-    return client;
-  }
-
   async function token(request: Request): Promise<Response> {
     try {
       const form = new URLSearchParams(await request.text());
-      const client = await authenticateClient(request, form);
+      const client = await authenticateClient(ctx, request, form);
       if (form.get('grant_type') !== 'authorization_code')
         throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
       const issued = codes.get(form.get('code') ?? '');
