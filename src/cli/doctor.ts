@@ -4,9 +4,8 @@
  * advice, and never prints a secret (the key pair, the token, the tenant).
  */
 import { AcmeIdentityClient, AcmeIdentityError, ApiError, NotFoundError } from '../index.js';
-import { openApiDocument } from '../contract/openapi.js';
 import { SUPPORTED_CLAIMS } from '../contract/claims.js';
-import { ERROR_TABLE } from '../contract/errors.js';
+import { contractDrift } from './drift.js';
 
 export interface DoctorConfig {
   /** The REST base URL (`https://…/api/v1`). */
@@ -385,55 +384,6 @@ function apiVersion(record: Record<string, unknown>): string {
   const components = isRecord(record['components']) ? record['components'] : {};
   const api = isRecord(components['api']) ? components['api'] : {};
   return typeof api['version'] === 'string' ? api['version'] : 'not stated';
-}
-
-type Doc = Record<string, unknown>;
-
-/** What differs between the service's document and the SDK's contract: operations, schemas' fields and enums, error codes. */
-export function contractDrift(served: Doc, ours: Doc = openApiDocument): string[] {
-  const out: string[] = [];
-  const operations = (doc: Doc) => {
-    const set = new Set<string>();
-    const paths = isRecord(doc['paths']) ? doc['paths'] : {};
-    for (const [path, item] of Object.entries(paths)) {
-      if (!isRecord(item)) continue;
-      for (const method of Object.keys(item))
-        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) set.add(`${method.toUpperCase()} ${path}`);
-    }
-    return set;
-  };
-  const theirs = operations(served);
-  const mine = operations(ours);
-  for (const op of theirs) if (!mine.has(op)) out.push(`+ operation ${op}`);
-  for (const op of mine) if (!theirs.has(op)) out.push(`- operation ${op}`);
-  const schemas = (doc: Doc): Doc => {
-    const components = isRecord(doc['components']) ? doc['components'] : {};
-    return isRecord(components['schemas']) ? components['schemas'] : {};
-  };
-  const theirSchemas = schemas(served);
-  const mySchemas = schemas(ours);
-  for (const [name, schema] of Object.entries(mySchemas)) {
-    const other = theirSchemas[name];
-    if (!isRecord(other)) {
-      out.push(`- schema ${name}`);
-      continue;
-    }
-    if (!isRecord(schema)) continue;
-    const fields = (s: Doc) => (isRecord(s['properties']) ? Object.keys(s['properties']) : []);
-    const a = new Set(fields(schema));
-    const b = new Set(fields(other));
-    for (const f of b) if (!a.has(f)) out.push(`+ field ${name}.${f}`);
-    for (const f of a) if (!b.has(f)) out.push(`- field ${name}.${f}`);
-    const enumOf = (s: Doc) => (Array.isArray(s['enum']) ? s['enum'].map(String) : undefined);
-    const ea = enumOf(schema);
-    const eb = enumOf(other);
-    if (ea && eb && (ea.length !== eb.length || ea.some((v) => !eb.includes(v))))
-      out.push(`~ enum ${name}: ${ea.join('|')} → ${eb.join('|')}`);
-  }
-  for (const name of Object.keys(theirSchemas)) if (!(name in mySchemas)) out.push(`+ schema ${name}`);
-  const codes = JSON.stringify(served).match(/\bE\d{4}\b/g) ?? [];
-  for (const code of new Set(codes)) if (!(code in ERROR_TABLE)) out.push(`+ error code ${code}`);
-  return out;
 }
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };

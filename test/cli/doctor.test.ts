@@ -1,6 +1,7 @@
 /** `acme-identity doctor` (#29) against the fake: a sound deployment, the readings of the spec's open choices, and each thing an integrator gets wrong. */
 import { describe, expect, test } from 'vitest';
-import { contractDrift, formatReport, runDoctor, type DoctorConfig } from '../../src/cli/doctor.js';
+import { formatReport, runDoctor, type DoctorConfig } from '../../src/cli/doctor.js';
+import { contractDrift } from '../../src/cli/drift.js';
 import { openApiDocument } from '../../src/contract/openapi.js';
 import { DEFAULT_CLIENT, READING_CHOICES, createFakeService, type FakeReadings } from '../../src/testing/index.js';
 
@@ -25,6 +26,23 @@ async function doctor(
   const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]));
   return { report, byName, text: formatReport(report, false) };
 }
+
+/** An OpenAPI document as the drift tests edit it: only the members they touch are typed. */
+type EditableDocument = {
+  components?: { schemas: Record<string, unknown> };
+  definitions?: Record<string, unknown>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        requestBody?: { content: Record<string, { schema: unknown }> };
+        parameters?: unknown[];
+        responses: Record<string, { description: string; content?: Record<string, { schema: unknown }>; schema?: unknown }>;
+      }
+    >
+  >;
+};
 
 describe('acme-identity doctor', () => {
   test('a sound deployment: every check passes, and no secret is in the report', async () => {
@@ -138,7 +156,9 @@ describe('acme-identity doctor', () => {
     expect(byName['contract']?.status).toBe('warn');
     expect(byName['contract']?.detail).toContain('+ operation POST /identity/batch');
     expect(byName['contract']?.detail).toContain('- operation POST /credentials/revoke/{credential_ref}');
-    expect(byName['contract']?.detail).toContain('+ field IdentityRequestDetails.risk_score');
+    expect(byName['contract']?.detail).toContain(
+      '+ field GET /identity/request/{access_request_code}/{identity_session_code} answer.data.risk_score',
+    );
   });
 
   test('unreachable, and a base URL of the wrong shape: said, with advice; nothing else attempted', async () => {
@@ -167,10 +187,45 @@ describe('acme-identity doctor', () => {
     expect(report.checks.find((c) => c.name === 'API token')?.status).toBe('skip');
   });
 
-  test('the contract compared with itself has no drift; enums and error codes are compared too', () => {
+  test('the contract compared with itself has no drift', () => {
     expect(contractDrift(structuredClone(openApiDocument) as never)).toEqual([]);
-    const changed = structuredClone(openApiDocument) as unknown as { components: { schemas: Record<string, unknown> } };
-    changed.components.schemas['Extra'] = { type: 'object', description: 'answers E9999 sometimes' };
-    expect(contractDrift(changed as never)).toEqual(['+ schema Extra', '+ error code E9999']);
+  });
+
+  test("a document that names things its own way is the same contract: schema and parameter names, a version prefix in every path, Swagger 2's places", () => {
+    const text = JSON.stringify(openApiDocument)
+      // Every schema renamed, and its references with it.
+      .replace(/"#\/components\/schemas\/(\w+)"/g, '"#/definitions/Service$1"')
+      .replace(/\{access_request_code\}/g, '{arc}')
+      .replace(/\{identity_session_code\}/g, '{isc}')
+      .replace(/\{credential_ref\}/g, '{ref}');
+    const doc = JSON.parse(text) as EditableDocument;
+    doc.definitions = Object.fromEntries(Object.entries(doc.components!.schemas).map(([name, schema]) => [`Service${name}`, schema]));
+    delete doc.components;
+    doc.paths = Object.fromEntries(Object.entries(doc.paths).map(([path, item]) => [`/api/v1${path}`, item]));
+    // One operation in Swagger 2's form: the body a parameter, the answer's schema beside its description.
+    const create = doc.paths['/api/v1/identity/request']!['post']!;
+    create.parameters = [{ in: 'body', name: 'body', schema: create.requestBody!.content['application/json']!.schema }];
+    delete create.requestBody;
+    create.responses['200'] = { description: 'created', schema: create.responses['200']!.content!['application/json']!.schema };
+    expect(contractDrift(doc)).toEqual([]);
+  });
+
+  test('what goes over the wire is compared: operations, the fields of bodies and answers (inside data too), enums, error codes', () => {
+    const doc = JSON.parse(JSON.stringify(openApiDocument)) as EditableDocument;
+    const properties = (schema: string) =>
+      (doc.components!.schemas[schema] as { properties: Record<string, { enum?: string[] }> }).properties;
+    properties('IdentityRequestInput')['locale'] = {};
+    delete properties('IdentityResponseData')['partially_complete'];
+    properties('StatusCurrent')['status']!.enum = ['operational', 'degraded', 'maintenance'];
+    doc.paths['/credentials/list'] = { get: { responses: { '200': { description: 'answers E9999 sometimes' } } } };
+    delete doc.paths['/status/health'];
+    expect(contractDrift(doc)).toEqual([
+      '+ operation GET /credentials/list',
+      '+ field POST /identity/request body.locale',
+      '- field GET /identity/response/{access_request_code}/{identity_session_code} answer.data.partially_complete',
+      '~ enum GET /status/current answer.status: operational|degraded → operational|degraded|maintenance',
+      '- operation GET /status/health',
+      '+ error code E9999',
+    ]);
   });
 });
