@@ -129,7 +129,8 @@ const EXPIRY_MARGIN_MS = 2_000;
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   const chosen = value ?? fallback;
-  if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen <= 0) throw new ConfigurationError(name, 'must be a number above 0');
+  // Number.isFinite is false for anything that is not a number (it does not coerce).
+  if (!Number.isFinite(chosen) || chosen <= 0) throw new ConfigurationError(name, 'must be a number above 0');
   return chosen;
 }
 
@@ -148,7 +149,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
   if (typeof client?.identityResponses?.getVerified !== 'function') throw new ConfigurationError('client', 'must be an AcmeIdentityClient');
   if (typeof onIdentity !== 'function') throw new ConfigurationError('onIdentity', 'must be a function that takes the delivery');
   const store = options.store ?? new MemoryInboxStore();
-  if (typeof store?.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
+  if (typeof store.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
   const key = sealingKey(options, store.durable);
   const observer = new Observer(options, (option, message) => new ConfigurationError(option, message));
   const settings = {

@@ -1,0 +1,551 @@
+/**
+ * The inbox's rules one by one, with a client the test scripts and a clock it moves: when an entry
+ * is tried again and when it is set aside, which failures a retry can mend, the leases that keep
+ * an entry to one worker, and what the memory store keeps. (inbox.test.ts runs them end to end
+ * against the fake; test/redis/inbox.test.ts holds the Redis stores to the same rules.)
+ */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import {
+  ConfigurationError,
+  IdentityFlowError,
+  JwksError,
+  NotFoundError,
+  ServiceUnavailableError,
+  SdJwtVerificationError,
+} from '../../src/index.js';
+import {
+  createIdentityInbox,
+  MemoryInboxStore,
+  type IdentityInboxOptions,
+  type InboxClient,
+  type InboxEvent,
+  type InboxRecord,
+} from '../../src/inbox/index.js';
+import { rejection } from '../helpers.js';
+
+const T0 = Date.UTC(2026, 10, 26, 12);
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+/** An X-Access-Token as the webhook carries it (unsigned here: the inbox reads only its `exp`). */
+const tokenExpiring = (expSeconds?: number) => `${b64({ alg: 'RS256' })}.${b64(expSeconds === undefined ? {} : { exp: expSeconds })}.c2ln`;
+
+type Verify = InboxClient['identityResponses']['getVerified'];
+
+/** An inbox on a memory store, a scripted client and one clock; `serviceAheadMs` puts the service's clock ahead. */
+function setup(
+  options: Partial<IdentityInboxOptions> & {
+    verify?: Verify;
+    serviceAheadMs?: number;
+    /** What GET /identity/request answers for each request (the reconciler reads it). */
+    details?: Record<string, { completed_at?: number; opened_at?: number; time_expires?: number } | Error>;
+  } = {},
+) {
+  const clock = { now: T0 };
+  const events: InboxEvent[] = [];
+  const lines: { level: string; message: string; fields: object }[] = [];
+  const handed: unknown[] = [];
+  const logger = Object.fromEntries(
+    (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+      level,
+      (message: string, fields: object) => lines.push({ level, message: message.replace(/^\[acme-identity\] /, ''), fields }),
+    ]),
+  ) as unknown as NonNullable<IdentityInboxOptions['logger']>;
+  const verify = vi.fn<Verify>(options.verify ?? (async () => ({ claims: {} }) as never));
+  const client: InboxClient = {
+    identityResponses: { getVerified: verify },
+    identityRequests: {
+      get: async (codes) => {
+        const data = options.details?.[codes.accessRequestCode] ?? {};
+        if (data instanceof Error) throw data;
+        return { data };
+      },
+    },
+    serviceTime: () => clock.now + (options.serviceAheadMs ?? 0),
+  };
+  const store = options.store ?? new MemoryInboxStore();
+  const inbox = createIdentityInbox({
+    client,
+    store,
+    onIdentity: (delivery) => {
+      handed.push(delivery);
+    },
+    now: () => clock.now,
+    hooks: { onInbox: (event) => events.push(event) },
+    logger,
+    logLevel: 'debug',
+    ...options,
+  });
+  return { inbox, store, clock, events, lines, handed, verify };
+}
+
+/** A delivery for request `id` whose token expires `ttlSeconds` after T0 on the service's clock. */
+async function received(inbox: ReturnType<typeof setup>['inbox'], id = 'arc_1', ttlSeconds = 3_600) {
+  await inbox.expect({ accessRequestCode: id, identitySessionCode: `isc_${id}` });
+  return inbox.receive({ kind: 'approved', accessRequestCode: id, accessToken: tokenExpiring(T0 / 1000 + ttlSeconds) });
+}
+
+const unavailable = () =>
+  new IdentityFlowError(
+    'fetch',
+    'GET /identity/response failed',
+    new ServiceUnavailableError({ status: 503, body: undefined, requestCorrelationId: undefined, headers: new Headers() }),
+  );
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('inbox: when an entry is tried again', () => {
+  test('the wait doubles from backoffMs with each attempt, within ±25% jitter, up to maxBackoffMs', async () => {
+    for (const [random, factor] of [
+      [0, 0.75],
+      [0.5, 1],
+    ] as const) {
+      vi.spyOn(Math, 'random').mockReturnValue(random);
+      const { inbox, clock, events } = setup({
+        verify: async () => Promise.reject(unavailable()),
+        backoffMs: 1_000,
+        maxBackoffMs: 5_000,
+        maxAttempts: 10,
+      });
+      await received(inbox);
+      for (let attempt = 0; attempt < 5; attempt++) {
+        await inbox.runOnce();
+        clock.now += 10_000;
+      }
+      const waits = events.filter((e) => e.outcome === 'retry').map((e) => e.waitMs);
+      expect(waits).toEqual([1_000, 2_000, 4_000, 5_000, 5_000].map((ms) => ms * factor));
+      vi.restoreAllMocks();
+    }
+  });
+
+  test('the last try goes just before the token expires (4 s short, on the service clock), never after; then the entry is set aside as expired', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    // The service's clock runs 60 s ahead: the token's exp is read on it.
+    const { inbox, clock, events } = setup({
+      verify: async () => Promise.reject(unavailable()),
+      backoffMs: 100_000,
+      maxAttempts: 10,
+      serviceAheadMs: 60_000,
+    });
+    await received(inbox, 'arc_1', 150);
+    await inbox.runOnce();
+    // Expires at T0 + 150 s service time = T0 + 90 s local; the next try at 4 s before it.
+    expect(events.at(-1)).toMatchObject({ outcome: 'retry', waitMs: 86_000 });
+    clock.now += 85_999;
+    expect(await inbox.runOnce()).toBe(0);
+    clock.now += 1;
+    expect(await inbox.runOnce()).toBe(1);
+    expect(events.at(-1)).toMatchObject({ outcome: 'dead', reason: 'ERR_INBOX_TOKEN_EXPIRED', errorCode: 'ERR_SERVICE_UNAVAILABLE' });
+    expect((await inbox.deadLetters())[0]).toMatchObject({ reason: 'ERR_INBOX_TOKEN_EXPIRED', record: { attempts: 2 } });
+  });
+
+  test('an entry whose token is within 2 s of expiry is set aside without a fetch; at 2 s and 1 ms, it is fetched', async () => {
+    for (const [leftMs, fetched] of [
+      [2_000, false],
+      [2_001, true],
+    ] as const) {
+      const { inbox, clock, verify, events } = setup();
+      await received(inbox, 'arc_1', 60);
+      clock.now = T0 + 60_000 - leftMs;
+      await inbox.runOnce();
+      expect(verify).toHaveBeenCalledTimes(fetched ? 1 : 0);
+      expect(events.at(-1)?.outcome).toBe(fetched ? 'handed-over' : 'dead');
+      if (!fetched) expect(events.at(-1)).toMatchObject({ reason: 'ERR_INBOX_TOKEN_EXPIRED', errorCode: 'ERR_INBOX_TOKEN_EXPIRED' });
+    }
+  });
+
+  test('a token without exp is assumed to live assumedTokenLifetimeSeconds from its arrival; one with an exp of 0 or less too', async () => {
+    for (const token of [tokenExpiring(), tokenExpiring(0), tokenExpiring(-5), 'not-a-jwt']) {
+      const store = new MemoryInboxStore();
+      const { inbox } = setup({ store, assumedTokenLifetimeSeconds: 600 });
+      await inbox.receive({ accessRequestCode: 'arc_1', accessToken: token });
+      const [claim] = await store.claim('test', 1, 1_000, T0);
+      expect(claim?.record.tokenExpiresAt).toBe(T0 + 600_000);
+    }
+  });
+});
+
+describe('inbox: which failures a retry can mend', () => {
+  const cases: [string, () => unknown, 'retry' | 'dead', string][] = [
+    ['a 503 while fetching', unavailable, 'retry', 'ERR_SERVICE_UNAVAILABLE'],
+    [
+      'a 404 while fetching (a final status)',
+      () =>
+        new IdentityFlowError(
+          'fetch',
+          'x',
+          new NotFoundError({ status: 404, body: undefined, requestCorrelationId: undefined, headers: new Headers() }),
+        ),
+      'dead',
+      'ERR_NOT_FOUND',
+    ],
+    [
+      'a connection failure while fetching',
+      () => new IdentityFlowError('fetch', 'x', new TypeError('fetch failed')),
+      'retry',
+      'ERR_IDENTITY_FLOW',
+    ],
+    ['a token that does not name the request', () => new IdentityFlowError('token', 'x', undefined), 'dead', 'ERR_IDENTITY_FLOW'],
+    [
+      'a refused verification',
+      () => new IdentityFlowError('verify', 'x', new SdJwtVerificationError('ERR_SD_JWT_SIGNATURE', 'x')),
+      'dead',
+      'ERR_SD_JWT_SIGNATURE',
+    ],
+    [
+      "the issuer's keys not fetched",
+      () => new IdentityFlowError('verify', 'x', new JwksError('https://auth.example/jwks', 'x')),
+      'retry',
+      'ERR_JWKS',
+    ],
+    ['an error from outside the flow', () => new TypeError('boom'), 'retry', 'ERR_UNKNOWN'],
+  ];
+  test.each(cases.map(([name, error, outcome, code]) => [name, outcome, code, error] as const))(
+    '%s: %s (%s)',
+    async (_name, outcome, errorCode, error) => {
+      const { inbox, events } = setup({ verify: async () => Promise.reject(error()) });
+      await received(inbox);
+      await inbox.runOnce();
+      expect(events.at(-1)).toMatchObject({ outcome, errorCode });
+      if (outcome === 'dead') expect(events.at(-1)).toMatchObject({ reason: 'ERR_INBOX_REFUSED' });
+    },
+  );
+});
+
+describe('inbox: one worker at a time', () => {
+  test('a worker whose lease was taken over hands nothing over and settles nothing', async () => {
+    class LostLease extends MemoryInboxStore {
+      override async renew() {
+        return false;
+      }
+    }
+    const { inbox, handed, events, store } = setup({ store: new LostLease() });
+    await received(inbox);
+    expect(await inbox.runOnce()).toBe(1);
+    expect(handed).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ outcome: 'taken-over' });
+    // Still there for the worker that holds it.
+    expect(await store.stats(T0)).toMatchObject({ inFlight: 1, dead: 0 });
+  });
+
+  test('a store that fails while an entry is settled: logged, the other entries go on, and the entry waits out its lease', async () => {
+    class Flaky extends MemoryInboxStore {
+      override async complete(...args: Parameters<MemoryInboxStore['complete']>) {
+        if (args[0].record.id === 'arc_1') throw new RangeError('store down');
+        return super.complete(...args);
+      }
+    }
+    const { inbox, lines, handed, clock } = setup({ store: new Flaky(), leaseMs: 5_000 });
+    await received(inbox, 'arc_1');
+    await received(inbox, 'arc_2');
+    expect(await inbox.runOnce()).toBe(2);
+    expect(handed).toHaveLength(2);
+    expect(lines).toContainEqual({
+      level: 'error',
+      message: expect.stringContaining('inbox store failed'),
+      fields: { error: 'RangeError' },
+    });
+    expect(await inbox.runOnce()).toBe(0);
+    clock.now += 5_000;
+    expect(await inbox.runOnce()).toBe(1);
+  });
+
+  test('start polls every pollIntervalMs until stop; a store that cannot be reached is logged, and polling goes on', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let claims = 0;
+      class Unreachable extends MemoryInboxStore {
+        override async claim(): Promise<never> {
+          claims += 1;
+          throw new RangeError('connection refused');
+        }
+      }
+      const { inbox, lines } = setup({ store: new Unreachable(), pollIntervalMs: 1_000 });
+      inbox.start();
+      inbox.start(); // a second start changes nothing
+      await vi.advanceTimersByTimeAsync(3_500);
+      expect(claims).toBe(4);
+      expect(lines).toContainEqual({ level: 'error', message: 'inbox store unreachable', fields: { error: 'RangeError' } });
+      await inbox.stop();
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(claims).toBe(4);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('stop while a poll is under way: it waits for it, and nothing is polled after', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let claims = 0;
+      let release: () => void = () => undefined;
+      class Slow extends MemoryInboxStore {
+        override async claim(...args: Parameters<MemoryInboxStore['claim']>) {
+          claims += 1;
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          return super.claim(...args);
+        }
+      }
+      const { inbox } = setup({ store: new Slow(), pollIntervalMs: 1_000 });
+      inbox.start();
+      let stopped = false;
+      const stopping = inbox.stop().then(() => (stopped = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(stopped).toBe(false);
+      release();
+      await stopping;
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(claims).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('each inbox is a worker of its own name: the process and a random part', async () => {
+    const workers: string[] = [];
+    class Named extends MemoryInboxStore {
+      override claim(worker: string, ...rest: [number, number, number]) {
+        workers.push(worker);
+        return super.claim(worker, ...rest);
+      }
+    }
+    for (let i = 0; i < 2; i++) await setup({ store: new Named() }).inbox.runOnce();
+    expect(workers[0]).toMatch(new RegExp(`^pid${process.pid}-[0-9a-f]{8}$`));
+    expect(workers[1]).not.toBe(workers[0]);
+  });
+});
+
+describe('inbox: what it refuses and reports', () => {
+  test('receive and expect refuse what is not a verified event or a pair of codes, with ConfigurationError', async () => {
+    const { inbox } = setup();
+    const token = tokenExpiring(T0 / 1000 + 60);
+    for (const event of [
+      undefined,
+      {},
+      { accessRequestCode: '', accessToken: token },
+      { accessRequestCode: 7, accessToken: token },
+      { accessRequestCode: 'arc' },
+    ]) {
+      expect(await rejection(inbox.receive(event as never))).toMatchObject({ name: 'ConfigurationError', option: 'event' });
+    }
+    for (const codes of [undefined, {}, { accessRequestCode: 'arc' }, { identitySessionCode: 'isc' }]) {
+      expect(await rejection(inbox.expect(codes as never))).toMatchObject({ name: 'ConfigurationError', option: 'codes' });
+    }
+  });
+
+  test('a client without getVerified, a store without add, an option that is not a number: ConfigurationError naming it', () => {
+    const make = (options: object) => () => createIdentityInbox({ onIdentity: () => undefined, ...options } as never);
+    const client = { identityResponses: { getVerified: async () => ({}) }, identityRequests: { get: async () => ({ data: {} }) } };
+    for (const [options, option] of [
+      [{ client: {} }, 'client'],
+      [{ client, store: {} }, 'store'],
+      [{ client, backoffMs: '5' }, 'backoffMs'],
+    ] as const) {
+      expect(make(options)).toThrow(ConfigurationError);
+      expect(make(options)).toThrow(expect.objectContaining({ option }));
+    }
+  });
+
+  test('a redelivery is logged at debug, a new delivery at info', async () => {
+    const { inbox, lines } = setup();
+    await received(inbox);
+    await received(inbox);
+    expect(lines.filter((line) => line.message.startsWith('delivery ')).map((line) => [line.level, line.message])).toEqual([
+      ['info', 'delivery added'],
+      ['debug', 'delivery duplicate'],
+    ]);
+  });
+
+  test('replay refuses a dead entry whose token is within 2 s of expiry; discard reports only what it removed', async () => {
+    const { inbox, clock, events } = setup({ verify: async () => Promise.reject(new IdentityFlowError('token', 'x', undefined)) });
+    await received(inbox, 'arc_1', 60);
+    await received(inbox, 'arc_2', 60);
+    await inbox.runOnce();
+    clock.now = T0 + 58_000;
+    expect(await rejection(inbox.replay('arc_1'))).toMatchObject({ code: 'ERR_INBOX_TOKEN_EXPIRED' });
+    clock.now = T0 + 57_999;
+    await inbox.replay('arc_1');
+    await inbox.discard('arc_2');
+    expect(events.filter((e) => e.outcome === 'replayed' || e.outcome === 'discarded')).toMatchObject([
+      { outcome: 'replayed', delivery: 'arc_1' },
+      { outcome: 'discarded', delivery: 'arc_2' },
+    ]);
+    expect((await inbox.stats()).dead).toBe(0);
+    // The entry replayed or discarded is the one named, with its own record: not the first of the dead letters.
+    const again = setup({ verify: async () => Promise.reject(new IdentityFlowError('token', 'x', undefined)) });
+    for (const id of ['arc_1', 'arc_2', 'arc_3']) await received(again.inbox, id);
+    await again.inbox.runOnce();
+    await again.inbox.discard('arc_3');
+    expect(again.events.at(-1)).toMatchObject({ outcome: 'discarded', delivery: 'arc_3' });
+    await again.inbox.replay('arc_2');
+    again.verify.mockImplementation(async () => ({ claims: {} }) as never);
+    await again.inbox.runOnce();
+    expect(again.handed).toMatchObject([{ id: 'arc_2', accessRequestCode: 'arc_2' }]);
+  });
+
+  test('reconcile: a completed request is reported once its grace period has passed (not a millisecond before), at its completed_at in ms; an expired one only if never opened', async () => {
+    const reports: unknown[] = [];
+    const { inbox, clock, lines } = setup({
+      graceSeconds: 300,
+      details: {
+        arc_unreadable: new ServiceUnavailableError({
+          status: 503,
+          body: undefined,
+          requestCorrelationId: undefined,
+          headers: new Headers(),
+        }),
+        arc_done: { completed_at: T0 / 1000, opened_at: T0 / 1000 - 60 },
+        arc_expired: { time_expires: T0 / 1000 + 100 },
+        arc_opened: { opened_at: T0 / 1000, time_expires: T0 / 1000 + 100 },
+      },
+      onMissingDelivery: (missing) => {
+        reports.push(missing);
+        throw new Error('pager down');
+      },
+    });
+    for (const code of ['arc_unreadable', 'arc_done', 'arc_expired', 'arc_opened'])
+      await inbox.expect({ accessRequestCode: code, identitySessionCode: 'isc' });
+    clock.now = T0 + 99_999;
+    expect(await inbox.reconcile()).toEqual([]);
+    clock.now = T0 + 100_000;
+    expect(await inbox.reconcile()).toEqual([{ accessRequestCode: 'arc_expired', reason: 'expired', at: T0 + 100_000 }]);
+    clock.now = T0 + 299_999;
+    expect(await inbox.reconcile()).toEqual([]);
+    clock.now = T0 + 300_000;
+    expect(await inbox.reconcile()).toEqual([{ accessRequestCode: 'arc_done', reason: 'completed', at: T0 }]);
+    expect(reports).toHaveLength(2);
+    expect(await inbox.reconcile()).toEqual([]);
+    // Each report logged with a short digest of the code, never the code; a throwing callback logged and ignored.
+    const reported = lines.filter((line) => line.message.startsWith('no webhook for a request'));
+    expect(reported.map((line) => line.fields)).toEqual([
+      { reason: 'expired', request: expect.stringMatching(/^[0-9a-f]{12}$/) },
+      { reason: 'completed', request: expect.stringMatching(/^[0-9a-f]{12}$/) },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('arc_done');
+    // A request the service would not show is skipped with its error code, and the others go on.
+    expect(lines).toContainEqual({
+      level: 'warn',
+      message: 'reconciler could not read a request',
+      fields: { errorCode: 'ERR_SERVICE_UNAVAILABLE' },
+    });
+    expect(lines.filter((line) => line.message === 'onMissingDelivery threw; ignored').map((line) => line.fields)).toEqual([
+      { error: 'Error' },
+      { error: 'Error' },
+    ]);
+  });
+});
+
+describe('MemoryInboxStore', () => {
+  const record = (id: string, overrides: Partial<InboxRecord> = {}): InboxRecord => ({
+    id,
+    kind: 'approved',
+    deliveryId: id,
+    token: 't',
+    tokenExpiresAt: T0 + 60_000,
+    receivedAt: T0,
+    attempts: 0,
+    nextAttemptAt: T0,
+    ...overrides,
+  });
+
+  test('an entry claimed is not claimed again until its lease runs out; at most max entries a claim', async () => {
+    const store = new MemoryInboxStore();
+    for (const id of ['a', 'b', 'c']) await store.add(record(id), T0);
+    expect((await store.claim('w1', 2, 1_000, T0)).map((c) => c.record.id)).toEqual(['a', 'b']);
+    expect((await store.claim('w2', 5, 1_000, T0 + 999)).map((c) => c.record.id)).toEqual(['c']);
+    expect(await store.stats(T0 + 999)).toMatchObject({ inFlight: 3, pending: 0 });
+    expect((await store.claim('w2', 5, 1_000, T0 + 1_000)).map((c) => c.record.id)).toEqual(['a', 'b']);
+    // Not due yet: not claimed.
+    await store.add(record('later', { nextAttemptAt: T0 + 5_000 }), T0);
+    expect((await store.claim('w3', 5, 1_000, T0 + 4_999)).map((c) => c.record.id)).not.toContain('later');
+  });
+
+  test('only the holder of the live lease renews or settles; a taken-over worker changes nothing', async () => {
+    const store = new MemoryInboxStore();
+    await store.add(record('a'), T0);
+    const [first] = await store.claim('w1', 1, 1_000, T0);
+    expect(await store.renew('w2', first!, 1_000, T0)).toBe(false);
+    expect(await store.renew('w1', first!, 1_000, T0 + 500)).toBe(true);
+    // Renewed to T0 + 1,500: still held at T0 + 1,499.
+    expect(await store.claim('w2', 1, 1_000, T0 + 1_499)).toEqual([]);
+    const [second] = await store.claim('w2', 1, 1_000, T0 + 1_500);
+    expect(second).toBeDefined();
+    expect(await store.renew('w1', first!, 1_000, T0 + 1_500)).toBe(false);
+    await store.complete(first!, 10_000, T0 + 1_500);
+    await store.reschedule(first!, record('a', { attempts: 9 }));
+    await store.bury(first!, { record: record('a'), reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'x', deadAt: T0 });
+    expect(await store.stats(T0 + 1_500)).toMatchObject({ inFlight: 1, dead: 0 });
+    await store.complete(second!, 10_000, T0 + 1_500);
+    expect(await store.stats(T0 + 1_500)).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
+  });
+
+  test('a handed-over request is a duplicate until doneTtl has passed, then new again', async () => {
+    const store = new MemoryInboxStore();
+    await store.add(record('a'), T0);
+    const [claim] = await store.claim('w', 1, 1_000, T0);
+    await store.complete(claim!, 10_000, T0);
+    expect(await store.add(record('a'), T0 + 9_999)).toBe('duplicate');
+    expect(await store.add(record('a'), T0 + 10_000)).toBe('added');
+  });
+
+  test('a redelivery of a pending entry keeps the token that expires later', async () => {
+    const store = new MemoryInboxStore();
+    await store.add(record('a', { token: 'first', tokenExpiresAt: T0 + 60_000 }), T0);
+    expect(await store.add(record('a', { token: 'older', tokenExpiresAt: T0 + 30_000 }), T0)).toBe('duplicate');
+    expect(await store.add(record('a', { token: 'same', tokenExpiresAt: T0 + 60_000 }), T0)).toBe('duplicate');
+    expect((await store.claim('w', 1, 1_000, T0))[0]?.record.token).toBe('first');
+    const store2 = new MemoryInboxStore();
+    await store2.add(record('a', { token: 'first', tokenExpiresAt: T0 + 60_000 }), T0);
+    await store2.add(record('a', { token: 'fresh', tokenExpiresAt: T0 + 90_000, kind: 'cancelled' }), T0);
+    expect((await store2.claim('w', 1, 1_000, T0))[0]?.record).toMatchObject({
+      token: 'fresh',
+      tokenExpiresAt: T0 + 90_000,
+      kind: 'cancelled',
+    });
+  });
+
+  test('dead letters oldest first and at most limit; revive and discard act on dead entries only', async () => {
+    const store = new MemoryInboxStore();
+    for (const [id, deadAt] of [
+      ['late', T0 + 2],
+      ['early', T0 + 1],
+      ['live', 0],
+    ] as const) {
+      await store.add(record(id), T0);
+      if (id === 'live') continue;
+      const [claim] = (await store.claim('w', 5, 1_000, T0)).filter((c) => c.record.id === id);
+      await store.bury(claim!, { record: record(id), reason: 'r', errorCode: 'e', message: 'm', deadAt });
+    }
+    expect((await store.deadLetters(10)).map((l) => l.record.id)).toEqual(['early', 'late']);
+    expect((await store.deadLetters(1)).map((l) => l.record.id)).toEqual(['early']);
+    expect(await store.revive('live', record('live'))).toBe(false);
+    expect(await store.discard('live')).toBe(false);
+    expect(await store.revive('early', record('early'))).toBe(true);
+    expect(await store.discard('late')).toBe(true);
+    expect(await store.deadLetters(10)).toEqual([]);
+  });
+
+  test('stats: pending and in flight apart, the oldest age from the earliest arrival', async () => {
+    const store = new MemoryInboxStore();
+    await store.add(record('old', { receivedAt: T0 - 5_000 }), T0);
+    await store.add(record('new', { receivedAt: T0 - 1_000 }), T0);
+    await store.claim('w', 1, 1_000, T0);
+    expect(await store.stats(T0)).toEqual({ pending: 1, inFlight: 1, dead: 0, oldestAgeMs: 5_000 });
+    expect(await store.stats(T0 + 1_000)).toEqual({ pending: 2, inFlight: 0, dead: 0, oldestAgeMs: 6_000 });
+  });
+
+  test('awaiting: the requests recorded with no entry yet, oldest first, at most limit, until their ttl', async () => {
+    const store = new MemoryInboxStore();
+    await store.expect({ accessRequestCode: 'b', identitySessionCode: 'x', createdAt: T0 + 2 }, 10_000);
+    await store.expect({ accessRequestCode: 'a', identitySessionCode: 'x', createdAt: T0 + 1 }, 10_000);
+    await store.expect({ accessRequestCode: 'c', identitySessionCode: 'x', createdAt: T0 }, 10_000);
+    await store.add(record('c'), T0);
+    expect((await store.awaiting(10, T0)).map((r) => r.accessRequestCode)).toEqual(['a', 'b']);
+    expect((await store.awaiting(1, T0)).map((r) => r.accessRequestCode)).toEqual(['a']);
+    expect((await store.awaiting(10, T0 + 10_001)).map((r) => r.accessRequestCode)).toEqual(['b']);
+    expect(await store.awaiting(10, T0 + 10_002)).toEqual([]);
+    expect(await store.expected('a')).toBeUndefined();
+  });
+});
