@@ -131,16 +131,20 @@ return { redis.call('ZCARD', KEYS[1]), inflight, redis.call('XLEN', KEYS[3]), ol
 /** KEYS: expected. ARGV: now, limit, entry key prefix, done key prefix. Expected requests with no entry, expired ones dropped. */
 const AWAITING = `
 local all = redis.call('HGETALL', KEYS[1])
-local out = {}
+local found = {}
 for i = 1, #all, 2 do
   local code, value = all[i], all[i + 1]
   local kept = cjson.decode(value)
   if kept['until'] <= tonumber(ARGV[1]) then
     redis.call('HDEL', KEYS[1], code)
-  elseif redis.call('EXISTS', ARGV[3] .. code) == 0 and redis.call('EXISTS', ARGV[4] .. code) == 0 and #out < tonumber(ARGV[2]) then
-    out[#out + 1] = value
+  elseif redis.call('EXISTS', ARGV[3] .. code) == 0 and redis.call('EXISTS', ARGV[4] .. code) == 0 then
+    found[#found + 1] = { tonumber(kept['createdAt']) or 0, value }
   end
 end
+-- The oldest first, then the limit: a hash's order is no order, and the oldest are the likeliest lost.
+table.sort(found, function(a, b) return a[1] < b[1] end)
+local out = {}
+for i = 1, math.min(#found, tonumber(ARGV[2])) do out[i] = found[i][2] end
 return out`;
 
 /**

@@ -180,6 +180,38 @@ describe.each(stores)('the inbox store rules: %s', (_name, make) => {
     expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0 });
   });
 
+  test('a claim takes at most max entries; the rest are left for the next', async () => {
+    const store = await make();
+    const now = Date.now();
+    for (const id of ['arc_m1', 'arc_m2', 'arc_m3']) await store.add(record(id), now);
+    const first = await store.claim('w1', 2, 60_000, now);
+    expect(first).toHaveLength(2);
+    const rest = await store.claim('w2', 5, 60_000, now);
+    expect(rest).toHaveLength(1);
+    expect(new Set([...first, ...rest].map((c) => c.record.id))).toEqual(new Set(['arc_m1', 'arc_m2', 'arc_m3']));
+  });
+
+  test('dead letters: oldest first, at most limit; revive and discard touch dead entries only', async () => {
+    const store = await make();
+    const now = Date.now();
+    for (const id of ['arc_late', 'arc_early', 'arc_live']) await store.add(record(id), now);
+    const claims = await store.claim('w', 5, 60_000, now);
+    // Set aside in time: the early one first.
+    for (const [id, deadAt] of [
+      ['arc_early', now - 2_000],
+      ['arc_late', now - 1_000],
+    ] as const) {
+      const claim = claims.find((c) => c.record.id === id)!;
+      await store.bury(claim, { record: claim.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt });
+    }
+    expect((await store.deadLetters(10)).map((l) => l.record.id)).toEqual(['arc_early', 'arc_late']);
+    expect((await store.deadLetters(1)).map((l) => l.record.id)).toEqual(['arc_early']);
+    expect(await store.revive('arc_live', record('arc_live'))).toBe(false);
+    expect(await store.discard('arc_live')).toBe(false);
+    expect(await store.revive('arc_none', record('arc_none'))).toBe(false);
+    expect(await store.stats(now)).toMatchObject({ inFlight: 1, dead: 2 });
+  });
+
   test('expected requests: recorded, looked up, awaiting until an entry comes or they expire, forgotten', async () => {
     const store = await make();
     const now = Date.now();
@@ -189,6 +221,7 @@ describe.each(stores)('the inbox store rules: %s', (_name, make) => {
     expect(await store.expected('arc_a')).toEqual({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now - 10 });
     expect(await store.expected('arc_none')).toBeUndefined();
     expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a', 'arc_b']);
+    expect((await store.awaiting(1, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a']);
     await store.add(record('arc_a'), now);
     expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_b']);
     await store.unexpect('arc_b');
