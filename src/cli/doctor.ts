@@ -6,6 +6,7 @@
 import { AcmeIdentityClient, AcmeIdentityError, ApiError, NotFoundError } from '../index.js';
 import { SUPPORTED_CLAIMS } from '../contract/claims.js';
 import { contractDrift } from './drift.js';
+import { isObject } from '../internal/guards.js';
 
 export interface DoctorConfig {
   /** The REST base URL (`https://…/api/v1`). */
@@ -69,8 +70,6 @@ function parse(text: string): unknown {
     return undefined;
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Runs every check and resolves the report. Never throws for what it finds; a check that could not
@@ -140,7 +139,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
     return { checks, ok: false };
   }
   add({ name: 'reachable', status: 'ok', detail: `${base.host} answered ${health.response.status}` });
-  const healthRecord = isRecord(health.body) && isRecord(health.body['data']) ? health.body['data'] : health.body;
+  const healthRecord = isObject(health.body) && isObject(health.body['data']) ? health.body['data'] : health.body;
   if (health.response.status === 503)
     add({
       name: 'health',
@@ -148,7 +147,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
       detail: 'the service says it is unavailable (503)',
       advice: 'try again later; calls now would be retried and fail',
     });
-  else if (isRecord(healthRecord)) {
+  else if (isObject(healthRecord)) {
     const status = String(healthRecord['status'] ?? 'not stated');
     add({
       name: 'health',
@@ -159,11 +158,11 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   } else add({ name: 'health', status: 'warn', detail: `GET /status/health answered ${health.response.status} without a JSON record` });
   try {
     const current = await raw('/status/current');
-    const record = isRecord(current.body) && isRecord(current.body['data']) ? current.body['data'] : current.body;
+    const record = isObject(current.body) && isObject(current.body['data']) ? current.body['data'] : current.body;
     add({
       name: 'version',
       status: 'ok',
-      detail: isRecord(record) ? `API version ${apiVersion(record)}` : `answered ${current.response.status}`,
+      detail: isObject(record) ? `API version ${apiVersion(record)}` : `answered ${current.response.status}`,
     });
   } catch {
     add({ name: 'version', status: 'warn', detail: 'GET /status/current did not answer' });
@@ -270,7 +269,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
     name: 'status records',
     status: 'ok',
     detail:
-      isRecord(healthBody) && isRecord(healthBody['data'])
+      isObject(healthBody) && isObject(healthBody['data'])
         ? 'wrapped in {data} (the SDK reads both)'
         : "bare, as the spec's tables show (the SDK reads both)",
   });
@@ -280,7 +279,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
     add({
       name: 'token answer',
       status: 'ok',
-      detail: `${isRecord(body) && isRecord(body['data']) ? 'wrapped in {data}' : 'bare'}; lifetime in ${token && 'expires_in' in token ? 'expires_in' : ''}${token && 'expires' in token ? ' expires' : ''}${token && !('expires_in' in token) && !('expires' in token) ? 'nothing (the JWT exp is used, or tokenLifetime)' : ''}`,
+      detail: `${isObject(body) && isObject(body['data']) ? 'wrapped in {data}' : 'bare'}; lifetime in ${token && 'expires_in' in token ? 'expires_in' : ''}${token && 'expires' in token ? ' expires' : ''}${token && !('expires_in' in token) && !('expires' in token) ? 'nothing (the JWT exp is used, or tokenLifetime)' : ''}`,
     });
   }
   const errorAnswer = seen.find((s) => s.status === 404 && s.path.includes('/identity/request/'));
@@ -290,7 +289,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
       name: 'error bodies',
       status: 'ok',
       detail:
-        isRecord(body) && isRecord(body['error'])
+        isObject(body) && isObject(body['error'])
           ? '{error: {…}}, as the spec shows'
           : 'the error fields at the top level (the SDK reads both)',
     });
@@ -302,7 +301,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   try {
     const discovery = await fetch(new Request(`${authUrl}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(timeoutMs) }));
     const metadata = parse(seen.at(-1)?.body ?? '');
-    if (!discovery.ok || !isRecord(metadata)) throw new Error(`answered ${discovery.status}`);
+    if (!discovery.ok || !isObject(metadata)) throw new Error(`answered ${discovery.status}`);
     const issuerOk = metadata['issuer'] === authUrl || metadata['issuer'] === `${authUrl}/`;
     const s256 =
       Array.isArray(metadata['code_challenge_methods_supported']) && metadata['code_challenge_methods_supported'].includes('S256');
@@ -339,7 +338,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
     try {
       const answer = await fetch(new Request(jwksUri, { signal: AbortSignal.timeout(timeoutMs) }));
       const jwks = parse(seen.at(-1)?.body ?? '');
-      const keys = isRecord(jwks) && Array.isArray(jwks['keys']) ? jwks['keys'].filter(isRecord) : [];
+      const keys = isObject(jwks) && Array.isArray(jwks['keys']) ? jwks['keys'].filter(isObject) : [];
       const usable = keys.filter((key) => ['RSA', 'EC', 'OKP'].includes(String(key['kty'])) && !('d' in key));
       const privateOnes = keys.filter((key) => 'd' in key).length;
       add({
@@ -360,7 +359,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   // 8. The service's own OpenAPI document against the contract this SDK was built from.
   try {
     const spec = await raw('/docs/spec');
-    if (!isRecord(spec.body)) throw new Error(`answered ${spec.response.status} without a JSON document`);
+    if (!isObject(spec.body)) throw new Error(`answered ${spec.response.status} without a JSON document`);
     const drift = contractDrift(spec.body);
     add({
       name: 'contract',
@@ -381,8 +380,8 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
 
 /** `components.api.version` of a status record (spec: "reports the running version" there). */
 function apiVersion(record: Record<string, unknown>): string {
-  const components = isRecord(record['components']) ? record['components'] : {};
-  const api = isRecord(components['api']) ? components['api'] : {};
+  const components = isObject(record['components']) ? record['components'] : {};
+  const api = isObject(components['api']) ? components['api'] : {};
   return typeof api['version'] === 'string' ? api['version'] : 'not stated';
 }
 

@@ -8,52 +8,52 @@
  */
 import { openApiDocument } from '../contract/openapi.js';
 import { ERROR_TABLE } from '../contract/errors.js';
+import { isObject } from '../internal/guards.js';
 
 type Doc = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Doc => typeof value === 'object' && value !== null && !Array.isArray(value);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** The schema `schema` stands for: `$ref`s followed within `doc` (a few deep), `allOf` parts merged. */
 function resolve(doc: Doc, schema: unknown, depth = 0): Doc | undefined {
-  if (!isRecord(schema) || depth > 8) return undefined;
+  if (!isObject(schema) || depth > 8) return undefined;
   const ref = schema['$ref'];
   if (typeof ref === 'string') {
     if (!ref.startsWith('#/')) return undefined;
     let node: unknown = doc;
-    for (const key of ref.slice(2).split('/')) node = isRecord(node) ? node[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    for (const key of ref.slice(2).split('/')) node = isObject(node) ? node[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
     return resolve(doc, node, depth + 1);
   }
   const parts = Array.isArray(schema['allOf']) ? schema['allOf'].map((part) => resolve(doc, part, depth + 1)) : [];
   if (parts.length === 0) return schema;
-  const properties: Doc = isRecord(schema['properties']) ? { ...schema['properties'] } : {};
-  for (const part of parts) if (part && isRecord(part['properties'])) Object.assign(properties, part['properties']);
+  const properties: Doc = isObject(schema['properties']) ? { ...schema['properties'] } : {};
+  for (const part of parts) if (part && isObject(part['properties'])) Object.assign(properties, part['properties']);
   return { ...schema, properties };
 }
 
 /** The JSON schema of a request body or a 200 answer, in OpenAPI 3's place or Swagger 2's. */
 function bodySchema(operation: Doc): unknown {
   const body = operation['requestBody'];
-  if (isRecord(body)) return jsonSchema(body);
+  if (isObject(body)) return jsonSchema(body);
   const parameters = Array.isArray(operation['parameters']) ? operation['parameters'] : [];
-  return parameters.find((p) => isRecord(p) && p['in'] === 'body')?.schema;
+  return parameters.find((p) => isObject(p) && p['in'] === 'body')?.schema;
 }
 function answerSchema(operation: Doc): unknown {
-  const responses = isRecord(operation['responses']) ? operation['responses'] : {};
+  const responses = isObject(operation['responses']) ? operation['responses'] : {};
   const ok = responses['200'] ?? responses['201'];
-  return isRecord(ok) ? (jsonSchema(ok) ?? ok['schema']) : undefined;
+  return isObject(ok) ? (jsonSchema(ok) ?? ok['schema']) : undefined;
 }
 function jsonSchema(holder: Doc): unknown {
-  const content = isRecord(holder['content']) ? holder['content'] : {};
+  const content = isObject(holder['content']) ? holder['content'] : {};
   const json = Object.entries(content).find(([type]) => /json/i.test(type))?.[1];
-  return isRecord(json) ? json['schema'] : undefined;
+  return isObject(json) ? json['schema'] : undefined;
 }
 
 /** Each field of a schema by its path (`data.ref`): the top level, and one level into `data` (the envelope). */
 function fields(doc: Doc, schema: unknown, prefix: string): Map<string, Doc> {
   const out = new Map<string, Doc>();
   const resolved = resolve(doc, schema);
-  const properties = resolved && isRecord(resolved['properties']) ? resolved['properties'] : {};
+  const properties = resolved && isObject(resolved['properties']) ? resolved['properties'] : {};
   for (const [name, property] of Object.entries(properties)) {
     const field = resolve(doc, property) ?? {};
     out.set(`${prefix}.${name}`, field);
@@ -69,11 +69,11 @@ const operationKey = (method: string, path: string) =>
 /** Each operation of a document by its key, with the path as the document writes it. */
 function operations(doc: Doc): Map<string, { label: string; operation: Doc }> {
   const out = new Map<string, { label: string; operation: Doc }>();
-  const paths = isRecord(doc['paths']) ? doc['paths'] : {};
+  const paths = isObject(doc['paths']) ? doc['paths'] : {};
   for (const [path, item] of Object.entries(paths)) {
-    if (!isRecord(item)) continue;
+    if (!isObject(item)) continue;
     for (const [method, operation] of Object.entries(item)) {
-      if (METHODS.includes(method) && isRecord(operation))
+      if (METHODS.includes(method) && isObject(operation))
         out.set(operationKey(method, path), { label: `${method.toUpperCase()} ${path}`, operation });
     }
   }
