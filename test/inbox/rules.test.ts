@@ -43,12 +43,10 @@ function setup(
   const events: InboxEvent[] = [];
   const lines: { level: string; message: string; fields: object }[] = [];
   const handed: unknown[] = [];
-  const logger = Object.fromEntries(
-    (['debug', 'info', 'warn', 'error'] as const).map((level) => [
-      level,
-      (message: string, fields: object) => lines.push({ level, message: message.replace(/^\[acme-identity\] /, ''), fields }),
-    ]),
-  ) as unknown as NonNullable<IdentityInboxOptions['logger']>;
+  const at = (level: string) => (message: string, fields: object) => {
+    lines.push({ level, message: message.replace(/^\[acme-identity\] /, ''), fields });
+  };
+  const logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   const verify = vi.fn<Verify>(options.verify ?? (async () => ({ claims: {} }) as never));
   const client: InboxClient = {
     identityResponses: { getVerified: verify },
@@ -99,6 +97,7 @@ describe('inbox: when an entry is tried again', () => {
     for (const [random, factor] of [
       [0, 0.75],
       [0.5, 1],
+      [0.98, 1.24],
     ] as const) {
       vi.spyOn(Math, 'random').mockReturnValue(random);
       const { inbox, clock, events } = setup({
@@ -113,7 +112,7 @@ describe('inbox: when an entry is tried again', () => {
         clock.now += 10_000;
       }
       const waits = events.filter((e) => e.outcome === 'retry').map((e) => e.waitMs);
-      expect(waits).toEqual([1_000, 2_000, 4_000, 5_000, 5_000].map((ms) => ms * factor));
+      expect(waits).toEqual([1_000, 2_000, 4_000, 5_000, 5_000].map((ms) => Math.floor(ms * factor)));
       vi.restoreAllMocks();
     }
   });
