@@ -2,9 +2,12 @@
 import { printable } from '../internal/text.js';
 import type { ErrorCode, InboxErrorCode, OidcErrorCode, SdJwtErrorCode, WebhookErrorCode } from './codes.js';
 
-/** Defines a property that code can read but that serialisers and loggers do not walk. */
+/**
+ * Defines a property that code can read but that serialisers and loggers do not walk: a defined
+ * property is neither enumerable nor writable unless it says so.
+ */
 function hide(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: false, writable: false, configurable: true });
+  Object.defineProperty(target, key, { value, configurable: true });
 }
 
 /** The root of everything the SDK throws. */

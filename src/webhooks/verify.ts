@@ -579,7 +579,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
             },
           }
         : { kind, ...raw, accessRequestCode, payload, deliveryId: id };
-    return Object.defineProperty(event, 'accessToken', { value: accessToken, enumerable: false }) as IdentityActionsEvent;
+    return Object.defineProperty(event, 'accessToken', { value: accessToken }) as IdentityActionsEvent;
   }
 
   const log = liteLog(options);
