@@ -53,8 +53,10 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // reworded message no longer turns an expired ID token into a generic one): 0.1 KB more; the
     // page's own lines, measured since #31: 0.1 KB more. #31 checks the callback itself (flow.ts's
     // checkCallback, held to oauth4webapi's validateAuthResponse by test/oidc/callback.test.ts),
-    // each refusal with its code: 0.3 KB less, and the budget follows it down.
-    budgetBytes: 9 * KB,
+    // each refusal with its code: 0.3 KB less, and the budget follows it down. The browser entry
+    // then read the JWKS at each callback rather than keep a cache a page holds one sign-in for,
+    // and three golfs more: 8,993 B, and the budget is the goal, so that the goal stays met.
+    budgetBytes: 9000,
     // The figure, in bytes as it states it (not 9 KiB).
     goalBytes: 9000,
   },

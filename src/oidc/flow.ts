@@ -24,7 +24,7 @@ import {
 } from 'oauth4webapi';
 import { claimsRequestIssues, listedIn, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
-import { jwsVerifier, type SignatureCheck } from './jws.js';
+import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
 /** Options both entries take. */
 export interface OidcOptions {
@@ -316,14 +316,17 @@ export function checkCallback(as: AuthorizationServer, callback: URLSearchParams
  * @param mapError How a failure of the token exchange becomes an `OidcError`. The backend entry
  *   adds `WWW-Authenticate` challenges to {@link mapFailure}; the browser entry, whose budget is
  *   tight and whose public client meets no challenge, keeps the plain one.
- * @param verify The ID token's signature check: Web Crypto's by default; the backend entry's
- *   takes `node:crypto` where the runtime has it (`internal/jws-node.ts`).
+ * @param idToken The ID token's signature check, given how to fetch a JWKS and the clock: by
+ *   default Web Crypto's with the JWKS read for the check (a browser page's one sign-in); the
+ *   backend entry's takes `node:crypto` where the runtime has it (`internal/jws-node.ts`) and keeps
+ *   the key set (`cachedKeys`).
  */
 export function createCore(
   options: OidcOptions,
   exchange: Exchange,
   mapError: typeof mapFailure = mapFailure,
-  verify?: SignatureCheck,
+  idToken: (keysOf: KeysOf, now: () => number) => (as: AuthorizationServer, jwt: string) => Promise<void> = (keysOf) =>
+    jwsVerifier(freshKeys(keysOf)),
 ): OidcCore {
   for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
     if (!(key === 'clientId' ? isString(options?.[key]) : URL.canParse(options?.[key])))
@@ -341,7 +344,7 @@ export function createCore(
     if (!allowed(url)) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
     return (options.fetch ?? fetch)(url, init);
   };
-  const verifySignature = jwsVerifier(async (url) => (await get(url)).json(), now, verify);
+  const verifySignature = idToken(async (url) => (await get(url)).json(), now);
   const client = (): Client => ({
     client_id: options.clientId,
     [clockTolerance]: options.clockToleranceSeconds ?? 0,

@@ -35,6 +35,7 @@ import { ConfigurationError, OidcError } from '../errors/index.js';
 import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
 import { verifySignature } from '../internal/jws-node.js';
 import { mapChallenge } from './challenge.js';
+import { cachedKeys, jwsVerifier } from './jws.js';
 import { http, userinfo, type UserInfo } from './userinfo.js';
 
 /**
@@ -191,7 +192,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
       }
       return error;
     },
-    verifySignature,
+    (keysOf, now) => jwsVerifier(cachedKeys(keysOf, now), verifySignature),
   );
   /** States finished, until their transaction would have expired anyway. */
   const now = () => (options.now ?? Date.now)();

@@ -6,8 +6,12 @@
  * check. This is that check in well under a kilobyte instead of that function's 1.8 KB, which would
  * not fit the browser budget: asymmetric algorithms only (never `none` or HMAC), the keys chosen by
  * the rule every verifier shares (`fittingKeys` of `internal/jws.ts`: public keys allowed to
- * verify, fitting `kid`, `kty`, `crv`, `alg` and `use`; in a rotation each fitting one is tried),
- * the key set cached for `maxAgeMs` and read again once (after a cooldown) when no key fits.
+ * verify, fitting `kid`, `kty`, `crv`, `alg` and `use`; in a rotation each fitting one is tried).
+ *
+ * Where the keys come from is the entry's choice: a browser page holds one sign-in, so it reads the
+ * JWKS for its callback ({@link freshKeys}, and a rotated key is always in it); a backend keeps the
+ * key set for ten minutes and reads it again once, after a cooldown, when no key fits
+ * ({@link cachedKeys}).
  */
 import type { AuthorizationServer } from 'oauth4webapi';
 import { OidcError } from '../errors/index.js';
@@ -18,37 +22,51 @@ type Jwk = JsonWebKey & { kid?: string };
 /** A compact JWS's signature under a key, for its `alg`. */
 export type SignatureCheck = (jws: string, key: CryptoKey, alg: string) => Promise<boolean>;
 
-const signatureError = (message: string) => new OidcError('ERR_OIDC_ID_TOKEN_SIGNATURE', `ID token: ${message}`);
+/** Fetches a JWKS (the allowed URLs only) as JSON. */
+export type KeysOf = (url: string) => Promise<{ keys?: unknown }>;
+
+/** The issuer's keys that `fitting` keeps of its key set. */
+export type KeySource = (as: AuthorizationServer, fitting: (keys: Jwk[]) => Jwk[]) => Promise<Jwk[]>;
+
+/** The keys of a JWKS document, none when it has no `keys` array. */
+const keysIn = (body: { keys?: unknown }): Jwk[] => (Array.isArray(body.keys) ? (body.keys as Jwk[]) : []);
+
+/** The JWKS read for each check: a browser page's, whose one sign-in checks one ID token. */
+export const freshKeys =
+  (keysOf: KeysOf): KeySource =>
+  async (as, fitting) =>
+    fitting(keysIn(await keysOf(as.jwks_uri!)));
 
 /**
- * A verifier for one issuer: `verify(as, jwt)` resolves when the signature is good. `keysOf(url)`
- * fetches the JWKS as JSON; `now` is the clock. A key set is used for ten minutes, and fetched
- * again at most every 30 seconds for an unknown key: the SD-JWT key source's defaults.
+ * The JWKS kept for ten minutes and read again once, at most every 30 seconds, when no key of it
+ * fits (a rotated key): the SD-JWT key source's defaults. A read that failed is not kept.
  */
-export function jwsVerifier(
-  keysOf: (url: string) => Promise<{ keys?: unknown }>,
-  now: () => number,
-  check: SignatureCheck = verifyJwsSignature,
-) {
-  let cache: { at: number; keys: Promise<unknown> } | undefined;
-  const keySet = async (as: AuthorizationServer, refresh?: boolean): Promise<Jwk[]> => {
+export function cachedKeys(keysOf: KeysOf, now: () => number): KeySource {
+  let cache: { at: number; keys: Promise<Jwk[]> } | undefined;
+  const keySet = (as: AuthorizationServer, refresh?: boolean): Promise<Jwk[]> => {
     if (refresh || !cache || now() - cache.at > 600_000) {
-      const keys = keysOf(as.jwks_uri!).then((body) => body.keys);
+      const keys = keysOf(as.jwks_uri!).then(keysIn);
       cache = { at: now(), keys };
       keys.catch(() => (cache = undefined));
     }
-    const keys = await cache.keys;
-    return Array.isArray(keys) ? (keys as Jwk[]) : [];
+    return cache.keys;
   };
+  return async (as, fitting) => {
+    const found = fitting(await keySet(as));
+    return found.length || now() - cache!.at < 30_000 ? found : fitting(await keySet(as, true));
+  };
+}
 
+const signatureError = (message: string) => new OidcError('ERR_OIDC_ID_TOKEN_SIGNATURE', `ID token: ${message}`);
+
+/** A verifier for one issuer: `verify(as, jwt)` resolves when the signature is good. */
+export function jwsVerifier(keys: KeySource, check: SignatureCheck = verifyJwsSignature) {
   return async function verify(as: AuthorizationServer, jwt: string): Promise<void> {
     const { alg, kid } = JSON.parse(new TextDecoder().decode(base64urlBytes(jwt.split('.')[0]!))) as { alg?: unknown; kid?: unknown };
     const params = jwsAlgorithm(alg);
-    if (!params) throw signatureError(`alg ${alg} is not an asymmetric signature`);
-    let found = fittingKeys(await keySet(as), alg, kid);
-    if (!found.length && now() - cache!.at >= 30_000) found = fittingKeys(await keySet(as, true), alg, kid);
+    if (!params) throw signatureError(`${alg} is not an asymmetric JWS algorithm`);
     // No fitting key, or none whose signature verifies: the same refusal.
-    for (const jwk of found) {
+    for (const jwk of await keys(as, (set) => fittingKeys(set, alg, kid))) {
       if (await check(jwt, await crypto.subtle.importKey('jwk', jwk, params, false, ['verify']), alg as string)) return;
     }
     throw signatureError('no key of its JWKS fits and verifies it');

@@ -84,6 +84,22 @@ describe('OIDC browser helper', () => {
     await expect(signIn.handleCallback(firstBack)).resolves.toHaveProperty('claims.nonce', first.searchParams.get('nonce'));
   });
 
+  test('each callback reads the JWKS: a key rotated since the last sign-in verifies at once, with no cooldown', async () => {
+    let reads = 0;
+    const { signIn, visit, service } = await browserSetup({
+      fetch: (input, init) => {
+        if (String(input).endsWith('/jwks')) reads++;
+        return fetch(input, init);
+      },
+    });
+    await signIn.handleCallback(await visit(await signIn.authorizationUrl()));
+    expect(reads).toBe(1);
+    await service.rotateSigningKey();
+    // A backend keeps its key set and reads it again only after 30 s; a page holds one sign-in and reads it each time.
+    await expect(signIn.handleCallback(await visit(await signIn.authorizationUrl()))).resolves.toHaveProperty('claims');
+    expect(reads).toBe(2);
+  });
+
   test('the token request is a public client’s form POST asking for JSON: the code, the verifier, the client id, no credentials', async () => {
     let sent: Request | undefined;
     const { signIn, visit } = await browserSetup({
