@@ -29,7 +29,7 @@ export type KeysOf = (url: string) => Promise<{ keys?: unknown }>;
 export type KeySource = (as: AuthorizationServer, fitting: (keys: Jwk[]) => Jwk[]) => Promise<Jwk[]>;
 
 /** The keys of a JWKS document, none when it has no `keys` array. */
-const keysIn = (body: { keys?: unknown }): Jwk[] => (Array.isArray(body.keys) ? (body.keys as Jwk[]) : []);
+const keysIn = (body: { keys?: unknown } | null): Jwk[] => (Array.isArray(body?.keys) ? (body.keys as Jwk[]) : []);
 
 /** The JWKS read for each check: a browser page's, whose one sign-in checks one ID token. */
 export const freshKeys =

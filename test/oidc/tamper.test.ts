@@ -372,9 +372,13 @@ describe('OIDC helper: the issuer’s key set', () => {
     expect(s.calls(/jwks$/)).toBe(2);
   });
 
-  test('a JWKS without a keys array is refused, saying so', async () => {
+  test.each([
+    ['a keys member that is not an array', { keys: 'none' }],
+    ['null', null],
+    ['an array', []],
+  ])('a JWKS without a keys array (%s) is refused, saying so', async (_, body) => {
     const s = await oidcSetup();
-    server.use(http.get(jwksUrl(s), () => HttpResponse.json({ keys: 'none' })));
+    server.use(http.get(jwksUrl(s), () => HttpResponse.json(body)));
     const { client, transaction, callback } = await started(s);
     const error = await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_SIGNATURE');
     expect(error.message).toMatch(/no key of its JWKS fits/);
