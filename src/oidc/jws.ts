@@ -46,14 +46,19 @@ export function cachedKeys(keysOf: KeysOf, now: () => number): KeySource {
   const keySet = (as: AuthorizationServer, refresh?: boolean): Promise<Jwk[]> => {
     if (refresh || !cache || now() - cache.at > 600_000) {
       const keys = keysOf(as.jwks_uri!).then(keysIn);
-      cache = { at: now(), keys };
-      keys.catch(() => (cache = undefined));
+      const read = { at: now(), keys };
+      cache = read;
+      // Forgotten if it failed, unless a newer read has taken its place meanwhile.
+      keys.catch(() => {
+        if (cache === read) cache = undefined;
+      });
     }
     return cache.keys;
   };
   return async (as, fitting) => {
     const found = fitting(await keySet(as));
-    return found.length || now() - cache!.at < 30_000 ? found : fitting(await keySet(as, true));
+    // The set may have been forgotten meanwhile (another caller's read failed): then read it again.
+    return found.length || now() - (cache?.at ?? Number.NEGATIVE_INFINITY) < 30_000 ? found : fitting(await keySet(as, true));
   };
 }
 

@@ -1,0 +1,98 @@
+/** Where the ID token check gets the issuer's keys: `freshKeys` (a browser page) and `cachedKeys` (a backend). */
+import { describe, expect, test } from 'vitest';
+import type { AuthorizationServer } from 'oauth4webapi';
+import { cachedKeys, freshKeys, type KeysOf } from '../../src/oidc/jws.js';
+
+const as = { issuer: 'https://auth.acme.test', jwks_uri: 'https://auth.acme.test/jwks' } as AuthorizationServer;
+const key = (kid: string) => ({ kty: 'RSA', kid });
+/** Keeps the keys whose kid is `wanted`. */
+const fitting = (wanted: string) => (keys: { kid?: string }[]) => keys.filter((k) => k.kid === wanted);
+
+/** A JWKS endpoint the test scripts: each read takes the next answer (a key set, an error, or a promise the test settles). */
+function endpoint(...answers: (unknown | Error | Promise<unknown>)[]) {
+  const reads: string[] = [];
+  const keysOf: KeysOf = async (url) => {
+    reads.push(url);
+    const answer = answers.shift();
+    if (answer instanceof Error) throw answer;
+    return (await answer) as { keys?: unknown };
+  };
+  return { reads, keysOf };
+}
+
+/** A promise the test resolves or rejects when it chooses. */
+function later<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('freshKeys: a browser page', () => {
+  test('reads the JWKS for each check, from the jwks_uri of discovery', async () => {
+    const { reads, keysOf } = endpoint({ keys: [key('a')] }, { keys: [key('b')] });
+    const source = freshKeys(keysOf);
+    expect(await source(as, fitting('a'))).toEqual([key('a')]);
+    expect(await source(as, fitting('b'))).toEqual([key('b')]);
+    expect(reads).toEqual([as.jwks_uri, as.jwks_uri]);
+  });
+
+  test.each([null, {}, { keys: 'none' }])('a document without a keys array (%j) has no keys', async (document) => {
+    const { keysOf } = endpoint(document);
+    expect(await freshKeys(keysOf)(as, () => [key('x')].slice(1))).toEqual([]);
+  });
+});
+
+describe('cachedKeys: a backend', () => {
+  test('keeps the set ten minutes to the millisecond, then reads it again', async () => {
+    let clock = 0;
+    const { reads, keysOf } = endpoint({ keys: [key('a')] }, { keys: [key('a')] });
+    const source = cachedKeys(keysOf, () => clock);
+    await source(as, fitting('a'));
+    clock = 600_000;
+    await source(as, fitting('a'));
+    expect(reads).toHaveLength(1);
+    clock = 600_001;
+    await source(as, fitting('a'));
+    expect(reads).toHaveLength(2);
+  });
+
+  test('no key fits: the set is read again once, only 30 s after the last read', async () => {
+    let clock = 0;
+    const { reads, keysOf } = endpoint({ keys: [key('old')] }, { keys: [key('new')] });
+    const source = cachedKeys(keysOf, () => clock);
+    expect(await source(as, fitting('new'))).toEqual([]);
+    clock = 29_999;
+    expect(await source(as, fitting('new'))).toEqual([]);
+    expect(reads).toHaveLength(1);
+    clock = 30_000;
+    expect(await source(as, fitting('new'))).toEqual([key('new')]);
+    expect(reads).toHaveLength(2);
+  });
+
+  test('a read that failed is not kept: the next check reads again at once', async () => {
+    const { reads, keysOf } = endpoint(new Error('unavailable'), { keys: [key('a')] });
+    const source = cachedKeys(keysOf, () => 0);
+    await expect(source(as, fitting('a'))).rejects.toThrow('unavailable');
+    expect(await source(as, fitting('a'))).toEqual([key('a')]);
+    expect(reads).toHaveLength(2);
+  });
+
+  test('an older read failing late does not drop the newer set that took its place', async () => {
+    let clock = 0;
+    const slow = later<unknown>();
+    const { reads, keysOf } = endpoint(slow.promise, { keys: [key('a')] });
+    const source = cachedKeys(keysOf, () => clock);
+    const first = source(as, fitting('a'));
+    // Ten minutes on, the first read still hangs: a second read replaces it and answers.
+    clock = 600_001;
+    expect(await source(as, fitting('a'))).toEqual([key('a')]);
+    slow.reject(new Error('timed out'));
+    await expect(first).rejects.toThrow('timed out');
+    expect(await source(as, fitting('a'))).toEqual([key('a')]);
+    expect(reads).toHaveLength(2);
+  });
+});
