@@ -55,8 +55,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // checkCallback, held to oauth4webapi's validateAuthResponse by test/oidc/callback.test.ts),
     // each refusal with its code: 0.3 KB less, and the budget follows it down. The browser entry
     // then read the JWKS at each callback rather than keep a cache a page holds one sign-in for,
-    // and three golfs more: 8,993 B (8,995 B once a JWKS of `null` was refused as such). The
-    // budget is the goal, so that the goal stays met.
+    // and three golfs more: 8,993 B (8,997 B once a JWKS of `null` was refused as such and the
+    // discovery cache kept a newer read). The budget is the goal, so that the goal stays met.
     budgetBytes: 9000,
     // The issue's figure, in bytes as it states it (not 9 KiB).
     goalBytes: 9000,

@@ -124,7 +124,8 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
       storage().removeItem(key);
       let transaction: OidcTransaction | undefined;
       try {
-        transaction = saved ? (JSON.parse(saved) as OidcTransaction) : undefined;
+        // No entry (null) parses as null, which is missing too.
+        transaction = JSON.parse(saved as string) as OidcTransaction | undefined;
       } catch {
         // An unreadable entry is treated as missing.
       }

@@ -363,7 +363,8 @@ export function createCore(
           throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
         return as;
       })().catch((e: unknown) => {
-        cached = undefined;
+        // Forgotten if it failed, unless a newer read has taken its place meanwhile.
+        if (cached?.value === value) cached = undefined;
         throw mapFailure(e, 'ERR_OIDC_DISCOVERY');
       });
       cached = { at: now(), value };

@@ -271,6 +271,31 @@ describe('OIDC helper: discovery', () => {
     expect(s.calls(/openid-configuration$/)).toBe(2);
   });
 
+  test('a read that fails late, after a newer one took its place, does not drop the newer document', async () => {
+    const s = await oidcSetup();
+    let hang: ((error: Error) => void) | undefined;
+    let reads = 0;
+    const oidc = s.client({
+      fetch: (input, init) => {
+        if (!String(input).endsWith('openid-configuration')) return fetch(input, init);
+        reads++;
+        return hang
+          ? fetch(input, init)
+          : new Promise((_, reject) => {
+              hang = reject;
+            });
+      },
+    });
+    const first = oidc.metadata();
+    // An hour on, the first read still hangs: a second read takes its place and answers.
+    s.advance(3_600_000);
+    await oidc.metadata();
+    hang!(new TypeError('fetch failed'));
+    await expect(first).rejects.toMatchObject({ code: 'ERR_OIDC_DISCOVERY' });
+    await oidc.startSignIn();
+    expect(reads).toBe(2);
+  });
+
   test('a claim key the cached list lacks is looked up again once before it is refused', async () => {
     const s = await oidcSetup();
     let stale = true;
