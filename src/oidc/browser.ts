@@ -122,10 +122,10 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
       const saved = storage().getItem(key);
       // Taken out before anything else: a second use of this state finds nothing.
       storage().removeItem(key);
-      let transaction: OidcTransaction | undefined;
+      let transaction: OidcTransaction | null | undefined;
       try {
         // No entry (null) parses as null, which is missing too.
-        transaction = JSON.parse(saved as string) as OidcTransaction | undefined;
+        transaction = JSON.parse(saved as string) as OidcTransaction | null;
       } catch {
         // An unreadable entry is treated as missing.
       }
