@@ -201,25 +201,47 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
 }
 
 /**
+ * Whether a path segment names the current or the parent folder once decoded: `.` and `..`, and
+ * every percent-encoded spelling of them (`%2e`, `%2E`, `.%2e`, `%2e.`, `%2e%2e`…), which the URL
+ * layer (WHATWG URL, so every `fetch`) resolves exactly as it resolves the dots themselves.
+ * Decoded until nothing changes, so a server that decodes twice (`%252e`) finds none either.
+ */
+export function isDotSegment(segment: string): boolean {
+  let decoded = segment;
+  for (;;) {
+    const next = decoded.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded === '.' || decoded === '..';
+}
+
+const DOT_SEGMENT =
+  'contains a path segment that is or decodes to "." or ".." (such as %2e%2e): the URL layer would resolve it into another path';
+
+/** What makes a `credential_ref` unsendable verbatim, or `undefined` when it can be sent as it is. */
+function credentialRefProblem(ref: unknown): string | undefined {
+  if (typeof ref !== 'string' || ref === '') return 'must be the non-empty credential_ref string returned by submit';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (/[\s\x00-\x1f\x7f?#\\]/.test(ref)) return 'contains a character that would change the request URL (whitespace, control, ?, # or \\)';
+  if (/[^\x21-\x7e]|["<>`{}]/.test(ref)) {
+    return 'contains a character that cannot be sent verbatim in a URL path (", <, >, `, {, } or non-ASCII): the spec has it sent without percent-encoding';
+  }
+  if (ref.split('/').some(isDotSegment)) return DOT_SEGMENT;
+  return undefined;
+}
+
+/**
  * A `credential_ref` goes into the path exactly as the service returned it: never parsed, built
  * or percent-encoded (spec, GET /credentials/verify). What would change the request target
- * instead (a query or fragment marker, a dot segment, whitespace or control characters) is
- * refused, and so is what the URL layer would percent-encode on the way out (`"`, `<`, `>`, a
- * backtick, `{`, `}` and anything outside ASCII): such a ref cannot be sent verbatim, and sending
- * it encoded would name another credential on a service that takes the path as it comes.
+ * instead (a query or fragment marker, a segment that is or decodes to a dot segment, whitespace
+ * or control characters) is refused, and so is what the URL layer would percent-encode on the way
+ * out (`"`, `<`, `>`, a backtick, `{`, `}` and anything outside ASCII): such a ref cannot be sent
+ * verbatim, and sending it encoded would name another credential on a service that takes the path
+ * as it comes. What is accepted reaches the wire byte for byte (test/client/request-target.test.ts).
  */
 export function checkCredentialRef(ref: unknown): string {
-  const problem =
-    typeof ref !== 'string' || ref === ''
-      ? 'must be the non-empty credential_ref string returned by submit'
-      : // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
-        /[\s\x00-\x1f\x7f?#\\]/.test(ref)
-        ? 'contains a character that would change the request URL (whitespace, control, ?, # or \\)'
-        : /[^\x21-\x7e]|["<>`{}]/.test(ref)
-          ? 'contains a character that cannot be sent verbatim in a URL path (", <, >, `, {, } or non-ASCII): the spec has it sent without percent-encoding'
-          : ref.split('/').some((segment) => segment === '.' || segment === '..')
-            ? 'contains a "." or ".." path segment'
-            : undefined;
+  const problem = credentialRefProblem(ref);
   if (problem) throw new InvalidInputError([{ field: 'credentialRef', message: problem }]);
   return ref as string;
 }
@@ -233,12 +255,17 @@ export function checkCode(field: string, value: unknown): string {
 }
 
 /**
- * An identity code for a path segment: a non-empty string that is not `.` or `..`, which
- * percent-encoding leaves as they are and URL resolution would turn into another path.
+ * An identity code for a path segment: a non-empty string that neither is nor decodes to `.` or
+ * `..`. Percent-encoding leaves the dots as they are (URL resolution would turn them into another
+ * path); an encoded spelling (`%2e%2e`) goes out encoded again and is harmless to a service that
+ * decodes once, but names a parent folder to one that decodes twice, and is no code anyway.
  */
 export function checkPathCode(field: string, value: unknown): string {
   const code = checkCode(field, value);
-  if (code === '.' || code === '..')
-    throw new InvalidInputError([{ field, message: 'must not be "." or "..": it would name another path' }]);
+  // A lone surrogate has no UTF-8 form: encodeURIComponent would throw a bare URIError.
+  if (/\p{Cs}/u.test(code)) throw new InvalidInputError([{ field, message: 'is not well-formed text (it holds a lone surrogate)' }]);
+  if (isDotSegment(code)) {
+    throw new InvalidInputError([{ field, message: 'must not be or decode to "." or ".." (such as %2e%2e): it would name another path' }]);
+  }
   return code;
 }
