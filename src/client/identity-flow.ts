@@ -43,8 +43,10 @@ const cancelled = (how: string, cause?: unknown) =>
  * response with it, and verifies the response (expiry, digests, `request_code`, signature when
  * present). Each failure is an {@link IdentityFlowError} whose `step` says where, with the step's
  * own error as `cause`. A cancelled request is `step: 'cancelled'`, whether the event said so or,
- * for an event of another or no kind, the service did (a 404 for a request that exists, or an
- * answer with nothing disclosed and nothing missing): never a verified identity.
+ * for an event of another or no kind, the service did (a 404 for a request that exists): never a
+ * verified identity. Nothing is concluded from what an answer lacks: one with no claim, no
+ * credential and nothing missing is refused at `step: 'verify'` (`ERR_SD_JWT_NO_CLAIMS`), whatever
+ * the event's kind, so an approval is never handed over as a cancellation or as an empty identity.
  */
 export async function verifiedIdentity(
   get: (request: IdentityResponseRequest, options?: RequestOptions) => Promise<ApiResult<Schemas['IdentityResponseData']>>,
@@ -85,10 +87,6 @@ export async function verifiedIdentity(
     }
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('fetch', `GET /identity/response failed${code}`, cause);
-  }
-  const { disclosures, disclosures_missing: missing } = response.data;
-  if (!approved && !disclosures?.length && !missing?.length && !response.data['acmeidentity.credential_jwt']) {
-    throw cancelled('the service answered with nothing disclosed and nothing missing');
   }
   try {
     // Loaded on the first verification: a client that never verifies never loads the SD-JWT verifier.

@@ -655,7 +655,7 @@ export class IdentityFlowError extends AcmeIdentityError {
 
   /**
    * `cancelled`: the request was cancelled, so there is no identity: the webhook said so, or (for
-   * an event of another or no kind) the service answered 404 for a request that exists, or disclosed nothing;
+   * an event of another or no kind) the service answered 404 for a request that exists;
    * `token`: the webhook's X-Access-Token does not name the event's request;
    * `fetch`: GET /identity/response failed; `verify`: the response was refused.
    */

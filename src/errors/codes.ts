@@ -146,4 +146,6 @@ export type SdJwtErrorCode =
   /** A signature was required, but the claims are only consistent with the unsigned envelope. */
   | 'ERR_SD_JWT_SIGNATURE_REQUIRED'
   /** A `credential_jwt` whose `sub` is not the identity response's `sub`: another person's credential. */
-  | 'ERR_SD_JWT_SUBJECT_MISMATCH';
+  | 'ERR_SD_JWT_SUBJECT_MISMATCH'
+  /** An identity response with no claim, no credential and nothing in `disclosures_missing` (or claims only in credential JWTs no `keys` could verify). */
+  | 'ERR_SD_JWT_NO_CLAIMS';

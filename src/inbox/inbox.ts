@@ -408,6 +408,12 @@ interface Failure {
 /** Statuses no retry changes: the request or the token is refused for good. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 410, 412, 422]);
 
+/**
+ * Verification failures a later try can mend: the issuer's keys could not be fetched, or the
+ * answer held no claim yet (a service still writing it). Any other refusal is refused again.
+ */
+const VERIFY_RETRYABLE = new Set(['ERR_JWKS', 'ERR_SD_JWT_NO_CLAIMS']);
+
 /** How a failed `getVerified` is taken: the code of its cause, and whether a retry could help. */
 function failureOf(error: unknown): Failure {
   if (!(error instanceof IdentityFlowError)) {
@@ -418,8 +424,7 @@ function failureOf(error: unknown): Failure {
   const code = cause instanceof AcmeIdentityError ? cause.code : error.code;
   const message = `${error.step} failed (${code})`;
   if (error.step === 'token') return { code: error.code, message: error.message, permanent: true };
-  // A verification refused is refused again, unless the issuer's keys could not be fetched.
-  if (error.step === 'verify') return { code, message, permanent: code !== 'ERR_JWKS' };
+  if (error.step === 'verify') return { code, message, permanent: !VERIFY_RETRYABLE.has(code) };
   return { code, message, permanent: cause instanceof ApiError && FINAL_STATUSES.has(cause.status) };
 }
 

@@ -5,6 +5,7 @@ import type { KeySource } from './jwks.js';
 import { isObject } from '../internal/guards.js';
 import {
   MAX_DEPTH,
+  type VerifiedDisclosure,
   checkTimeOptions,
   checkTimes,
   fail,
@@ -40,8 +41,9 @@ export interface VerifyIdentityResponseOptions extends TimeOptions {
 /**
  * How the claims were established:
  * - `signature`: every disclosed claim is in a `credential_jwt` whose issuer signature verified;
- * - `digests`: the claims match the envelope's `_sd` digests, but the envelope is not signed, so
- *   they are only as trustworthy as the TLS connection they came over.
+ * - `digests`: the claims match the envelope's `_sd` digests (those without a salt are listed in
+ *   `uncheckedClaims`), but the envelope is not signed, so they are only as trustworthy as the TLS
+ *   connection they came over.
  */
 export type ClaimsProof = 'signature' | 'digests';
 
@@ -51,6 +53,12 @@ export interface VerifiedIdentityResponse {
   readonly proof: ClaimsProof;
   /** The claim keys proven by a verified `credential_jwt` signature. */
   readonly signedClaims: readonly string[];
+  /**
+   * The claim keys disclosed without a salt (the spec gives one "when applicable") that no signed
+   * credential carries: stated by the envelope, with no digest to check them against.
+   * `requireSignature` refuses them.
+   */
+  readonly uncheckedClaims: readonly string[];
   /** Requested claims the service could not disclose because it has no data for them. */
   readonly disclosuresMissing: readonly string[];
   /** True when the person could not provide every document the ruleset needs. */
@@ -105,7 +113,8 @@ function candidates(salt: string, claim: string, value: unknown): string[] {
 
 interface EnvelopeDisclosure {
   claim: string;
-  salt: string;
+  /** Absent when the service gave none ("salt … when applicable"): the claim is then checked against a signed credential, or stated plainly. */
+  salt: string | undefined;
   value: unknown;
 }
 
@@ -129,12 +138,12 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
     if (Object.hasOwn(data, claim)) {
       throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosures[${i}] discloses ${shown(claim)}, a plaintext field of the response`);
     }
-    if (typeof item['salt'] !== 'string') {
-      throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] (${shown(claim)}) has no salt, so its digest cannot be checked`);
-    }
+    const salt = item['salt'] ?? undefined;
+    if (salt !== undefined && typeof salt !== 'string')
+      throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] (${shown(claim)}) has a salt that is not a string`);
     if (seen.has(claim)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `claim ${shown(claim)} is disclosed twice`);
     seen.add(claim);
-    return { claim, salt: item['salt'], value: item['value'] };
+    return { claim, salt, value: item['value'] };
   });
 }
 
@@ -146,13 +155,36 @@ function stringList(value: unknown, field: string): string[] {
 }
 
 /** The disclosures of verified credential JWTs, by salt: the issuer's exact bytes for a claim. */
-function compactBySalt(credentials: Record<string, VerifiedSdJwt>): Map<string, { encoded: string; name?: string; value: unknown }> {
-  const bySalt = new Map<string, { encoded: string; name?: string; value: unknown }>();
+function compactBySalt(credentials: Record<string, VerifiedSdJwt>): Map<string, VerifiedDisclosure> {
+  const bySalt = new Map<string, VerifiedDisclosure>();
   for (const verified of Object.values(credentials)) {
     for (const d of verified.disclosures) bySalt.set(d.salt, d);
   }
   return bySalt;
 }
+
+/**
+ * The named claims the verified credential JWTs disclose, by claim key: what the issuer signed.
+ * Two credentials that disclose one claim with different values are refused: which is the
+ * person's cannot be told.
+ */
+function signedByName(credentials: Record<string, VerifiedSdJwt>): Map<string, VerifiedDisclosure> {
+  const byName = new Map<string, VerifiedDisclosure>();
+  for (const verified of Object.values(credentials)) {
+    for (const d of verified.disclosures) {
+      if (d.name === undefined) continue;
+      const other = byName.get(d.name);
+      if (other && !sameJson(other.value, d.value)) {
+        throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `two signed credentials disclose claim ${shown(d.name)} with different values`);
+      }
+      byName.set(d.name, d);
+    }
+  }
+  return byName;
+}
+
+/** Whether a credential's disclosed name is a claim key of the service (`{credential}.{field}`, `document.…`), not a JWT claim (`iss`, `vct`…). */
+const isClaimKey = (name: string) => name.includes('.') && !name.endsWith('.credential_jwt');
 
 async function verifyCredentials(data: Record<string, unknown>, options: VerifyIdentityResponseOptions) {
   const credentials: Record<string, VerifiedSdJwt> = {};
@@ -190,13 +222,58 @@ function boundCredentials(credentials: Record<string, VerifiedSdJwt>, data: Reco
 }
 
 /**
+ * An identity with no claim, nothing the service says it could not disclose and no credential is
+ * no identity: the answer of a cancelled request, or claims put where the SDK does not look.
+ * Absence decides nothing, so it is taken as neither. Credential JWTs that could not be verified
+ * (no `keys`) and hold the only claims say which option to set.
+ */
+function refuseEmpty(
+  data: Record<string, unknown>,
+  claims: Record<string, unknown>,
+  missing: readonly string[],
+  credentials: Record<string, VerifiedSdJwt>,
+): void {
+  if (Object.keys(claims).length > 0 || missing.length > 0 || Object.keys(credentials).length > 0) return;
+  const unverified = Object.keys(data).filter((field) => field.endsWith('.credential_jwt'));
+  if (unverified.length > 0) {
+    throw fail(
+      'ERR_SD_JWT_NO_CLAIMS',
+      `the response discloses its claims only inside ${unverified.map(shown).join(', ')}, which cannot be read unverified: pass keys (remoteJwks(authUrl)) to verify it`,
+    );
+  }
+  throw fail(
+    'ERR_SD_JWT_NO_CLAIMS',
+    'the identity response has no claim, no credential_jwt and nothing in disclosures_missing: it may be the answer for a cancelled request or claims placed where no rule reads them, so it is taken as neither',
+  );
+}
+
+function signatureRequiredReason(
+  options: VerifyIdentityResponseOptions,
+  credentials: Record<string, VerifiedSdJwt>,
+  bound: Record<string, VerifiedSdJwt>,
+): string {
+  if (!options.keys) return 'a signature is required, but no keys were given to verify a credential_jwt with';
+  if (Object.keys(credentials).length === 0) {
+    return 'a signature is required, but the response has no credential_jwt (request the acmeidentity.credential claim)';
+  }
+  if (Object.keys(bound).length === 0) return "a signature is required, but no credential_jwt names the response's subject (sub)";
+  return 'a signature is required, but some claims are not in a signed credential_jwt';
+}
+
+/**
  * Verifies an identity response (GET /identity/response/...) before its claims are used:
  * 1. `exp` has not elapsed and `nbf` has come (tolerance `clockToleranceSeconds`, default none);
  * 2. `request_code` is the code of the request you created;
  * 3. `_sd_alg` is sha-256 (`sha256` as the service writes it), sha-384 or sha-512;
  * 4. each `*.credential_jwt` is a valid SD-JWT signed by the issuer (when `keys` is given);
  * 5. each disclosure's digest is in `_sd`, no digest or claim twice; a disclosure that a credential
- *    JWT also carries must agree with it, and its exact compact bytes are what is hashed.
+ *    JWT also carries must agree with it, and its exact compact bytes are what is hashed; one
+ *    without a salt (the spec gives it "when applicable") is checked against a signed credential
+ *    that carries the claim, or stated as plainly as the envelope states it;
+ * 6. the claims a verified credential JWT discloses are claims of the identity too (the signed
+ *    value wins; an envelope that disagrees is refused);
+ * 7. an answer with no claim, no credential and nothing missing is refused (`ERR_SD_JWT_NO_CLAIMS`),
+ *    never taken as an empty identity or as a cancellation.
  *
  * `proof` says whether the claims were proven by the issuer's signature or are only consistent
  * with the (unsigned) envelope; `requireSignature` makes the second a failure.
@@ -237,40 +314,49 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
 
   const credentials = await verifyCredentials(data, options);
   const bound = boundCredentials(credentials, data);
-  const signed = compactBySalt(bound);
+  const bySalt = compactBySalt(bound);
+  const byName = signedByName(bound);
   const claims: Record<string, unknown> = {};
   const signedClaims: string[] = [];
+  const uncheckedClaims: string[] = [];
   const used = new Set<string>();
+  const keep = (claim: string, value: unknown, signed: boolean) => {
+    Object.defineProperty(claims, claim, { value, enumerable: true, writable: false, configurable: false });
+    if (signed) signedClaims.push(claim);
+  };
   for (const { claim, salt, value } of disclosures) {
-    const compact = signed.get(salt);
+    const compact = salt === undefined ? byName.get(claim) : bySalt.get(salt);
     if (compact && (compact.name !== claim || !sameJson(compact.value, value))) {
       throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${shown(claim)} differs from the one in the signed credential`);
     }
-    const inputs = compact ? [compact.encoded] : candidates(salt, claim, value);
-    const digest = (await digests(algorithm, inputs)).find((d) => digestSet.has(d));
-    if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
-    if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
-    used.add(digest);
-    Object.defineProperty(claims, claim, { value, enumerable: true, writable: false, configurable: false });
-    if (compact) signedClaims.push(claim);
+    // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
+    // stated as plainly as the unsigned envelope states everything (proof 'digests' at best).
+    if (salt !== undefined) {
+      const inputs = compact ? [compact.encoded] : candidates(salt, claim, value);
+      const digest = (await digests(algorithm, inputs)).find((d) => digestSet.has(d));
+      if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
+      if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
+      used.add(digest);
+    } else if (!compact) {
+      uncheckedClaims.push(claim);
+    }
+    keep(claim, value, compact !== undefined);
   }
-  const proven = Object.keys(bound).length > 0 && signedClaims.length === disclosures.length;
+  // A claim disclosed only inside a signed credential is a claim of the identity all the same:
+  // the result is never emptier than the answer.
+  for (const [claim, disclosure] of byName) {
+    if (isClaimKey(claim) && !Object.hasOwn(claims, claim) && !Object.hasOwn(data, claim)) keep(claim, disclosure.value, true);
+  }
+  refuseEmpty(data, claims, disclosuresMissing, credentials);
+  const proven = Object.keys(bound).length > 0 && signedClaims.length === Object.keys(claims).length;
   if (options.requireSignature && !proven) {
-    throw fail(
-      'ERR_SD_JWT_SIGNATURE_REQUIRED',
-      !options.keys
-        ? 'a signature is required, but no keys were given to verify a credential_jwt with'
-        : Object.keys(credentials).length === 0
-          ? 'a signature is required, but the response has no credential_jwt (request the acmeidentity.credential claim)'
-          : Object.keys(bound).length === 0
-            ? "a signature is required, but no credential_jwt names the response's subject (sub)"
-            : 'a signature is required, but some claims are not in a signed credential_jwt',
-    );
+    throw fail('ERR_SD_JWT_SIGNATURE_REQUIRED', signatureRequiredReason(options, credentials, bound));
   }
   return {
     claims,
     proof: proven ? 'signature' : 'digests',
     signedClaims,
+    uncheckedClaims,
     disclosuresMissing,
     partiallyComplete: data['partially_complete'] === true,
     credentials,

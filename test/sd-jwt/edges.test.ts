@@ -132,7 +132,7 @@ describe('a crafted claim name of a megabyte is shown in the message cut to 64 c
   test('the envelope: a plaintext field, no salt, twice, a digest not in _sd', async () => {
     await shownCut(verifyIdentityResponse(envelope({ [long]: 'x' }, { [long]: 'plain' }), REQUEST), 'ERR_SD_JWT_CLAIM_COLLISION');
     await shownCut(
-      verifyIdentityResponse({ ...envelope({}), disclosures: [{ claim: long, value: 'x' }] }, REQUEST),
+      verifyIdentityResponse({ ...envelope({}), disclosures: [{ claim: long, salt: 7, value: 'x' }] }, REQUEST),
       'ERR_SD_JWT_MALFORMED',
     );
     const twice = envelope({ [long]: 'x' });
@@ -371,13 +371,13 @@ describe('verifyIdentityResponse: the envelope’s own fields', () => {
     );
   });
 
-  test('a response without disclosures or disclosures_missing discloses nothing and misses nothing; nothing is proven', async () => {
+  test('a response without disclosures, disclosures_missing or a credential is no identity: refused, absence decides nothing', async () => {
     const { disclosures: _, ...bare } = envelope({});
-    const verified = await verifyIdentityResponse(bare, REQUEST);
-    expect(verified).toMatchObject({ claims: {}, disclosuresMissing: [], signedClaims: [], proof: 'digests', partiallyComplete: false });
-    await expect(verifyIdentityResponse(bare, { ...REQUEST, keys: issuer.keys, requireSignature: true })).rejects.toMatchObject({
-      code: 'ERR_SD_JWT_SIGNATURE_REQUIRED',
-    });
+    await expect(verifyIdentityResponse(bare, REQUEST)).rejects.toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS' });
+    await expect(verifyIdentityResponse(bare, { ...REQUEST, keys: issuer.keys })).rejects.toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS' });
+    // Something listed as missing is an answer: the service had no data for what was asked.
+    const missing = await verifyIdentityResponse({ ...bare, disclosures_missing: ['acmeidentity.birth_date'] }, REQUEST);
+    expect(missing).toMatchObject({ claims: {}, disclosuresMissing: ['acmeidentity.birth_date'], signedClaims: [], proof: 'digests' });
   });
 
   test('the verified claims are read-only: what was checked cannot be changed afterwards', async () => {

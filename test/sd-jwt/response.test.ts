@@ -49,6 +49,50 @@ function tampered(response: { data: Record<string, unknown> }, change: (data: Re
   return { data };
 }
 
+describe('verifyIdentityResponse: claims wherever the service put them', () => {
+  test('claims disclosed only inside the signed credential_jwt are the identity\'s claims (regression: claims {} with proof "signature")', async () => {
+    const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
+    const onlySigned = tampered(response, (d) => {
+      d['disclosures'] = [];
+      d['_sd'] = [];
+    });
+    const verified = await verifyIdentityResponse(onlySigned, { ...options, requireSignature: true });
+    expect(verified.proof).toBe('signature');
+    expect(verified.claims['acmeidentity.given_name']).toBe('Jane');
+    expect(verified.signedClaims).toContain('acmeidentity.given_name');
+    // No JWT claim of the credential (iss, vct, exp…) becomes a claim of the identity.
+    expect(Object.keys(verified.claims).every((key) => key.includes('.'))).toBe(true);
+  });
+
+  test('a disclosure without a salt is proven by a signed credential that carries it, and refused when the credential disagrees', async () => {
+    const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
+    const unsalted = tampered(response, (d) => {
+      for (const item of d['disclosures'] as Record<string, unknown>[]) delete item['salt'];
+    });
+    const verified = await verifyIdentityResponse(unsalted, { ...options, requireSignature: true });
+    expect(verified.claims['acmeidentity.given_name']).toBe('Jane');
+    expect(verified.uncheckedClaims).toEqual([]);
+    const changed = tampered(unsalted, (d) => {
+      const item = (d['disclosures'] as Record<string, unknown>[]).find((x) => x['claim'] === 'acmeidentity.given_name')!;
+      item['value'] = 'Mallory';
+    });
+    expect(await refusal(changed, options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+  });
+
+  test('a disclosure without a salt and no credential is kept, listed as unchecked, and refused where a signature is required', async () => {
+    const { response, options } = await fetched();
+    const unsalted = tampered(response, (d) => {
+      delete (d['disclosures'] as Record<string, unknown>[])[0]!['salt'];
+    });
+    const claim = (response.data['disclosures'] as { claim: string }[])[0]!.claim;
+    const verified = await verifyIdentityResponse(unsalted, options);
+    expect(verified.uncheckedClaims).toEqual([claim]);
+    expect(Object.hasOwn(verified.claims, claim)).toBe(true);
+    expect(verified.proof).toBe('digests');
+    expect(await refusal(unsalted, { ...options, requireSignature: true })).toBe('ERR_SD_JWT_SIGNATURE_REQUIRED');
+  });
+});
+
 describe('verifyIdentityResponse against the fake', () => {
   test('verifies the digests and returns the claims, the missing ones and the proof', async () => {
     const { response, options } = await fetched();
@@ -198,9 +242,11 @@ describe('verifyIdentityResponse refuses', () => {
     expect(await refusal(forged, options)).toBe('ERR_SD_JWT_SIGNATURE');
   });
 
-  test('a disclosure without a salt, whose digest cannot be checked', async () => {
+  test('a disclosure whose salt is not a string', async () => {
     const { response, options } = await fetched();
-    const forged = tampered(response, (d) => delete (d['disclosures'] as Record<string, unknown>[])[0]!['salt']);
+    const forged = tampered(response, (d) => {
+      (d['disclosures'] as Record<string, unknown>[])[0]!['salt'] = 12;
+    });
     expect(await refusal(forged, options)).toBe('ERR_SD_JWT_MALFORMED');
   });
 });

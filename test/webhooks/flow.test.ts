@@ -92,22 +92,41 @@ describe('asynchronous identity flow', () => {
     expect(readClaim(identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
   });
 
-  test('an answer with nothing disclosed and nothing missing is a cancellation for an event of unknown kind, never an empty identity', async () => {
+  test('an answer with nothing disclosed, nothing missing and no credential is refused for every kind: never a cancellation, never an empty identity', async () => {
     const { client, service } = await receiving();
     const { data } = await client.identityRequests.create(person());
     const payload = await service.approve(data.access_request_code);
     await service.webhooksSettled();
     const empty = { ...service.identityRequest(data.access_request_code)!.response!, disclosures: [], disclosures_missing: [], _sd: [] };
     server.use(http.get(/\/identity\/response\//, () => HttpResponse.json({ data: empty, correlation_id: 'cor_1' })));
-    const unknown = { kind: 'unknown', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
-    expect(
-      await rejection(client.identityResponses.getVerified(unknown, { identitySessionCode: data.identity_session_code })),
-    ).toMatchObject({ step: 'cancelled' });
-    const approved = await client.identityResponses.getVerified(
-      { ...unknown, kind: 'approved' },
-      { identitySessionCode: data.identity_session_code },
-    );
-    expect(approved.claims).toEqual({});
+    for (const kind of [undefined, 'unknown', 'approved']) {
+      const event = { kind, accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+      const error = await rejection(client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
+      expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'verify' });
+      expect((error as IdentityFlowError).cause).toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS' });
+    }
+  });
+
+  test('an approval that asked only for another credential (acicncchc) is that credential, whatever the event names (regression: handed over as cancelled)', async () => {
+    const { client, service } = await receiving();
+    const { data } = await client.identityRequests.create(person({ claims: ['acicncchc.credential'] }));
+    const payload = await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+    for (const kind of [undefined, 'unknown', 'approved']) {
+      const event = { kind, accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+      const identity = await client.identityResponses.getVerified(event, {
+        identitySessionCode: data.identity_session_code,
+        keys: remoteJwks(service.authUrl),
+      });
+      expect(Object.keys(identity.credentials)).toEqual(['acicncchc.credential_jwt']);
+      // Without keys the credential cannot be read: refused, saying which option to set, never "cancelled".
+      const unkeyed = await rejection(client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
+      expect((unkeyed as IdentityFlowError).step).toBe('verify');
+      expect((unkeyed as IdentityFlowError).cause).toMatchObject({
+        code: 'ERR_SD_JWT_NO_CLAIMS',
+        message: expect.stringContaining('pass keys'),
+      });
+    }
   });
 
   test('a receiver that does not answer 200 gets the webhook again, with backoff, a bounded number of times', async () => {
