@@ -2,6 +2,7 @@ import type { components } from '../../generated/schema.js';
 import { AcmeIdentityError, ApiError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
 import { sleep } from '../internal/sleep.js';
+import { tokenLifetime } from './lifetime.js';
 
 /** Tokens as the client keeps them. Secret: never log a `StoredToken`. */
 export interface StoredToken {
@@ -96,8 +97,6 @@ export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined
     return undefined;
   }
 }
-
-const jwtExpiry = (token: string) => jwtTime(token, 'exp');
 
 /**
  * Gets, caches and refreshes the API access token:
@@ -438,15 +437,14 @@ export class TokenManager {
       throw new InvalidResponseError(200, undefined, 'the token response has no access_token', ['access_token']);
     }
     const now = this.#now();
-    let expiresAt: number | undefined;
-    if (typeof grant.expires_in === 'number' && grant.expires_in > 0) expiresAt = now + grant.expires_in * 1000;
-    else {
-      // `expires` and `exp` are instants on the service's clock: moved onto the local one.
-      const parsed = grant.expires ? Date.parse(grant.expires) : Number.NaN;
-      const serviceExpiry = Number.isNaN(parsed) ? jwtExpiry(grant.access_token) : parsed;
-      if (serviceExpiry !== undefined) expiresAt = serviceExpiry - this.#offsetMs();
+    // `expires` and `exp` are instants on the service's clock: tokenLifetime moves them onto the local one.
+    const lifetime = tokenLifetime(grant, jwtTime(grant.access_token, 'exp'), now, this.#offsetMs(), FALLBACK_LIFETIME_MS);
+    if (lifetime.ignored.length > 0) {
+      this.#observer?.log('warn', `token lifetime: using ${lifetime.source}; ignored: ${lifetime.ignored.join('; ')}`, {
+        event: 'token.lifetime',
+      });
     }
-    expiresAt ??= now + FALLBACK_LIFETIME_MS;
+    const { expiresAt } = lifetime;
     return {
       accessToken: grant.access_token,
       // A rotated refresh token replaces the old one; without a new one, the old one is kept.
