@@ -57,8 +57,9 @@ const inbox = createIdentityInbox({
   onIdentity,
 });
 
-// The receiver answers 200 only once the delivery is stored in Redis.
-const receiver = nodeHttpServer(env('ACME_WEBHOOK_SECRET'), inbox.receive);
+// The receiver answers 200 only once the delivery is stored in Redis. The inbox is the replay guard
+// (a resend revives an entry set aside), so the verifier keeps none of its own.
+const receiver = nodeHttpServer(env('ACME_WEBHOOK_SECRET'), inbox.receive, { replayStore: false });
 await new Promise<void>((resolve) => receiver.listen(Number(env('WEBHOOK_PORT')), '127.0.0.1', resolve));
 console.log(`webhook receiver on port ${(receiver.address() as AddressInfo).port}`);
 inbox.start();

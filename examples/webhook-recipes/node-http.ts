@@ -1,6 +1,11 @@
 /** Recipe: plain `node:http`. Read the body as bytes and hand them over untouched. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '@acme/identity/webhooks';
+import {
+  createWebhookReceiver,
+  createWebhookVerifier,
+  type IdentityActionsEvent,
+  type WebhookVerifierOptions,
+} from '@acme/identity/webhooks';
 
 async function rawBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -8,8 +13,12 @@ async function rawBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function nodeHttpServer(secret: string, onEvent: (event: IdentityActionsEvent) => unknown): Server {
-  const receiver = createWebhookReceiver(createWebhookVerifier({ secret }), onEvent);
+export function nodeHttpServer(
+  secret: string,
+  onEvent: (event: IdentityActionsEvent) => unknown,
+  options: Omit<WebhookVerifierOptions, 'secret'> = {},
+): Server {
+  const receiver = createWebhookReceiver(createWebhookVerifier({ ...options, secret }), onEvent);
   return createServer(async (request, response) => {
     if (request.method !== 'POST' || request.url !== '/webhooks/acme') {
       response.writeHead(404).end();

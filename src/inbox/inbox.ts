@@ -140,7 +140,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * @example
  * ```ts
  * const inbox = createIdentityInbox({ client: acme, store: new RedisInboxStore(redis), encryptionKey, onIdentity: save });
- * const receiver = createWebhookReceiver(verifier, inbox.receive);
+ * const receiver = createWebhookReceiver(createWebhookVerifier({ secret, replayStore: false }), inbox.receive);
  * inbox.start();
  * ```
  */

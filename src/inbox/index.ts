@@ -17,7 +17,7 @@
  *   encryptionKey: process.env.ACME_INBOX_KEY,
  *   onIdentity: async (delivery) => save(delivery.id, delivery),
  * });
- * const receiver = createWebhookReceiver(verifier, inbox.receive);
+ * const receiver = createWebhookReceiver(createWebhookVerifier({ secret, replayStore: false }), inbox.receive);
  * inbox.start();
  * ```
  * @module

@@ -97,7 +97,11 @@ export interface IdentityActionsEvent {
   readonly accessRequestCode: string;
   /** The JWT to send as `X-Access-Token`, exactly as received. Not enumerable. */
   readonly accessToken: string;
-  /** Identifies this delivery: base64url SHA-256 of the raw body. A redelivery has the same id. */
+  /**
+   * Identifies the event this delivery reports: base64url SHA-256 of its `access_request_code` and
+   * its kind, never of its bytes. A redelivery has the same id, even one whose sender minted a fresh
+   * `access_token` for it, so one approval is processed once.
+   */
   readonly deliveryId: string;
   /** Every payload field except `access_token`, unknown ones included. */
   readonly payload: Readonly<Record<string, unknown>>;
@@ -358,6 +362,15 @@ export async function bodyDigest(body: Uint8Array<ArrayBuffer> | string, node = 
 }
 
 /**
+ * What a delivery means, as the text its id hashes: the request and the event's kind (an unknown
+ * kind by its own name). A sender that mints a fresh token for each attempt changes the bytes, never
+ * this: one event is processed once, however its redeliveries are written.
+ */
+function eventMeaning(accessRequestCode: string, kind: WebhookEventKind, rawKind: string | undefined): string {
+  return `${accessRequestCode}\n${kind === 'unknown' ? `unknown:${rawKind ?? ''}` : kind}`;
+}
+
+/**
  * Creates a webhook verifier. It checks `X-Webhook-Signature` as an HMAC (SHA-256 by default) of
  * the **exact raw body** with Web Crypto, whose `verify` compares in constant time; then parses
  * the payload; then refuses a delivery it has seen before. Runs in Node, browsers' workers, Deno,
@@ -528,11 +541,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     // With node:crypto a string body is hashed as it is, never copied into bytes first.
     const bytes = bodyBytes(body, maxBodyBytes, node !== null);
     const check = signedBy(bytes, headers);
-    // Without node:crypto, the delivery id is hashed while Web Crypto checks the MACs on its worker threads.
-    // With node:crypto and no replay store, the delivery id is hashed only if it is read.
-    const [matched, deliveryId] = node
-      ? [nodeMatches(node, check), store ? bodyDigest(bytes, node) : undefined]
-      : await Promise.all([matches(check), bodyDigest(bytes, null)]);
+    const matched = node ? nodeMatches(node, check) : await matches(check);
     if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
 
     let json: unknown;
@@ -546,8 +555,12 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const source = nested ? (json as { data: unknown }).data : json;
     const { access_token: accessToken, ...fields } = parsePayload(source);
     const payload: Record<string, unknown> = nested ? { ...(json as object), data: fields } : fields;
-    // No await without a digest to wait for: each one is a turn of the event loop's microtasks.
-    const id = deliveryId === undefined ? undefined : await deliveryId;
+    // The kind fields are read at the top and, for an envelope, in `data` too.
+    const { kind, rawKind } = nested ? eventKind(json, source) : eventKind(json);
+    const accessRequestCode = fields.access_request_code;
+    const meaning = eventMeaning(accessRequestCode, kind, rawKind);
+    // With node:crypto and no replay store, the delivery id is hashed only if it is read.
+    const id = store || !node ? await bodyDigest(meaning, node) : undefined;
     if (store) {
       const claim = await store.claim(id!, lease);
       if (claim === 'done')
@@ -559,10 +572,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
         );
       }
     }
-    // The kind fields are read at the top and, for an envelope, in `data` too.
-    const { kind, rawKind } = nested ? eventKind(json, source) : eventKind(json);
     const raw = rawKind === undefined ? {} : { rawKind };
-    const accessRequestCode = fields.access_request_code;
     let lazyId: string | undefined;
     // One literal of named fields: spreading eventKind's answer into one with a getter made the whole
     // verification a third dearer. Without a replay store the delivery id is hashed only if it is read.
@@ -574,7 +584,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
             accessRequestCode,
             payload,
             get deliveryId() {
-              lazyId ??= nodeDigest(node!, bytes);
+              lazyId ??= nodeDigest(node!, meaning);
               return lazyId;
             },
           }

@@ -21,9 +21,12 @@ let receiverServer: Server;
 const events: IdentityActionsEvent[] = [];
 
 beforeAll(async () => {
-  const receiver = createWebhookReceiver(createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, logLevel: 'off' }), (event) => {
-    events.push(event);
-  });
+  const receiver = createWebhookReceiver(
+    createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, logLevel: 'off', replayStore: false }),
+    (event) => {
+      events.push(event);
+    },
+  );
   receiverServer = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);

@@ -66,7 +66,10 @@ async function setup(options: Partial<IdentityInboxOptions> = {}, fake: { webhoo
     ...options,
   });
   const answers: number[] = [];
-  const receiver = createWebhookReceiver(createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret }), inbox.receive);
+  const receiver = createWebhookReceiver(
+    createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, replayStore: false }),
+    inbox.receive,
+  );
   server.use(
     http.post(WEBHOOK_URL, async ({ request }) => {
       const forced = answers.shift();
