@@ -136,21 +136,22 @@ export const StatusHealth: ShapeOf<Schemas['StatusHealth']> = z.looseObject({
   database: anyCase(['connected', 'error']),
 });
 
-const envelopes = new WeakMap<object, z.ZodMiniType>();
-
-/** `{data, correlation_id, meta?}` around a result; built once per data schema (building one costs more than parsing). */
-export function envelope<T>(data: ShapeOf<T>): ShapeOf<{ data: T; correlation_id: string; meta?: Record<string, unknown> }> {
-  let schema = envelopes.get(data);
-  if (!schema) {
-    schema = z.looseObject({
-      data,
-      correlation_id: z.string(),
-      meta: z.exactOptional(z.record(z.string(), z.unknown())),
-    });
-    envelopes.set(data, schema);
+/**
+ * The field names a record's schema knows, or `undefined` for a record of any fields (a raw
+ * credential): how `client/envelope.ts` tells an envelope from a record, and an empty record from one.
+ */
+export function fieldsOf(schema: ShapeOf<unknown>): ReadonlySet<string> | undefined {
+  if (!fieldSets.has(schema)) {
+    const shape = (schema as { shape?: unknown }).shape;
+    fieldSets.set(schema, typeof shape === 'object' && shape !== null ? new Set(Object.keys(shape)) : undefined);
   }
-  return schema as ShapeOf<{ data: T; correlation_id: string; meta?: Record<string, unknown> }>;
+  return fieldSets.get(schema);
 }
+/** Each schema's field names, worked out once. */
+const fieldSets = new WeakMap<object, ReadonlySet<string> | undefined>();
+
+/** Records that mean something with none of their fields: a DELETE's 200 is the deletion, message or not. */
+export const MAY_BE_EMPTY: ReadonlySet<ShapeOf<unknown>> = new Set([MessageData]);
 
 /** The service's error envelope; any field may be missing (401/403/429/500 may carry only type and code). */
 export const ErrorEnvelope = z.looseObject({

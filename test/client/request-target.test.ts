@@ -14,7 +14,15 @@ import { AcmeIdentityClient, InvalidInputError } from '../../src/index.js';
 function rawServer() {
   const targets: string[] = [];
   const body = JSON.stringify({
-    data: { access_token: 'token', refresh_token: 'refresh', expires_in: 3600, revoked: true, file_data: 'AA==', message: 'ok' },
+    data: {
+      access_token: 'token',
+      refresh_token: 'refresh',
+      expires_in: 3600,
+      revoked: true,
+      file_data: 'AA==',
+      message: 'ok',
+      request_code: 'r',
+    },
     correlation_id: 'corr',
   });
   const answer = [

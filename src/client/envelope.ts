@@ -1,0 +1,103 @@
+/**
+ * Where a successful answer keeps its record: the one rule that opens the service's envelopes,
+ * for every operation. Form is read generously (the spec's `{data, correlation_id, meta?}`, a bare
+ * record as its token and status tables show, an envelope with more fields such as
+ * `{success: true, data}` or JSend's `{status: 'success', data}`, one wrapped once more, `null`
+ * for an absent optional); meaning is never guessed: a record in which none of the fields the
+ * spec names arrived is refused, naming the fields that did.
+ */
+import { isObject } from '../internal/guards.js';
+import { printable } from '../internal/text.js';
+
+/** How deep envelopes are opened: the spec's one, and one more a gateway may add. */
+const MAX_WRAPS = 2;
+
+/** A successful answer, opened. */
+export interface OpenedAnswer {
+  /** The record, `null` fields of it dropped (an absent optional written as `null`). */
+  data: unknown;
+  /** The first `correlation_id` the envelopes carried, outermost first. */
+  correlationId: string | undefined;
+  meta: Record<string, unknown> | undefined;
+  /** Where the record sat in the body (`data`, `data.data`; empty for a bare one): issues are named from the body's root. */
+  path: string;
+}
+
+/** What may stand beside `data` in an envelope around a record of any fields (a raw credential, which may have a `data` field of its own). */
+const ENVELOPE_FIELDS = new Set(['data', 'correlation_id', 'meta', 'success', 'status', 'message', 'timestamp', 'request_id']);
+
+/** How many of `fields` `value` has, not counting `null` ones. */
+function known(value: Record<string, unknown>, fields: ReadonlySet<string>): number {
+  let count = 0;
+  for (const field of fields) if (value[field] !== undefined && value[field] !== null) count += 1;
+  return count;
+}
+
+/** `value` without the object fields that are `null`, at every depth except inside a disclosed `value` (which the digest covers as sent). */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isObject(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (field === null) continue;
+    kept[key] = key === 'value' ? field : withoutNulls(field);
+  }
+  return kept;
+}
+
+/** A record found inside its envelopes, with what the envelopes said on the way in. */
+interface Found {
+  data: unknown;
+  correlationId: string | undefined;
+  meta: Record<string, unknown> | undefined;
+  path: string;
+}
+
+/**
+ * The record inside `body`: `body` itself, or what its `data` holds (opened the same way, up to
+ * `wraps` levels) when that holds more of the record's fields than `body` does. None of the
+ * service's records has a `data` field of its own, and an envelope's own fields (`status:
+ * 'success'`) are fewer than its record's. Around a record of any fields (`fields` undefined),
+ * `data` is opened once, and only when nothing but envelope fields stands beside it.
+ */
+function find(body: unknown, fields: ReadonlySet<string> | undefined, wraps: number): Found {
+  const bare: Found = { data: body, correlationId: undefined, meta: undefined, path: '' };
+  if (wraps === 0 || !isObject(body) || !isObject(body['data'])) return bare;
+  let inner: Found;
+  if (fields === undefined) {
+    if (!Object.keys(body).every((key) => ENVELOPE_FIELDS.has(key))) return bare;
+    inner = { data: body['data'], correlationId: undefined, meta: undefined, path: '' };
+  } else {
+    inner = find(body['data'], fields, wraps - 1);
+    if (!isObject(inner.data) || known(inner.data, fields) < Math.max(1, known(body, fields))) return bare;
+  }
+  return {
+    data: inner.data,
+    correlationId: typeof body['correlation_id'] === 'string' ? body['correlation_id'] : inner.correlationId,
+    meta: isObject(body['meta']) ? body['meta'] : inner.meta,
+    path: `data.${inner.path}`,
+  };
+}
+
+/**
+ * Opens the envelopes around a record. `fields`: the names the record's schema knows, or
+ * `undefined` for a record of any fields (a raw credential), which is unwrapped once at most and
+ * kept exactly as sent.
+ */
+export function openAnswer(body: unknown, fields: ReadonlySet<string> | undefined): OpenedAnswer {
+  const found = find(body, fields, MAX_WRAPS);
+  return { ...found, data: fields === undefined ? found.data : withoutNulls(found.data) };
+}
+
+/**
+ * Why a record is no record of its kind: none of the fields the spec names arrived. The answer's
+ * field names are listed (cut and printable), never its values. `undefined` when some arrived.
+ */
+export function emptyRecordProblem(data: unknown, fields: ReadonlySet<string>): string | undefined {
+  if (!isObject(data)) return undefined;
+  if (known(data, fields) > 0) return undefined;
+  const names = Object.keys(data);
+  const shown = names.slice(0, 8).map((name) => printable(name) ?? '');
+  const arrived = names.length === 0 ? 'nothing' : `${shown.join(', ')}${names.length > shown.length ? ', …' : ''}`;
+  return `none of the documented fields arrived (${arrived}): the answer is not read, rather than read as a record of absent fields`;
+}
