@@ -378,7 +378,11 @@ export class EmailDeliveryError extends ApiError {
 
   declare readonly code: 'ERR_EMAIL_DELIVERY';
 
-  /** `details.code`: the code of the request that was created. */
+  /**
+   * `details.code`: the code of the request that was created, as the service wrote it. The spec
+   * does not say which of the two; the sandbox gives the `identity_session_code` (the one that
+   * retrieves the result: the `access_request_code` arrives with the webhook).
+   */
   readonly requestCode: string | undefined;
   /** `details.redirect_url`: where the person can still finish (non-enumerable: it is the person's link). */
   declare readonly redirectUrl: string | undefined;

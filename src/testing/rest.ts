@@ -61,7 +61,9 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       state.identity.set(record.accessRequestCode, record);
       if (input.send_email && state.settings.emailDelivery === 'fail') {
         throw serviceError('E2002', 'The request was created but the email could not be sent', {
-          details: { code: record.accessRequestCode, redirect_url: record.redirectUrl },
+          // The code the client cannot learn elsewhere: the access_request_code arrives with the
+          // webhook, the identity_session_code that retrieves the result only here.
+          details: { code: record.identitySessionCode, redirect_url: record.redirectUrl },
         });
       }
       return ok(ctx, {

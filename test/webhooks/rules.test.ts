@@ -3,7 +3,7 @@
  * mutation testing, #18): how headers are read, how signature headers are split and decoded, how
  * a streamed body is read, what a refusal carries and logs, and what the receiver answers.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../src/index.js';
 import {
