@@ -34,10 +34,13 @@ const budgets: Budget[] = [
     // nesting limit) cost 1.0 KB here, #15's error names and logging 0.2 KB: the budget follows them
     // to 7.25 KB; #25's lenient claim decoders and a response bound to either code of its request
     // to 7.3 KB; #31's node:crypto signature path (a third of the time in Node, unused in browsers,
-    // which it costs 0.3 KB: a `node` export condition could spare them) to 7.7 KB. The goal stays 6.5 KB.
+    // which it costs 0.3 KB: a `node` export condition could spare them) to 7.7 KB; #39's rule at the
+    // boundary (claims disclosed inside a signed credential are the identity's, a disclosure without
+    // a salt kept as unchecked, an answer with no claim refused rather than read as cancelled, the
+    // hash named in any spelling) to 8.1 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 7.7 * KB,
+    budgetBytes: 8.1 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -56,37 +59,40 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // each refusal with its code: 0.3 KB less, and the budget follows it down. The browser entry
     // then read the JWKS at each callback rather than keep a cache a page holds one sign-in for,
     // and three golfs more: 8,993 B (8,997 B once a JWKS of `null` was refused as such and the
-    // discovery cache kept a newer read). The budget is the goal, so that the goal stays met.
-    budgetBytes: 9000,
-    // The issue's figure, in bytes as it states it (not 9 KiB).
-    goalBytes: 9000,
+    // discovery cache kept a newer read). #46 changed the goal: stay below openid-client's page
+    // measured the same way (below, about 9.3 KB), with a budget of 9,600 B, and no byte saved at
+    // the reader's cost (the golfs are being undone).
+    budgetBytes: 9600,
   },
   {
     // #13: the node:crypto path, the bounded body reader and the one header rule took it past 8 KB;
     // #14's two-state replay guard and #15's logging past 8.5 KB. #25 checks the payload's two
     // fields by hand instead of with zod/mini (4.5 KB of it), and adds Stripe's and Standard
     // Webhooks' signatures and the event-kind rule: 5.2 KB. #31's speed (half a bare HMAC's at
-    // 1 KB: the event built as one literal, its id a field when known) 0.06 KB more.
+    // 1 KB: the event built as one literal, its id a field when known) 0.06 KB more. #39 reads every
+    // signature a delivery carries, in several conventions at once (two Stripe sets during a
+    // rotation, a Standard Webhooks entry beside an HMAC): 0.45 KB, to 6.1 KB.
     name: 'webhooks: createWebhookVerifier + createWebhookReceiver (edge runtimes)',
     code: `export { createWebhookVerifier, createWebhookReceiver } from './src/webhooks/index.ts';`,
-    budgetBytes: 5.6 * KB,
+    budgetBytes: 6.1 * KB,
   },
   {
-    // What an edge function verifying deliveries imports (#31). The goal, below standardwebhooks'
-    // Webhook (measured below), is not met: this verifier reads three signature conventions, tells
-    // them apart by their headers, keeps a replay store and says in each refusal what to mend.
+    // What an edge function verifying deliveries imports (#31). #46 withdrew the goal of 4,700 B,
+    // below standardwebhooks' Webhook (measured below): this verifier reads three signature
+    // conventions, several at once (#39), keeps a replay store and says in each refusal what to
+    // mend, and no byte of that is saved at the reader's cost.
     name: 'webhooks: createWebhookVerifier alone (an edge function)',
     code: `export { createWebhookVerifier } from './src/webhooks/index.ts';`,
-    budgetBytes: 5.3 * KB,
-    goalBytes: 4700,
+    budgetBytes: 5.8 * KB,
   },
   // #30's importable handlers: each a few lines over the receiver. The edge ones (Next.js, Hono)
   // are measured for the browser platform like the rest; Express and Fastify run on Node only.
   ...(['next', 'hono', 'express', 'fastify'] as const).map((name) => ({
     name: `webhooks/${name}: the route handler`,
     code: `export * from './src/webhooks/frameworks/${name}.ts';`,
-    // #27's once-a-minute warnings and #31's string-body path took the edge ones past 5.6 KB.
-    budgetBytes: name === 'next' || name === 'hono' ? 5.7 * KB : 6 * KB,
+    // #27's once-a-minute warnings and #31's string-body path took the edge ones past 5.6 KB; #39's
+    // several signatures at once 0.45 KB more.
+    budgetBytes: name === 'next' || name === 'hono' ? 6.25 * KB : 6.5 * KB,
   })),
   // #30's sign-in integrations (backend entries; each carries the OIDC helper, oauth4webapi in it,
   // and since #31 its node:crypto signature check: 14 KB)

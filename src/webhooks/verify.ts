@@ -1,11 +1,23 @@
 /** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
-import { ConfigurationError, InvalidInputError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
-import { fromBase64, toBase64Url, utf8 } from '../internal/encoding.js';
+import { ConfigurationError, InvalidInputError, WebhookVerificationError } from '../errors/index.js';
+import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 import { isObject } from '../internal/guards.js';
 import type { components } from '../../generated/schema.js';
 import { MemoryReplayStore, type ReplayStore } from './replay.js';
+import {
+  BASE64,
+  MAC_BYTES,
+  NODE_NAMES,
+  base64Bytes,
+  fail,
+  joined,
+  signatureChecks,
+  type Check,
+  type Hash,
+  type SignatureSettings,
+} from './signature.js';
 
 /** The body exactly as it arrived: the HMAC covers these bytes, so a parsed object cannot be checked. */
 export type RawBody = string | Uint8Array | ArrayBuffer;
@@ -191,67 +203,6 @@ function kindOf(value: string): number {
   return (approved && cancelled) || words.some((w) => NEGATIONS.has(w)) ? 4 : approved ? 1 : 2;
 }
 
-const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
-/** Each hash as `node:crypto` and the `sha256=` prefix name it. */
-const NODE_NAMES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' } as const;
-const HEX = /^[0-9a-fA-F]+$/;
-const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
-
-const fail = (code: WebhookErrorCode, message: string, cause?: unknown) =>
-  new WebhookVerificationError(code, message, cause === undefined ? undefined : { cause });
-
-/** A signature header of a known form whose content is wrong, naming the forms this verifier reads. */
-const malformed = (what: string) =>
-  fail(
-    'ERR_WEBHOOK_MALFORMED_SIGNATURE',
-    `${what} (forms read: an HMAC of the body as hex, sha256=hex or base64; Stripe's t=…,v1=…; Standard Webhooks' v1,<base64>; the scheme option picks one)`,
-  );
-
-type Hash = keyof typeof MAC_BYTES;
-
-/**
- * One delivery's signature check: what was signed (a scheme's prefix, then the body: as bytes, or
- * as the text it came as when `node:crypto` hashes it), the MACs the headers carry, the keys and
- * hash to check them with.
- */
-interface Check {
-  prefix: string;
-  body: Uint8Array<ArrayBuffer> | string;
-  macs: readonly Uint8Array<ArrayBuffer>[];
-  hash: Hash;
-  secrets: readonly Uint8Array<ArrayBuffer>[];
-}
-
-/** `prefix` then the body: the signed content of the timestamped schemes (the body itself without one). */
-function joined(prefix: string, bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
-  if (prefix === '') return bytes;
-  const head = utf8(prefix);
-  const signed = new Uint8Array(head.length + bytes.length);
-  signed.set(head);
-  signed.set(bytes, head.length);
-  return signed;
-}
-
-/**
- * A header's value. One rule for both forms: a header sent several times is its values joined by
- * `, `, as a Web `Headers` object joins them, whether it came as `Headers` or as Node's array.
- */
-function header(headers: HeaderSource, name: string): string | undefined {
-  if (headers === null || typeof headers !== 'object')
-    throw new InvalidInputError([{ field: 'headers', message: 'must be a Headers object or a plain object of headers' }]);
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const wanted = name.toLowerCase();
-  const values: string[] = [];
-  for (const key in headers) {
-    // Names of another length are never the one wanted: no lower-casing for them.
-    if (key.length !== wanted.length || !Object.hasOwn(headers, key) || key.toLowerCase() !== wanted) continue;
-    const value: unknown = (headers as Record<string, unknown>)[key];
-    if (typeof value === 'string') values.push(value);
-    else if (Array.isArray(value)) values.push(...value.filter((v): v is string => typeof v === 'string'));
-  }
-  return values.length > 0 ? values.join(', ') : undefined;
-}
-
 /** Express's raw body parser as a webhook route needs it (its default `type` reads no JSON body). */
 const RAW = "express.raw({ type: 'application/json' })";
 
@@ -276,50 +227,6 @@ function bodyBytes(body: unknown, maxBytes: number, text = false): Uint8Array<Ar
   if (bytes.length === 0) throw fail('ERR_WEBHOOK_EMPTY_BODY', 'the body is empty');
   if (bytes.length > maxBytes) throw fail('ERR_WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
   return bytes;
-}
-
-/** The value of one hex digit's character code (already checked by {@link HEX}). */
-const nibble = (c: number) => (c <= 57 ? c - 48 : (c | 32) - 87);
-
-function hexBytes(text: string): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(text.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = (nibble(text.charCodeAt(i * 2)) << 4) | nibble(text.charCodeAt(i * 2 + 1));
-  return bytes;
-}
-
-function base64Bytes(text: string): Uint8Array<ArrayBuffer> | undefined {
-  const standard = text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
-  return fromBase64(standard.padEnd(Math.ceil(standard.length / 4) * 4, '='));
-}
-
-/** The MACs a signature header carries: one or more entries separated by commas or spaces. */
-function signatures(
-  value: string,
-  algorithm: keyof typeof MAC_BYTES,
-  encoding: 'auto' | 'hex' | 'base64',
-  max: number,
-): Uint8Array<ArrayBuffer>[] {
-  const length = MAC_BYTES[algorithm];
-  const prefix = `${NODE_NAMES[algorithm]}=`;
-  // An entry is at most prefix + hex: a longer header cannot hold `max` valid ones, so it is not even split.
-  if (value.length > max * (prefix.length + length * 2 + 2)) {
-    throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header is longer than ${max} signatures can be`);
-  }
-  const entries = value.split(/[\s,]+/).filter(Boolean);
-  if (entries.length === 0) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', 'the signature header is empty');
-  if (entries.length > max)
-    throw fail('ERR_WEBHOOK_MALFORMED_SIGNATURE', `the signature header carries ${entries.length} signatures; at most ${max} are checked`);
-  return entries.map((entry) => {
-    const text = entry.slice(0, prefix.length).toLowerCase() === prefix ? entry.slice(prefix.length) : entry;
-    const isHex = HEX.test(text) && text.length === length * 2;
-    const b64 = !isHex && BASE64.test(text) ? base64Bytes(text) : undefined;
-    const isBase64 = b64?.length === length;
-    if (encoding === 'hex' ? isHex : encoding === 'base64' ? isBase64 : isHex || isBase64) return isHex ? hexBytes(text) : b64!;
-    if (isHex || isBase64) {
-      throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${isHex ? 'hex' : 'base64'}, but ${encoding} is configured`);
-    }
-    throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)`);
-  });
 }
 
 /**
@@ -431,6 +338,18 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
     return decoded && decoded.length > 0 ? [decoded, secretBytes[i]!] : [secretBytes[i]!];
   });
+  const signing: SignatureSettings = {
+    algorithm,
+    encoding,
+    signatureHeader,
+    scheme,
+    maxSignatures,
+    toleranceSeconds: tolerance,
+    timestamp: options.timestamp,
+    now: options.now ?? Date.now,
+    secrets: secretBytes,
+    standardSecrets,
+  };
   const keys = new Map<string, Promise<CryptoKey[]>>();
   const hmacKeys = (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => {
     const id = `${set === secretBytes}${hash}`;
@@ -447,101 +366,38 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
    * `timingSafeEqual` (synchronous, far cheaper per call for small bodies); elsewhere Web Crypto's
    * `verify`, which compares in constant time. Every pair is compared, match or not.
    */
-  async function matches(check: Check): Promise<boolean> {
-    const signed = joined(check.prefix, check.body as Uint8Array<ArrayBuffer>);
+  async function matches(checks: readonly Check[]): Promise<boolean> {
     const results = await Promise.all(
-      (await hmacKeys(check.secrets, check.hash)).flatMap((key) => check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))),
+      checks.map(async (check) => {
+        const signed = joined(check.prefix, check.body as Uint8Array<ArrayBuffer>);
+        const keys = await hmacKeys(check.secrets, check.hash);
+        return Promise.all(keys.flatMap((key) => check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))));
+      }),
     );
-    return results.includes(true);
+    return results.flat().includes(true);
   }
 
   /** {@link matches} with `node:crypto`, synchronously: no promise per delivery. */
-  function nodeMatches(crypto: NodeCrypto, check: Check): boolean {
+  function nodeMatches(crypto: NodeCrypto, checks: readonly Check[]): boolean {
     let found = false;
-    const name = NODE_NAMES[check.hash];
-    for (const secret of check.secrets) {
-      const hmac = crypto.createHmac(name, secret);
-      // The plain scheme signs the body alone: no update for an empty prefix (each costs a call into C++).
-      if (check.prefix !== '') hmac.update(check.prefix);
-      const expected = hmac.update(check.body).digest();
-      for (const mac of check.macs) found = crypto.timingSafeEqual(expected, mac) || found;
+    for (const check of checks) {
+      const name = NODE_NAMES[check.hash];
+      for (const secret of check.secrets) {
+        const hmac = crypto.createHmac(name, secret);
+        // The plain scheme signs the body alone: no update for an empty prefix (each costs a call into C++).
+        if (check.prefix !== '') hmac.update(check.prefix);
+        const expected = hmac.update(check.body).digest();
+        for (const mac of check.macs) found = crypto.timingSafeEqual(expected, mac) || found;
+      }
     }
     return found;
-  }
-
-  /** A signed timestamp (UNIX seconds) within `toleranceSeconds` of the clock. */
-  function checkStamp(stamp: string | undefined, tolerated: number, name: string): string {
-    if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
-    if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds`);
-    const skew = Math.abs(Math.floor((options.now ?? Date.now)() / 1000) - Number(stamp));
-    if (skew > tolerated) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is outside the tolerance (${tolerated} s)`);
-    return stamp;
-  }
-
-  /** What was signed, the MACs the headers carry, and the keys to check them with, by the scheme the headers show. */
-  function signedBy(body: Uint8Array<ArrayBuffer> | string, headers: HeaderSource): Check {
-    const value = header(headers, signatureHeader);
-    const standardValue = header(headers, 'webhook-signature') ?? header(headers, 'svix-signature');
-    const form =
-      scheme !== 'auto'
-        ? scheme
-        : value !== undefined && /(^|,)\s*t=/.test(value) && /(^|,)\s*v1=/.test(value)
-          ? 'stripe'
-          : value !== undefined && /(^|\s)v1,/.test(value)
-            ? 'standard'
-            : value !== undefined
-              ? 'hmac'
-              : standardValue !== undefined
-                ? 'standard'
-                : undefined;
-    if (form === undefined || (form === 'standard' ? (standardValue ?? value) : value) === undefined) {
-      throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', `no signature: neither ${signatureHeader} nor webhook-signature is present`);
-    }
-    if (form === 'hmac') {
-      const macs = signatures(value!, algorithm, encoding, maxSignatures);
-      if (!options.timestamp) return { prefix: '', body, macs, hash: algorithm, secrets: secretBytes };
-      const stamp = checkStamp(
-        header(headers, options.timestamp.header),
-        options.timestamp.toleranceSeconds ?? 300,
-        `${options.timestamp.header} header`,
-      );
-      return { prefix: `${stamp}.`, body, macs, hash: algorithm, secrets: secretBytes };
-    }
-    if (form === 'stripe') {
-      // Stripe's form: `t=<unix>,v1=<hex>[,v1=<hex>…]`; other schemes (v0) are not signatures of ours.
-      const entries = value!.split(',').map((entry) => entry.trim().split('='));
-      const stamps = entries.filter(([k]) => k === 't');
-      const v1 = entries.filter(([k]) => k === 'v1').map(([, v]) => v ?? '');
-      if (stamps.length !== 1 || v1.length === 0 || v1.length > maxSignatures || !v1.every((v) => HEX.test(v) && v.length === 64)) {
-        throw malformed(`the ${signatureHeader} header has t= but not one timestamp and 1 to ${maxSignatures} hex v1= signatures`);
-      }
-      const stamp = checkStamp(stamps[0]![1], tolerance, 'timestamp t=');
-      return { prefix: `${stamp}.`, body, macs: v1.map(hexBytes), hash: 'SHA-256', secrets: secretBytes };
-    }
-    // Standard Webhooks: space-separated `v1,<base64>`; other versions (v1a, asymmetric) are not ours.
-    const id = header(headers, 'webhook-id') ?? header(headers, 'svix-id');
-    if (!id || id.length > 256) throw malformed('the webhook-id header is missing or longer than 256 characters');
-    const stamp = checkStamp(
-      header(headers, 'webhook-timestamp') ?? header(headers, 'svix-timestamp'),
-      tolerance,
-      'webhook-timestamp header',
-    );
-    const entries = (standardValue ?? value!)
-      .split(' ')
-      .filter(Boolean)
-      .map((entry) => entry.split(','));
-    const v1 = entries.filter(([version]) => version === 'v1').map(([, mac]) => (mac && BASE64.test(mac) ? base64Bytes(mac) : undefined));
-    if (v1.length === 0 || entries.length > maxSignatures || !v1.every((mac) => mac?.length === 32)) {
-      throw malformed(`the signature is not 1 to ${maxSignatures} Standard Webhooks v1,<base64> HMAC-SHA256 signatures`);
-    }
-    return { prefix: `${id}.${stamp}.`, body, macs: v1 as Uint8Array<ArrayBuffer>[], hash: 'SHA-256', secrets: standardSecrets };
   }
 
   async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {
     // With node:crypto a string body is hashed as it is, never copied into bytes first.
     const bytes = bodyBytes(body, maxBodyBytes, node !== null);
-    const check = signedBy(bytes, headers);
-    const matched = node ? nodeMatches(node, check) : await matches(check);
+    const checks = signatureChecks(bytes, headers, signing);
+    const matched = node ? nodeMatches(node, checks) : await matches(checks);
     if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
 
     let json: unknown;

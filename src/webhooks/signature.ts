@@ -1,0 +1,258 @@
+/**
+ * The signatures a delivery's headers carry, read into checks: what was signed (a convention's
+ * prefix, then the body), the MACs, the hash and the keys to check them with. Every convention the
+ * verifier reads may arrive at once: a sender rotating its secret writes two Stripe sets
+ * (`t=…,v1=… t=…,v1=…`), or a Standard Webhooks entry beside an HMAC of the body. The delivery
+ * verifies when one check matches; a signature of a known form whose content is wrong refuses it.
+ */
+import { InvalidInputError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
+import { fromBase64, utf8 } from '../internal/encoding.js';
+
+export const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
+/** Each hash as `node:crypto` and the `sha256=` prefix name it. */
+export const NODE_NAMES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' } as const;
+const HEX = /^[0-9a-fA-F]+$/;
+export const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+export type Hash = keyof typeof MAC_BYTES;
+
+/** The signing conventions read: an HMAC of the body, Stripe's `t=…,v1=…`, Standard Webhooks' `v1,<base64>`. */
+export type Convention = 'hmac' | 'stripe' | 'standard';
+
+export const fail = (code: WebhookErrorCode, message: string, cause?: unknown) =>
+  new WebhookVerificationError(code, message, cause === undefined ? undefined : { cause });
+
+/** A signature header of a known form whose content is wrong, naming the forms this verifier reads. */
+const malformed = (what: string) =>
+  fail(
+    'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    `${what} (forms read: an HMAC of the body as hex, sha256=hex or base64; Stripe's t=…,v1=…; Standard Webhooks' v1,<base64>; the scheme option picks one)`,
+  );
+
+/** One signature check: the signed content (`prefix`, then the body), the MACs that claim it, and the keys and hash to check them with. */
+export interface Check {
+  prefix: string;
+  /** As bytes, or as the text it came as when `node:crypto` hashes it. */
+  body: Uint8Array<ArrayBuffer> | string;
+  macs: readonly Uint8Array<ArrayBuffer>[];
+  hash: Hash;
+  secrets: readonly Uint8Array<ArrayBuffer>[];
+}
+
+/** What reading a delivery's signatures needs: the verifier's settings, fixed when it is created. */
+export interface SignatureSettings {
+  algorithm: Hash;
+  encoding: 'auto' | 'hex' | 'base64';
+  signatureHeader: string;
+  scheme: 'auto' | Convention;
+  maxSignatures: number;
+  /** For Stripe's and Standard Webhooks' signed timestamps, in seconds. */
+  toleranceSeconds: number;
+  /** The `timestamp` option: a timestamp header signed before the body by the plain HMAC. */
+  timestamp: { header: string; toleranceSeconds?: number } | undefined;
+  now: () => number;
+  /** The secrets' bytes, and the keys of Standard Webhooks (the base64 after `whsec_`, and the bytes). */
+  secrets: readonly Uint8Array<ArrayBuffer>[];
+  standardSecrets: readonly Uint8Array<ArrayBuffer>[];
+}
+
+/** `prefix` then the body: the signed content of the timestamped conventions (the body itself without one). */
+export function joined(prefix: string, bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  if (prefix === '') return bytes;
+  const head = utf8(prefix);
+  const signed = new Uint8Array(head.length + bytes.length);
+  signed.set(head);
+  signed.set(bytes, head.length);
+  return signed;
+}
+
+/**
+ * A header's value. One rule for both forms: a header sent several times is its values joined by
+ * `, `, as a Web `Headers` object joins them, whether it came as `Headers` or as Node's array.
+ */
+export function header(headers: unknown, name: string): string | undefined {
+  if (headers === null || typeof headers !== 'object')
+    throw new InvalidInputError([{ field: 'headers', message: 'must be a Headers object or a plain object of headers' }]);
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const wanted = name.toLowerCase();
+  const values: string[] = [];
+  for (const key in headers) {
+    // Names of another length are never the one wanted: no lower-casing for them.
+    if (key.length !== wanted.length || !Object.hasOwn(headers, key) || key.toLowerCase() !== wanted) continue;
+    const value: unknown = (headers as Record<string, unknown>)[key];
+    if (typeof value === 'string') values.push(value);
+    else if (Array.isArray(value)) values.push(...value.filter((v): v is string => typeof v === 'string'));
+  }
+  return values.length > 0 ? values.join(', ') : undefined;
+}
+
+/** The value of one hex digit's character code (already checked by {@link HEX}). */
+const nibble = (c: number) => (c <= 57 ? c - 48 : (c | 32) - 87);
+
+function hexBytes(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (nibble(text.charCodeAt(i * 2)) << 4) | nibble(text.charCodeAt(i * 2 + 1));
+  return bytes;
+}
+
+export function base64Bytes(text: string): Uint8Array<ArrayBuffer> | undefined {
+  const standard = text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+  return fromBase64(standard.padEnd(Math.ceil(standard.length / 4) * 4, '='));
+}
+
+/** The signature header's groups (separated by spaces), sorted by the convention each one's form shows. */
+interface Groups {
+  /** Entries of a plain HMAC of the body: hex, `sha256=` hex, or base64. */
+  hmac: string[];
+  /** Stripe's sets, each the `key=value` items of one `t=…,v1=…[,v1=…]`. */
+  stripe: string[][];
+  /** Standard Webhooks' entries, `version,<base64>`. */
+  standard: string[];
+}
+
+const STANDARD_ENTRY = /^v\d+[a-z]*,/;
+/** Stripe's set of one signature with its separators: `t=` and 12 digits, `,v1=` and 64 hex digits, two separators. */
+const STRIPE_SET_LENGTH = 2 + 12 + 4 + 64 + 2;
+const STRIPE_ITEM = /^(t|v\d+)=/;
+
+function conventionOf(group: string): Convention {
+  if (STANDARD_ENTRY.test(group)) return 'standard';
+  return group.split(',').some((item) => STRIPE_ITEM.test(item.trim())) ? 'stripe' : 'hmac';
+}
+
+function groupsOf(value: string): Groups {
+  const groups: Groups = { hmac: [], stripe: [], standard: [] };
+  for (const group of value.split(/\s+/)) {
+    const text = group.replace(/^,+|,+$/g, '');
+    if (text === '') continue;
+    const convention = conventionOf(text);
+    if (convention === 'standard') groups.standard.push(text);
+    else if (convention === 'hmac') groups.hmac.push(...text.split(',').filter(Boolean));
+    else addStripeItems(groups.stripe, text.split(',').filter(Boolean));
+  }
+  return groups;
+}
+
+/**
+ * Stripe's items join the set before them (`t=…, v1=…` written with a space after the comma, in
+ * either order) unless both hold a timestamp: then they start the next set, as a sender signing
+ * with two secrets writes them.
+ */
+function addStripeItems(sets: string[][], items: string[]): void {
+  const last = sets.at(-1);
+  const hasStamp = (set: readonly string[]) => set.some((item) => item.startsWith('t='));
+  if (last && !(hasStamp(last) && hasStamp(items))) last.push(...items);
+  else sets.push(items);
+}
+
+/**
+ * The checks a delivery's headers carry, every convention found (or the one `scheme` names).
+ * @throws {WebhookVerificationError} `ERR_WEBHOOK_MISSING_SIGNATURE` when no header carries a
+ *   signature; `ERR_WEBHOOK_MALFORMED_SIGNATURE` when one of a known form is wrong, or there are
+ *   more than `maxSignatures`; `ERR_WEBHOOK_TIMESTAMP`/`ERR_WEBHOOK_MISSING_TIMESTAMP` for a
+ *   signed timestamp outside the tolerance or absent.
+ */
+export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers: unknown, settings: SignatureSettings): Check[] {
+  const { signatureHeader, scheme, maxSignatures } = settings;
+  const value = header(headers, signatureHeader);
+  // Standard Webhooks' own header is not read where another convention is chosen.
+  const standardValue =
+    scheme === 'auto' || scheme === 'standard' ? (header(headers, 'webhook-signature') ?? header(headers, 'svix-signature')) : undefined;
+  if (value === undefined && standardValue === undefined) {
+    throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', `no signature: neither ${signatureHeader} nor webhook-signature is present`);
+  }
+  // A header longer than `maxSignatures` of the longest entries cannot hold that many valid ones: it is not even split.
+  const longest = Math.max(`${NODE_NAMES[settings.algorithm]}=`.length + MAC_BYTES[settings.algorithm] * 2 + 2, STRIPE_SET_LENGTH);
+  if ((value?.length ?? 0) + (standardValue?.length ?? 0) > maxSignatures * longest) {
+    throw malformed(`the signature headers are longer than ${maxSignatures} signatures can be`);
+  }
+  const groups = groupsOf(value ?? '');
+  if (standardValue !== undefined) groups.standard.push(...standardValue.split(/\s+/).filter(Boolean));
+  const chosen = (convention: Convention) => scheme === 'auto' || scheme === convention;
+  const count =
+    (chosen('hmac') ? groups.hmac.length : 0) +
+    (chosen('stripe') ? groups.stripe.flat().filter((item) => !item.startsWith('t=')).length : 0) +
+    (chosen('standard') ? groups.standard.length : 0);
+  if (count > maxSignatures) throw malformed(`the headers carry ${count} signatures; at most ${maxSignatures} are checked`);
+
+  const checks: Check[] = [];
+  if (chosen('hmac') && groups.hmac.length > 0) checks.push(hmacCheck(body, headers, groups.hmac, settings));
+  if (chosen('stripe')) for (const set of groups.stripe) checks.push(stripeCheck(body, set, settings));
+  if (chosen('standard') && groups.standard.length > 0) checks.push(standardCheck(body, headers, groups.standard, settings));
+  if (checks.length > 0) return checks;
+  const empty = groups.hmac.length + groups.stripe.length + groups.standard.length === 0;
+  if (empty) throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', 'the signature header is empty');
+  throw malformed(`the signature header is not in the ${scheme} form`);
+}
+
+/** A signed timestamp (UNIX seconds) within `tolerated` seconds of the clock. */
+function checkStamp(stamp: string | undefined, tolerated: number, name: string, now: () => number): string {
+  if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
+  if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds`);
+  const skew = Math.abs(Math.floor(now() / 1000) - Number(stamp));
+  if (skew > tolerated) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is outside the tolerance (${tolerated} s)`);
+  return stamp;
+}
+
+/** An HMAC of the body (after the `timestamp` option's header, when set): hex, `sha256=` hex, or base64. */
+function hmacCheck(body: Check['body'], headers: unknown, entries: readonly string[], settings: SignatureSettings): Check {
+  const { algorithm, encoding } = settings;
+  const length = MAC_BYTES[algorithm];
+  const prefix = `${NODE_NAMES[algorithm]}=`;
+  const macs = entries.map((entry) => {
+    const text = entry.slice(0, prefix.length).toLowerCase() === prefix ? entry.slice(prefix.length) : entry;
+    const isHex = HEX.test(text) && text.length === length * 2;
+    const b64 = !isHex && BASE64.test(text) ? base64Bytes(text) : undefined;
+    const isBase64 = b64?.length === length;
+    if (isHex && encoding !== 'base64') return hexBytes(text);
+    if (b64 && isBase64 && encoding !== 'hex') return b64;
+    if (isHex || isBase64) {
+      throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${isHex ? 'hex' : 'base64'}, but ${encoding} is configured`);
+    }
+    throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)`);
+  });
+  const { timestamp } = settings;
+  if (!timestamp) return { prefix: '', body, macs, hash: algorithm, secrets: settings.secrets };
+  const stamp = checkStamp(
+    header(headers, timestamp.header),
+    timestamp.toleranceSeconds ?? 300,
+    `${timestamp.header} header`,
+    settings.now,
+  );
+  return { prefix: `${stamp}.`, body, macs, hash: algorithm, secrets: settings.secrets };
+}
+
+/** One of Stripe's sets: `t=<unix>,v1=<hex>[,v1=<hex>…]`, an HMAC-SHA256 of `"<t>.<body>"`; other versions (v0) are not ours. */
+function stripeCheck(body: Check['body'], items: readonly string[], settings: SignatureSettings): Check {
+  const pairs = items.map((item) => [item.slice(0, item.indexOf('=')), item.slice(item.indexOf('=') + 1)] as const);
+  const stamps = pairs.filter(([key]) => key === 't').map(([, stamp]) => stamp);
+  const v1 = pairs.filter(([key]) => key === 'v1').map(([, mac]) => mac);
+  if (stamps.length !== 1 || v1.length === 0 || !v1.every((mac) => HEX.test(mac) && mac.length === 64)) {
+    throw malformed(
+      `the ${settings.signatureHeader} header has t= but not one timestamp and 1 to ${settings.maxSignatures} hex v1= signatures in each set`,
+    );
+  }
+  const stamp = checkStamp(stamps[0], settings.toleranceSeconds, 'timestamp t=', settings.now);
+  return { prefix: `${stamp}.`, body, macs: v1.map(hexBytes), hash: 'SHA-256', secrets: settings.secrets };
+}
+
+/** Standard Webhooks: `v1,<base64>` entries, an HMAC-SHA256 of `"<webhook-id>.<webhook-timestamp>.<body>"`; other versions (v1a, asymmetric) are not ours. */
+function standardCheck(body: Check['body'], headers: unknown, entries: readonly string[], settings: SignatureSettings): Check {
+  const id = header(headers, 'webhook-id') ?? header(headers, 'svix-id');
+  if (!id || id.length > 256) throw malformed('the webhook-id header is missing or longer than 256 characters');
+  const stamp = checkStamp(
+    header(headers, 'webhook-timestamp') ?? header(headers, 'svix-timestamp'),
+    settings.toleranceSeconds,
+    'webhook-timestamp header',
+    settings.now,
+  );
+  const macs = entries
+    .map((entry) => entry.split(','))
+    .filter(([version]) => version === 'v1')
+    .map(([, mac]) => (mac && BASE64.test(mac) ? base64Bytes(mac) : undefined));
+  const valid = macs.filter((mac): mac is Uint8Array<ArrayBuffer> => mac?.length === 32);
+  if (valid.length === 0 || valid.length !== macs.length) {
+    throw malformed(`the signature is not 1 to ${settings.maxSignatures} Standard Webhooks v1,<base64> HMAC-SHA256 signatures`);
+  }
+  return { prefix: `${id}.${stamp}.`, body, macs: valid, hash: 'SHA-256', secrets: settings.standardSecrets };
+}

@@ -1,0 +1,146 @@
+/**
+ * Several signatures of several conventions in one delivery (#39, "every spelling of the same
+ * thing"): a sender rotating its secret writes two Stripe sets separated by a space, or signs in two
+ * conventions at once. Every set is read; the delivery verifies when one of them is right, and on
+ * both crypto paths (`node:crypto`, and Web Crypto as in browsers and edge runtimes). The
+ * signatures are made by hand with `node:crypto` and by the `standardwebhooks` package, never by
+ * the SDK.
+ */
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, test, vi } from 'vitest';
+import type { createWebhookVerifier as CreateVerifier, WebhookVerifierOptions } from '../../src/webhooks/index.js';
+import { rejection } from '../helpers.js';
+
+const SECRET = 'whsec_c2FuZGJveC1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
+const OLD = 'whsec_b2xkLXNlY3JldC1vZi10aGUtc2VuZGVyLTAxMjM0NQ==';
+const NOW = 1_790_000_000_000;
+const T = Math.floor(NOW / 1000);
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2ln';
+const BODY = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: TOKEN });
+
+/** The verifier with `node:crypto`, and one loaded where the runtime has none (Web Crypto only). */
+async function verifiers(): Promise<[string, typeof CreateVerifier][]> {
+  const withNode = (await import('../../src/webhooks/index.js')).createWebhookVerifier;
+  vi.resetModules();
+  const original = process.getBuiltinModule;
+  (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+  try {
+    const webOnly = (await import('../../src/webhooks/index.js')).createWebhookVerifier;
+    return [
+      ['node:crypto', withNode],
+      ['Web Crypto', webOnly],
+    ];
+  } finally {
+    process.getBuiltinModule = original;
+    vi.resetModules();
+  }
+}
+const PATHS = await verifiers();
+
+const make = (create: typeof CreateVerifier, options: Partial<WebhookVerifierOptions> = {}) =>
+  create({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off', ...options });
+
+/** One signature, written by its convention with the secret given. */
+type Signature = { convention: 'stripe' | 'hex' | 'prefixed' | 'base64' | 'standard'; secret: string };
+
+const stripeSet = (secret: string, t = T) => `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${BODY}`).digest('hex')}`;
+const plain = (secret: string, form: 'hex' | 'prefixed' | 'base64') => {
+  const mac = createHmac('sha256', secret).update(BODY);
+  return form === 'base64' ? mac.digest('base64') : `${form === 'prefixed' ? 'sha256=' : ''}${mac.digest('hex')}`;
+};
+const standardEntry = (secret: string) => new Webhook(secret).sign('msg_1', new Date(NOW), BODY);
+
+function written(signature: Signature): string {
+  if (signature.convention === 'stripe') return stripeSet(signature.secret);
+  if (signature.convention === 'standard') return standardEntry(signature.secret);
+  return plain(signature.secret, signature.convention);
+}
+
+/** The headers of a delivery carrying these signatures in X-Webhook-Signature, separated by `separator`. */
+function headersOf(signatures: readonly Signature[], separator: string): Record<string, string> {
+  const headers: Record<string, string> = { 'x-webhook-signature': signatures.map(written).join(separator) };
+  if (signatures.some((s) => s.convention === 'standard')) {
+    headers['webhook-id'] = 'msg_1';
+    headers['webhook-timestamp'] = String(T);
+  }
+  return headers;
+}
+
+describe.each(PATHS)('several signatures in one delivery (%s)', (_path, create) => {
+  test("two Stripe sets separated by a space, the new secret's second or first: verified", async () => {
+    for (const header of [`${stripeSet(OLD)} ${stripeSet(SECRET)}`, `${stripeSet(SECRET)} ${stripeSet(OLD)}`]) {
+      await expect(make(create).verify(BODY, { 'x-webhook-signature': header })).resolves.toMatchObject({ kind: 'approved' });
+    }
+  });
+
+  test('two Stripe sets whose secrets are both unknown: refused as a wrong signature', async () => {
+    const error = await rejection(make(create).verify(BODY, { 'x-webhook-signature': `${stripeSet(OLD)} ${stripeSet(OLD, T - 1)}` }));
+    expect(error).toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+  });
+
+  test('a Stripe set and a Standard Webhooks entry in one header; a bare HMAC beside a Stripe set', async () => {
+    await expect(
+      make(create).verify(
+        BODY,
+        headersOf(
+          [
+            { convention: 'stripe', secret: OLD },
+            { convention: 'standard', secret: SECRET },
+          ],
+          ' ',
+        ),
+      ),
+    ).resolves.toBeDefined();
+    await expect(
+      make(create).verify(
+        BODY,
+        headersOf(
+          [
+            { convention: 'hex', secret: SECRET },
+            { convention: 'stripe', secret: OLD },
+          ],
+          ' ',
+        ),
+      ),
+    ).resolves.toBeDefined();
+  });
+
+  test('one stale set among several refuses the delivery: every signed timestamp is held to the tolerance', async () => {
+    const error = await rejection(
+      make(create).verify(BODY, { 'x-webhook-signature': `${stripeSet(SECRET)} ${stripeSet(SECRET, T - 301)}` }),
+    );
+    expect(error).toMatchObject({ code: 'ERR_WEBHOOK_TIMESTAMP' });
+  });
+
+  test('a chosen scheme reads its own convention only: a right Stripe set beside a wrong bare HMAC verifies under stripe', async () => {
+    const header = `${plain(OLD, 'hex')} ${stripeSet(SECRET)}`;
+    await expect(make(create, { scheme: 'stripe' }).verify(BODY, { 'x-webhook-signature': header })).resolves.toBeDefined();
+    const error = await rejection(make(create, { scheme: 'hmac' }).verify(BODY, { 'x-webhook-signature': header }));
+    expect(error).toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+  });
+
+  test('property: any mix of conventions, secrets, order and separators verifies exactly when one signature is by a known secret', async () => {
+    const signature = fc.record({
+      convention: fc.constantFrom<Signature['convention']>('stripe', 'hex', 'prefixed', 'base64', 'standard'),
+      secret: fc.constantFrom(SECRET, OLD),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(signature, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(' ', '  ', ', '),
+        async (signatures, separator) => {
+          const outcome = await make(create)
+            .verify(BODY, headersOf(signatures, separator))
+            .then(
+              () => 'verified',
+              (error: { code?: string }) => error.code,
+            );
+          expect(outcome).toBe(signatures.some((s) => s.secret === SECRET) ? 'verified' : 'ERR_WEBHOOK_SIGNATURE');
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
