@@ -29,6 +29,7 @@ export type {
   Schemas,
   StoredToken,
   TimestampFormat,
+  UnsetOptionals,
   TokenStore,
   VerifiedIdentityOptions,
   WebhookEventLike,

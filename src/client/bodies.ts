@@ -125,24 +125,40 @@ function requireObject(input: unknown, what: string): Record<string, unknown> {
   return input as Record<string, unknown>;
 }
 
-/** Checks an identity request and returns the body to send, with the spec's defaults filled in. */
+/** The three inputs the spec's schema requires and its prose calls optional. */
+const UNSET_OPTIONALS = ['results_emails', 'download_email', 'expiry_hours'] as const;
+
+/**
+ * Checks an identity request and returns the body to send. The three inputs the schema requires
+ * and the prose calls optional are sent as given; left unset, they are sent only with `fill`, as
+ * no results emails, no download email and the spec's 24-hour expiry.
+ */
 export function identityRequestBody(
   input: IdentityRequestInput,
   supportedClaims: ReadonlySet<string> | undefined,
+  fill: boolean,
 ): Schemas['IdentityRequestInput'] {
   requireObject(input, 'the identity request');
   const issues = [...issuesOf(z.safeParse(IdentityRequestSchema, input)), ...claimsIssues(input.claims, supportedClaims)];
   if (issues.length > 0) throw new InvalidInputError(issues);
-  const results = input.results_emails;
+  const { results_emails: results, download_email: download, expiry_hours: hours, ...rest } = input;
+  const body = { ...rest, claims: input.claims as Schemas['Claims'] };
   return {
-    ...input,
-    claims: input.claims as Schemas['Claims'],
-    // The schema requires these three; the spec describes them as optional. Unset: no results
-    // emails, no download email, and the documented 24-hour expiry, sent explicitly.
-    results_emails: typeof results === 'string' ? results : (results ?? []).join(','),
-    download_email: input.download_email ?? '',
-    expiry_hours: input.expiry_hours ?? 24,
-  };
+    ...body,
+    ...(results !== undefined
+      ? { results_emails: typeof results === 'string' ? results : results.join(',') }
+      : fill
+        ? { results_emails: '' }
+        : {}),
+    ...(download !== undefined ? { download_email: download } : fill ? { download_email: '' } : {}),
+    ...(hours !== undefined ? { expiry_hours: hours } : fill ? { expiry_hours: 24 } : {}),
+  } as Schemas['IdentityRequestInput'];
+}
+
+/** Whether a refusal says only that unset optionals are missing: every field it names is one of them, left unset by the caller. */
+export function refusesOnlyUnsetOptionals(fields: readonly string[], input: IdentityRequestInput): boolean {
+  const unset = UNSET_OPTIONALS.filter((field) => input[field] === undefined);
+  return fields.length > 0 && fields.every((field) => (unset as readonly string[]).includes(field));
 }
 
 const FILE_KINDS = [
@@ -206,7 +222,7 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
  * layer (WHATWG URL, so every `fetch`) resolves exactly as it resolves the dots themselves.
  * Decoded until nothing changes, so a server that decodes twice (`%252e`) finds none either.
  */
-export function isDotSegment(segment: string): boolean {
+function isDotSegment(segment: string): boolean {
   let decoded = segment;
   for (;;) {
     const next = decoded.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));

@@ -1,10 +1,25 @@
 import createFetchClient from 'openapi-fetch';
 import * as z from 'zod/mini';
 import type { paths } from '../../generated/schema.js';
-import { InvalidResponseError, NotFoundError, SdJwtVerificationError, apiErrorFrom, type ServiceErrorBody } from '../errors/index.js';
+import {
+  InvalidResponseError,
+  NotFoundError,
+  SdJwtVerificationError,
+  ValidationError,
+  apiErrorFrom,
+  type ServiceErrorBody,
+} from '../errors/index.js';
 import { fromBase64 } from '../internal/encoding.js';
 import { isObject } from '../internal/guards.js';
-import { checkCode, checkCredentialRef, checkPathCode, credentialBody, identityRequestBody } from './bodies.js';
+import {
+  checkCode,
+  checkCredentialRef,
+  checkPathCode,
+  credentialBody,
+  identityRequestBody,
+  refusesOnlyUnsetOptionals,
+  type IdentityRequestInput,
+} from './bodies.js';
 import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, ResponseInfo } from './results.js';
 import { verifiedIdentity } from './identity-flow.js';
 import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedOptions } from './options.js';
@@ -14,6 +29,7 @@ import { emptyRecordProblem, openAnswer, type OpenedAnswer } from './envelope.js
 import { pathSerializer, type PathSerializer } from './paths.js';
 import type {
   AuthResource,
+  CreateIdentityRequestOptions,
   CredentialsResource,
   IdentityRequestsResource,
   IdentityResponsesResource,
@@ -101,6 +117,8 @@ export class AcmeIdentityClient {
   readonly #transport: Transport;
   readonly #tokens: TokenManager;
   readonly #api: ReturnType<typeof createFetchClient<paths>>;
+  /** Whether the service was found to require the unset optionals (`unsetOptionals: 'auto'`): they are filled from then on. */
+  #fillsUnsetOptionals = false;
 
   /** API tokens: usually managed for you; exposed for diagnostics and custom flows. */
   readonly auth: AuthResource;
@@ -165,18 +183,37 @@ export class AcmeIdentityClient {
       accessToken: (options) => this.#transport.call(options, async (ctx) => this.#tokens.accessToken(ctx.signal)),
     };
 
+    const create = (input: IdentityRequestInput, options: CreateIdentityRequestOptions | undefined, fill: boolean) =>
+      this.#call(options, R.createIdentityRequest, CREATE, S.IdentityRequestCreated, (fetch, ctx) => {
+        const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
+        return this.#api.POST(R.createIdentityRequest.path, {
+          body: identityRequestBody(input, supported, fill),
+          params: { header: this.#identityHeaders(ctx) },
+          parseAs: 'text',
+          fetch,
+        });
+      });
     this.identityRequests = {
-      create: (input, options) =>
-        this.#call(options, R.createIdentityRequest, CREATE, S.IdentityRequestCreated, (fetch, ctx) => {
-          const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
-          const body = identityRequestBody(input, supported);
-          return this.#api.POST(R.createIdentityRequest.path, {
-            body,
-            params: { header: this.#identityHeaders(ctx) },
-            parseAs: 'text',
-            fetch,
-          });
-        }),
+      create: async (input, options) => {
+        if (this.#options.unsetOptionals !== 'auto' || this.#fillsUnsetOptionals) {
+          return create(input, options, this.#options.unsetOptionals !== 'omit');
+        }
+        try {
+          return await create(input, options, false);
+        } catch (error) {
+          // A service that follows the schema: the refusal names only what was left unset, and nothing was created.
+          if (!(error instanceof ValidationError) || !refusesOnlyUnsetOptionals(error.fields, input)) throw error;
+          this.#fillsUnsetOptionals = true;
+          this.#options.observer.log(
+            'info',
+            'the service requires results_emails, download_email and expiry_hours: unset ones are sent filled from now on',
+            {
+              fields: error.fields.join(','),
+            },
+          );
+          return create(input, options, true);
+        }
+      },
       get: (codes, options) =>
         this.#call(options, R.getIdentityRequest, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
           this.#api.GET(R.getIdentityRequest.path, {

@@ -34,7 +34,7 @@ function known(value: Record<string, unknown>, fields: ReadonlySet<string>): num
 }
 
 /** `value` without the object fields that are `null`, at every depth except inside a disclosed `value` (which the digest covers as sent). */
-export function withoutNulls(value: unknown): unknown {
+function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (!isObject(value)) return value;
   const kept: Record<string, unknown> = {};
@@ -54,19 +54,29 @@ interface Found {
 }
 
 /**
+ * Whether `body` is an envelope around a record of any fields: nothing but envelope fields beside
+ * its `data` object. Inside the outermost one, an envelope must also say so by a field other than
+ * `data` (`correlation_id`, `success`…): a record whose only field is `data` is a record.
+ */
+function isEnvelope(body: Record<string, unknown>, outermost: boolean): boolean {
+  const keys = Object.keys(body);
+  return keys.every((key) => ENVELOPE_FIELDS.has(key)) && (outermost || keys.length > 1);
+}
+
+/**
  * The record inside `body`: `body` itself, or what its `data` holds (opened the same way, up to
  * `wraps` levels) when that holds more of the record's fields than `body` does. None of the
  * service's records has a `data` field of its own, and an envelope's own fields (`status:
  * 'success'`) are fewer than its record's. Around a record of any fields (`fields` undefined),
- * `data` is opened once, and only when nothing but envelope fields stands beside it.
+ * `data` is opened only where nothing but envelope fields stands beside it ({@link isEnvelope}).
  */
 function find(body: unknown, fields: ReadonlySet<string> | undefined, wraps: number): Found {
   const bare: Found = { data: body, correlationId: undefined, meta: undefined, path: '' };
   if (wraps === 0 || !isObject(body) || !isObject(body['data'])) return bare;
   let inner: Found;
   if (fields === undefined) {
-    if (!Object.keys(body).every((key) => ENVELOPE_FIELDS.has(key))) return bare;
-    inner = { data: body['data'], correlationId: undefined, meta: undefined, path: '' };
+    if (!isEnvelope(body, wraps === MAX_WRAPS)) return bare;
+    inner = find(body['data'], undefined, wraps - 1);
   } else {
     inner = find(body['data'], fields, wraps - 1);
     if (!isObject(inner.data) || known(inner.data, fields) < Math.max(1, known(body, fields))) return bare;
@@ -81,8 +91,8 @@ function find(body: unknown, fields: ReadonlySet<string> | undefined, wraps: num
 
 /**
  * Opens the envelopes around a record. `fields`: the names the record's schema knows, or
- * `undefined` for a record of any fields (a raw credential), which is unwrapped once at most and
- * kept exactly as sent.
+ * `undefined` for a record of any fields (a raw credential), which is taken out of envelopes that
+ * say they are ones ({@link isEnvelope}) and kept exactly as sent.
  */
 export function openAnswer(body: unknown, fields: ReadonlySet<string> | undefined): OpenedAnswer {
   const found = find(body, fields, MAX_WRAPS);

@@ -8,7 +8,7 @@ export type {
   StatusResource,
 } from './resources.js';
 export type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, ResponseInfo } from './results.js';
-export type { ClientOptions, RequestOptions, TimestampFormat } from './options.js';
+export type { ClientOptions, RequestOptions, TimestampFormat, UnsetOptionals } from './options.js';
 export type { CredentialSubmitInput, IdentityRequestInput } from './bodies.js';
 export { MAX_FILE_BYTES } from './bodies.js';
 export { MemoryTokenStore } from './tokens.js';

@@ -8,6 +8,9 @@ import { MemoryTokenStore, type TokenStore } from './tokens.js';
 /** How `X-Request-Timestamp` is written. The spec does not show a format. */
 export type TimestampFormat = 'unix-seconds' | 'unix-ms' | 'iso8601' | ((date: Date) => string);
 
+/** What a create sends for `results_emails`, `download_email` and `expiry_hours` left unset: see {@link ClientOptions.unsetOptionals}. */
+export type UnsetOptionals = 'auto' | 'omit' | 'fill';
+
 /** Your application, named in the `User-Agent` after the SDK's (as stripe-node's `appInfo`). */
 export interface AppInfo {
   name: string;
@@ -29,6 +32,17 @@ export interface ClientOptions extends ObservabilityOptions {
    * @default 'unix-seconds'
    */
   timestampFormat?: TimestampFormat;
+  /**
+   * `results_emails`, `download_email` and `expiry_hours` when a create leaves them unset: the
+   * spec's schema requires them, its prose calls them optional, so a service may follow either.
+   * - `auto`: not sent (nothing the caller did not give goes on the wire); a service that refuses
+   *   their absence (a validation error naming only them) gets the create once more with them
+   *   filled, and from then on this client fills them at once.
+   * - `omit`: never sent when unset; a service that requires them refuses the create.
+   * - `fill`: always sent when unset, as `""`, `""` and `24` (the spec's default expiry).
+   * @default 'auto'
+   */
+  unsetOptionals?: UnsetOptionals;
   /**
    * Correct `X-Request-Timestamp` by the offset between this machine's clock and the service's,
    * learnt from the `Date` header of its answers.
@@ -106,6 +120,7 @@ export interface ResolvedOptions {
   clientSecret: string;
   tenantId: string;
   timestampFormat: TimestampFormat;
+  unsetOptionals: UnsetOptionals;
   correctClockSkew: boolean;
   timeoutMs: number;
   tokenTimeoutMs: number;
@@ -193,6 +208,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (typeof format !== 'function' && !['unix-seconds', 'unix-ms', 'iso8601'].includes(format)) {
     throw new ConfigurationError('timestampFormat', "must be 'unix-seconds', 'unix-ms', 'iso8601' or a function");
   }
+  const unsetOptionals = options.unsetOptionals ?? 'auto';
+  if (!['auto', 'omit', 'fill'].includes(unsetOptionals))
+    throw new ConfigurationError('unsetOptionals', "must be 'auto', 'omit' or 'fill'");
   const maxRetries = nonNegative('maxRetries', options.maxRetries, 2);
   if (!Number.isInteger(maxRetries)) throw new ConfigurationError('maxRetries', 'must be a whole number');
   return {
@@ -201,6 +219,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     clientSecret: requireString(record, 'clientSecret'),
     tenantId,
     timestampFormat: format,
+    unsetOptionals,
     correctClockSkew: options.correctClockSkew ?? true,
     timeoutMs: duration('timeoutMs', options.timeoutMs, 60_000),
     tokenTimeoutMs: duration('tokenTimeoutMs', options.tokenTimeoutMs, 10_000),

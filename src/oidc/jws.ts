@@ -10,8 +10,8 @@
  *
  * Where the keys come from is the entry's choice: a browser page holds one sign-in, so it reads the
  * JWKS for its callback ({@link freshKeys}, and a rotated key is always in it); a backend keeps the
- * key set for ten minutes and reads it again once, after a cooldown, when no key fits
- * ({@link cachedKeys}).
+ * key set for ten minutes and reads it again at once when no key fits, such reads bounded to one
+ * every 30 seconds ({@link cachedKeys}).
  */
 import type { AuthorizationServer } from 'oauth4webapi';
 import { OidcError } from '../errors/index.js';
@@ -38,11 +38,14 @@ export const freshKeys =
     fitting(keysIn(await keysOf(as.jwks_uri!)));
 
 /**
- * The JWKS kept for ten minutes and read again once, at most every 30 seconds, when no key of it
- * fits (a rotated key): the SD-JWT key source's defaults. A read that failed is not kept.
+ * The JWKS kept for ten minutes and read again at once when no key of it fits (a key rotated a
+ * second ago verifies), such reads bounded to one every 30 seconds: the SD-JWT key source's
+ * defaults. A read that failed is not kept.
  */
 export function cachedKeys(keysOf: KeysOf, now: () => number): KeySource {
   let cache: { at: number; keys: Promise<Jwk[]> } | undefined;
+  /** When a token no key fitted last caused a read: one such read every 30 seconds at most. */
+  let rekeyedAt = Number.NEGATIVE_INFINITY;
   const keySet = (as: AuthorizationServer, refresh?: boolean): Promise<Jwk[]> => {
     if (refresh || !cache || now() - cache.at > 600_000) {
       const keys = keysOf(as.jwks_uri!).then(keysIn);
@@ -56,9 +59,12 @@ export function cachedKeys(keysOf: KeysOf, now: () => number): KeySource {
     return cache.keys;
   };
   return async (as, fitting) => {
+    // A set read for this very token is not read again for it.
+    const readNow = !cache || now() - cache.at > 600_000;
     const found = fitting(await keySet(as));
-    // The set may have been forgotten meanwhile (another caller's read failed): then read it again.
-    return found.length || now() - (cache?.at ?? Number.NEGATIVE_INFINITY) < 30_000 ? found : fitting(await keySet(as, true));
+    if (found.length > 0 || readNow || now() - rekeyedAt < 30_000) return found;
+    rekeyedAt = now();
+    return fitting(await keySet(as, true));
   };
 }
 

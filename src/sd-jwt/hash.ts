@@ -7,23 +7,30 @@ import { nodeCrypto } from '../internal/node-crypto.js';
 export type HashAlgorithm = 'sha-256' | 'sha-384' | 'sha-512';
 
 /**
- * `_sd_alg` values accepted, mapped to their IANA names. The service writes `sha256` (its own
- * example); RFC 9901 uses the IANA names. Truncated hashes (`sha-256/128`, ...) are refused.
+ * `_sd_alg` names, as standards and platforms write them, mapped to the IANA names: the service's
+ * own example writes `sha256` (Node, Python), RFC 9901 the IANA `sha-256`, Web Crypto and Java
+ * `SHA-256`, some `SHA256` or `sha_256`. A name is read in any case, with or without a `-` or `_`
+ * before its length. Truncated hashes (`sha-256/128`, ...) and anything else are refused.
  */
 const NAMES: Readonly<Record<string, HashAlgorithm>> = {
   sha256: 'sha-256',
-  'sha-256': 'sha-256',
   sha384: 'sha-384',
-  'sha-384': 'sha-384',
   sha512: 'sha-512',
-  'sha-512': 'sha-512',
 };
+
+/** A hash name without its case or the separator before its length: `SHA-256`, `sha_256` and `sha256` are one name. */
+const canonicalName = (name: string) => name.toLowerCase().replace(/^sha[-_]?/, 'sha');
 
 /** The hash named by `_sd_alg`: sha-256 when absent (RFC 9901 §4.1.1); anything unknown is refused. */
 export function hashAlgorithm(sdAlg: unknown): HashAlgorithm {
   if (sdAlg === undefined) return 'sha-256';
-  const name = typeof sdAlg === 'string' && Object.hasOwn(NAMES, sdAlg) ? NAMES[sdAlg] : undefined;
-  if (!name) throw new SdJwtVerificationError('ERR_SD_JWT_HASH_ALG', '_sd_alg must be sha-256, sha-384 or sha-512');
+  const canonical = typeof sdAlg === 'string' ? canonicalName(sdAlg) : undefined;
+  const name = canonical !== undefined && Object.hasOwn(NAMES, canonical) ? NAMES[canonical] : undefined;
+  if (!name)
+    throw new SdJwtVerificationError(
+      'ERR_SD_JWT_HASH_ALG',
+      '_sd_alg must be sha-256, sha-384 or sha-512 (in any spelling: sha256, SHA-256)',
+    );
   return name;
 }
 

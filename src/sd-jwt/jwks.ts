@@ -3,6 +3,7 @@ import type { JSONWebKeySet, JWK } from 'jose';
 import { MAX_KEY_CANDIDATES, fittingKeys, importVerifyKey } from '../internal/jws.js';
 import { ConfigurationError, JwksError, SdJwtVerificationError } from '../errors/index.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
+import { sameIssuer } from '../internal/issuer.js';
 
 /** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
 export const ASYMMETRIC_ALGORITHMS = [
@@ -133,7 +134,11 @@ export interface RemoteJwksOptions extends LiteLogOptions {
   fetch?: (input: string, init?: RequestInit) => Promise<Response>;
   /** How long a fetched key set is used before it is fetched again, in ms. @default 600000 (10 minutes) */
   maxAgeMs?: number;
-  /** The least time between two fetches caused by an unknown `kid`, in ms. @default 30000 */
+  /**
+   * The least time between two fetches caused by an unknown `kid`, in ms. The first unknown `kid`
+   * after a fetch is always fetched for at once (a key rotated a second ago verifies); only the
+   * fetches that unknown kids cause are bounded. @default 30000
+   */
   cooldownMs?: number;
   /** The clock, in ms. @default Date.now */
   now?: () => number;
@@ -170,6 +175,8 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
   const cache = new KeyCache(`${issuer}/.well-known/openid-configuration`);
   const log = liteLog(options);
   let fetchedAt = -Infinity;
+  /** When an unknown `kid` last caused a fetch: they are bounded to one per `cooldown`. */
+  let rekeyedAt = -Infinity;
   let inFlight: Promise<void> | undefined;
 
   async function getJson(url: string): Promise<unknown> {
@@ -190,8 +197,10 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
   async function load(): Promise<void> {
     const discoveryUrl = `${issuer}/.well-known/openid-configuration`;
     const metadata = (await getJson(discoveryUrl)) as { issuer?: unknown; jwks_uri?: unknown } | null;
-    if (metadata?.issuer !== issuer) throw new JwksError(discoveryUrl, `issuer is not "${issuer}"`);
-    if (typeof metadata.jwks_uri !== 'string') throw new JwksError(discoveryUrl, 'has no jwks_uri');
+    // `{auth_url}` and `{auth_url}/` name one issuer; the tokens are held to the form discovery writes.
+    if (!sameIssuer(metadata?.issuer, issuer))
+      throw new JwksError(discoveryUrl, `issuer is not "${issuer}" (with or without a trailing slash)`);
+    if (!metadata || typeof metadata.jwks_uri !== 'string') throw new JwksError(discoveryUrl, 'has no jwks_uri');
     cache.url = metadata.jwks_uri;
     cache.set(keysOf(await getJson(metadata.jwks_uri), metadata.jwks_uri));
     fetchedAt = now();
@@ -205,10 +214,13 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
   }
 
   async function keysFor(header: KeyHeader): Promise<CryptoKey[]> {
-    if (now() - fetchedAt > maxAge) await refresh();
+    // A set read for this very token is not read again for it.
+    const readNow = now() - fetchedAt > maxAge;
+    if (readNow) await refresh();
     let found = cache.fitting(header);
-    if (!found && now() - fetchedAt >= cooldown) {
+    if (!found && !readNow && now() - rekeyedAt >= cooldown) {
       // An unknown kid: the issuer may have rotated its keys, or someone presents a forged token.
+      rekeyedAt = now();
       log('warn', 'no cached key fits a token: fetching the JWKS again', { alg: header.alg, kid: header.kid?.slice(0, 64) });
       await refresh();
       found = cache.fitting(header);

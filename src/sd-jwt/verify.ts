@@ -2,6 +2,7 @@
 import type { JWK } from 'jose';
 import { isObject } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
+import { sameIssuer } from '../internal/issuer.js';
 import { importVerifyKey } from '../internal/jws.js';
 import { isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
@@ -207,7 +208,14 @@ export function checkTimeOptions(options: unknown, keysRequired: boolean): asser
   }
 }
 
-/** Refuses a payload whose `exp` has elapsed or whose `nbf` has not come, within the tolerance. */
+/**
+ * How far `nbf` may be ahead of the clock beyond the tolerance: times are whole seconds, and a
+ * clock learnt from the service (`Date`, `iat`) is known to a second, uncorrected under two. A
+ * response stamped `nbf` in the second it was fetched is not "not yet valid"; `exp` has no leeway.
+ */
+const NBF_LEEWAY_SECONDS = 2;
+
+/** Refuses a payload whose `exp` has elapsed or whose `nbf` has not come, within the tolerance (and, for `nbf`, {@link NBF_LEEWAY_SECONDS}). */
 export function checkTimes(claims: Record<string, unknown>, options: TimeOptions, required: readonly string[]): void {
   const now = nowSeconds(options);
   const tolerance = toleranceOf(options);
@@ -223,7 +231,7 @@ export function checkTimes(claims: Record<string, unknown>, options: TimeOptions
   if (typeof claims['exp'] === 'number' && now - tolerance >= claims['exp']) {
     throw fail('ERR_SD_JWT_EXPIRED', '"exp" has elapsed');
   }
-  if (typeof claims['nbf'] === 'number' && now + tolerance < claims['nbf']) {
+  if (typeof claims['nbf'] === 'number' && now + tolerance + NBF_LEEWAY_SECONDS < claims['nbf']) {
     throw fail('ERR_SD_JWT_NOT_YET_VALID', '"nbf" is in the future');
   }
 }
@@ -366,7 +374,8 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
 
   const { claims, disclosures, algorithm } = processed;
   const issuer = options.issuer ?? options.keys.issuer;
-  if (issuer !== undefined && claims['iss'] !== issuer) throw fail('ERR_SD_JWT_ISSUER', `"iss" is not "${issuer}"`);
+  // An issuer with or without its trailing slash is one issuer; a token without `iss` is refused where one is required.
+  if (issuer !== undefined && !sameIssuer(claims['iss'], issuer)) throw fail('ERR_SD_JWT_ISSUER', `"iss" is not "${issuer}"`);
   checkTimes(claims, options, options.requiredClaims ?? ['exp']);
   const result: VerifiedSdJwt = { claims, header, disclosures, hashAlgorithm: algorithm };
   if (kbJwt === '') return result;

@@ -55,6 +55,15 @@ export async function authenticateIdentity(state: FakeState, request: Request, n
   return client;
 }
 
+/** The token response's `expires`, written as the `expiresForm` reading says. */
+function expiryDate(at: number, form: FakeState['readings']['expiresForm']): string {
+  const date = new Date(at);
+  if (form === 'iso8601') return date.toISOString();
+  // Python's datetime.utcnow().isoformat(): UTC, but nothing says so.
+  if (form === 'naive') return date.toISOString().replace(/Z$/, '000');
+  return date.toUTCString();
+}
+
 /** A token response: a signed access token and a rotating refresh token, with the lifetime fields the readings say. */
 async function issueTokens(state: FakeState, clientId: string, ctx: ResponseContext): Promise<Response> {
   const client = clientFor(state.clients, clientId);
@@ -66,11 +75,14 @@ async function issueTokens(state: FakeState, clientId: string, ctx: ResponseCont
   const refreshToken = `rt_${randomId(24)}`;
   state.refreshTokens.set(refreshToken, { clientId, expiresAt: ctx.now + state.refreshTtl * 1000 });
   const lifetime = state.tokenLifetime;
+  const expiresIn = state.readings.expiresInUnit === 'milliseconds' ? state.accessTtl * 1000 : state.accessTtl;
   const token = {
     access_token: accessToken,
     refresh_token: refreshToken,
-    ...(lifetime === 'both' || lifetime === 'expires_in' ? { expires_in: state.accessTtl } : {}),
-    ...(lifetime === 'both' || lifetime === 'expires' ? { expires: new Date(ctx.now + state.accessTtl * 1000).toUTCString() } : {}),
+    ...(lifetime === 'both' || lifetime === 'expires_in' ? { expires_in: expiresIn } : {}),
+    ...(lifetime === 'both' || lifetime === 'expires'
+      ? { expires: expiryDate(ctx.now + state.accessTtl * 1000, state.readings.expiresForm) }
+      : {}),
   };
   return state.readings.tokenEnvelope === 'bare' ? json(ctx, withNumbers(ctx, token)) : ok(ctx, token);
 }

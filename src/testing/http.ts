@@ -29,9 +29,28 @@ export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: 
   return new Response(JSON.stringify(body), { status, headers: headersFor(ctx, extra) });
 }
 
-/** `{data, correlation_id}`: the spec's wrapper around every successful REST result. */
+/**
+ * `{data, correlation_id}`: the spec's wrapper around every successful REST result, as the
+ * `envelope` reading writes it (with `success: true` or JSend's `status: 'success'` beside it, or
+ * wrapped once more), and `meta: null` where the `absent` reading writes an absent optional.
+ */
 export function ok(ctx: ResponseContext, data: unknown): Response {
-  return json(ctx, { data: withNumbers(ctx, data), correlation_id: ctx.correlationId });
+  const envelope: Record<string, unknown> = { data: withNumbers(ctx, data), correlation_id: ctx.correlationId };
+  if (ctx.readings?.absent === 'null') envelope['meta'] = null;
+  return json(ctx, enveloped(ctx.readings?.envelope ?? 'spec', envelope));
+}
+
+function enveloped(reading: ResolvedReadings['envelope'], envelope: Record<string, unknown>): Record<string, unknown> {
+  switch (reading) {
+    case 'success':
+      return { success: true, ...envelope };
+    case 'jsend':
+      return { status: 'success', ...envelope };
+    case 'nested':
+      return { data: envelope, correlation_id: envelope['correlation_id'] };
+    case 'spec':
+      return envelope;
+  }
 }
 
 /** An error thrown by a route; the router turns it into the spec's error envelope. */

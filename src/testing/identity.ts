@@ -54,7 +54,12 @@ function isHttpUrl(value: unknown): boolean {
   }
 }
 
-type ValidationRules = { supportedClaims: ReadonlySet<string>; purposes: readonly string[] | undefined };
+type ValidationRules = {
+  supportedClaims: ReadonlySet<string>;
+  purposes: readonly string[] | undefined;
+  /** The `optionalInputs` reading: whether the three inputs "yes in schema, described as optional" are required. @default 'prose' */
+  optionalInputs?: ResolvedReadings['optionalInputs'];
+};
 
 /** Validates POST /identity/request as the spec describes it; throws E1001 naming every bad field. */
 export function validateIdentityInput(body: unknown, rules: ValidationRules): IdentityInput {
@@ -90,14 +95,20 @@ function checkIdentityInput(
   for (const field of ['return_url', 'off_ramp_url']) {
     if (!isHttpUrl(input[field])) errors[field] = 'must be an absolute http(s) URL';
   }
+  // As the schema reads them (`schema`): required, any string; as the prose does (`prose`): optional, and an empty one is no email address.
+  const required = rules.optionalInputs === 'schema';
+  const empty = (field: string) => input[field] === '' && required;
+  for (const field of ['results_emails', 'download_email', 'expiry_hours']) {
+    if (required && input[field] === undefined) errors[field] = 'is required';
+  }
   const results = input['results_emails'];
-  if (results !== undefined && results !== '') {
+  if (results !== undefined && !empty('results_emails')) {
     if (typeof results !== 'string' || !results.split(',').every((e) => EMAIL.test(e.trim()))) {
       errors['results_emails'] = 'must be a comma-separated list of email addresses';
     }
   }
   const download = input['download_email'];
-  if (download !== undefined && download !== '' && (typeof download !== 'string' || !EMAIL.test(download))) {
+  if (download !== undefined && !empty('download_email') && (typeof download !== 'string' || !EMAIL.test(download))) {
     errors['download_email'] = 'must be an email address';
   }
   const hours = input['expiry_hours'];
@@ -150,6 +161,12 @@ export function samePerson(a: IdentityInput, b: IdentityInput): boolean {
   return a.email.toLowerCase() === b.email.toLowerCase() || (a.phone === b.phone && a.phone_country_code === b.phone_country_code);
 }
 
+/** An optional field: left out when absent, or `null` where the `absent` reading writes it so. */
+function optional(name: string, value: unknown, readings: ResolvedReadings | undefined): Record<string, unknown> {
+  if (value !== undefined) return { [name]: value };
+  return readings?.absent === 'null' ? { [name]: null } : {};
+}
+
 /** GET /identity/request/...: the spec's identity request details. */
 export function requestDetails(record: IdentityRecord, readings?: ResolvedReadings): Record<string, unknown> {
   const { input } = record;
@@ -161,8 +178,8 @@ export function requestDetails(record: IdentityRecord, readings?: ResolvedReadin
     phone_country_code: input.phone_country_code,
     purpose: input.purpose,
     ...(record.timeExpires !== undefined ? { time_expires: record.timeExpires } : {}),
-    ...(record.openedAt !== undefined ? { opened_at: record.openedAt } : {}),
-    ...(record.completedAt !== undefined ? { completed_at: record.completedAt } : {}),
+    ...optional('opened_at', record.openedAt, readings),
+    ...optional('completed_at', record.completedAt, readings),
     request_code: readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,
     redirect_url: record.redirectUrl,
     send_email: record.input.send_email ?? false,
@@ -233,7 +250,11 @@ export async function buildIdentityResponse(
     jti: randomId(16),
     _sd: await digestsWithDecoys(disclosures, 2),
     _sd_alg: context.readings?.sdAlg ?? 'sha256',
-    disclosures: disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
+    // Under the `claimPlacement: 'credential'` reading the claims are only inside the signed credentials.
+    disclosures:
+      context.readings?.claimPlacement === 'credential' && credentials.length > 0
+        ? []
+        : disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
     disclosures_missing: missing,
     request_code: context.readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,
     partially_complete: options.partiallyComplete ?? false,

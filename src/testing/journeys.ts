@@ -40,7 +40,7 @@ export function createJourneys(state: FakeState): Journeys {
     found.openedAt ??= Math.floor(now() / 1000);
     found.response = await buildIdentityResponse(found, approval, {
       keys: state.keys,
-      issuer: state.authUrl,
+      issuer: state.issuer,
       nowMs: now(),
       ttlSeconds: state.options.identityResponseTtlSeconds ?? 3600,
       encoding: state.disclosureEncoding,
@@ -63,11 +63,10 @@ export function createJourneys(state: FakeState): Journeys {
     return finish(found, found.status, true);
   }
 
-  /** A settled request: a fresh X-Access-Token for its response, and the webhook to the client's URL. */
-  async function finish(found: IdentityRecord, event: WebhookPayload['event'], send: boolean): Promise<WebhookPayload> {
+  /** The webhook payload of a settled request, with a fresh X-Access-Token (the one before stops working). */
+  async function mint(found: IdentityRecord, event: WebhookPayload['event']): Promise<WebhookPayload> {
     const nowMs = now();
     found.accessToken = `at_${randomId(24)}`;
-    found.completedAt ??= Math.floor(nowMs / 1000);
     const payload: WebhookPayload = {
       event,
       access_request_code: found.accessRequestCode,
@@ -78,9 +77,22 @@ export function createJourneys(state: FakeState): Journeys {
       ),
     };
     state.events.push(payload);
+    return payload;
+  }
+
+  /** A settled request: a fresh X-Access-Token for its response, and the webhook to the client's URL. */
+  async function finish(found: IdentityRecord, event: WebhookPayload['event'], send: boolean): Promise<WebhookPayload> {
+    found.completedAt ??= Math.floor(now() / 1000);
+    const payload = await mint(found, event);
     const client = clientFor(state.clients, found.clientId);
     if (send && client?.webhookUrl && client.webhookSecret && client.subscriptions?.includes(IDENTITY_ACTIONS)) {
-      const target = { url: client.webhookUrl, secret: client.webhookSecret, readings: state.readings, now };
+      const target = {
+        url: client.webhookUrl,
+        secret: client.webhookSecret,
+        readings: state.readings,
+        now,
+        mint: () => mint(found, event),
+      };
       const sending = deliverWebhook(target, payload, state.options.webhookRetry ?? {}, (delivery) => {
         state.deliveries.push(delivery);
         state.options.onDelivery?.(delivery);

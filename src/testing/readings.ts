@@ -17,9 +17,11 @@ export interface FakeReadings {
   /**
    * How the webhook is signed ("HMAC algorithm, signed content … not shown"): `sha256=` and hex
    * of the body (`prefixed-hex`, the default), bare hex (`hex`), base64 (`base64`), Stripe's
-   * `t=…,v1=…` over `"<t>.<body>"` (`stripe`), or Standard Webhooks' headers (`standard`).
+   * `t=…,v1=…` over `"<t>.<body>"` (`stripe`), Standard Webhooks' headers (`standard`), or two
+   * Stripe sets separated by a space, the first by a secret the client never had (`rotation`: a
+   * sender in the middle of rotating its secret).
    */
-  webhookSignature?: 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard';
+  webhookSignature?: 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard' | 'rotation';
   /** Status records: at the top level, as the spec's status tables show them (`bare`, the default), or inside the general `{data, correlation_id}` rule (`wrapped`). */
   statusEnvelope?: 'bare' | 'wrapped';
   /** Token responses: inside `{data, correlation_id}` (`wrapped`, the default, the spec's general rule) or at the top level (`bare`). */
@@ -30,8 +32,8 @@ export interface FakeReadings {
   timeUnit?: 'seconds' | 'milliseconds';
   /** Error bodies: `{error: {…}}` (`envelope`, the default, the spec's) or the error object's fields at the top level (`bare`). */
   errorBody?: 'envelope' | 'bare';
-  /** The identity response's `_sd_alg`: `sha256` (the default, the spec's example) or RFC 9901's `sha-256`. */
-  sdAlg?: 'sha256' | 'sha-256';
+  /** The identity response's `_sd_alg`: `sha256` (the default, the spec's example), RFC 9901's `sha-256`, or Web Crypto's `SHA-256`. */
+  sdAlg?: 'sha256' | 'sha-256' | 'SHA-256';
   /**
    * Claim values ("claim value types are not uniform"): as the spec names them (`spec`, the
    * default: booleans, `is_pep` "Yes"/"No", `name` and `matches` JSON strings), every value a
@@ -56,6 +58,36 @@ export interface FakeReadings {
   timestampFormat?: 'unix-seconds' | 'unix-ms' | 'iso8601';
   /** Which code `request_code` (request details, identity response) carries, the spec's "original request code": the `identity_session_code` (the default) or the `access_request_code`. */
   requestCode?: 'identity_session_code' | 'access_request_code';
+  /**
+   * The success envelope of REST results ("`{data, correlation_id, meta?}`"): the spec's (`spec`,
+   * the default), with `success: true` beside it (`success`), JSend's `status: 'success'` beside it
+   * (`jsend`), or wrapped once more by a gateway, `{data: {data, correlation_id}}` (`nested`).
+   */
+  envelope?: 'spec' | 'success' | 'jsend' | 'nested';
+  /** An absent optional: left out (`omitted`, the default) or written as `null` (`null`: `meta`, `opened_at`, `completed_at`…). */
+  absent?: 'omitted' | 'null';
+  /** The issuer identifier in discovery and in the `iss` of what the service signs: `{auth_url}` (`origin`, the default) or with a trailing slash (`slash`), as a URL's `href` writes an origin. */
+  issuer?: 'origin' | 'slash';
+  /**
+   * Where an identity response's claims are when a credential was requested: in `disclosures` and
+   * in the signed `*.credential_jwt` (`both`, the default), or only inside the signed credential,
+   * `disclosures` empty (`credential`).
+   */
+  claimPlacement?: 'both' | 'credential';
+  /** The token response's `expires`: RFC 2822 (`rfc2822`, the spec's), ISO 8601 with its zone (`iso8601`), or ISO 8601 without one (`naive`: Python's `utcnow().isoformat()`), the one form no reader can place in time. */
+  expiresForm?: 'rfc2822' | 'iso8601' | 'naive';
+  /** The unit of the token response's `expires_in`: seconds (`seconds`, the spec's) or milliseconds (`milliseconds`). */
+  expiresInUnit?: 'seconds' | 'milliseconds';
+  /** What a webhook redelivery carries: the same bytes (`same`, the default) or a freshly minted `access_token` in each attempt (`fresh-token`). */
+  redelivery?: 'same' | 'fresh-token';
+  /** The service's signing key: one (`stable`, the default), or rotated after its JWKS was first read (`rotated`): what it signs from then on names a new `kid`. */
+  keyRotation?: 'stable' | 'rotated';
+  /**
+   * `results_emails`, `download_email` and `expiry_hours`, "yes in schema … described as optional":
+   * optional (`prose`, the default; an empty `results_emails` or `download_email` is refused as no
+   * email address) or required as the schema says (`schema`; any string, `""` included).
+   */
+  optionalInputs?: 'prose' | 'schema';
 }
 
 /**
@@ -80,6 +112,15 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   disclosureEncoding: 'compact',
   timestampFormat: 'unix-seconds',
   requestCode: 'identity_session_code',
+  envelope: 'spec',
+  absent: 'omitted',
+  issuer: 'origin',
+  claimPlacement: 'both',
+  expiresForm: 'rfc2822',
+  expiresInUnit: 'seconds',
+  redelivery: 'same',
+  keyRotation: 'stable',
+  optionalInputs: 'prose',
 });
 
 /**
@@ -88,13 +129,13 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
  */
 export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly NonNullable<FakeReadings[K]>[] } = Object.freeze({
   webhookKind: ['event', 'type', 'dotted', 'status', 'none', 'envelope'],
-  webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard'],
+  webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard', 'rotation'],
   statusEnvelope: ['bare', 'wrapped'],
   tokenEnvelope: ['wrapped', 'bare'],
   numbers: ['number', 'string'],
   timeUnit: ['seconds', 'milliseconds'],
   errorBody: ['envelope', 'bare'],
-  sdAlg: ['sha256', 'sha-256'],
+  sdAlg: ['sha256', 'sha-256', 'SHA-256'],
   claimValues: ['spec', 'strings', 'decoded'],
   dateHeader: ['sent', 'omitted'],
   clockSkewSeconds: [0, -600, 600],
@@ -102,6 +143,15 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   disclosureEncoding: ['compact', 'spaced'],
   timestampFormat: ['unix-seconds', 'unix-ms', 'iso8601'],
   requestCode: ['identity_session_code', 'access_request_code'],
+  envelope: ['spec', 'success', 'jsend', 'nested'],
+  absent: ['omitted', 'null'],
+  issuer: ['origin', 'slash'],
+  claimPlacement: ['both', 'credential'],
+  expiresForm: ['rfc2822', 'iso8601', 'naive'],
+  expiresInUnit: ['seconds', 'milliseconds'],
+  redelivery: ['same', 'fresh-token'],
+  keyRotation: ['stable', 'rotated'],
+  optionalInputs: ['prose', 'schema'],
 });
 
 /**
@@ -150,7 +200,10 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
     readings.timeUnit !== 'seconds' ||
     readings.statusEnvelope !== 'bare' ||
     readings.tokenEnvelope !== 'wrapped' ||
-    readings.errorBody !== 'envelope'
+    readings.errorBody !== 'envelope' ||
+    readings.envelope !== 'spec' ||
+    readings.absent !== 'omitted' ||
+    readings.expiresInUnit !== 'seconds'
   );
 }
 

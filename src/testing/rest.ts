@@ -49,6 +49,7 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       const input = validateIdentityInput(await readJson(request), {
         supportedClaims: state.supportedClaims,
         purposes: state.options.purposes,
+        optionalInputs: state.readings.optionalInputs,
       });
       for (const existing of state.identity.values()) {
         if (existing.clientId === client.clientId && isOpen(existing, ctx.now) && samePerson(existing.input, input)) {
@@ -107,7 +108,7 @@ function credentialRoutes(state: FakeState): Record<'submit' | 'verify' | 'fileD
       const record = await issueCredential(client.clientId, input, {
         keys: state.keys,
         fileKey: state.fileKey,
-        issuer: state.authUrl,
+        issuer: state.issuer,
         nowMs: ctx.now,
       });
       state.credentials.set(record.ref, record);

@@ -6,16 +6,15 @@
  * (oidc.ts), the person's journeys and the webhooks they send (journeys.ts), and the front door
  * with its faults, CORS and rate limit (router.ts).
  */
-import { json } from './http.js';
+import { json, type ResponseContext } from './http.js';
 import { isOpen, defaultValues } from './identity.js';
 import { createJourneys } from './journeys.js';
-import { createSigningKeys } from './keys.js';
 import { DEFAULT_DELEGATIONS, DEFAULT_OIDC_BACKEND_CLIENT, DEFAULT_OIDC_CLIENT, createAuthorizationServer } from './oidc.js';
 import type { FakeService, FakeServiceOptions, InboxView } from './options.js';
 import { homePage, type HomeState } from './pages.js';
 import { restRoutes } from './rest.js';
 import { createRouter } from './router.js';
-import { clientFor, createState, type FakeState, type RouteEntry } from './state.js';
+import { clientFor, createState, rotateKeys, type FakeState, type RouteEntry } from './state.js';
 import { tokenRoutes } from './auth.js';
 
 const JWKS_PATH = '/oauth/oidc/jwks';
@@ -78,10 +77,8 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
     revokeAccessTokens() {
       state.tokenGeneration += 1;
     },
-    async rotateSigningKey(rotation = {}) {
-      state.keys = await createSigningKeys();
-      state.allKeys = rotation.keep === false ? [state.keys] : [state.keys, ...state.allKeys];
-      return state.keys;
+    rotateSigningKey(rotation = {}) {
+      return rotateKeys(state, rotation.keep !== false);
     },
     identityRequest(accessRequestCode) {
       return identity.get(accessRequestCode);
@@ -92,11 +89,21 @@ export async function createFakeService(options: FakeServiceOptions = {}): Promi
   };
 }
 
+/** The JWKS; under the `keyRotation: 'rotated'` reading, the key is rotated once it has been read: what is signed from then on names a kid the reader has not seen. */
+async function jwks(state: FakeState, ctx: ResponseContext): Promise<Response> {
+  const answer = json(ctx, { keys: state.allKeys.map((k) => k.publicJwk) });
+  if (state.readings.keyRotation === 'rotated' && !state.keyRotated) {
+    state.keyRotated = true;
+    await rotateKeys(state);
+  }
+  return answer;
+}
+
 /** Everything below the auth URL: the home page, the OIDC authorization server and the journey pages. */
 function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]): RouteEntry[] {
   const { options, settings } = state;
   const oidc = createAuthorizationServer({
-    issuer: state.authUrl,
+    issuer: state.issuer,
     now: state.now,
     keys: () => state.keys,
     supportedClaims: state.supportedClaims,
@@ -132,7 +139,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
   return [
     ['GET', /^\/$/, home, false],
     ['GET', /^\/\.well-known\/openid-configuration$/, async (_request, ctx) => json(ctx, oidc.metadata()), false],
-    ['GET', new RegExp(`^${JWKS_PATH}$`), async (_request, ctx) => json(ctx, { keys: state.allKeys.map((k) => k.publicJwk) }), false],
+    ['GET', new RegExp(`^${JWKS_PATH}$`), (_request, ctx) => jwks(state, ctx), false],
     ['GET', /^\/oauth\/oidc\/authorize$/, (request) => oidc.authorize(request), false],
     ['POST', /^\/oauth\/oidc\/consent\/([^/]+)\/(approve|cancel)$/, (_request, _ctx, [id, action]) => oidc.consent(id!, action!), false],
     ['POST', /^\/oauth\/oidc\/token$/, (request) => oidc.token(request), false],

@@ -23,6 +23,8 @@ export interface FakeState {
   readonly options: FakeServiceOptions;
   readonly baseUrl: string;
   readonly authUrl: string;
+  /** The issuer identifier it writes (discovery's `issuer`, the `iss` of what it signs): the auth URL, with a trailing slash under the `issuer: 'slash'` reading. */
+  readonly issuer: string;
   /** The path of `baseUrl`: REST paths are matched below it. */
   readonly basePath: string;
   readonly clients: FakeClientRegistration[];
@@ -57,6 +59,8 @@ export interface FakeState {
   window: { start: number; count: number };
   /** Access tokens carry the generation they were issued in; older generations are refused. */
   tokenGeneration: number;
+  /** Whether the `keyRotation: 'rotated'` reading has rotated the signing key yet. */
+  keyRotated: boolean;
 }
 
 /** A fresh state: new keys, nothing stored, every option settled to its value. */
@@ -65,10 +69,12 @@ export async function createState(options: FakeServiceOptions): Promise<FakeStat
   const clock = options.now ?? (() => Date.now());
   const keys = await createSigningKeys();
   const baseUrl = (options.baseUrl ?? 'https://api.acme.test/api/v1').replace(/\/+$/, '');
+  const authUrl = (options.authUrl ?? 'https://auth.acme.test').replace(/\/+$/, '');
   return {
     options,
     baseUrl,
-    authUrl: (options.authUrl ?? 'https://auth.acme.test').replace(/\/+$/, ''),
+    authUrl,
+    issuer: readings.issuer === 'slash' ? `${authUrl}/` : authUrl,
     basePath: new URL(baseUrl).pathname,
     clients: (options.clients ?? [DEFAULT_CLIENT]).map((client) => ({ ...client })),
     readings,
@@ -104,7 +110,15 @@ export async function createState(options: FakeServiceOptions): Promise<FakeStat
     },
     window: { start: 0, count: 0 },
     tokenGeneration: 0,
+    keyRotated: false,
   };
+}
+
+/** A new signing key: what is signed from now on names it; the JWKS keeps the old ones unless `keep` is false. */
+export async function rotateKeys(state: FakeState, keep = true): Promise<SigningKeys> {
+  state.keys = await createSigningKeys();
+  state.allKeys = keep ? [state.keys, ...state.allKeys] : [state.keys];
+  return state.keys;
 }
 
 /** The registration of `clientId`, if there is one. */

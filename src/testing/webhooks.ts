@@ -127,6 +127,12 @@ export async function webhookRequest(
     case 'stripe':
       headers['x-webhook-signature'] = `t=${t},v1=${hex(await hmac(key, `${t}.${body}`))}`;
       break;
+    case 'rotation': {
+      // A sender in the middle of rotating its secret: a set by the secret it is retiring (one the client never had), then one by the current.
+      const retired = `t=${t},v1=${hex(await hmac(utf8(`retired:${target.secret}`), `${t}.${body}`))}`;
+      headers['x-webhook-signature'] = `${retired} t=${t},v1=${hex(await hmac(key, `${t}.${body}`))}`;
+      break;
+    }
     case 'standard': {
       // Standard Webhooks: the key is the base64 after whsec_ when it is base64; else the secret's bytes.
       const rest = target.secret.replace(/^whsec_/, '');
@@ -145,17 +151,30 @@ export async function webhookRequest(
  * Posts the webhook until the receiver answers 200, at most `attempts` times with doubling waits.
  * Anything but 200 (a redirect, 2xx other than 200, an error, no answer) counts as a failure, as
  * the spec has the client answer "HTTP 200 OK". `fetch` is looked up at call time, so msw sees it.
- * The body and signature follow the readings; a retry is the same body and headers.
+ * The body and signature follow the readings; a retry is the same body and headers, unless the
+ * `redelivery: 'fresh-token'` reading mints a new `access_token` for each attempt.
  */
 export async function deliverWebhook(
-  target: { url: string; secret: string; readings?: ResolvedReadings; now?: () => number },
-  payload: WebhookPayload,
+  target: {
+    url: string;
+    secret: string;
+    readings?: ResolvedReadings;
+    now?: () => number;
+    /** A fresh payload for a retry (a new `access_token`), where the `redelivery: 'fresh-token'` reading says so. */
+    mint?: () => Promise<WebhookPayload>;
+  },
+  first: WebhookPayload,
   retry: WebhookRetryOptions,
   record: (delivery: WebhookDelivery) => void,
 ): Promise<boolean> {
-  const { body, headers } = await webhookRequest(target, payload);
+  let payload = first;
+  let { body, headers } = await webhookRequest(target, payload);
   const attempts = retry.attempts ?? 5;
   for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (attempt > 1 && target.mint && target.readings?.redelivery === 'fresh-token') {
+      payload = await target.mint();
+      ({ body, headers } = await webhookRequest(target, payload));
+    }
     let status: number | undefined;
     let code: string | undefined;
     try {

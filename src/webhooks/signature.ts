@@ -17,7 +17,7 @@ export const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 export type Hash = keyof typeof MAC_BYTES;
 
 /** The signing conventions read: an HMAC of the body, Stripe's `t=…,v1=…`, Standard Webhooks' `v1,<base64>`. */
-export type Convention = 'hmac' | 'stripe' | 'standard';
+type Convention = 'hmac' | 'stripe' | 'standard';
 
 export const fail = (code: WebhookErrorCode, message: string, cause?: unknown) =>
   new WebhookVerificationError(code, message, cause === undefined ? undefined : { cause });
@@ -70,7 +70,7 @@ export function joined(prefix: string, bytes: Uint8Array<ArrayBuffer>): Uint8Arr
  * A header's value. One rule for both forms: a header sent several times is its values joined by
  * `, `, as a Web `Headers` object joins them, whether it came as `Headers` or as Node's array.
  */
-export function header(headers: unknown, name: string): string | undefined {
+function header(headers: unknown, name: string): string | undefined {
   if (headers === null || typeof headers !== 'object')
     throw new InvalidInputError([{ field: 'headers', message: 'must be a Headers object or a plain object of headers' }]);
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
@@ -190,7 +190,12 @@ function checkStamp(stamp: string | undefined, tolerated: number, name: string, 
   if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
   if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds`);
   const skew = Math.abs(Math.floor(now() / 1000) - Number(stamp));
-  if (skew > tolerated) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is outside the tolerance (${tolerated} s)`);
+  if (skew > tolerated) {
+    throw fail(
+      'ERR_WEBHOOK_TIMESTAMP',
+      `the ${name} is ${skew} s from this machine's clock, outside the tolerance of ${tolerated} s: a replay, or a clock that is off (sync it, or widen toleranceSeconds)`,
+    );
+  }
   return stamp;
 }
 

@@ -1,6 +1,16 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { ConflictError, EmailDeliveryError, InvalidInputError, NotFoundError, ValidationError, claimKey } from '../../src/index.js';
-import { harness, person, rejection } from '../helpers.js';
+import {
+  AcmeIdentityClient,
+  ConflictError,
+  EmailDeliveryError,
+  InvalidInputError,
+  NotFoundError,
+  ValidationError,
+  claimKey,
+} from '../../src/index.js';
+import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { harness, person, received, rejection } from '../helpers.js';
 
 const codesOf = (data: { access_request_code: string; identity_session_code: string }) => ({
   accessRequestCode: data.access_request_code,
@@ -40,14 +50,14 @@ describe('identityRequests', () => {
     await expect(client.identityRequests.create(person())).resolves.toBeDefined();
   });
 
-  test('expiry_hours defaults to 24 hours and is sent explicitly', async () => {
+  test('unset results_emails, download_email and expiry_hours are not sent, and the service applies its 24-hour expiry', async () => {
     const now = Date.UTC(2026, 10, 22, 12);
     const { client, service } = await harness({ fake: { now: () => now }, client: { now: () => now } });
     const created = await client.identityRequests.create(person());
     const { data } = await client.identityRequests.get(codesOf(created.data));
     expect(data.time_expires).toBe(now / 1000 + 24 * 3600);
-    const sent = service.identityRequest(created.data.access_request_code)?.input;
-    expect(sent).toMatchObject({ expiry_hours: 24, results_emails: '', download_email: '' });
+    const sent = service.identityRequest(created.data.access_request_code)?.input ?? {};
+    for (const field of ['results_emails', 'download_email', 'expiry_hours']) expect(Object.hasOwn(sent, field), field).toBe(false);
   });
 
   test('expiry_hours 0 disables expiry', async () => {
@@ -192,5 +202,81 @@ describe('identityRequests.create input checks (nothing is sent)', () => {
     const error = (await rejection(client.identityRequests.create(person({ email: 'secret-person@@example' })))) as Error;
     expect(error.message).toMatch(/^email:/);
     expect(JSON.stringify(error)).not.toContain('secret-person');
+  });
+});
+
+describe('identityRequests.create: the inputs the schema requires and the prose calls optional (#39, nothing invented on the wire)', () => {
+  const OPTIONALS = ['results_emails', 'download_email', 'expiry_hours'] as const;
+  const given = { results_emails: 'results@example.com', download_email: 'files@example.com', expiry_hours: 48 };
+
+  test('auto, against a service that requires them: refused once, sent again filled, and filled at once from then on', async () => {
+    const { client, service } = await harness({ fake: { readings: { optionalInputs: 'schema' } } });
+    const first = await client.identityRequests.create(person());
+    expect(service.identityRequest(first.data.access_request_code)?.input).toMatchObject({
+      results_emails: '',
+      download_email: '',
+      expiry_hours: 24,
+    });
+    const creates = () => received(service, /^\/identity\/request$/, 'POST').length;
+    expect(creates()).toBe(2);
+    await client.identityRequests.create(person({ email: 'other@example.com', phone: '400000001' }));
+    expect(creates()).toBe(3);
+  });
+
+  test('auto does not send again a create refused for anything else, even beside an unset optional', async () => {
+    const { client, service } = await harness({ fake: { readings: { optionalInputs: 'schema' } } });
+    const error = await rejection(client.identityRequests.create(person({ return_url: 'ftp://rp.example/back' })));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    const refused = await rejection(client.identityRequests.create(person({ purpose: ' ' })));
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(received(service, /^\/identity\/request$/, 'POST')).toHaveLength(1);
+  });
+
+  test('property: every option against both readings, any of the three given or not: the outcome the option promises, never more or less sent', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('auto' as const, 'omit' as const, 'fill' as const),
+        fc.constantFrom('prose' as const, 'schema' as const),
+        fc.subarray([...OPTIONALS]),
+        async (unsetOptionals, optionalInputs, set) => {
+          const { client, service } = await harness({ fake: { readings: { optionalInputs } }, client: { unsetOptionals } });
+          const input = person(Object.fromEntries(set.map((field) => [field, given[field]])));
+          const outcome = await client.identityRequests.create(input).then(
+            (created) => created,
+            (error: unknown) => error,
+          );
+          const unset = OPTIONALS.filter((field) => !set.includes(field));
+          // What each option promises: omit is refused by a service that requires what it leaves out; fill
+          // sends empty addresses, which a service reading them as optional refuses; auto succeeds on both.
+          const refusedFor =
+            unset.length === 0
+              ? []
+              : unsetOptionals === 'omit' && optionalInputs === 'schema'
+                ? unset
+                : unsetOptionals === 'fill' && optionalInputs === 'prose'
+                  ? unset.filter((field) => field !== 'expiry_hours')
+                  : [];
+          if (refusedFor.length > 0) {
+            expect(outcome).toBeInstanceOf(ValidationError);
+            expect([...(outcome as ValidationError).fields].sort()).toEqual([...refusedFor].sort());
+            return;
+          }
+          expect(outcome).not.toBeInstanceOf(Error);
+          const { data } = outcome as Awaited<ReturnType<typeof client.identityRequests.create>>;
+          const sent: Record<string, unknown> = { ...service.identityRequest(data.access_request_code)?.input };
+          for (const field of set) expect(sent[field]).toBe(given[field]);
+          // Left unset: absent from the body, unless the option fills it or the service required it.
+          const filled = unsetOptionals === 'fill' || (unsetOptionals === 'auto' && optionalInputs === 'schema');
+          for (const field of unset) expect(Object.hasOwn(sent, field), field).toBe(filled);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  test('unsetOptionals that is not auto, omit or fill is a ConfigurationError naming it', () => {
+    expect(
+      () => new AcmeIdentityClient({ ...DEFAULT_CLIENT, baseUrl: 'https://api.acme.test/api/v1', unsetOptionals: 'always' as never }),
+    ).toThrow(/unsetOptionals/);
   });
 });

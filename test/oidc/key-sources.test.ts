@@ -61,17 +61,20 @@ describe('cachedKeys: a backend', () => {
     expect(reads).toHaveLength(2);
   });
 
-  test('no key fits: the set is read again once, only 30 s after the last read', async () => {
+  test('no key fits: the set is read again at once (a key rotated a second ago), such reads once per 30 s', async () => {
     let clock = 0;
-    const { reads, keysOf } = endpoint({ keys: [key('old')] }, { keys: [key('new')] });
+    const { reads, keysOf } = endpoint({ keys: [key('old')] }, { keys: [key('new')] }, { keys: [key('newer')] });
     const source = cachedKeys(keysOf, () => clock);
-    expect(await source(as, fitting('new'))).toEqual([]);
-    clock = 29_999;
-    expect(await source(as, fitting('new'))).toEqual([]);
-    expect(reads).toHaveLength(1);
-    clock = 30_000;
+    expect(await source(as, fitting('old'))).toEqual([key('old')]);
+    clock = 1_000;
     expect(await source(as, fitting('new'))).toEqual([key('new')]);
     expect(reads).toHaveLength(2);
+    clock = 30_999;
+    expect(await source(as, fitting('newer'))).toEqual([]);
+    expect(reads).toHaveLength(2);
+    clock = 31_000;
+    expect(await source(as, fitting('newer'))).toEqual([key('newer')]);
+    expect(reads).toHaveLength(3);
   });
 
   test('a read that failed is not kept: the next check reads again at once', async () => {

@@ -4,23 +4,13 @@
  * once. Each runs the SDK's flows configured exactly as the README says (no option set for the
  * reading), and each flow must give the right result or a typed error: never a silently wrong one.
  */
-import { http } from 'msw';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import {
-  AuthenticationError,
-  ConflictError,
-  CredentialRevokedError,
-  IdentityFlowError,
-  NotFoundError,
-  readClaim,
-  type AcmeIdentityClient,
-} from '../../src/index.js';
-import { remoteJwks } from '../../src/sd-jwt/index.js';
-import { DEFAULT_CLIENT, READING_CHOICES, openApiDocument, type FakeReadings, type FakeService } from '../../src/testing/index.js';
-import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '../../src/webhooks/index.js';
-import { credentialInput, harness, person, received, rejection, server } from '../helpers.js';
-
-const WEBHOOK_URL = 'https://rp.example/webhooks/acme';
+import { AuthenticationError } from '../../src/index.js';
+import { READING_CHOICES, type FakeReadings } from '../../src/testing/index.js';
+import { harness, person, rejection } from '../helpers.js';
+import { flows } from './flows.js';
+import { describeReadings, pairwise, readingsArbitrary } from './space.js';
 
 /**
  * Every reading other than the fake's own, one at a time: those the SDK reads without being told.
@@ -47,101 +37,16 @@ const ALL_OTHERWISE: FakeReadings = {
   tokenLifetime: 'none',
   disclosureEncoding: 'spaced',
   requestCode: 'access_request_code',
+  envelope: 'nested',
+  absent: 'null',
+  issuer: 'slash',
+  claimPlacement: 'credential',
+  expiresForm: 'naive',
+  expiresInUnit: 'milliseconds',
+  redelivery: 'fresh-token',
+  keyRotation: 'rotated',
+  optionalInputs: 'schema',
 };
-
-/** The README's receiver: verify, keep the event, answer 200. */
-function receiving(service: FakeService) {
-  const events: IdentityActionsEvent[] = [];
-  const verifier = createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, logLevel: 'off' });
-  const receiver = createWebhookReceiver(verifier, (event) => {
-    events.push(event);
-  });
-  service.setWebhookUrl(WEBHOOK_URL);
-  server.use(http.post(WEBHOOK_URL, ({ request }) => receiver.fetch(request)));
-  return events;
-}
-
-async function flows(client: AcmeIdentityClient, service: FakeService, readings: FakeReadings) {
-  const events = receiving(service);
-  const keys = remoteJwks(service.authUrl);
-  const tokenRequests = received(service, /^\/auth\/api-token/).length;
-
-  // Token and create: one token request serves every call (its lifetime was read, whatever its form).
-  const jane = person({
-    claims: ['acmeidentity.name', 'acmeidentity.email_verified', 'sanctionscheck.is_pep', 'acmeidentity.valid', 'acmeidentity.credential'],
-  });
-  const { data } = await client.identityRequests.create(jane);
-  const details = await client.identityRequests.get({
-    accessRequestCode: data.access_request_code,
-    identitySessionCode: data.identity_session_code,
-  });
-  expect(details.data.first_name).toBe('Jane');
-  // UNIX seconds, whatever the service wrote: 24 hours from now (the spec's default expiry).
-  expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeGreaterThan(-3_600);
-  expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeLessThan(3_600);
-
-  // Webhook to verified identity, the README's loop: every event handled, whatever its kind.
-  await service.approve(data.access_request_code);
-  await service.webhooksSettled();
-  expect(events).toHaveLength(1);
-  const [approved] = events;
-  expect(['approved', 'unknown']).toContain(approved!.kind);
-  if (readings.webhookKind !== 'none') expect(approved!.kind).toBe('approved');
-  const identity = await client.identityResponses.getVerified(approved!, {
-    identitySessionCode: data.identity_session_code,
-    keys,
-    requireSignature: true,
-  });
-  expect(identity.proof).toBe('signature');
-  expect(readClaim(identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
-  expect(readClaim(identity.claims, 'acmeidentity.email_verified')).toBe(true);
-  expect(readClaim(identity.claims, 'sanctionscheck.is_pep')).toBe(false);
-  expect(readClaim(identity.claims, 'acmeidentity.valid')).toBe(true);
-  // The response's exp in UNIX seconds, within the hour the fake gives it: never a time that does not come.
-  expect(identity.expiresAt - Date.now() / 1000).toBeGreaterThan(0);
-  expect(identity.expiresAt - Date.now() / 1000).toBeLessThan(3_600 + 900);
-
-  // Conflict: a second request to a person with an open one names the first.
-  const other = await client.identityRequests.create(person({ email: 'other@example.com', phone: '400000001' }));
-  const again = await rejection(client.identityRequests.create(person({ email: 'other@example.com', phone: '400000001' })));
-  expect(again).toBeInstanceOf(ConflictError);
-  expect((again as ConflictError).existingCode).toBe(other.data.access_request_code);
-
-  // Cancelled: never an identity.
-  await service.cancel(other.data.access_request_code);
-  await service.webhooksSettled();
-  const cancelled = events[1]!;
-  expect(['cancelled', 'unknown']).toContain(cancelled.kind);
-  const refusal = await rejection(
-    client.identityResponses.getVerified(cancelled, { identitySessionCode: other.data.identity_session_code, keys }),
-  );
-  expect(refusal).toBeInstanceOf(IdentityFlowError);
-  expect(refusal).toMatchObject({ step: 'cancelled' });
-
-  // Typed errors, whatever the error body's shape.
-  const missing = await rejection(client.identityRequests.get({ accessRequestCode: 'arc_none', identitySessionCode: 'isc_none' }));
-  expect(missing).toBeInstanceOf(NotFoundError);
-  expect(missing).toMatchObject({ status: 404, serviceCode: 'E1005' });
-
-  // Credentials.
-  const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
-  expect((await client.credentials.verify(ref)).data).toMatchObject({ sub: 'user-1/person-1' });
-  expect((await client.credentials.revoke(ref)).data.revoked).toBe(true);
-  expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(CredentialRevokedError);
-
-  // Status records: their fields, never undefined from a misread envelope.
-  const current = await client.status.current();
-  expect(current).toMatchObject({
-    status: 'operational',
-    environment: 'sandbox',
-    components: { api: { version: openApiDocument.info.version } },
-  });
-  expect(typeof current.timestamp).toBe('number');
-  const health = await client.status.health();
-  expect(health).toMatchObject({ status: 'healthy', database: 'connected' });
-
-  expect(received(service, /^\/auth\/api-token/)).toHaveLength(tokenRequests + 1);
-}
 
 describe('the SDK under every reading of what the spec leaves open', () => {
   test.each(single)('%s', async (_name, readings) => {
@@ -178,5 +83,49 @@ describe('the SDK under every reading of what the spec leaves open', () => {
   test('every choice read otherwise at once', async () => {
     const { client, service } = await harness({ fake: { readings: ALL_OTHERWISE, webhookRetry: { attempts: 1 } } });
     await flows(client, service, ALL_OTHERWISE);
+  });
+});
+
+describe('the SDK under readings in combination (#39): every pair of choices, and the whole space', () => {
+  const rows = pairwise();
+
+  test('the combined services cover every pair of values of every two choices, in far fewer services than all combinations', () => {
+    const seen = new Set<string>();
+    for (const row of rows) {
+      const entries = Object.entries(row);
+      for (const [i, [a, x]] of entries.entries())
+        for (const [b, y] of entries.slice(i + 1)) seen.add(`${a}=${String(x)}|${b}=${String(y)}`);
+    }
+    let pairs = 0;
+    const axes = Object.entries(READING_CHOICES).filter(([name]) => name !== 'timestampFormat');
+    for (const [i, [a, xs]] of axes.entries()) {
+      for (const [b, ys] of axes.slice(i + 1)) {
+        for (const x of xs as readonly unknown[]) {
+          for (const y of ys as readonly unknown[]) {
+            pairs += 1;
+            expect(seen.has(`${a}=${String(x)}|${b}=${String(y)}`), `${a}=${String(x)} with ${b}=${String(y)}`).toBe(true);
+          }
+        }
+      }
+    }
+    expect(pairs).toBeGreaterThan(rows.length * 10);
+  });
+
+  test.each(rows.map((readings, i): [string, FakeReadings] => [`service ${i + 1}: ${describeReadings(readings)}`, readings]))(
+    '%s',
+    async (_name, readings) => {
+      const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
+      await flows(client, service, readings);
+    },
+  );
+
+  test('property: for any service of the whole space, every flow gives what the service meant', async () => {
+    await fc.assert(
+      fc.asyncProperty(readingsArbitrary, async (readings) => {
+        const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
+        await flows(client, service, readings);
+      }),
+      { numRuns: 15 },
+    );
   });
 });

@@ -59,7 +59,7 @@ describe('remoteJwks', () => {
     expect(received(h.service, JWKS)).toHaveLength(2);
   });
 
-  test('an unknown kid within the cooldown is refused without hammering the JWKS endpoint', async () => {
+  test('an unknown kid is fetched for once, at once; more within the cooldown are refused without hammering the JWKS endpoint', async () => {
     const h = await harness();
     const keys = remoteJwks(h.service.authUrl);
     await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
@@ -68,7 +68,16 @@ describe('remoteJwks', () => {
       const error = await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
       expect((error as SdJwtVerificationError).code).toBe('ERR_SD_JWT_KEY_NOT_FOUND');
     }
-    expect(received(h.service, JWKS)).toHaveLength(1);
+    expect(received(h.service, JWKS)).toHaveLength(2);
+  });
+
+  test('a key rotated a second after the key set was read verifies at once (#39)', async () => {
+    const h = await harness();
+    const keys = remoteJwks(h.service.authUrl);
+    await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
+    await h.service.rotateSigningKey();
+    await expect(verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] })).resolves.toBeDefined();
+    expect(received(h.service, JWKS)).toHaveLength(2);
   });
 
   test('refuses discovery whose issuer is not the auth URL', async () => {
@@ -168,12 +177,18 @@ describe('remoteJwks', () => {
     await verifySdJwt(await credentialJwt(h), { keys, requiredClaims: [] });
     const kid = 'k'.repeat(100);
     const stranger = await signJwt({ ...h.service.keys, kid }, { iss: h.service.authUrl }, { nowMs: clock });
-    clock += 9_999;
-    await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
-    expect(received(h.service, JWKS)).toHaveLength(1);
-    clock += 1;
+    // The first unknown kid after a read is fetched for at once; the next only once the cooldown has passed since then.
     await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
     expect(received(h.service, JWKS)).toHaveLength(2);
-    expect(warnings).toEqual([{ alg: 'RS256', kid: 'k'.repeat(64) }]);
+    clock += 9_999;
+    await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
+    expect(received(h.service, JWKS)).toHaveLength(2);
+    clock += 1;
+    await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }));
+    expect(received(h.service, JWKS)).toHaveLength(3);
+    expect(warnings).toEqual([
+      { alg: 'RS256', kid: 'k'.repeat(64) },
+      { alg: 'RS256', kid: 'k'.repeat(64) },
+    ]);
   });
 });

@@ -201,7 +201,9 @@ describe('fake service: identity requests', () => {
     const answer = await call('POST', '/identity/request', { body: body({ send_email: true }), headers: await identityHeaders() });
     expect(answer.status).toBe(500);
     expect(answer.json.error).toMatchObject({ code: 'E2002', type: 'INTERNAL_ERROR_EMAIL' });
-    expect(service.identityRequest(answer.json.error.details.code)?.redirectUrl).toBe(answer.json.error.details.redirect_url);
+    // details.code is the identity_session_code (the access_request_code comes with the webhook, and names the journey).
+    const accessRequestCode = new URL(answer.json.error.details.redirect_url).pathname.split('/').at(-1)!;
+    expect(service.identityRequest(accessRequestCode)?.identitySessionCode).toBe(answer.json.error.details.code);
   });
 });
 

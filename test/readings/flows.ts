@@ -1,0 +1,175 @@
+/**
+ * The SDK's flows as the README writes them, run against one fake reading the spec in some way:
+ * token, create, read back, webhook to verified identity (and a redelivery, and a second identity
+ * signed later), conflict, cancellation, a typed 404, the credential life cycle, status records.
+ * Each must give the right result or a typed error; a silently different one fails the run.
+ */
+import { http } from 'msw';
+import { expect } from 'vitest';
+import {
+  ConflictError,
+  CredentialRevokedError,
+  IdentityFlowError,
+  NotFoundError,
+  readClaim,
+  type AcmeIdentityClient,
+} from '../../src/index.js';
+import { remoteJwks } from '../../src/sd-jwt/index.js';
+import { DEFAULT_CLIENT, openApiDocument, type FakeReadings, type FakeService } from '../../src/testing/index.js';
+import {
+  WebhookVerificationError,
+  createWebhookReceiver,
+  createWebhookVerifier,
+  type IdentityActionsEvent,
+  type WebhookVerifierOptions,
+} from '../../src/webhooks/index.js';
+import { credentialInput, person, received, rejection, server } from '../helpers.js';
+
+const WEBHOOK_URL = 'https://rp.example/webhooks/acme';
+
+/** Signature conventions that sign a timestamp, which a receiver holds to its clock. */
+const TIMESTAMPED = new Set(['stripe', 'standard', 'rotation']);
+
+/**
+ * The README's receiver: verify, keep the event, answer 200. `toleranceSeconds` is what the
+ * refusal of a delivery signed by a clock far from this one tells the operator to set.
+ */
+function receiving(service: FakeService) {
+  const events: IdentityActionsEvent[] = [];
+  const refusals: unknown[] = [];
+  const receiverWith = (options: Partial<WebhookVerifierOptions>) => {
+    const verifier = createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, logLevel: 'off', ...options });
+    const watched = {
+      ...verifier,
+      verifyRequest: (request: Request) =>
+        verifier.verifyRequest(request).catch((error: unknown) => {
+          refusals.push(error);
+          throw error;
+        }),
+    };
+    return createWebhookReceiver(watched, (event) => {
+      events.push(event);
+    });
+  };
+  let receiver = receiverWith({});
+  service.setWebhookUrl(WEBHOOK_URL);
+  server.use(http.post(WEBHOOK_URL, ({ request }) => receiver.fetch(request)));
+  return {
+    events,
+    refusals,
+    configure(options: Partial<WebhookVerifierOptions>) {
+      receiver = receiverWith(options);
+    },
+  };
+}
+
+export async function flows(client: AcmeIdentityClient, service: FakeService, readings: FakeReadings) {
+  const { events, refusals, configure } = receiving(service);
+  const keys = remoteJwks(service.authUrl);
+  const tokenRequests = received(service, /^\/auth\/api-token/).length;
+
+  // Token and create: one token request serves every call (its lifetime was read, whatever its form).
+  const jane = person({
+    claims: ['acmeidentity.name', 'acmeidentity.email_verified', 'sanctionscheck.is_pep', 'acmeidentity.valid', 'acmeidentity.credential'],
+  });
+  const { data } = await client.identityRequests.create(jane);
+  const details = await client.identityRequests.get({
+    accessRequestCode: data.access_request_code,
+    identitySessionCode: data.identity_session_code,
+  });
+  expect(details.data.first_name).toBe('Jane');
+  // UNIX seconds, whatever the service wrote: 24 hours from now (the spec's default expiry).
+  expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeGreaterThan(-3_600);
+  expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeLessThan(3_600);
+
+  // Webhook to verified identity, the README's loop: every event handled, whatever its kind.
+  await service.approve(data.access_request_code);
+  await service.webhooksSettled();
+  if (TIMESTAMPED.has(readings.webhookSignature ?? '') && Math.abs(readings.clockSkewSeconds ?? 0) > 300) {
+    // Signed by a clock ten minutes from this one: refused, by an error that names what to set.
+    expect(events).toHaveLength(0);
+    expect(refusals[0]).toBeInstanceOf(WebhookVerificationError);
+    expect(refusals[0]).toMatchObject({ code: 'ERR_WEBHOOK_TIMESTAMP', message: expect.stringContaining('toleranceSeconds') });
+    configure({ toleranceSeconds: 900 });
+    await service.resendWebhook(data.access_request_code);
+    await service.webhooksSettled();
+  }
+  expect(events).toHaveLength(1);
+  const [approved] = events;
+  expect(['approved', 'unknown']).toContain(approved!.kind);
+  if (readings.webhookKind !== 'none') expect(approved!.kind).toBe('approved');
+  const identity = await client.identityResponses.getVerified(approved!, {
+    identitySessionCode: data.identity_session_code,
+    keys,
+    requireSignature: true,
+  });
+  expect(identity.proof).toBe('signature');
+  expect(readClaim(identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
+  expect(readClaim(identity.claims, 'acmeidentity.email_verified')).toBe(true);
+  expect(readClaim(identity.claims, 'sanctionscheck.is_pep')).toBe(false);
+  expect(readClaim(identity.claims, 'acmeidentity.valid')).toBe(true);
+  // The response's exp in UNIX seconds, within the hour the fake gives it: never a time that does not come.
+  expect(identity.expiresAt - Date.now() / 1000).toBeGreaterThan(0);
+  expect(identity.expiresAt - Date.now() / 1000).toBeLessThan(3_600 + 900);
+
+  // One event, one handover: the service sends the approval again (with a fresh access_token).
+  await service.resendWebhook(data.access_request_code);
+  await service.webhooksSettled();
+  expect(events).toHaveLength(1);
+
+  // Conflict: a second request to a person with an open one names the first.
+  const other = await client.identityRequests.create(person({ email: 'other@example.com', phone: '400000001' }));
+  const again = await rejection(client.identityRequests.create(person({ email: 'other@example.com', phone: '400000001' })));
+  expect(again).toBeInstanceOf(ConflictError);
+  expect((again as ConflictError).existingCode).toBe(other.data.access_request_code);
+
+  // Cancelled: never an identity.
+  await service.cancel(other.data.access_request_code);
+  await service.webhooksSettled();
+  const cancelled = events.find((event) => event.accessRequestCode === other.data.access_request_code)!;
+  expect(['cancelled', 'unknown']).toContain(cancelled.kind);
+  const refusal = await rejection(
+    client.identityResponses.getVerified(cancelled, { identitySessionCode: other.data.identity_session_code, keys }),
+  );
+  expect(refusal).toBeInstanceOf(IdentityFlowError);
+  expect(refusal).toMatchObject({ step: 'cancelled' });
+
+  // Typed errors, whatever the error body's shape.
+  const missing = await rejection(client.identityRequests.get({ accessRequestCode: 'arc_none', identitySessionCode: 'isc_none' }));
+  expect(missing).toBeInstanceOf(NotFoundError);
+  expect(missing).toMatchObject({ status: 404, serviceCode: 'E1005' });
+
+  // A second identity, signed after the first was verified (under a key rotation, by a key the cached JWKS does not hold).
+  const second = await client.identityRequests.create(
+    person({ email: 'second@example.com', phone: '400000002', claims: ['acmeidentity.given_name', 'acmeidentity.credential'] }),
+  );
+  await service.approve(second.data.access_request_code);
+  await service.webhooksSettled();
+  const secondEvent = events.at(-1)!;
+  expect(secondEvent.accessRequestCode).toBe(second.data.access_request_code);
+  const secondIdentity = await client.identityResponses.getVerified(secondEvent, {
+    identitySessionCode: second.data.identity_session_code,
+    keys,
+    requireSignature: true,
+  });
+  expect(readClaim(secondIdentity.claims, 'acmeidentity.given_name')).toBe('Jane');
+
+  // Credentials.
+  const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+  expect((await client.credentials.verify(ref)).data).toMatchObject({ sub: 'user-1/person-1' });
+  expect((await client.credentials.revoke(ref)).data.revoked).toBe(true);
+  expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(CredentialRevokedError);
+
+  // Status records: their fields, never undefined from a misread envelope.
+  const current = await client.status.current();
+  expect(current).toMatchObject({
+    status: 'operational',
+    environment: 'sandbox',
+    components: { api: { version: openApiDocument.info.version } },
+  });
+  expect(typeof current.timestamp).toBe('number');
+  const health = await client.status.health();
+  expect(health).toMatchObject({ status: 'healthy', database: 'connected' });
+
+  expect(received(service, /^\/auth\/api-token/)).toHaveLength(tokenRequests + 1);
+}
