@@ -90,6 +90,12 @@ export interface IdentityInboxOptions extends ObservabilityOptions {
   graceSeconds?: number;
   /** Reconciler: called for each request reported missing (also logged at `warn`). A throw is logged and ignored. */
   onMissingDelivery?(missing: MissingDelivery): void;
+  /**
+   * Reconciler: how often a started inbox runs `reconcile()` by itself, in ms, once across every
+   * instance sharing the store (the instance that takes the store's `reconciler` lease runs it);
+   * `false` leaves it to you. @default 300000 (5 minutes)
+   */
+  reconcileIntervalMs?: number | false;
   /** The local clock, in ms. @default Date.now */
   now?: () => number;
 }
@@ -106,9 +112,9 @@ export interface IdentityInbox {
   expect(codes: IdentityRequestCodes): Promise<void>;
   /** Processes every entry due now, and resolves how many were settled. For tests, cron jobs and serverless. */
   runOnce(): Promise<number>;
-  /** Polls for due entries every `pollIntervalMs` until `stop`. */
+  /** Polls for due entries every `pollIntervalMs`, and reconciles every `reconcileIntervalMs` (once across instances), until `stop`. */
   start(): void;
-  /** Stops polling and waits for the entries in hand. */
+  /** Stops polling and reconciling, and waits for the entries in hand and a reconciliation under way. */
   stop(): Promise<void>;
   /** Entries set aside, oldest first. */
   deadLetters(limit?: number): Promise<DeadLetter[]>;
@@ -162,6 +168,8 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     doneTtlMs: positive('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
     tokenLifetimeMs: positive('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,
     graceMs: positive('graceSeconds', options.graceSeconds, 600) * 1000,
+    reconcileIntervalMs:
+      options.reconcileIntervalMs === false ? (false as const) : positive('reconcileIntervalMs', options.reconcileIntervalMs, 300_000),
   };
   const now = options.now ?? (() => Date.now());
   const serviceNow = () => client.serviceTime?.() ?? now();
@@ -290,6 +298,56 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     }
   }
 
+  async function reconcile(): Promise<MissingDelivery[]> {
+    const missing: MissingDelivery[] = [];
+    for (const request of await store.awaiting(1_000, now())) {
+      let details: Awaited<ReturnType<InboxClient['identityRequests']['get']>>['data'];
+      try {
+        details = (await client.identityRequests.get(request)).data;
+      } catch (error) {
+        observer.log('warn', 'reconciler could not read a request', {
+          errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
+        });
+        continue;
+      }
+      const report = missingReport(request.accessRequestCode, details, serviceNow(), settings.graceMs);
+      // Reported once across every instance, and not at all if a delivery arrived while the
+      // request was being read: the store decides both in one step. The session code stays, for a resend.
+      if (report && (await store.reportMissing(request.accessRequestCode, now()))) missing.push(report);
+    }
+    for (const report of missing) {
+      // The code is the operator's handle to ask for a resend; it is logged only as a short digest.
+      observer.log('warn', `no webhook for a request that ${report.reason === 'completed' ? 'was completed' : 'expired unopened'}`, {
+        reason: report.reason,
+        request: await digest(report.accessRequestCode),
+      });
+      try {
+        options.onMissingDelivery?.(report);
+      } catch (error) {
+        observer.log('warn', 'onMissingDelivery threw; ignored', { error: error instanceof Error ? error.name : typeof error });
+      }
+    }
+    return missing;
+  }
+
+  let reconcileTimer: ReturnType<typeof setTimeout> | undefined;
+  let reconciling: Promise<unknown> = Promise.resolve();
+
+  /** One reconciliation per interval across every instance: the one that takes the store's lease runs it. */
+  function reconcileTick(interval: number): void {
+    reconciling = store
+      .lease('reconciler', worker, interval, now())
+      .then((mine) => (mine ? reconcile() : undefined))
+      .catch((error: unknown) =>
+        observer.log('warn', 'reconciler failed; it runs again next interval', {
+          error: error instanceof Error ? error.name : typeof error,
+        }),
+      )
+      .finally(() => {
+        if (running) reconcileTimer = setTimeout(() => reconcileTick(interval), interval);
+      });
+  }
+
   function tick(): void {
     current = runOnce()
       .catch((error: unknown) =>
@@ -331,11 +389,15 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       if (running) return;
       running = true;
       tick();
+      const interval = settings.reconcileIntervalMs;
+      // The first run one interval after the start: a request is reported only once its grace has passed anyway.
+      if (interval !== false) reconcileTimer = setTimeout(() => reconcileTick(interval), interval);
     },
     async stop() {
       running = false;
       clearTimeout(timer);
-      await current;
+      clearTimeout(reconcileTimer);
+      await Promise.all([current, reconciling]);
     },
     deadLetters: (limit = 100) => store.deadLetters(limit),
     async replay(id) {
@@ -359,41 +421,28 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       if (letter) log('info', 'dead entry discarded', letter.record, 'discarded');
     },
     stats: () => store.stats(now()),
-    async reconcile() {
-      const missing: MissingDelivery[] = [];
-      for (const request of await store.awaiting(1_000, now())) {
-        let details: Awaited<ReturnType<InboxClient['identityRequests']['get']>>['data'];
-        try {
-          details = (await client.identityRequests.get(request)).data;
-        } catch (error) {
-          observer.log('warn', 'reconciler could not read a request', {
-            errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
-          });
-          continue;
-        }
-        const at = serviceNow();
-        if (details.completed_at !== undefined && details.completed_at * 1000 + settings.graceMs <= at) {
-          missing.push({ accessRequestCode: request.accessRequestCode, reason: 'completed', at: details.completed_at * 1000 });
-        } else if (details.opened_at === undefined && details.time_expires !== undefined && details.time_expires * 1000 <= at) {
-          missing.push({ accessRequestCode: request.accessRequestCode, reason: 'expired', at: details.time_expires * 1000 });
-        } else continue;
-        await store.unexpect(request.accessRequestCode);
-      }
-      for (const report of missing) {
-        // The code is the operator's handle to ask for a resend; it is logged only as a short digest.
-        observer.log('warn', `no webhook for a request that ${report.reason === 'completed' ? 'was completed' : 'expired unopened'}`, {
-          reason: report.reason,
-          request: await digest(report.accessRequestCode),
-        });
-        try {
-          options.onMissingDelivery?.(report);
-        } catch (error) {
-          observer.log('warn', 'onMissingDelivery threw; ignored', { error: error instanceof Error ? error.name : typeof error });
-        }
-      }
-      return missing;
-    },
+    reconcile,
   };
+}
+
+/**
+ * Whether a request whose delivery has not come is missing, by what the service says of it:
+ * completed more than `graceMs` ago, or expired without being opened. Anything else (not
+ * finished, no times given) is not missing yet: absence decides nothing.
+ */
+function missingReport(
+  accessRequestCode: string,
+  details: { completed_at?: number | undefined; opened_at?: number | undefined; time_expires?: number | undefined },
+  serviceNowMs: number,
+  graceMs: number,
+): MissingDelivery | undefined {
+  if (details.completed_at !== undefined && details.completed_at * 1000 + graceMs <= serviceNowMs) {
+    return { accessRequestCode, reason: 'completed', at: details.completed_at * 1000 };
+  }
+  if (details.opened_at === undefined && details.time_expires !== undefined && details.time_expires * 1000 <= serviceNowMs) {
+    return { accessRequestCode, reason: 'expired', at: details.time_expires * 1000 };
+  }
+  return undefined;
 }
 
 interface Failure {

@@ -95,10 +95,23 @@ export interface InboxStore {
   expect(request: ExpectedRequest, ttlMs: number): Promise<void>;
   /** The recorded request, if any. */
   expected(accessRequestCode: string): Promise<ExpectedRequest | undefined>;
-  /** Every recorded request that has no entry yet and was not handed over, oldest first. */
+  /** Every recorded request that has no entry yet, was not handed over and was not reported missing, oldest first. */
   awaiting(limit: number, now: number): Promise<ExpectedRequest[]>;
-  /** Stops watching a request (the reconciler reported it, or you did not want it watched). */
+  /**
+   * Marks a request reported missing, in one atomic step: true only for the first caller, and only
+   * while the request is expected, not reported, has no entry and was not handed over. A delivery
+   * stored meanwhile makes it false, so a request is reported once across every instance and never
+   * after its delivery arrived. The request stays recorded (its session code is what a resend
+   * needs); it is no longer awaited.
+   */
+  reportMissing(accessRequestCode: string, now: number): Promise<boolean>;
+  /** Stops watching a request and forgets its session code (you did not want it watched). */
   unexpect(accessRequestCode: string): Promise<void>;
+  /**
+   * Takes or renews the lease called `name` for `holder` until `now + ttlMs`: true when `holder`
+   * has it (it was free, ran out, or was already `holder`'s). The reconciler runs where it is held.
+   */
+  lease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
 }
 
 interface Held {
@@ -120,7 +133,8 @@ export class MemoryInboxStore implements InboxStore {
   readonly durable: boolean = false;
   readonly #entries = new Map<string, Held>();
   readonly #done = new Map<string, number>();
-  readonly #expected = new Map<string, { request: ExpectedRequest; until: number }>();
+  readonly #expected = new Map<string, { request: ExpectedRequest; until: number; reportedAt?: number }>();
+  readonly #leases = new Map<string, { holder: string; until: number }>();
 
   async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
     if ((this.#done.get(record.id) ?? 0) > now) return 'duplicate';
@@ -231,18 +245,33 @@ export class MemoryInboxStore implements InboxStore {
 
   async awaiting(limit: number, now: number): Promise<ExpectedRequest[]> {
     const out: ExpectedRequest[] = [];
-    for (const [code, { request, until }] of this.#expected) {
+    for (const [code, { request, until, reportedAt }] of this.#expected) {
       if (until <= now) {
         this.#expected.delete(code);
         continue;
       }
-      if (!this.#entries.has(code)) out.push(request);
+      if (reportedAt === undefined && !this.#entries.has(code)) out.push(request);
     }
     return out.sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
   }
 
+  async reportMissing(accessRequestCode: string, now: number): Promise<boolean> {
+    const watched = this.#expected.get(accessRequestCode);
+    if (!watched || watched.until <= now || watched.reportedAt !== undefined) return false;
+    if (this.#entries.has(accessRequestCode) || (this.#done.get(accessRequestCode) ?? 0) > now) return false;
+    watched.reportedAt = now;
+    return true;
+  }
+
   async unexpect(accessRequestCode: string): Promise<void> {
     this.#expected.delete(accessRequestCode);
+  }
+
+  async lease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    const held = this.#leases.get(name);
+    if (held && held.holder !== holder && held.until > now) return false;
+    this.#leases.set(name, { holder, until: now + ttlMs });
+    return true;
   }
 
   #holding(claim: InboxClaim): Held | undefined {

@@ -137,7 +137,7 @@ for i = 1, #all, 2 do
   local kept = cjson.decode(value)
   if kept['until'] <= tonumber(ARGV[1]) then
     redis.call('HDEL', KEYS[1], code)
-  elseif redis.call('EXISTS', ARGV[3] .. code) == 0 and redis.call('EXISTS', ARGV[4] .. code) == 0 then
+  elseif not kept['reportedAt'] and redis.call('EXISTS', ARGV[3] .. code) == 0 and redis.call('EXISTS', ARGV[4] .. code) == 0 then
     found[#found + 1] = { tonumber(kept['createdAt']) or 0, value }
   end
 end
@@ -146,6 +146,27 @@ table.sort(found, function(a, b) return a[1] < b[1] end)
 local out = {}
 for i = 1, math.min(#found, tonumber(ARGV[2])) do out[i] = found[i][2] end
 return out`;
+
+/**
+ * KEYS: expected, entry, done. ARGV: code, now. Marks an expected request reported missing, once,
+ * and only while it has no entry and was not handed over: 1 for the caller that marked it.
+ */
+const REPORT_MISSING = `
+local value = redis.call('HGET', KEYS[1], ARGV[1])
+if not value then return 0 end
+local kept = cjson.decode(value)
+if kept['reportedAt'] or kept['until'] <= tonumber(ARGV[2]) then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+kept['reportedAt'] = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(kept))
+return 1`;
+
+/** KEYS: lease. ARGV: holder, ttl ms. Takes a lease that is free or already the holder's: 1 when it is. */
+const LEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
 
 /**
  * The identity inbox's store on Redis Streams, with node-redis v5 or ioredis (connected): every
@@ -369,6 +390,21 @@ export class RedisInboxStore implements InboxStore {
       [String(now), String(limit), `${this.#p}e:`, `${this.#p}done:`],
     )) as string[];
     return values.map(requestOf).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async reportMissing(accessRequestCode: string, now: number): Promise<boolean> {
+    const marked = await evaluate(
+      this.#send,
+      REPORT_MISSING,
+      [`${this.#p}expected`, this.#entry(accessRequestCode), this.#done(accessRequestCode)],
+      [accessRequestCode, String(now)],
+    );
+    return Number(marked) === 1;
+  }
+
+  async lease(name: string, holder: string, ttlMs: number, _now: number): Promise<boolean> {
+    // Redis's own clock runs the lease out (PX): the instances' clocks need not agree.
+    return Number(await evaluate(this.#send, LEASE, [`${this.#p}lease:${name}`], [holder, String(Math.ceil(ttlMs))])) === 1;
   }
 
   async unexpect(accessRequestCode: string): Promise<void> {

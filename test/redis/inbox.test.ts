@@ -17,6 +17,7 @@ import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { person } from '../fixtures.js';
 import { ended, lastJsonLine } from '../child.js';
+import { reconcilerRaces } from '../inbox/reconcile-races.js';
 
 const WORKER = fileURLToPath(new URL('./inbox-worker.ts', import.meta.url));
 const KEY = new Uint8Array(32).fill(9);
@@ -227,6 +228,46 @@ describe.each(stores)('the inbox store rules: %s', (_name, make) => {
     await store.unexpect('arc_b');
     expect(await store.awaiting(10, now)).toEqual([]);
   });
+
+  test('reported missing: once, only while awaited with no entry and not handed over; still looked up after (#40)', async () => {
+    const store = await make();
+    const now = Date.now();
+    for (const code of ['arc_r', 'arc_e', 'arc_d']) {
+      await store.expect({ accessRequestCode: code, identitySessionCode: `isc_${code.slice(4)}`, createdAt: now }, 60_000);
+    }
+    expect(await store.reportMissing('arc_r', now)).toBe(true);
+    expect(await store.reportMissing('arc_r', now)).toBe(false);
+    // Reported: no longer awaited, but its session code is still there for a resend.
+    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode).sort()).toEqual(['arc_d', 'arc_e']);
+    expect(await store.expected('arc_r')).toMatchObject({ identitySessionCode: 'isc_r' });
+    // An entry arrived: not missing. Handed over: not missing.
+    await store.add(record('arc_e'), now);
+    expect(await store.reportMissing('arc_e', now)).toBe(false);
+    await store.add(record('arc_d'), now);
+    const claims = await store.claim('w1', 10, 60_000, now);
+    for (const claim of claims.filter((c) => c.record.id === 'arc_d')) await store.complete(claim, 60_000, now);
+    expect(await store.reportMissing('arc_d', now)).toBe(false);
+    // Never expected, or expired: not reported.
+    expect(await store.reportMissing('arc_none', now)).toBe(false);
+    await store.expect({ accessRequestCode: 'arc_x', identitySessionCode: 'isc_x', createdAt: now - 120_000 }, 60_000);
+    expect(await store.reportMissing('arc_x', now)).toBe(false);
+  });
+
+  test('a lease: one holder at a time, renewed by its holder, free once it ran out', async () => {
+    const store = await make();
+    const now = Date.now();
+    expect(await store.lease('reconciler', 'a', 300, now)).toBe(true);
+    expect(await store.lease('reconciler', 'b', 300, now)).toBe(false);
+    expect(await store.lease('reconciler', 'a', 300, now)).toBe(true);
+    expect(await store.lease('other', 'b', 300, now)).toBe(true);
+    // Redis runs its leases out on its own clock: wait it out rather than move a clock.
+    await sleep(400);
+    expect(await store.lease('reconciler', 'b', 300, now + 400)).toBe(true);
+  });
+});
+
+describe.each(kinds)('the reconciler on Redis, with %s', (kind) => {
+  reconcilerRaces(async () => new RedisInboxStore(await connect(kind), { prefix: prefix() }));
 });
 
 /** Runs the inbox worker in its own process (its keys under this test's prefix); resolves its JSON line. */
