@@ -158,7 +158,8 @@ export function identityRequestBody(
 /** Whether a refusal says only that unset optionals are missing: every field it names is one of them, left unset by the caller. */
 export function refusesOnlyUnsetOptionals(fields: readonly string[], input: IdentityRequestInput): boolean {
   const unset = UNSET_OPTIONALS.filter((field) => input[field] === undefined);
-  return fields.length > 0 && fields.every((field) => (unset as readonly string[]).includes(field));
+  // A field may be named by its path (`body.results_emails`): its last segment is its name.
+  return fields.length > 0 && fields.every((field) => (unset as readonly string[]).includes(field.split('.').at(-1) ?? field));
 }
 
 const FILE_KINDS = [

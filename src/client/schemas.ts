@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { components } from '../../generated/schema.js';
+import { zonedDate } from './lifetime.js';
 
 /**
  * The service's data shapes, as its OpenAPI document (`{base_url}/docs/spec`) names them: each
@@ -28,18 +29,46 @@ const wholeNumber: z.ZodMiniType<number, unknown> = z.pipe(
   z.transform((value: number | string) => Number(value)),
 );
 const int = z.exactOptional(wholeNumber);
+/** A number with a fraction (`time.time()`'s `1795809043.25`), or one written as a string. */
+const decimal: z.ZodMiniType<number, unknown> = z.pipe(
+  z.union([z.number().check(z.refine(Number.isFinite)), z.string().check(z.regex(/^\s*-?[0-9]{1,15}\.[0-9]{1,9}\s*$/))]),
+  z.transform((value: number | string) => Number(value)),
+);
+/** A date with its zone (ISO 8601, RFC 2822), in ms; a date without one names no instant and is refused. */
+const zonedDateMs: z.ZodMiniType<number, unknown> = z.pipe(
+  z.string().check(z.refine((text) => 'ms' in zonedDate(text), 'a date must carry its zone (Z, +hh:mm, GMT)')),
+  z.transform((text: string) => {
+    const date = zonedDate(text);
+    return 'ms' in date ? date.ms : Number.NaN;
+  }),
+);
 /**
- * A UNIX time in seconds, as the spec types it. One written in milliseconds (13 digits: no date
- * in seconds reaches 10^11 before the year 5138) is read as the instant it names, in seconds, so an
- * `exp` in milliseconds never makes a response that does not expire.
+ * A UNIX time in seconds, as the spec types it, from any form that names one instant: a whole
+ * number (or its digits), one with a fraction (floored), one written in milliseconds (13 digits:
+ * no date in seconds reaches 10^11 before the year 5138, so an `exp` in milliseconds never makes a
+ * response that does not expire), or a date with its zone. A date without a zone is refused.
  */
 const unixTime = z.exactOptional(
-  z.pipe(
-    wholeNumber,
-    z.transform((value: number) => (Math.abs(value) >= 1e11 ? Math.floor(value / 1000) : value)),
-  ),
+  z.union([
+    z.pipe(
+      z.union([wholeNumber, decimal]),
+      z.transform((value: number) => Math.floor(Math.abs(value) >= 1e11 ? value / 1000 : value)),
+    ),
+    z.pipe(
+      zonedDateMs,
+      z.transform((ms: number) => Math.floor(ms / 1000)),
+    ),
+  ]),
 );
-const bool = z.exactOptional(z.boolean());
+/** A boolean, or one written as `"true"`/`"false"` (any case) or `1`/`0`: one meaning each. Anything else is refused. */
+const boolean: z.ZodMiniType<boolean, unknown> = z.union([
+  z.boolean(),
+  z.pipe(
+    z.union([z.string().check(z.regex(/^\s*(true|false|1|0)\s*$/i)), z.literal(1), z.literal(0)]),
+    z.transform((value: string | 0 | 1) => ['true', '1'].includes(String(value).trim().toLowerCase())),
+  ),
+]);
+const bool = z.exactOptional(boolean);
 
 export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
   access_token: str,
@@ -103,7 +132,7 @@ export const IdentityResponseData: ShapeOf<Schemas['IdentityResponseData']> = z.
 export const CredentialSubmitted: ShapeOf<Schemas['CredentialSubmitted']> = z.looseObject({ credential_ref: z.string() });
 export const VerifiableCredential: ShapeOf<Schemas['VerifiableCredential']> = z.record(z.string(), z.unknown());
 export const CredentialFileData: ShapeOf<Schemas['CredentialFileData']> = z.looseObject({ file_data: z.string() });
-export const CredentialRevoked: ShapeOf<Schemas['CredentialRevoked']> = z.looseObject({ revoked: z.boolean() });
+export const CredentialRevoked: ShapeOf<Schemas['CredentialRevoked']> = z.looseObject({ revoked: boolean });
 
 /** One of the spec's values, in any case (`OPERATIONAL` is `operational`); anything else is refused. */
 const anyCase = <const T extends readonly [string, ...string[]]>(values: T) =>

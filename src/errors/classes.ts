@@ -144,6 +144,28 @@ export class BadRequestError extends ApiError {
   }
 }
 
+/**
+ * `details.validation_errors` as field to message. The spec's form is a map; a list of
+ * `{field, message}` (or `name`/`path`/`loc` and `msg`/`error`, as common validators write them)
+ * is read the same way, so a refusal names its fields whichever form the service chose.
+ */
+function fieldMessages(raw: unknown): Record<string, string> {
+  const messages: Record<string, string> = {};
+  if (Array.isArray(raw)) {
+    for (const item of raw) {
+      if (item === null || typeof item !== 'object') continue;
+      const entry = item as Record<string, unknown>;
+      const where = entry['field'] ?? entry['name'] ?? entry['path'] ?? entry['loc'];
+      const field = Array.isArray(where) ? where.join('.') : where;
+      if (typeof field !== 'string' || field === '') continue;
+      messages[field] = String(entry['message'] ?? entry['msg'] ?? entry['error'] ?? '');
+    }
+  } else if (raw && typeof raw === 'object') {
+    for (const [field, message] of Object.entries(raw)) messages[field] = String(message);
+  }
+  return messages;
+}
+
 /** 400 `VALIDATION_ERROR` (E1001), or 422 from the credential endpoints. */
 export class ValidationError extends ApiError {
   /** The class's name, a string that survives minification. */
@@ -159,11 +181,7 @@ export class ValidationError extends ApiError {
   readonly fields: readonly string[];
 
   constructor(init: ApiErrorInit) {
-    const raw = init.body?.details?.['validation_errors'];
-    const validationErrors: Record<string, string> = {};
-    if (raw && typeof raw === 'object') {
-      for (const [field, message] of Object.entries(raw)) validationErrors[field] = String(message);
-    }
+    const validationErrors = fieldMessages(init.body?.details?.['validation_errors']);
     // Field names are the service's words too: printable, and at most ten of them in the message.
     const fields = Object.keys(validationErrors).map((field) => printable(field) as string);
     const named = fields.slice(0, 10).join(', ') + (fields.length > 10 ? ` and ${fields.length - 10} more` : '');

@@ -34,6 +34,28 @@ export function hashAlgorithm(sdAlg: unknown): HashAlgorithm {
   return name;
 }
 
+const DIGEST_BYTES: Readonly<Record<HashAlgorithm, number>> = { 'sha-256': 32, 'sha-384': 48, 'sha-512': 64 };
+const HEX_DIGEST = /^[0-9a-fA-F]+$/;
+const BASE64_DIGEST = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/**
+ * A digest of `_sd` as RFC 9901 writes it (base64url, no padding), from any encoding an issuer may
+ * have chosen ("the exact input of the hash: not shown", and neither is its output): base64url,
+ * base64 with or without padding, or hex (a `hexdigest()`), told apart by the hash's length. A
+ * string that is none of these is kept as it is, and matches nothing.
+ */
+export function canonicalDigest(algorithm: HashAlgorithm, text: string): string {
+  const bytes = DIGEST_BYTES[algorithm];
+  if (text.length === bytes * 2 && HEX_DIGEST.test(text)) {
+    const raw = new Uint8Array(bytes);
+    for (let i = 0; i < bytes; i++) raw[i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16);
+    return toBase64Url(raw);
+  }
+  if (!BASE64_DIGEST.test(text)) return text;
+  const unpadded = text.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return unpadded.length === Math.ceil((bytes * 4) / 3) ? unpadded : text;
+}
+
 /** base64url(hash(ascii(input))) for each input, in order: at once with `node:crypto`, else a promise from Web Crypto. */
 export function digests(algorithm: HashAlgorithm, inputs: readonly string[], node = nodeCrypto()): string[] | Promise<string[]> {
   // Node's synchronous hash is about 60 times faster than one `crypto.subtle.digest` per disclosure.

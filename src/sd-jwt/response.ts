@@ -1,6 +1,6 @@
 /** Verification of an identity response: the REST envelope's digests, expiry and request code, and its credential JWTs. */
 import { toBase64Url, utf8 } from '../internal/encoding.js';
-import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
+import { canonicalDigest, digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { isObject } from '../internal/guards.js';
 import {
@@ -303,7 +303,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     throw fail('ERR_SD_JWT_REQUEST_CODE', 'request_code is not the code of the request you created');
   }
   const algorithm: HashAlgorithm = hashAlgorithm(data['_sd_alg']);
-  const committed = stringList(data['_sd'], '_sd');
+  const committed = stringList(data['_sd'], '_sd').map((digest) => canonicalDigest(algorithm, digest));
   const digestSet = new Set(committed);
   if (digestSet.size !== committed.length) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', 'a digest appears more than once in _sd');
   const disclosures = envelopeDisclosures(data);

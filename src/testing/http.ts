@@ -1,6 +1,6 @@
 /** Response helpers of the fake service: the spec's success envelope and error bodies. */
 import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
-import { numbersAsStrings, timesInMilliseconds, type ResolvedReadings } from './readings.js';
+import { booleansAsStrings, numbersAsStrings, timesAs, timesInMilliseconds, type ResolvedReadings } from './readings.js';
 
 /** Per-request facts every response needs. */
 export interface ResponseContext {
@@ -19,10 +19,15 @@ function headersFor(ctx: ResponseContext, extra?: Record<string, string>): Heade
   return headers;
 }
 
-/** A body with the spec's integers written as the `timeUnit` and `numbers` readings say. */
+/** A body with the spec's integers, times and booleans written as the `times`, `timeUnit`, `numbers` and `booleans` readings say. */
 export function withNumbers(ctx: ResponseContext, body: unknown): unknown {
-  const timed = ctx.readings?.timeUnit === 'milliseconds' ? timesInMilliseconds(body) : body;
-  return ctx.readings?.numbers === 'string' ? numbersAsStrings(timed) : timed;
+  const readings = ctx.readings;
+  if (!readings) return body;
+  // A date has no unit: the ISO form of a time wins over its unit.
+  const inUnit = readings.timeUnit === 'milliseconds' && readings.times !== 'iso8601' ? timesInMilliseconds(body) : body;
+  const timed = readings.times === 'iso8601' ? timesAs('iso8601', body) : timesAs(readings.times, inUnit);
+  const numbered = readings.numbers === 'string' ? numbersAsStrings(timed) : timed;
+  return readings.booleans === 'strings' ? booleansAsStrings(numbered) : numbered;
 }
 
 export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: Record<string, string>): Response {

@@ -161,6 +161,14 @@ export function samePerson(a: IdentityInput, b: IdentityInput): boolean {
   return a.email.toLowerCase() === b.email.toLowerCase() || (a.phone === b.phone && a.phone_country_code === b.phone_country_code);
 }
 
+/** A base64url digest as the `digestEncoding` reading writes it. */
+function digestAs(encoding: ResolvedReadings['digestEncoding'], digest: string): string {
+  if (encoding === 'base64url') return digest;
+  const bytes = Uint8Array.from(atob(digest.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  if (encoding === 'hex') return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return btoa(String.fromCharCode(...bytes));
+}
+
 /** An optional field: left out when absent, or `null` where the `absent` reading writes it so. */
 function optional(name: string, value: unknown, readings: ResolvedReadings | undefined): Record<string, unknown> {
   if (value !== undefined) return { [name]: value };
@@ -248,7 +256,7 @@ export async function buildIdentityResponse(
     ref: `idc_${randomId(12)}`,
     ...common,
     jti: randomId(16),
-    _sd: await digestsWithDecoys(disclosures, 2),
+    _sd: (await digestsWithDecoys(disclosures, 2)).map((digest) => digestAs(context.readings?.digestEncoding ?? 'base64url', digest)),
     _sd_alg: context.readings?.sdAlg ?? 'sha256',
     // Under the `claimPlacement: 'credential'` reading the claims are only inside the signed credentials.
     disclosures:

@@ -88,6 +88,15 @@ export interface FakeReadings {
    * email address) or required as the schema says (`schema`; any string, `""` included).
    */
   optionalInputs?: 'prose' | 'schema';
+  /**
+   * The form of the UNIX times of REST answers: whole seconds (`integer`, the spec's), seconds with
+   * a fraction (`decimal`: Python's `time.time()`), or ISO 8601 dates with their zone (`iso8601`).
+   */
+  times?: 'integer' | 'decimal' | 'iso8601';
+  /** The booleans of REST answers (`send_email`, `partially_complete`, `maintenance_mode`, `revoked`): JSON booleans (`json`) or the strings `"true"`/`"false"` (`strings`). */
+  booleans?: 'json' | 'strings';
+  /** How the identity response's `_sd` digests are written ("the exact input of the hash: not shown", nor its output): RFC 9901's base64url (`base64url`), padded base64 (`base64`), or hex (`hex`). */
+  digestEncoding?: 'base64url' | 'base64' | 'hex';
 }
 
 /**
@@ -121,6 +130,9 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   redelivery: 'same',
   keyRotation: 'stable',
   optionalInputs: 'prose',
+  times: 'integer',
+  booleans: 'json',
+  digestEncoding: 'base64url',
 });
 
 /**
@@ -152,6 +164,9 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   redelivery: ['same', 'fresh-token'],
   keyRotation: ['stable', 'rotated'],
   optionalInputs: ['prose', 'schema'],
+  times: ['integer', 'decimal', 'iso8601'],
+  booleans: ['json', 'strings'],
+  digestEncoding: ['base64url', 'base64', 'hex'],
 });
 
 /**
@@ -203,7 +218,9 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
     readings.errorBody !== 'envelope' ||
     readings.envelope !== 'spec' ||
     readings.absent !== 'omitted' ||
-    readings.expiresInUnit !== 'seconds'
+    readings.expiresInUnit !== 'seconds' ||
+    readings.times !== 'integer' ||
+    readings.booleans !== 'json'
   );
 }
 
@@ -218,6 +235,33 @@ export function timesInMilliseconds(value: unknown): unknown {
     Object.entries(value).map(([key, field]) => [
       key,
       TIME_FIELDS.has(key) && typeof field === 'number' ? field * 1000 : timesInMilliseconds(field),
+    ]),
+  );
+}
+
+/** A JSON value whose spec's UNIX times (in seconds) are written as the `times` reading says. */
+export function timesAs(reading: ResolvedReadings['times'], value: unknown): unknown {
+  if (reading === 'integer') return value;
+  if (Array.isArray(value)) return value.map((item) => timesAs(reading, item));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => {
+      if (!TIME_FIELDS.has(key) || typeof field !== 'number') return [key, timesAs(reading, field)];
+      return [key, reading === 'decimal' ? field + 0.25 : new Date(field * 1000).toISOString()];
+    }),
+  );
+}
+
+const BOOLEAN_FIELDS = new Set(['send_email', 'partially_complete', 'maintenance_mode', 'revoked']);
+
+/** A JSON value with the booleans of REST answers written as `"true"`/`"false"` (the `booleans: 'strings'` reading). */
+export function booleansAsStrings(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(booleansAsStrings);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [
+      key,
+      BOOLEAN_FIELDS.has(key) && typeof field === 'boolean' ? String(field) : booleansAsStrings(field),
     ]),
   );
 }

@@ -64,6 +64,25 @@ describe('apiErrorFrom maps the spec error table to classes', () => {
     expect(error.validationErrors).toEqual({ file_name: 'bad extension' });
   });
 
+  test('validation_errors as a list, as common validators write it, names the same fields (#39, every spelling)', () => {
+    for (const list of [
+      [
+        { field: 'email', message: 'must be an email address' },
+        { field: 'phone', message: 'digits only' },
+      ],
+      [
+        { loc: ['body', 'email'], msg: 'must be an email address' },
+        { name: 'phone', error: 'digits only' },
+      ],
+    ]) {
+      const error = apiErrorFrom(init(400, { code: 'E1001', details: { validation_errors: list } })) as sdk.ValidationError;
+      expect(error.fields).toHaveLength(2);
+      expect(error.fields.join(' ')).toMatch(/email/);
+      expect(error.fields.join(' ')).toMatch(/phone/);
+      expect(error.message).not.toMatch(/\b0\b/);
+    }
+  });
+
   test('a RateLimitError carries the wait it was given', () => {
     expect(apiErrorFrom(init(429, { type: 'RATE_LIMIT_EXCEEDED', code: 'E1007' }), 3000)).toMatchObject({ retryAfterMs: 3000 });
   });

@@ -1,0 +1,101 @@
+/**
+ * The forms of one value the client reads (#39, "tolerant on form, strict on meaning"), as
+ * properties over generated values: every form of an instant names that instant, every form of a
+ * boolean its one meaning, and what names no single value (a date without a zone, "yes") is refused.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import * as z from 'zod/mini';
+import { IdentityRequestDetails, CredentialRevoked } from '../../src/client/schemas.js';
+import { canonicalDigest } from '../../src/sd-jwt/hash.js';
+
+const read = (details: Record<string, unknown>) => z.safeParse(IdentityRequestDetails, details);
+
+/** Seconds between 2001 and 2286: dates of 10 digits. */
+const seconds = fc.integer({ min: 1_000_000_000, max: 9_999_999_999 });
+
+describe('a UNIX time, in every form that names one instant', () => {
+  test('property: whole seconds, digits, a fraction, milliseconds and a zoned ISO 8601 or RFC 2822 date read as the same second', () => {
+    fc.assert(
+      fc.property(seconds, fc.integer({ min: 0, max: 999 }), fc.integer({ min: -14, max: 14 }), (at, ms, zoneHours) => {
+        const instant = new Date(at * 1000 + ms);
+        const offset = new Date(instant.getTime() + zoneHours * 3_600_000).toISOString().slice(0, 23);
+        const zone = `${zoneHours < 0 ? '-' : '+'}${String(Math.abs(zoneHours)).padStart(2, '0')}:00`;
+        for (const form of [
+          at,
+          String(at),
+          at + ms / 1000,
+          `${at}.${String(ms).padStart(3, '0')}`,
+          at * 1000 + ms,
+          instant.toISOString(),
+          `${offset}${zone}`,
+          instant.toUTCString(),
+        ]) {
+          const parsed = read({ time_expires: form });
+          expect(parsed.success, String(form)).toBe(true);
+          expect(parsed.data?.time_expires, String(form)).toBe(at);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('property: a date without a zone names no instant and is refused, naming the field', () => {
+    fc.assert(
+      fc.property(seconds, (at) => {
+        const naive = new Date(at * 1000).toISOString().replace(/Z$/, '');
+        const parsed = read({ time_expires: naive });
+        expect(parsed.success).toBe(false);
+        expect(parsed.error?.issues[0]?.path).toEqual(['time_expires']);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('a boolean, in every form that has one meaning', () => {
+  test('property: true/false in any case and with spaces, 1/0 as numbers or strings; anything else refused', () => {
+    const forms = fc.oneof(
+      fc.boolean().map((value) => [value, value] as const),
+      fc
+        .tuple(fc.boolean(), fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), fc.constantFrom('', ' '))
+        .map(([value, upper, pad]) => {
+          const word = [...String(value)].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
+          return [`${pad}${word}${pad}`, value] as const;
+        }),
+      fc.constantFrom([1, true] as const, [0, false] as const, ['1', true] as const, ['0', false] as const),
+    );
+    fc.assert(
+      fc.property(forms, ([form, meaning]) => {
+        expect(read({ send_email: form }).data?.send_email).toBe(meaning);
+        expect(z.safeParse(CredentialRevoked, { revoked: form }).data?.revoked).toBe(meaning);
+      }),
+      { numRuns: 200 },
+    );
+    for (const ambiguous of ['yes', 'no', 'Y', '', 2, 'truthy', null]) {
+      expect(z.safeParse(CredentialRevoked, { revoked: ambiguous }).success, String(ambiguous)).toBe(false);
+    }
+  });
+});
+
+describe('an _sd digest, in every encoding', () => {
+  test('property: base64url, padded base64 and hex of the same bytes are one digest, for each hash length', () => {
+    const algorithms = [
+      ['sha-256', 32],
+      ['sha-384', 48],
+      ['sha-512', 64],
+    ] as const;
+    fc.assert(
+      fc.property(fc.constantFrom(...algorithms), fc.uint8Array({ minLength: 64, maxLength: 64 }), ([algorithm, length], raw) => {
+        const bytes = Buffer.from(raw.subarray(0, length));
+        const canonical = bytes.toString('base64url');
+        for (const form of [canonical, bytes.toString('base64'), bytes.toString('hex'), bytes.toString('hex').toUpperCase()]) {
+          expect(canonicalDigest(algorithm, form)).toBe(canonical);
+        }
+        // Of another length, it is no digest of this hash: kept as it is, and matches nothing.
+        expect(canonicalDigest(algorithm, bytes.subarray(1).toString('hex'))).not.toBe(canonical);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
