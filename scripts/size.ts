@@ -37,10 +37,11 @@ const budgets: Budget[] = [
     // which it costs 0.3 KB: a `node` export condition could spare them) to 7.7 KB; #39's rule at the
     // boundary (claims disclosed inside a signed credential are the identity's, a disclosure without
     // a salt kept as unchecked, an answer with no claim refused rather than read as cancelled, the
-    // hash named in any spelling) to 8.1 KB. The goal stays 6.5 KB.
+    // hash named in any spelling, an issuer with or without its slash, `_sd` digests in any
+    // encoding) to 8.35 KB, budget 8.6 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 8.1 * KB,
+    budgetBytes: 8.6 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -71,10 +72,11 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // Webhooks' signatures and the event-kind rule: 5.2 KB. #31's speed (half a bare HMAC's at
     // 1 KB: the event built as one literal, its id a field when known) 0.06 KB more. #39 reads every
     // signature a delivery carries, in several conventions at once (two Stripe sets during a
-    // rotation, a Standard Webhooks entry beside an HMAC): 0.45 KB, to 6.1 KB.
+    // rotation, a Standard Webhooks entry beside an HMAC) and a timestamp refusal that names
+    // toleranceSeconds: 0.5 KB, to 6.06 KB; budget 6.3 KB.
     name: 'webhooks: createWebhookVerifier + createWebhookReceiver (edge runtimes)',
     code: `export { createWebhookVerifier, createWebhookReceiver } from './src/webhooks/index.ts';`,
-    budgetBytes: 6.1 * KB,
+    budgetBytes: 6.3 * KB,
   },
   {
     // What an edge function verifying deliveries imports (#31). #46 withdrew the goal of 4,700 B,
@@ -83,7 +85,7 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // mend, and no byte of that is saved at the reader's cost.
     name: 'webhooks: createWebhookVerifier alone (an edge function)',
     code: `export { createWebhookVerifier } from './src/webhooks/index.ts';`,
-    budgetBytes: 5.8 * KB,
+    budgetBytes: 6 * KB,
   },
   // #30's importable handlers: each a few lines over the receiver. The edge ones (Next.js, Hono)
   // are measured for the browser platform like the rest; Express and Fastify run on Node only.
@@ -91,8 +93,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     name: `webhooks/${name}: the route handler`,
     code: `export * from './src/webhooks/frameworks/${name}.ts';`,
     // #27's once-a-minute warnings and #31's string-body path took the edge ones past 5.6 KB; #39's
-    // several signatures at once 0.45 KB more.
-    budgetBytes: name === 'next' || name === 'hono' ? 6.25 * KB : 6.5 * KB,
+    // several signatures at once 0.5 KB more.
+    budgetBytes: name === 'next' || name === 'hono' ? 6.5 * KB : 6.75 * KB,
   })),
   // #30's sign-in integrations (backend entries; each carries the OIDC helper, oauth4webapi in it,
   // and since #31 its node:crypto signature check: 14 KB)
