@@ -76,7 +76,12 @@ export interface IdentityInboxOptions extends ObservabilityOptions {
   backoffMs?: number;
   /** The longest wait between attempts, in ms. @default 300000 */
   maxBackoffMs?: number;
-  /** How long a worker holds an entry before another may take it over (a dead worker's), in ms. Longer than a fetch and your handler. @default 120000 */
+  /**
+   * How long a worker holds an entry before another may take it over, in ms. A worker renews it
+   * every third of it while it works (a heartbeat), so a slow fetch or handler keeps its entry and a
+   * dead worker's entry is taken over within `leaseMs`, well inside the X-Access-Token's life.
+   * @default 15000
+   */
   leaseMs?: number;
   /** Entries a worker processes at once. @default 4 */
   concurrency?: number;
@@ -162,7 +167,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     maxAttempts: Math.floor(positive('maxAttempts', options.maxAttempts, 8)),
     backoffMs: positive('backoffMs', options.backoffMs, 1_000),
     maxBackoffMs: positive('maxBackoffMs', options.maxBackoffMs, 300_000),
-    leaseMs: positive('leaseMs', options.leaseMs, 120_000),
+    leaseMs: positive('leaseMs', options.leaseMs, 15_000),
     concurrency: Math.floor(positive('concurrency', options.concurrency, 4)),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 1_000),
     doneTtlMs: positive('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
@@ -279,6 +284,35 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: Promise<unknown> = Promise.resolve();
 
+  /**
+   * `work` on `claim`, its lease renewed every third of `leaseMs` until it is done: a live worker
+   * keeps its entry however long the fetch and the handler take; a dead one stops renewing, and
+   * another worker takes the entry over within `leaseMs`. A renewal that finds the entry taken over
+   * stops; the work then hands nothing over (settle checks its lease before handing over).
+   */
+  async function heartbeat(claim: InboxClaim, work: () => Promise<void>): Promise<void> {
+    let beating = true;
+    const beat = setInterval(() => {
+      store.renew(worker, claim, settings.leaseMs, now()).then(
+        (held) => {
+          if (!held && beating) {
+            beating = false;
+            clearInterval(beat);
+          }
+        },
+        () => undefined,
+      );
+    }, settings.leaseMs / 3);
+    // A heartbeat never keeps a process alive on its own.
+    (beat as { unref?: () => void }).unref?.();
+    try {
+      await work();
+    } finally {
+      beating = false;
+      clearInterval(beat);
+    }
+  }
+
   async function runOnce(): Promise<number> {
     let settled = 0;
     for (;;) {
@@ -286,7 +320,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       if (claims.length === 0) return settled;
       await Promise.all(
         claims.map((claim) =>
-          settle(claim).catch((error: unknown) => {
+          heartbeat(claim, () => settle(claim)).catch((error: unknown) => {
             // The store failed mid-way: the entry stays where it was, and its lease runs out.
             observer.log('error', 'inbox store failed while settling an entry; it is retried after its lease', {
               error: error instanceof Error ? error.name : typeof error,

@@ -15,7 +15,7 @@ const token = () => `${b64({ alg: 'RS256' })}.${b64({ exp: T0 / 1000 + 3_600 })}
 const COMPLETED = { completed_at: T0 / 1000 - 600 };
 
 /** A promise the test resolves when it chooses. */
-function held<T>() {
+export function held<T>() {
   let release!: (value: T) => void;
   const promise = new Promise<T>((resolve) => {
     release = resolve;

@@ -1,7 +1,7 @@
-/** The reconciler's races (reconcile-races.ts) on the memory store, and its timer. */
+/** The reconciler's races (reconcile-races.ts) on the memory store, its timer, and the lease's heartbeat. */
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createIdentityInbox, MemoryInboxStore } from '../../src/inbox/index.js';
-import { reconcilerRaces } from './reconcile-races.js';
+import { held, reconcilerRaces } from './reconcile-races.js';
 
 describe('the reconciler on the memory store', () => {
   reconcilerRaces(async () => new MemoryInboxStore());
@@ -85,5 +85,61 @@ describe('the reconciler runs by itself (#40)', () => {
         }),
       ).toThrow(/reconcileIntervalMs/);
     }
+  });
+});
+
+describe('leases inside the token’s life (#40): a heartbeat while a worker works', () => {
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const token = () => `${b64({ alg: 'RS256' })}.${b64({ exp: Math.floor(Date.now() / 1000) + 3_600 })}.c2ln`;
+
+  /** An instance whose handler waits on `gate` (a slow handler), on the shared store, with a short lease. */
+  function slow(store: MemoryInboxStore, gate: Promise<void>, handed: string[]) {
+    return createIdentityInbox({
+      client: {
+        identityResponses: { getVerified: async () => ({ claims: { 'acmeidentity.valid': true } }) as never },
+        identityRequests: { get: async () => ({ data: {} }) },
+      },
+      store,
+      leaseMs: 150,
+      logLevel: 'off',
+      reconcileIntervalMs: false,
+      onIdentity: async (delivery) => {
+        await gate;
+        handed.push(delivery.accessRequestCode);
+      },
+    });
+  }
+
+  test('a live worker keeps its entry past leaseMs however long its handler takes; no other worker takes it over', async () => {
+    const store = new MemoryInboxStore();
+    const gate = held<void>();
+    const handed: string[] = [];
+    const a = slow(store, gate.promise, handed);
+    const b = slow(store, Promise.resolve(), handed);
+    await a.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' });
+    await a.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: token() });
+    const working = a.runOnce();
+    // Four leases' worth of time, the other instance polling all along: the heartbeat keeps the entry a's.
+    for (let i = 0; i < 12; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await b.runOnce()).toBe(0);
+    }
+    gate.release();
+    await working;
+    expect(handed).toEqual(['arc_1']);
+    expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+  });
+
+  test('a dead worker’s entry (no heartbeat) is taken over once its lease runs out, and handed over once', async () => {
+    const store = new MemoryInboxStore();
+    const handed: string[] = [];
+    const b = slow(store, Promise.resolve(), handed);
+    await b.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' });
+    await b.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: token() });
+    // A worker claims it and dies: nothing renews its lease.
+    expect(await store.claim('dead-worker', 1, 150, Date.now())).toHaveLength(1);
+    expect(await b.runOnce()).toBe(0);
+    await expect.poll(() => b.runOnce(), { interval: 50, timeout: 5_000 }).toBe(1);
+    expect(handed).toEqual(['arc_1']);
   });
 });
