@@ -7,6 +7,7 @@
 import { decodeJwt } from 'jose/jwt/decode';
 import { AcmeIdentityError, ApiError, ConfigurationError, IdentityFlowError, InboxError, type InboxErrorCode } from '../errors/index.js';
 import { Observer, type InboxEvent, type ObservabilityOptions } from '../internal/observe.js';
+import { printable } from '../internal/text.js';
 import { importAesKey, open, seal, type AesKeyInput } from '../internal/sealing.js';
 import type { VerifiedIdentityOptions, WebhookEventLike } from '../client/identity-flow.js';
 import type { IdentityRequestCodes } from '../client/results.js';
@@ -280,6 +281,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     log('info', `identity handed over (${delivery.kind})`, record, 'handed-over', { kind: delivery.kind });
   }
 
+  const outage = outageLog(observer, now);
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: Promise<unknown> = Promise.resolve();
@@ -317,14 +319,13 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     let settled = 0;
     for (;;) {
       const claims = await store.claim(worker, settings.concurrency, settings.leaseMs, now());
+      outage.answered();
       if (claims.length === 0) return settled;
       await Promise.all(
         claims.map((claim) =>
           heartbeat(claim, () => settle(claim)).catch((error: unknown) => {
             // The store failed mid-way: the entry stays where it was, and its lease runs out.
-            observer.log('error', 'inbox store failed while settling an entry; it is retried after its lease', {
-              error: error instanceof Error ? error.name : typeof error,
-            });
+            outage.failed(error, 'while settling an entry (it is tried again after its lease)');
           }),
         ),
       );
@@ -384,9 +385,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
 
   function tick(): void {
     current = runOnce()
-      .catch((error: unknown) =>
-        observer.log('error', 'inbox store unreachable', { error: error instanceof Error ? error.name : typeof error }),
-      )
+      .catch((error: unknown) => outage.failed(error, 'while looking for due entries (polling goes on)'))
       .finally(() => {
         if (running) timer = setTimeout(tick, settings.pollIntervalMs);
       });
@@ -409,7 +408,15 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
         attempts: 0,
         nextAttemptAt: received,
       };
-      const outcome = await store.add(record, received);
+      let outcome: Awaited<ReturnType<InboxStore['add']>>;
+      try {
+        outcome = await store.add(record, received);
+      } catch (error) {
+        // Not stored: the receiver answers 500 and the service sends it again.
+        outage.failed(error, 'while storing a delivery (answered 500: the service sends it again)');
+        throw error;
+      }
+      outage.answered();
       log(outcome === 'duplicate' ? 'debug' : 'info', `delivery ${outcome}`, record, outcome);
       return outcome;
     },
@@ -456,6 +463,30 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     },
     stats: () => store.stats(now()),
     reconcile,
+  };
+}
+
+/**
+ * The store's outages, one line each way: the first failure with its cause, at `error`; nothing
+ * for the failures after it (a poll a second, each delivery); and, once the store answers again,
+ * how long it was away, at `info`.
+ */
+function outageLog(observer: Observer, now: () => number) {
+  let since: number | undefined;
+  return {
+    failed(error: unknown, during: string): void {
+      if (since !== undefined) return;
+      since = now();
+      const cause = error instanceof Error ? (printable(error.message, 200) ?? '') : typeof error;
+      observer.log('error', `inbox store unreachable ${during}: ${cause}; logged once until it answers again`, {
+        error: error instanceof Error ? error.name : typeof error,
+      });
+    },
+    answered(): void {
+      if (since === undefined) return;
+      observer.log('info', `inbox store answers again, after ${Math.round((now() - since) / 1000)} s`);
+      since = undefined;
+    },
   };
 }
 

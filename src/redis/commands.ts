@@ -7,6 +7,8 @@ import { ConfigurationError } from '../errors/index.js';
 /** A node-redis v5 client (`createClient()` from `redis`), connected. */
 export interface NodeRedisLike {
   readonly isOpen: boolean;
+  /** False while it reconnects (commands sent then are refused at once rather than queued). */
+  readonly isReady?: boolean;
   sendCommand(args: string[]): Promise<unknown>;
 }
 
@@ -43,8 +45,16 @@ export function sender(client: RedisClientLike, timeoutMs = 2_000): Send {
   }
   if (!send) throw new ConfigurationError('client', 'must be a node-redis v5 client (createClient from redis) or an ioredis client');
   const direct = send;
+  const away = disconnection(client);
   return (command, ...args) =>
     new Promise((resolve, reject) => {
+      // Fail fast while the client is reconnecting: a command queued now would run after the
+      // caller gave up (a webhook answered 500 written once Redis returns), and its wait helps no one.
+      const state = away();
+      if (state) {
+        reject(new Error(`Redis is not connected (${state}): ${command} not sent`));
+        return;
+      }
       const timer = setTimeout(() => reject(new Error(`Redis did not answer ${command} within ${timeoutMs} ms`)), timeoutMs);
       direct(command, ...args).then(
         (value) => {
@@ -57,6 +67,18 @@ export function sender(client: RedisClientLike, timeoutMs = 2_000): Send {
         },
       );
     });
+}
+
+/**
+ * Whether the client says it is between connections, and how: node-redis open but not ready
+ * (reconnecting), ioredis `reconnecting`, `close` or `end`. A client still making its first
+ * connection is not away: its commands wait for it, as they would without the SDK.
+ */
+function disconnection(client: RedisClientLike): () => string | undefined {
+  const node = client as Partial<NodeRedisLike> & { isReady?: boolean };
+  if ('isOpen' in client) return () => (node.isOpen === true && node.isReady === false ? 'reconnecting' : undefined);
+  const io = client as { status?: unknown };
+  return () => (io.status === 'reconnecting' || io.status === 'close' || io.status === 'end' ? String(io.status) : undefined);
 }
 
 /** Runs a Lua script atomically (`EVAL`) over `keys` with `args`. */
