@@ -136,6 +136,9 @@ export interface IdentityInbox {
   reconcile(): Promise<MissingDelivery[]>;
 }
 
+/** Tries of a delivery whose request was never recorded before it is set aside as unknown: one more, for an `expect` that comes late. */
+const UNKNOWN_REQUEST_ATTEMPTS = 2;
+
 /** Two seconds short of expiry, a token is not sent: it would expire on the way. */
 const EXPIRY_MARGIN_MS = 2_000;
 
@@ -204,6 +207,25 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     log('error', `identity set aside (${reason}): see deadLetters()`, record, 'dead', { reason, errorCode });
   }
 
+  /**
+   * A delivery for a request this relying party never recorded (a sandbox `trigger`, a
+   * `check-receiver` delivery, another application on the same webhook URL, or an `expect` that
+   * was lost): said at once, at `warn`, with its own hook outcome, after one more try for an
+   * `expect` that comes late. It is kept with the dead letters (reason `ERR_INBOX_UNKNOWN_REQUEST`)
+   * so a request whose record was lost can still be replayed once recorded.
+   */
+  async function setAsideUnknown(claim: InboxClaim, record: InboxRecord, failure: Failure): Promise<void> {
+    const reason = 'ERR_INBOX_UNKNOWN_REQUEST';
+    await store.bury(claim, { record, reason, errorCode: failure.code, message: failure.message, deadAt: now() });
+    log(
+      'warn',
+      'a delivery for a request never recorded with expect() (a test delivery, or another application?): set aside as ERR_INBOX_UNKNOWN_REQUEST',
+      record,
+      'unknown-request',
+      { reason, errorCode: failure.code },
+    );
+  }
+
   async function failed(claim: InboxClaim, failure: Failure): Promise<void> {
     const record: InboxRecord = {
       ...claim.record,
@@ -211,12 +233,11 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       lastError: { code: failure.code, message: failure.message },
     };
     if (failure.permanent) return bury(claim, record, 'ERR_INBOX_REFUSED', failure.code, failure.message);
+    if (failure.code === 'ERR_INBOX_UNKNOWN_REQUEST' && record.attempts >= Math.min(UNKNOWN_REQUEST_ATTEMPTS, settings.maxAttempts)) {
+      return setAsideUnknown(claim, record, failure);
+    }
     if (record.attempts >= settings.maxAttempts) {
-      const reason = failure.handler
-        ? 'ERR_INBOX_HANDLER'
-        : failure.code === 'ERR_INBOX_UNKNOWN_REQUEST'
-          ? failure.code
-          : 'ERR_INBOX_RETRIES_EXHAUSTED';
+      const reason = failure.handler ? 'ERR_INBOX_HANDLER' : 'ERR_INBOX_RETRIES_EXHAUSTED';
       return bury(claim, record, reason, failure.code, failure.message);
     }
     const wait = Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (record.attempts - 1)) * (0.75 + Math.random() * 0.5);

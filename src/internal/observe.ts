@@ -57,9 +57,21 @@ export interface TokenRenewalEvent {
 export interface InboxEvent {
   /**
    * `added`, `revived` or `duplicate` (a delivery stored); `handed-over`; `retry` (after a
-   * failure); `dead` (set aside); `replayed`; `discarded`; `taken-over` (another worker holds it).
+   * failure); `dead` (set aside); `unknown-request` (set aside at once: a delivery for a request
+   * never recorded with `expect`, such as a test delivery); `replayed`; `discarded`; `taken-over`
+   * (another worker holds it).
    */
-  readonly outcome: 'added' | 'revived' | 'duplicate' | 'handed-over' | 'retry' | 'dead' | 'replayed' | 'discarded' | 'taken-over';
+  readonly outcome:
+    | 'added'
+    | 'revived'
+    | 'duplicate'
+    | 'handed-over'
+    | 'retry'
+    | 'dead'
+    | 'unknown-request'
+    | 'replayed'
+    | 'discarded'
+    | 'taken-over';
   /** The first 16 characters of the delivery id (a hash of the body): never the request's code. */
   readonly delivery: string;
   /** Attempts made so far. */
