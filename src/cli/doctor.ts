@@ -2,8 +2,25 @@
  * `acme-identity doctor`: a checklist against a deployment, the real service included. It reads
  * only; the one thing it creates is an API token. Each check says ✓, ✗ or ! with one line of
  * advice, and never prints a secret (the key pair, the token, the tenant).
+ *
+ * A ✓ means "the SDK reads this correctly", proven by the same code: the status records are read
+ * by the client's own `status` methods, the token's lifetime is the one the client's token manager
+ * decides (its warnings are the check's), the issuer and its keys are read by `remoteJwks`, as the
+ * verifiers read them. Where the SDK would refuse, doctor fails, and names the setting that fixes
+ * it when there is one (it tries the other `timestampFormat`s and says which one the service takes).
  */
-import { AcmeIdentityClient, AcmeIdentityError, ApiError, NotFoundError } from '../index.js';
+import {
+  AcmeIdentityClient,
+  AcmeIdentityError,
+  ApiError,
+  AuthenticationError,
+  NotFoundError,
+  ServiceUnavailableError,
+  type StoredToken,
+  type TimestampFormat,
+  type TokenStore,
+} from '../index.js';
+import { remoteJwks } from '../sd-jwt/index.js';
 import { SUPPORTED_CLAIMS } from '../contract/claims.js';
 import { contractDrift } from './drift.js';
 import { isObject } from '../internal/guards.js';
@@ -22,6 +39,8 @@ export interface DoctorConfig {
   timeoutMs?: number;
   /** The local clock, in ms. @default Date.now */
   now?: () => number;
+  /** The `X-Request-Timestamp` format, as the client's option. @default 'unix-seconds' */
+  timestampFormat?: Exclude<TimestampFormat, (date: Date) => string> | undefined;
 }
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
@@ -37,10 +56,33 @@ export interface Check {
   readonly option?: string;
 }
 
+/**
+ * What the whole run says: `ok` (every check passed), `warnings` (none failed, some warned),
+ * `incomplete` (none failed, but settings were missing and checks were skipped: nothing was proven
+ * about them), `failed`. The CLI exits 0, 0 (1 with `--strict`), 3 and 1.
+ */
+export type DoctorOutcome = 'ok' | 'warnings' | 'incomplete' | 'failed';
+
+/** The report, as `--json` prints it. Its `schemaVersion` changes when a field changes meaning. */
 export interface DoctorReport {
-  readonly checks: readonly Check[];
-  /** True when no check failed. */
+  readonly schemaVersion: 1;
+  readonly outcome: DoctorOutcome;
+  /** True when no check failed and none was skipped. */
   readonly ok: boolean;
+  readonly checks: readonly Check[];
+}
+
+/** The outcome of a list of checks. */
+function outcomeOf(checks: readonly Check[]): DoctorOutcome {
+  if (checks.some((check) => check.status === 'fail')) return 'failed';
+  if (checks.some((check) => check.status === 'skip')) return 'incomplete';
+  return checks.some((check) => check.status === 'warn') ? 'warnings' : 'ok';
+}
+
+/** The report of a list of checks, its outcome stated. */
+export function reportOf(checks: readonly Check[]): DoctorReport {
+  const outcome = outcomeOf(checks);
+  return { schemaVersion: 1, outcome, ok: outcome === 'ok' || outcome === 'warnings', checks };
 }
 
 /** Clock skew beyond which requests risk being refused (the fake's window is 300 s; the real one is not shown). */
@@ -48,11 +90,12 @@ const SKEW_WARN_SECONDS = 30;
 
 /** A fetch that keeps a copy of every answer, for the checks that read what the SDK normalises. */
 function recording(fetchImpl: (request: Request) => Promise<Response>) {
-  const seen: { path: string; status: number; headers: Headers; body: string }[] = [];
+  const seen: Seen[] = [];
   const fetch = async (request: Request) => {
     const response = await fetchImpl(request);
     const copy = response.clone();
     seen.push({
+      method: request.method,
       path: new URL(request.url).pathname,
       status: response.status,
       headers: response.headers,
@@ -62,6 +105,42 @@ function recording(fetchImpl: (request: Request) => Promise<Response>) {
   };
   return { fetch, seen };
 }
+
+/** One answer doctor saw. */
+interface Seen {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** The SDK's own warnings during doctor's calls: a check that passes where the SDK warns is a lie. */
+function warningsLogger() {
+  const warnings: string[] = [];
+  const ignore = () => undefined;
+  const logger = {
+    debug: ignore,
+    info: ignore,
+    error: (message: string) => warnings.push(message.replace(/^\[acme-identity\] /, '')),
+    warn: (message: string) => warnings.push(message.replace(/^\[acme-identity\] /, '')),
+  };
+  return { logger, warnings };
+}
+
+/** A token store that keeps what the client's token manager decided: the lifetime it will use. */
+function keptToken(): TokenStore & { last: StoredToken | undefined } {
+  const store = {
+    last: undefined as StoredToken | undefined,
+    get: () => store.last,
+    set: (_key: string, token: StoredToken) => {
+      store.last = token;
+    },
+  };
+  return store;
+}
+
+const TIMESTAMP_FORMATS = ['unix-seconds', 'unix-ms', 'iso8601'] as const;
 
 function parse(text: string): unknown {
   try {
@@ -78,15 +157,44 @@ function parse(text: string): unknown {
 export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   const checks: Check[] = [];
   const add = (check: Check) => checks.push(check);
-  const fetchImpl = config.fetch ?? ((request: Request) => globalThis.fetch(request));
   const timeoutMs = config.timeoutMs ?? 10_000;
   const now = config.now ?? (() => Date.now());
-  const { fetch, seen } = recording(fetchImpl);
+  const { fetch, seen } = recording(config.fetch ?? ((request: Request) => globalThis.fetch(request)));
 
-  // 1. The base URL's shape.
+  const base = checkBaseUrl(config.baseUrl, add);
+  if (!base) return reportOf(checks);
+  const baseUrl = base.href.replace(/\/$/, '');
+  const sdk = warningsLogger();
+  const clientWith = (timestampFormat: TimestampFormat, tokenStore?: TokenStore) =>
+    new AcmeIdentityClient({
+      baseUrl,
+      clientId: config.clientId || 'doctor',
+      clientSecret: config.clientSecret || 'doctor',
+      tenantId: config.tenantId || 'doctor',
+      fetch,
+      maxRetries: 0,
+      timeoutMs,
+      timestampFormat,
+      logger: sdk.logger,
+      logLevel: 'warn',
+      ...(tokenStore ? { tokenStore } : {}),
+    });
+
+  if (!(await checkReachable(baseUrl, base.host, fetch, timeoutMs, add))) return reportOf(checks);
+  await checkStatus(clientWith(config.timestampFormat ?? 'unix-seconds'), add);
+  await checkCredentials(config, clientWith, sdk.warnings, add);
+  checkClock(seen, now, add);
+  checkAnswerForms(seen, add);
+  await checkOidc((config.authUrl ?? base.origin).replace(/\/$/, ''), fetch, timeoutMs, seen, add);
+  await checkContract(baseUrl, fetch, timeoutMs, seen, add);
+  return reportOf(checks);
+}
+
+/** The base URL: a URL, with the version segment the spec puts in `{base_url}`, over TLS unless local. */
+function checkBaseUrl(given: string, add: (check: Check) => void): URL | undefined {
   let base: URL;
   try {
-    base = new URL(config.baseUrl);
+    base = new URL(given);
   } catch {
     add({
       name: 'base URL',
@@ -94,192 +202,260 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
       detail: 'not a URL',
       advice: "set ACME_BASE_URL (or --base-url) to the service's REST base, https://…/api/v1",
     });
-    return { checks, ok: false };
+    return undefined;
   }
   const local = ['localhost', '127.0.0.1', '[::1]'].includes(base.hostname);
+  const shown = `${base.origin}${base.pathname}`.replace(/\/$/, '');
   if (!/\/api\/v1\/?$/.test(base.pathname)) {
     add({
       name: 'base URL',
-      status: 'warn',
-      detail: `${base.origin}${base.pathname} does not end in /api/v1`,
-      advice: 'the spec serves the REST API below /api/v1',
+      status: 'fail',
+      detail: `${shown} does not end in /api/v1: every call the SDK makes would miss`,
+      advice: `set ACME_BASE_URL (or --base-url, the client's baseUrl) to ${shown}/api/v1: the spec's {base_url} includes the version segment`,
+      option: 'baseUrl',
     });
   } else if (base.protocol !== 'https:' && !local) {
+    // The client refuses such a base URL: nothing after this could be checked through it.
     add({
       name: 'base URL',
       status: 'fail',
-      detail: `${base.protocol} to ${base.host}`,
+      detail: `${base.protocol} to ${base.host}: the SDK refuses it`,
       advice: 'use https: keys and tokens would travel in clear',
+      option: 'baseUrl',
     });
-  } else
-    add({
-      name: 'base URL',
-      status: 'ok',
-      detail: `${base.origin}${base.pathname}${base.protocol === 'https:' ? ' (TLS)' : ' (local, no TLS)'}`,
-    });
-  const baseUrl = base.href.replace(/\/$/, '');
+    return undefined;
+  } else {
+    add({ name: 'base URL', status: 'ok', detail: `${shown}${base.protocol === 'https:' ? ' (TLS)' : ' (local, no TLS)'}` });
+  }
+  return base;
+}
 
-  // 2. Reachability and health, without credentials.
-  const raw = async (path: string) => {
-    const response = await fetch(new Request(`${baseUrl}${path}`, { signal: AbortSignal.timeout(timeoutMs) }));
-    const text = seen.at(-1)?.body ?? '';
-    return { response, body: parse(text) };
-  };
-  let health: Awaited<ReturnType<typeof raw>>;
+/** Whether the service answers at all (a network failure ends the run: nothing after it could). */
+async function checkReachable(
+  baseUrl: string,
+  host: string,
+  fetch: (request: Request) => Promise<Response>,
+  timeoutMs: number,
+  add: (check: Check) => void,
+): Promise<boolean> {
   try {
-    health = await raw('/status/health');
+    const response = await fetch(new Request(`${baseUrl}/status/health`, { signal: AbortSignal.timeout(timeoutMs) }));
+    add({ name: 'reachable', status: 'ok', detail: `${host} answered ${response.status}` });
+    return true;
   } catch (error) {
     const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     add({
       name: 'reachable',
       status: 'fail',
-      detail: `no answer from ${base.host}: ${reason}`,
+      detail: `no answer from ${host}: ${reason}`,
       advice: 'check the URL, DNS, a proxy or a firewall; for TLS errors, the certificate chain',
     });
-    return { checks, ok: false };
+    return false;
   }
-  add({ name: 'reachable', status: 'ok', detail: `${base.host} answered ${health.response.status}` });
-  const healthRecord = isObject(health.body) && isObject(health.body['data']) ? health.body['data'] : health.body;
-  if (health.response.status === 503)
-    add({
-      name: 'health',
-      status: 'warn',
-      detail: 'the service says it is unavailable (503)',
-      advice: 'try again later; calls now would be retried and fail',
-    });
-  else if (isObject(healthRecord)) {
-    const status = String(healthRecord['status'] ?? 'not stated');
-    add({
-      name: 'health',
-      status: status === 'healthy' ? 'ok' : 'warn',
-      detail: `status ${status}, database ${String(healthRecord['database'] ?? 'not stated')}`,
-      ...(status === 'healthy' ? {} : { advice: 'the service reports itself degraded' }),
-    });
-  } else add({ name: 'health', status: 'warn', detail: `GET /status/health answered ${health.response.status} without a JSON record` });
-  try {
-    const current = await raw('/status/current');
-    const record = isObject(current.body) && isObject(current.body['data']) ? current.body['data'] : current.body;
-    add({
-      name: 'version',
-      status: 'ok',
-      detail: isObject(record) ? `API version ${apiVersion(record)}` : `answered ${current.response.status}`,
-    });
-  } catch {
-    add({ name: 'version', status: 'warn', detail: 'GET /status/current did not answer' });
-  }
+}
 
-  // 3. A token with the key pair; 4. the tenant, through a read of codes that cannot exist.
-  const client =
-    config.clientId && config.clientSecret && config.tenantId
-      ? new AcmeIdentityClient({
-          baseUrl,
-          clientId: config.clientId,
-          clientSecret: config.clientSecret,
-          tenantId: config.tenantId,
-          fetch,
-          maxRetries: 0,
-          timeoutMs,
-          logLevel: 'off',
-        })
-      : undefined;
-  let token: Record<string, unknown> | undefined;
-  if (!client) {
+/** Why the SDK refused an answer, in one line. */
+const refusal = (error: unknown) =>
+  error instanceof AcmeIdentityError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+
+/** The status records, read by the client's own `status` methods: what they resolve is what an application gets. */
+async function checkStatus(client: AcmeIdentityClient, add: (check: Check) => void): Promise<void> {
+  try {
+    const health = await client.status.health();
+    const healthy = health.status === 'healthy';
     add({
-      name: 'API token',
-      status: 'skip',
-      detail: 'no key pair and tenant given',
-      advice: 'set ACME_CLIENT_ID, ACME_CLIENT_SECRET and ACME_TENANT_ID (or the flags) to check them',
+      name: 'health',
+      status: healthy ? 'ok' : 'warn',
+      detail: `read by the SDK: status ${health.status ?? 'not stated'}, database ${health.database ?? 'not stated'}`,
+      ...(healthy ? {} : { advice: 'the service reports itself degraded' }),
     });
-  } else {
-    try {
-      token = (await client.auth.createToken()).data as Record<string, unknown>;
-      const lifetime =
-        typeof token['expires_in'] === 'number'
-          ? `expires_in ${token['expires_in']} s`
-          : typeof token['expires'] === 'string'
-            ? `expires ${token['expires']}`
-            : 'no lifetime stated';
-      add({ name: 'API token', status: 'ok', detail: `issued with the key pair (${lifetime})` });
-    } catch (error) {
+  } catch (error) {
+    if (error instanceof ServiceUnavailableError) {
+      add({ name: 'health', status: 'warn', detail: 'the service says it is unavailable (503)', advice: 'try again later' });
+    } else {
       add({
-        name: 'API token',
+        name: 'health',
         status: 'fail',
-        detail: `refused: ${error instanceof AcmeIdentityError ? error.code : 'no answer'}`,
+        detail: `the SDK cannot read GET /status/health: ${refusal(error)}`,
         advice:
-          error instanceof ApiError && error.status === 401
-            ? 'the client id or secret is wrong (or revoked): copy them again from the operator portal'
-            : error instanceof ApiError && error.status === 403
-              ? 'the key pair is valid but not allowed: ask the service to enable API access for it'
-              : 'see the error code; the token endpoint is POST /auth/api-token',
+          error instanceof NotFoundError
+            ? 'check the base URL (it must end in /api/v1)'
+            : 'status.health() fails the same way in your application',
       });
     }
-    if (token) {
-      try {
-        await client.identityRequests.get({ accessRequestCode: 'arc_doctor_probe_0', identitySessionCode: 'isc_doctor_probe_0' });
+  }
+  try {
+    const current = await client.status.current();
+    add({ name: 'version', status: 'ok', detail: `read by the SDK: API version ${current.components?.api?.version ?? 'not stated'}` });
+  } catch (error) {
+    add({
+      name: 'version',
+      status: 'fail',
+      detail: `the SDK cannot read GET /status/current: ${refusal(error)}`,
+      advice: 'status.current() fails the same way in your application',
+    });
+  }
+}
+
+/** A token with the key pair (its lifetime as the client decides it), then the tenant and the timestamp format through a read. */
+async function checkCredentials(
+  config: DoctorConfig,
+  clientWith: (format: TimestampFormat, store?: TokenStore) => AcmeIdentityClient,
+  warnings: string[],
+  add: (check: Check) => void,
+): Promise<void> {
+  const missing = [
+    ['ACME_CLIENT_ID', config.clientId],
+    ['ACME_CLIENT_SECRET', config.clientSecret],
+    ['ACME_TENANT_ID', config.tenantId],
+  ].filter(([, value]) => !value);
+  if (missing.length > 0) {
+    const names = missing.map(([name]) => name).join(', ');
+    for (const name of ['API token', 'tenant'])
+      add({
+        name,
+        status: 'skip',
+        detail: `not checked: ${names} not set`,
+        advice: `set ${names} (or the flags) to check them; a run with checks skipped is incomplete (exit 3)`,
+      });
+    return;
+  }
+  const format = config.timestampFormat ?? 'unix-seconds';
+  const kept = keptToken();
+  const client = clientWith(format, kept);
+  const before = warnings.length;
+  try {
+    await client.auth.accessToken();
+    const token = kept.last;
+    const lifetime = token ? Math.round((token.expiresAt - token.obtainedAt) / 1000) : undefined;
+    const ignored = warnings.slice(before).filter((line) => line.startsWith('token lifetime'));
+    add({
+      name: 'API token',
+      status: ignored.length ? 'warn' : 'ok',
+      detail: `issued with the key pair; the SDK uses a lifetime of ${lifetime ?? '?'} s${ignored.length ? ` (${ignored.join('; ')})` : ''}`,
+      ...(ignored.length
+        ? {
+            advice:
+              'the service states its token lifetime in a form no reader can trust: tell its operators; the SDK uses the unambiguous source',
+            option: 'tokenLifetime',
+          }
+        : {}),
+    });
+  } catch (error) {
+    add({
+      name: 'API token',
+      status: 'fail',
+      detail: `refused: ${error instanceof AcmeIdentityError ? error.code : 'no answer'}`,
+      advice:
+        error instanceof ApiError && error.status === 401
+          ? 'the client id or secret is wrong (or revoked): copy them again from the operator portal'
+          : error instanceof ApiError && error.status === 403
+            ? 'the key pair is valid but not allowed: ask the service to enable API access for it'
+            : 'see the error code; the token endpoint is POST /auth/api-token',
+    });
+    return;
+  }
+  await checkTenant(client, format, clientWith, add);
+}
+
+/** A read of codes that cannot exist: a 404 proves the tenant and the timestamp format; a 401 is told apart by trying the other formats. */
+async function checkTenant(
+  client: AcmeIdentityClient,
+  format: TimestampFormat,
+  clientWith: (format: TimestampFormat) => AcmeIdentityClient,
+  add: (check: Check) => void,
+): Promise<void> {
+  const probe = (c: AcmeIdentityClient) =>
+    c.identityRequests.get({ accessRequestCode: 'arc_doctor_probe_0', identitySessionCode: 'isc_doctor_probe_0' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  const error = await probe(client);
+  if (error instanceof NotFoundError) {
+    add({
+      name: 'tenant',
+      status: 'ok',
+      detail: `accepted with X-Request-Timestamp as ${String(format)} (a read of made-up codes answered 404, as it should)`,
+    });
+    return;
+  }
+  if (error === undefined) {
+    add({
+      name: 'tenant',
+      status: 'warn',
+      detail: 'a request that cannot exist was found',
+      advice: 'unexpected: the service answered 200 for made-up codes',
+    });
+    return;
+  }
+  if (error instanceof AuthenticationError) {
+    for (const other of TIMESTAMP_FORMATS.filter((f) => f !== format)) {
+      if ((await probe(clientWith(other))) instanceof NotFoundError) {
         add({
           name: 'tenant',
-          status: 'warn',
-          detail: 'a request that cannot exist was found',
-          advice: 'unexpected: the service answered 200 for made-up codes',
+          status: 'fail',
+          detail: `refused with X-Request-Timestamp as ${String(format)}; accepted as ${other}`,
+          advice: `set timestampFormat: '${other}' (ACME_TIMESTAMP_FORMAT=${other}, --timestamp-format ${other})`,
+          option: `timestampFormat: '${other}'`,
         });
-      } catch (error) {
-        if (error instanceof NotFoundError)
-          add({ name: 'tenant', status: 'ok', detail: 'accepted (a read of made-up codes answered 404, as it should)' });
-        else
-          add({
-            name: 'tenant',
-            status: 'fail',
-            detail: `a read answered ${error instanceof AcmeIdentityError ? error.code : 'nothing'}`,
-            advice:
-              error instanceof ApiError && (error.status === 401 || error.status === 403)
-                ? "the tenant id is wrong or not this key pair's (X-Tenant-ID); if it is right, the X-Request-Timestamp format may differ: set timestampFormat"
-                : 'see the error code',
-            option: error instanceof ApiError && error.status === 401 ? 'tenantId, timestampFormat' : undefined,
-          } as Check);
+        return;
       }
     }
   }
+  add({
+    name: 'tenant',
+    status: 'fail',
+    detail: `a read answered ${error instanceof AcmeIdentityError ? error.code : 'nothing'}`,
+    advice:
+      error instanceof ApiError && (error.status === 401 || error.status === 403)
+        ? "the tenant id is wrong or not this key pair's (X-Tenant-Id): no X-Request-Timestamp format was accepted either"
+        : 'see the error code',
+    ...(error instanceof ApiError && error.status === 401 ? { option: 'tenantId, timestampFormat' } : {}),
+  });
+}
 
-  // 5. The clock, from the Date header of any answer.
-  const date = seen.map((s) => s.headers.get('date')).find((d) => d !== null);
-  if (!date)
+/**
+ * The clock, from the `Date` of an answer that was not served from a cache: a POST's (the token's)
+ * first, else a GET's whose `Age` is added. An answer held by a cache says when it was made, not now.
+ */
+function checkClock(seen: readonly Seen[], now: () => number, add: (check: Check) => void): void {
+  const fresh = seen.find((s) => s.method === 'POST' && s.headers.get('date')) ?? seen.find((s) => s.headers.get('date'));
+  if (!fresh) {
     add({
       name: 'clock',
       status: 'warn',
       detail: 'no Date header in any answer',
       advice: 'the SDK then learns the service clock from token iat; nothing to set',
     });
-  else {
-    const skew = Math.round((Date.parse(date) - now()) / 1000);
-    add(
-      Math.abs(skew) > SKEW_WARN_SECONDS
-        ? {
-            name: 'clock',
-            status: 'warn',
-            detail: `this machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the service`,
-            advice: 'sync it (NTP); the SDK corrects for it from Date headers, other tools may not',
-          }
-        : { name: 'clock', status: 'ok', detail: `within ${Math.abs(skew)} s of the service` },
-    );
+    return;
   }
+  const age = Number(fresh.headers.get('age') ?? 0);
+  const served = Date.parse(fresh.headers.get('date') ?? '') + (Number.isFinite(age) && age > 0 ? age * 1000 : 0);
+  const skew = Math.round((served - now()) / 1000);
+  const cached = Number.isFinite(age) && age > 0 ? ` (a cached answer: Age ${age} s counted)` : '';
+  add(
+    Math.abs(skew) > SKEW_WARN_SECONDS
+      ? {
+          name: 'clock',
+          status: 'warn',
+          detail: `this machine's clock is ${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the service${cached}`,
+          advice: 'sync it (NTP); the SDK corrects for it from Date headers, other tools may not',
+        }
+      : { name: 'clock', status: 'ok', detail: `within ${Math.abs(skew)} s of the service${cached}` },
+  );
+}
 
-  // 6. The open choices this deployment shows.
-  const healthBody = health.body;
-  add({
-    name: 'status records',
-    status: 'ok',
-    detail:
-      isObject(healthBody) && isObject(healthBody['data'])
-        ? 'wrapped in {data} (the SDK reads both)'
-        : "bare, as the spec's tables show (the SDK reads both)",
-  });
-  const tokenAnswer = seen.find((s) => s.path.endsWith('/auth/api-token'));
-  if (tokenAnswer && tokenAnswer.status < 300) {
+/** The forms this deployment chose where the spec leaves it open, as they arrived (the checks above proved the SDK reads them). */
+function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => void): void {
+  const tokenAnswer = seen.find((s) => s.path.endsWith('/auth/api-token') && s.status < 300);
+  if (tokenAnswer) {
     const body = parse(tokenAnswer.body);
+    const record = isObject(body) && isObject(body['data']) ? body['data'] : body;
+    const fields = isObject(record) ? ['expires_in', 'expires'].filter((field) => field in record) : [];
     add({
       name: 'token answer',
       status: 'ok',
-      detail: `${isObject(body) && isObject(body['data']) ? 'wrapped in {data}' : 'bare'}; lifetime in ${token && 'expires_in' in token ? 'expires_in' : ''}${token && 'expires' in token ? ' expires' : ''}${token && !('expires_in' in token) && !('expires' in token) ? 'nothing (the JWT exp is used, or tokenLifetime)' : ''}`,
+      detail: `${isObject(body) && isObject(body['data']) ? 'wrapped in {data}' : 'bare'}; lifetime in ${fields.length ? fields.join(' ') : 'nothing (the JWT exp is used)'}`,
     });
   }
   const errorAnswer = seen.find((s) => s.status === 404 && s.path.includes('/identity/request/'));
@@ -291,91 +467,101 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
       detail:
         isObject(body) && isObject(body['error'])
           ? '{error: {…}}, as the spec shows'
-          : 'the error fields at the top level (the SDK reads both)',
+          : 'the error fields at the top level (read as a NotFoundError)',
     });
   }
+}
 
-  // 7. OIDC discovery and the JWKS.
-  const authUrl = (config.authUrl ?? base.origin).replace(/\/$/, '');
-  let jwksUri: string | undefined;
+/** OIDC discovery and the JWKS, read by `remoteJwks` as the verifiers read them; the claims offered against this SDK's list. */
+async function checkOidc(
+  authUrl: string,
+  fetch: (request: Request) => Promise<Response>,
+  timeoutMs: number,
+  seen: readonly Seen[],
+  add: (check: Check) => void,
+): Promise<void> {
+  const keys = remoteJwks(authUrl, {
+    fetch: (url, init) => fetch(new Request(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })),
+    logLevel: 'off',
+  });
   try {
-    const discovery = await fetch(new Request(`${authUrl}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(timeoutMs) }));
-    const metadata = parse(seen.at(-1)?.body ?? '');
-    if (!discovery.ok || !isObject(metadata)) throw new Error(`answered ${discovery.status}`);
-    const issuerOk = metadata['issuer'] === authUrl || metadata['issuer'] === `${authUrl}/`;
-    const s256 =
-      Array.isArray(metadata['code_challenge_methods_supported']) && metadata['code_challenge_methods_supported'].includes('S256');
-    add({
-      name: 'OIDC discovery',
-      status: issuerOk && s256 ? 'ok' : 'fail',
-      detail: `issuer ${String(metadata['issuer'])}${s256 ? ', PKCE S256' : ', no PKCE S256'}`,
-      ...(issuerOk
-        ? s256
-          ? {}
-          : { advice: 'the helper requires S256 (code_challenge_methods_supported)' }
-        : { advice: `set authUrl (ACME_AUTH_URL) to the issuer, ${String(metadata['issuer'])}` }),
-    });
-    const offered = Array.isArray(metadata['acme_claims_supported']) ? metadata['acme_claims_supported'].map(String) : [];
-    const known = new Set(SUPPORTED_CLAIMS);
-    const unknown = offered.filter((claim) => !known.has(claim));
-    const gone = SUPPORTED_CLAIMS.filter((claim) => offered.length > 0 && !offered.includes(claim));
-    add({
-      name: 'claims',
-      status: unknown.length || gone.length ? 'warn' : 'ok',
-      detail: `${offered.length} offered${unknown.length ? `; new to this SDK: ${unknown.join(', ')}` : ''}${gone.length ? `; not offered here: ${gone.join(', ')}` : ''}`,
-      ...(unknown.length || gone.length ? { advice: 'pass the live list as supportedClaims; a newer SDK may type the new claims' } : {}),
-    });
-    jwksUri = typeof metadata['jwks_uri'] === 'string' ? metadata['jwks_uri'] : undefined;
+    await keys.refresh();
   } catch (error) {
     add({
       name: 'OIDC discovery',
       status: 'fail',
-      detail: `${authUrl}/.well-known/openid-configuration: ${error instanceof Error ? error.message : String(error)}`,
-      advice: 'set ACME_AUTH_URL (or --auth-url) to the OIDC issuer',
+      detail: `the SDK cannot read the issuer's keys: ${refusal(error)}`,
+      advice: 'set ACME_AUTH_URL (or --auth-url, remoteJwks(authUrl)) to the OIDC issuer; every signed verification fails until then',
+      option: 'authUrl',
     });
+    return;
   }
-  if (jwksUri) {
-    try {
-      const answer = await fetch(new Request(jwksUri, { signal: AbortSignal.timeout(timeoutMs) }));
-      const jwks = parse(seen.at(-1)?.body ?? '');
-      const keys = isObject(jwks) && Array.isArray(jwks['keys']) ? jwks['keys'].filter(isObject) : [];
-      const usable = keys.filter((key) => ['RSA', 'EC', 'OKP'].includes(String(key['kty'])) && !('d' in key));
-      const privateOnes = keys.filter((key) => 'd' in key).length;
-      add({
-        name: 'JWKS',
-        status: answer.ok && usable.length > 0 && privateOnes === 0 ? 'ok' : 'fail',
-        detail: `${keys.length} key${keys.length === 1 ? '' : 's'}, ${usable.length} usable${privateOnes ? `, ${privateOnes} PRIVATE (refused)` : ''}`,
-        ...(privateOnes
-          ? { advice: 'the service publishes private key material: tell its operators now' }
-          : usable.length
-            ? {}
-            : { advice: 'no public RSA, EC or OKP key: signatures cannot be verified' }),
-      });
-    } catch (error) {
-      add({ name: 'JWKS', status: 'fail', detail: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  const metadata = parse(seen.find((s) => s.path.endsWith('/.well-known/openid-configuration'))?.body ?? '');
+  const record = isObject(metadata) ? metadata : {};
+  const s256 = Array.isArray(record['code_challenge_methods_supported']) && record['code_challenge_methods_supported'].includes('S256');
+  add({
+    name: 'OIDC discovery',
+    status: s256 ? 'ok' : 'fail',
+    detail: `issuer ${String(record['issuer'])}, read by the SDK${s256 ? ', PKCE S256' : ', no PKCE S256'}`,
+    ...(s256 ? {} : { advice: 'the helper requires S256 (code_challenge_methods_supported)' }),
+  });
+  const offered = Array.isArray(record['acme_claims_supported']) ? record['acme_claims_supported'].map(String) : [];
+  const known = new Set(SUPPORTED_CLAIMS);
+  const unknown = offered.filter((claim) => !known.has(claim));
+  const gone = SUPPORTED_CLAIMS.filter((claim) => offered.length > 0 && !offered.includes(claim));
+  add({
+    name: 'claims',
+    status: unknown.length || gone.length ? 'warn' : 'ok',
+    detail: `${offered.length} offered${unknown.length ? `; new to this SDK: ${unknown.join(', ')}` : ''}${gone.length ? `; not offered here: ${gone.join(', ')}` : ''}`,
+    ...(unknown.length || gone.length ? { advice: 'pass the live list as supportedClaims; a newer SDK may type the new claims' } : {}),
+  });
+  // The last answer refresh() read: the JWKS.
+  const jwks = parse(seen.at(-1)?.body ?? '');
+  const all = isObject(jwks) && Array.isArray(jwks['keys']) ? jwks['keys'].filter(isObject) : [];
+  const privateOnes = all.filter((key) => 'd' in key).length;
+  add({
+    name: 'JWKS',
+    status: privateOnes ? 'fail' : 'ok',
+    detail: `${all.length} key${all.length === 1 ? '' : 's'}, read by the SDK${privateOnes ? `, ${privateOnes} PRIVATE` : ''}`,
+    ...(privateOnes ? { advice: 'the service publishes private key material: tell its operators now' } : {}),
+  });
+}
 
-  // 8. The service's own OpenAPI document against the contract this SDK was built from.
+/** The service's own OpenAPI document against the contract this SDK was built from, once it is one. */
+async function checkContract(
+  baseUrl: string,
+  fetch: (request: Request) => Promise<Response>,
+  timeoutMs: number,
+  seen: readonly Seen[],
+  add: (check: Check) => void,
+): Promise<void> {
+  let response: Response;
   try {
-    const spec = await raw('/docs/spec');
-    if (!isObject(spec.body)) throw new Error(`answered ${spec.response.status} without a JSON document`);
-    const drift = contractDrift(spec.body);
+    response = await fetch(new Request(`${baseUrl}/docs/spec`, { signal: AbortSignal.timeout(timeoutMs) }));
+  } catch (error) {
+    add({ name: 'contract', status: 'warn', detail: `/docs/spec did not answer: ${refusal(error)}` });
+    return;
+  }
+  const type = response.headers.get('content-type') ?? '';
+  const document = parse(seen.at(-1)?.body ?? '');
+  if (!response.ok || !/json|yaml/i.test(type) || !isObject(document) || !('paths' in document)) {
     add({
       name: 'contract',
-      status: drift.length ? 'warn' : 'ok',
-      detail: drift.length
-        ? `${drift.length} differences from the contract this SDK was built from:\n${drift.map((d) => `      ${d}`).join('\n')}`
-        : "the service's /docs/spec matches the SDK's contract",
-      ...(drift.length
-        ? { advice: 'operations or fields changed: check the CHANGELOG for a newer SDK, or regenerate (npm run generate -- --url)' }
-        : {}),
+      status: 'warn',
+      detail: `/docs/spec answered ${response.status}${type ? ` (${type.split(';')[0]})` : ''} without an OpenAPI document: not compared`,
+      advice: 'the service does not serve its description here; nothing about the SDK depends on it',
     });
-  } catch (error) {
-    add({ name: 'contract', status: 'warn', detail: `/docs/spec: ${error instanceof Error ? error.message : String(error)}` });
+    return;
   }
-
-  return { checks, ok: checks.every((check) => check.status !== 'fail') };
+  const drift = contractDrift(document);
+  add({
+    name: 'contract',
+    status: drift.length ? 'warn' : 'ok',
+    detail: drift.length
+      ? `${drift.length} differences from the contract this SDK was built from:\n${drift.map((d) => `      ${d}`).join('\n')}`
+      : "the service's /docs/spec matches the SDK's contract",
+    ...(drift.length ? { advice: 'operations or fields changed: check the CHANGELOG for a newer SDK' } : {}),
+  });
 }
 
 /** `components.api.version` of a status record (spec: "reports the running version" there). */
@@ -402,11 +588,13 @@ export function formatReport(report: DoctorReport, color: boolean): string {
         : '';
     return head + advice;
   });
-  const failed = report.checks.filter((c) => c.status === 'fail').length;
-  const warned = report.checks.filter((c) => c.status === 'warn').length;
-  lines.push(
-    '',
-    report.ok ? `${warned ? `${warned} warnings, ` : ''}no failures` : `${failed} failed${warned ? `, ${warned} warnings` : ''}`,
-  );
+  const count = (status: CheckStatus) => report.checks.filter((c) => c.status === status).length;
+  const summary: Record<DoctorOutcome, string> = {
+    ok: 'every check passed',
+    warnings: `${count('warn')} warnings, no failures`,
+    incomplete: `incomplete: ${count('skip')} checks skipped (settings missing)${count('warn') ? `, ${count('warn')} warnings` : ''}, no failures`,
+    failed: `${count('fail')} failed${count('warn') ? `, ${count('warn')} warnings` : ''}`,
+  };
+  lines.push('', summary[report.outcome]);
   return lines.join('\n');
 }

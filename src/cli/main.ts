@@ -2,7 +2,7 @@
 /**
  * `acme-identity`: the integrator's command.
  *
- *   acme-identity doctor [--base-url URL] [--auth-url URL] [--client-id ID] [--json]
+ *   acme-identity doctor [--base-url URL] [--auth-url URL] [--client-id ID] [--tenant-id ID] [--timestamp-format F] [--strict] [--json]
  *   acme-identity check-receiver <url> [--secret S] [--scheme prefixed-hex|hex|base64|stripe|standard] [--json]
  *   acme-identity decode <token> [--json]
  *   acme-identity verify <token> [--auth-url URL] [--json]
@@ -12,15 +12,19 @@
  *
  * Configuration comes from the flags or the ACME_* variables. Secrets (the client secret, the
  * webhook secret) are read from the environment when not given, and never printed. Exit codes: 0
- * all checks passed, 1 a check failed, 2 a usage error.
+ * all checks passed, 1 a check failed, 2 a usage error, 3 (doctor) checks skipped for missing
+ * settings.
  */
 import { cac } from 'cac';
 import { VERSION } from '../version.js';
 import { checkReceiver, type SigningScheme } from './check-receiver.js';
 import { CONTROL_VERBS, formatControl, sendControl } from './control.js';
 import { decodeToken, formatDecoded } from './decode.js';
-import { formatReport, runDoctor } from './doctor.js';
+import { formatReport, reportOf, runDoctor, type DoctorConfig, type DoctorOutcome } from './doctor.js';
 import { parseDelivery, verifyDelivery, verifyToken, type VerifyOutcome } from './verify.js';
+
+/** doctor's exit codes: 0 every check passed (warnings too, unless --strict), 1 a check failed, 3 checks skipped for missing settings. */
+const DOCTOR_EXIT: Record<DoctorOutcome, number> = { ok: 0, warnings: 0, incomplete: 3, failed: 1 };
 
 const env = (name: string): string | undefined => {
   const value = process.env[name];
@@ -41,13 +45,27 @@ cli
   .option('--auth-url <url>', "the OIDC issuer (ACME_AUTH_URL; default: the base URL's origin)")
   .option('--client-id <id>', 'the API client id (ACME_CLIENT_ID); the secret is read from ACME_CLIENT_SECRET')
   .option('--tenant-id <id>', 'the tenant (ACME_TENANT_ID)')
+  .option('--timestamp-format <format>', 'X-Request-Timestamp as unix-seconds, unix-ms or iso8601 (ACME_TIMESTAMP_FORMAT)')
   .option('--timeout <ms>', 'per request, in ms', { default: 10_000 })
-  .option('--json', 'the report as JSON, for CI')
+  .option('--strict', 'exit 1 on warnings too')
+  .option('--json', 'the report as JSON (schemaVersion 1), for CI')
   .example('ACME_CLIENT_SECRET=… acme-identity doctor --base-url https://identity.example/api/v1 --client-id … --tenant-id …')
   .action(
-    async (options: { baseUrl?: string; authUrl?: string; clientId?: string; tenantId?: string; timeout: number; json?: boolean }) => {
+    async (options: {
+      baseUrl?: string;
+      authUrl?: string;
+      clientId?: string;
+      tenantId?: string;
+      timestampFormat?: string;
+      timeout: number;
+      strict?: boolean;
+      json?: boolean;
+    }) => {
       const baseUrl = options.baseUrl ?? env('ACME_BASE_URL');
       if (!baseUrl) usage('doctor needs --base-url (or ACME_BASE_URL)');
+      const timestampFormat = options.timestampFormat ?? env('ACME_TIMESTAMP_FORMAT');
+      if (timestampFormat !== undefined && !['unix-seconds', 'unix-ms', 'iso8601'].includes(timestampFormat))
+        usage(`--timestamp-format ${timestampFormat} is not one of unix-seconds, unix-ms, iso8601`);
       const report = await runDoctor({
         baseUrl,
         authUrl: options.authUrl ?? env('ACME_AUTH_URL'),
@@ -55,9 +73,10 @@ cli
         clientSecret: env('ACME_CLIENT_SECRET'),
         tenantId: options.tenantId ?? env('ACME_TENANT_ID'),
         timeoutMs: Number(options.timeout),
+        timestampFormat: timestampFormat as DoctorConfig['timestampFormat'],
       });
       process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatReport(report, color())}\n`);
-      process.exitCode = report.ok ? 0 : 1;
+      process.exitCode = DOCTOR_EXIT[report.outcome] + (options.strict && report.outcome === 'warnings' ? 1 : 0);
     },
   );
 
@@ -86,9 +105,9 @@ cli
       header: options.header,
       ...(options.handlerFailure ? { failingCode: options.handlerFailure } : {}),
     });
-    const ok = checks.every((check) => check.status !== 'fail');
-    process.stdout.write(`${options.json ? JSON.stringify({ checks, ok }, null, 2) : formatReport({ checks, ok }, color())}\n`);
-    process.exitCode = ok ? 0 : 1;
+    const report = reportOf(checks);
+    process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatReport(report, color())}\n`);
+    process.exitCode = report.outcome === 'failed' ? 1 : 0;
   });
 
 cli

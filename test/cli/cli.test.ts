@@ -55,13 +55,17 @@ describe('acme-identity', () => {
     const text = await cli(['doctor'], env);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('✓ API token');
-    expect(text.stdout).toContain('no failures');
+    expect(text.stdout).toContain('every check passed');
     const json = await cli(['doctor', '--json'], env);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
+    expect(JSON.parse(json.stdout)).toMatchObject({ schemaVersion: 1, outcome: 'ok', ok: true });
     const wrong = await cli(['doctor'], { ...env, ACME_CLIENT_SECRET: 'sk_wrong_secret_value' });
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toContain('✗ API token');
-    for (const output of [text, json, wrong]) {
+    // A setting missing: nothing proven about the token and the tenant, so not green (exit 3), in text and in JSON.
+    const incomplete = await cli(['doctor', '--json'], { ...env, ACME_TENANT_ID: '' });
+    expect(incomplete.code).toBe(3);
+    expect(JSON.parse(incomplete.stdout)).toMatchObject({ outcome: 'incomplete', ok: false });
+    for (const output of [text, json, wrong, incomplete]) {
       expect(output.stdout + output.stderr).not.toContain(DEFAULT_CLIENT.clientSecret);
       expect(output.stdout + output.stderr).not.toContain('sk_wrong_secret_value');
     }

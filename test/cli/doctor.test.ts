@@ -4,6 +4,7 @@ import { formatReport, runDoctor, type DoctorConfig } from '../../src/cli/doctor
 import { contractDrift } from '../../src/cli/drift.js';
 import { openApiDocument } from '../../src/contract/openapi.js';
 import { DEFAULT_CLIENT, READING_CHOICES, createFakeService, type FakeReadings } from '../../src/testing/index.js';
+import { describeReadings, pairwise } from '../readings/space.js';
 
 async function doctor(
   options: {
@@ -57,7 +58,6 @@ describe('acme-identity doctor', () => {
       'API token',
       'tenant',
       'clock',
-      'status records',
       'token answer',
       'error bodies',
       'OIDC discovery',
@@ -96,6 +96,56 @@ describe('acme-identity doctor', () => {
     }
   });
 
+  test("against services covering every pair of readings: doctor fails nowhere the SDK's flows succeed (test/readings/matrix.test.ts runs those flows on the same services)", async () => {
+    for (const readings of pairwise()) {
+      const { report } = await doctor({ readings });
+      expect(
+        report.checks.filter((c) => c.status === 'fail'),
+        describeReadings(readings),
+      ).toEqual([]);
+    }
+  });
+
+  test('the X-Request-Timestamp format the SDK cannot detect: doctor finds the one the service takes and names the setting with its value', async () => {
+    for (const timestampFormat of ['unix-ms', 'iso8601'] as const) {
+      const { byName } = await doctor({ readings: { timestampFormat } });
+      expect(byName['tenant']).toMatchObject({ status: 'fail', option: `timestampFormat: '${timestampFormat}'` });
+      // Set as doctor says: the SDK's read goes through.
+      const fixed = await doctor({ readings: { timestampFormat }, config: { timestampFormat } });
+      expect(fixed.byName['tenant']?.status).toBe('ok');
+    }
+  });
+
+  test("a token lifetime the SDK sets aside (an expires without a zone): a warning with the SDK's own line, not a ✓", async () => {
+    const { byName } = await doctor({ readings: { expiresForm: 'naive' } });
+    expect(byName['API token']).toMatchObject({ status: 'warn', detail: expect.stringContaining('token lifetime: using') });
+    expect(byName['API token']?.detail).toMatch(/the SDK uses a lifetime of 900 s/);
+  });
+
+  test('a status answer from a cache (Age, an old Date) is not blamed on this machine’s clock', async () => {
+    const { byName } = await doctor({
+      readings: { dateHeader: 'omitted' },
+      fetch: (inner) => async (request) => {
+        const response = await inner(request);
+        if (!new URL(request.url).pathname.endsWith('/status/health')) return response;
+        const headers = new Headers(response.headers);
+        headers.set('date', new Date(Date.now() - 400_000).toUTCString());
+        headers.set('age', '400');
+        return new Response(response.body, { status: response.status, headers });
+      },
+    });
+    expect(byName['clock']).toMatchObject({ status: 'ok', detail: expect.stringContaining('Age 400 s') });
+  });
+
+  test('a /docs/spec that answers 404 is not read as a contract', async () => {
+    const { byName } = await doctor({
+      fetch: (inner) => async (request) =>
+        new URL(request.url).pathname.endsWith('/docs/spec') ? new Response('Not Found', { status: 404 }) : inner(request),
+    });
+    expect(byName['contract']).toMatchObject({ status: 'warn', detail: expect.stringContaining('answered 404') });
+    expect(JSON.stringify(byName['contract'])).not.toContain('npm run');
+  });
+
   test('a wrong client secret: the token check fails, saying what a 401 means', async () => {
     const { report, byName } = await doctor({ config: { clientSecret: 'not-the-secret' } });
     expect(report.ok).toBe(false);
@@ -129,11 +179,12 @@ describe('acme-identity doctor', () => {
       readings: { statusEnvelope: 'wrapped', tokenEnvelope: 'bare', errorBody: 'bare', tokenLifetime: 'expires' },
     });
     expect(wrapped.report.ok).toBe(true);
-    expect(wrapped.byName['status records']?.detail).toContain('wrapped in {data}');
+    // Status records wrapped: read by the SDK's own status methods, whose fields doctor shows.
+    expect(wrapped.byName['health']?.detail).toBe('read by the SDK: status healthy, database connected');
     expect(wrapped.byName['token answer']?.detail).toMatch(/^bare; lifetime in +expires$/);
     expect(wrapped.byName['error bodies']?.detail).toContain('top level');
     const plain = await doctor();
-    expect(plain.byName['status records']?.detail).toContain('bare');
+    expect(plain.byName['health']?.detail).toBe('read by the SDK: status healthy, database connected');
     expect(plain.byName['token answer']?.detail).toMatch(/^wrapped in \{data\}; lifetime in expires_in expires$/);
     expect(plain.byName['error bodies']?.detail).toContain('{error: {…}}');
   });
@@ -173,18 +224,36 @@ describe('acme-identity doctor', () => {
     ]);
     expect(down.checks[1]?.detail).toContain('ENOTFOUND');
     const service = await createFakeService();
-    const plain = await runDoctor({ baseUrl: service.baseUrl.replace('https:', 'http:').replace('/api/v1', ''), fetch: service.fetch });
-    expect(plain.checks[0]).toMatchObject({ name: 'base URL', status: 'warn' });
+    const plain = await runDoctor({ baseUrl: service.baseUrl.replace('/api/v1', ''), fetch: service.fetch });
+    // The cause first, failing, with the fix; the lines after it do not pretend the service is degraded.
+    expect(plain.checks[0]).toMatchObject({
+      name: 'base URL',
+      status: 'fail',
+      advice: expect.stringContaining(`${service.baseUrl.replace('/api/v1', '')}/api/v1`),
+      option: 'baseUrl',
+    });
+    expect(plain.outcome).toBe('failed');
+    expect(plain.checks.find((c) => c.name === 'health')).toMatchObject({ status: 'fail', advice: expect.stringContaining('/api/v1') });
     const cleartext = await runDoctor({ baseUrl: service.baseUrl.replace('https:', 'http:'), fetch: service.fetch });
     expect(cleartext.checks[0]).toMatchObject({ name: 'base URL', status: 'fail', advice: expect.stringContaining('https') });
     expect((await runDoctor({ baseUrl: 'not a url' })).checks).toMatchObject([{ name: 'base URL', status: 'fail' }]);
   });
 
-  test('without credentials the token and tenant checks are skipped, not failed', async () => {
+  test('without credentials the token and tenant checks are skipped: the run is incomplete, not green, and says what to set', async () => {
     const service = await createFakeService();
-    const report = await runDoctor({ baseUrl: service.baseUrl, authUrl: service.authUrl, fetch: service.fetch });
-    expect(report.ok).toBe(true);
-    expect(report.checks.find((c) => c.name === 'API token')?.status).toBe('skip');
+    for (const missing of ['clientId', 'clientSecret', 'tenantId'] as const) {
+      const given = { clientId: DEFAULT_CLIENT.clientId, clientSecret: DEFAULT_CLIENT.clientSecret, tenantId: DEFAULT_CLIENT.tenantId };
+      const report = await runDoctor({
+        baseUrl: service.baseUrl,
+        authUrl: service.authUrl,
+        fetch: service.fetch,
+        ...given,
+        [missing]: undefined,
+      });
+      expect(report).toMatchObject({ schemaVersion: 1, outcome: 'incomplete', ok: false });
+      expect(report.checks.find((c) => c.name === 'API token')).toMatchObject({ status: 'skip', advice: expect.stringContaining('ACME_') });
+      expect(formatReport(report, false)).toContain('incomplete');
+    }
   });
 
   test('the contract compared with itself has no drift', () => {

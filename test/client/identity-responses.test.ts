@@ -176,8 +176,10 @@ describe('identityResponses: what the spec leaves to the client', () => {
     const response = service.identityRequest(codes.accessRequestCode)!.response!;
     response['exp'] = Math.floor(Date.now() / 1000) - 5;
     await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
-    // A date where a number belongs is not guessed at.
-    response['exp'] = '2026-12-01T00:00:00Z';
+    // A date with its zone names one instant, and is read as it (an elapsed one refused); a date without one is not guessed at.
+    response['exp'] = new Date(Date.now() - 5_000).toISOString();
+    await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+    response['exp'] = '2026-12-01T00:00:00';
     await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['data.exp'] });
   });
 
