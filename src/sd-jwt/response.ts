@@ -129,7 +129,8 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
   const list = data['disclosures'] ?? [];
   if (!Array.isArray(list)) throw fail('ERR_SD_JWT_MALFORMED', 'disclosures is not an array');
   const seen = new Set<string>();
-  return list.map((item, i) => {
+  // Array.from visits the holes of a sparse array (as undefined), which map would pass over.
+  return Array.from(list as unknown[], (item, i) => {
     if (!isObject(item) || typeof item['claim'] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] has no claim key`);
     const claim = item['claim'];
     // RFC 9901 §7.1 step 3: a disclosed name is never a reserved one, nor one the payload already has in the clear.
@@ -149,9 +150,10 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
 
 function stringList(value: unknown, field: string): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
-    throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
-  return value;
+  // Array.from turns the holes of a sparse array into undefined, which every() would pass over.
+  const list = Array.isArray(value) ? Array.from(value as unknown[]) : undefined;
+  if (!list || !list.every((v) => typeof v === 'string')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
+  return list as string[];
 }
 
 /** The disclosures of verified credential JWTs, by salt: the issuer's exact bytes for a claim. */

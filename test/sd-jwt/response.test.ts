@@ -148,6 +148,22 @@ describe('verifyIdentityResponse refuses', () => {
     ).resolves.toBeDefined();
   });
 
+  test('a sparse disclosures or _sd array (holes) is ERR_SD_JWT_MALFORMED, never a raw TypeError (fuzz seed 1173314716)', async () => {
+    const { response, options } = await fetched();
+    const holed = tampered(response, (d) => {
+      const list = d['disclosures'] as unknown[];
+      list.splice(0, 1);
+      list.splice(0, 1);
+      list[list.length + 1] = structuredClone(list[0]);
+    });
+    expect(await refusal(holed, options)).toBe('ERR_SD_JWT_MALFORMED');
+    const sd = tampered(response, (d) => {
+      const digests = d['_sd'] as unknown[];
+      digests[digests.length + 2] = digests[0];
+    });
+    expect(await refusal(sd, options)).toBe('ERR_SD_JWT_MALFORMED');
+  });
+
   test('a response whose nbf is in the future by more than the clock resolution (2 s)', async () => {
     const { response, options } = await fetched();
     const early = (seconds: number) => () => (response.data.nbf! - seconds) * 1000;
