@@ -1,6 +1,6 @@
 /** The last leg of the asynchronous flow: from a verified webhook event to a verified identity. */
 import { decodeJwt } from 'jose/jwt/decode';
-import { AcmeIdentityError, IdentityFlowError, NotFoundError } from '../errors/index.js';
+import { AcmeIdentityError, AuthenticationError, IdentityFlowError, NotFoundError } from '../errors/index.js';
 import type { VerifiedIdentityResponse, VerifyIdentityResponseOptions } from '../sd-jwt/index.js';
 import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest } from './results.js';
 import type { Schemas } from './schemas.js';
@@ -56,15 +56,18 @@ export async function verifiedIdentity(
   now: () => number,
 ): Promise<VerifiedIdentityResponse> {
   if (event.kind === 'cancelled') throw cancelled('the webhook says so');
-  let named: unknown;
+  let claims: ReturnType<typeof decodeJwt>;
   try {
-    named = decodeJwt(event.accessToken)['access_request_code'];
+    claims = decodeJwt(event.accessToken);
   } catch (cause) {
     throw new IdentityFlowError('token', 'the webhook access_token is not a JWT', cause);
   }
-  if (named !== event.accessRequestCode) {
+  if (claims['access_request_code'] !== event.accessRequestCode) {
     throw new IdentityFlowError('token', "the webhook access_token does not name the event's access_request_code", undefined);
   }
+  // An expired X-Access-Token is refused by the service as bad authentication: say what it is, before asking.
+  const expired = expiredSince(claims['exp'], now());
+  if (expired) throw new IdentityFlowError('token', expired, undefined);
   const { identitySessionCode, signal, timeoutMs, maxRetries, correlationId, ...verification } = options;
   const approved = event.kind === 'approved';
   const call = defined({ signal, timeoutMs, maxRetries, correlationId });
@@ -85,6 +88,10 @@ export async function verifiedIdentity(
     ) {
       throw cancelled('the service has no identity response for it', cause);
     }
+    // Refused as unauthenticated: if the service's clock (learnt by now, from its answers) says the
+    // X-Access-Token has expired, that is the cause, not the client's credentials.
+    const expiredNow = cause instanceof AuthenticationError ? expiredSince(claims['exp'], now()) : undefined;
+    if (expiredNow) throw new IdentityFlowError('token', expiredNow, cause);
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('fetch', `GET /identity/response failed${code}`, cause);
   }
@@ -100,6 +107,16 @@ export async function verifiedIdentity(
     const code = cause instanceof AcmeIdentityError ? ` (${cause.code})` : '';
     throw new IdentityFlowError('verify', `the identity response was refused${code}`, cause);
   }
+}
+
+/**
+ * Why an X-Access-Token cannot be used any more, when its `exp` (read, not verified: the service
+ * verifies it) has passed on the service's clock; `undefined` while it is valid or states no `exp`.
+ */
+export function expiredSince(exp: unknown, serviceNowMs: number): string | undefined {
+  if (typeof exp !== 'number' || !Number.isFinite(exp) || exp * 1000 > serviceNowMs) return undefined;
+  const ago = Math.round((serviceNowMs - exp * 1000) / 1000);
+  return `the webhook's X-Access-Token expired at ${new Date(exp * 1000).toISOString()} (${ago} s ago, on the service's clock): ask the service to send the webhook again (the identity inbox fetches within the token's life)`;
 }
 
 /** `value` without its undefined fields (the options are exact: an undefined one would override a default). */

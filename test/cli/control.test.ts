@@ -84,8 +84,11 @@ describe('acme-identity sandbox, against a running sandbox', () => {
     await expect(acme.identityResponses.getVerified(event, { identitySessionCode: isc })).resolves.toBeDefined();
     expect((await control('clock', 'advance', '2h')).status).toBe(200);
     const later = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+    // The X-Access-Token expired: said as such, with when and what to do, not as bad client credentials (#43).
     await expect(later.identityResponses.getVerified(event, { identitySessionCode: isc })).rejects.toMatchObject({
       code: 'ERR_IDENTITY_FLOW',
+      step: 'token',
+      message: expect.stringMatching(/X-Access-Token expired at \d{4}-.*ask the service to send the webhook again/),
     });
   });
 
