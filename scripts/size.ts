@@ -62,7 +62,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // and three golfs more: 8,993 B (8,997 B once a JWKS of `null` was refused as such and the
     // discovery cache kept a newer read). #46 changed the goal: stay below openid-client's page
     // measured the same way (below, about 9.3 KB), with a budget of 9,600 B, and no byte saved at
-    // the reader's cost (the golfs are being undone).
+    // the reader's cost: the golfs undone (a named map of query names, oauth4webapi's own state and
+    // nonce generators, one rule per ID-token claim) make it 9,101 B.
     budgetBytes: 9600,
   },
   {

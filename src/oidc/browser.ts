@@ -122,13 +122,7 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
       const saved = storage().getItem(key);
       // Taken out before anything else: a second use of this state finds nothing.
       storage().removeItem(key);
-      let transaction: OidcTransaction | null | undefined;
-      try {
-        // No entry (null) parses as null, which is missing too.
-        transaction = JSON.parse(saved as string) as OidcTransaction | null;
-      } catch {
-        // An unreadable entry is treated as missing.
-      }
+      const transaction = saved === null ? undefined : storedTransaction(saved);
       if (!transaction) {
         throw new OidcError('ERR_OIDC_STATE', 'no sign-in waits for this state: finished, or started elsewhere');
       }
@@ -158,3 +152,12 @@ export { readClaim, readClaims } from '../claims/decoders.js';
 export type { ClaimKey, ClaimValue, KnownClaimTypes, PersonName, ReadClaims } from '../claims/decoders.js';
 export { InvalidInputError, OidcError, ConfigurationError } from '../errors/index.js';
 export type { OidcErrorCode, InputIssue } from '../errors/index.js';
+
+/** A stored sign-in, or `undefined` for an entry that is not one (unreadable, or `null`). */
+function storedTransaction(saved: string): OidcTransaction | undefined {
+  try {
+    return (JSON.parse(saved) as OidcTransaction | null) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}

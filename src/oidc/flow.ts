@@ -15,6 +15,8 @@ import {
   clockSkew,
   clockTolerance,
   generateRandomCodeVerifier,
+  generateRandomNonce,
+  generateRandomState,
   getValidatedIdTokenClaims,
   processAuthorizationCodeResponse,
   type AuthorizationServer,
@@ -198,18 +200,35 @@ interface FailureCause {
 }
 
 /**
- * The claim an ID token was refused for, when the refusal's cause holds its claims: the first, in
- * oauth4webapi's order, that is not of its type (`iss` and `sub` strings, `aud` a string or a
- * list, the times numbers) or is missing (`nbf` may be); else the only other such refusal, a
- * missing `auth_time` that `max_age` made required.
+ * The claims oauth4webapi requires of every ID token this SDK receives, in the order it looks for
+ * them: the registered ones, then `nonce` (this SDK always sends one, so it is always required).
+ * `auth_time` is required only when `max_age` was sent.
  */
-const faultyClaim = (claims: Record<string, unknown>) =>
-  ['exp', 'iat', 'iss', 'nbf', 'aud', 'sub'].find((claim, i) => {
-    const value = claims[claim];
-    return value === undefined
-      ? i !== 3
-      : !(i === 2 || i > 3 ? isString(value) || (i === 4 && Array.isArray(value)) : typeof value === 'number');
-  }) ?? 'auth_time';
+const REQUIRED_CLAIMS = ['aud', 'exp', 'iat', 'iss', 'sub', 'nonce'] as const;
+
+const isNumber = (value: unknown) => typeof value === 'number';
+
+/** What each claim's value must be, in the order oauth4webapi checks them once all are present. */
+const CLAIM_TYPES: readonly (readonly [claim: string, valid: (value: unknown) => boolean])[] = [
+  ['exp', isNumber],
+  ['iat', isNumber],
+  ['iss', (value) => isString(value)],
+  ['nbf', (value) => value === undefined || isNumber(value)],
+  ['aud', (value) => isString(value) || Array.isArray(value)],
+  ['sub', (value) => isString(value)],
+];
+
+/**
+ * The claim an ID token was refused for, when the refusal's cause holds its claims (oauth4webapi
+ * names the claim only in its message, which is not read): the first required claim missing, else
+ * the first claim of the wrong type, else the one refusal left, a missing `auth_time` that
+ * `max_age` made required.
+ */
+function faultyClaim(claims: Record<string, unknown>): string {
+  const missing = REQUIRED_CLAIMS.find((claim) => claims[claim] === undefined);
+  if (missing) return missing;
+  return CLAIM_TYPES.find(([claim, valid]) => !valid(claims[claim]))?.[0] ?? 'auth_time';
+}
 
 /**
  * Which ID-token refusal an oauth4webapi failure is, by its code and `cause` (never its message),
@@ -223,7 +242,11 @@ function idTokenFailure(code: string | undefined, cause: FailureCause): [OidcErr
   if (code !== INVALID_RESPONSE) return undefined;
   if (cause.header) return ['ERR_OIDC_ID_TOKEN_SIGNATURE'];
   const { claims, body } = cause;
-  if (claims) return ['ERR_OIDC_ID_TOKEN', faultyClaim(claims)];
+  if (claims) {
+    const claim = faultyClaim(claims);
+    // A missing nonce is the nonce check's failure, as a different one is (JWT_CLAIM_COMPARISON).
+    return [claim === 'nonce' ? 'ERR_OIDC_NONCE' : 'ERR_OIDC_ID_TOKEN', claim];
+  }
   // The token response's members are checked in order, the ID token's last: a response whose
   // access_token and token_type passed was refused for its id_token.
   if (body && isString(body.access_token) && isString(body.token_type) && !isString(body.id_token)) return ['ERR_OIDC_ID_TOKEN'];
@@ -232,9 +255,19 @@ function idTokenFailure(code: string | undefined, cause: FailureCause): [OidcErr
 
 export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
-/** The text parameters, each sent as its name in snake case (`loginHint` as `login_hint`). */
-const TEXT = ['ruleset', 'aobo', 'phone', 'email', 'prompt', 'loginHint', 'uiLocales', 'acrValues'] as const;
-type TextOption = (typeof TEXT)[number];
+/** The text parameters, each with the query parameter it is sent as. */
+const TEXT_PARAMETERS = {
+  ruleset: 'ruleset',
+  aobo: 'aobo',
+  phone: 'phone',
+  email: 'email',
+  prompt: 'prompt',
+  loginHint: 'login_hint',
+  uiLocales: 'ui_locales',
+  acrValues: 'acr_values',
+} as const;
+type TextOption = keyof typeof TEXT_PARAMETERS;
+const TEXT = Object.keys(TEXT_PARAMETERS) as TextOption[];
 
 /**
  * The value a text option is sent as: a string as it is; for `uiLocales` and `acrValues` also a
@@ -391,10 +424,8 @@ export function createCore(
       issuer: as.issuer,
       clientId: options.clientId,
       redirectUri: options.redirectUri,
-      // oauth4webapi's generateRandomState, ...Nonce and ...CodeVerifier are one function (32 random
-      // bytes, base64url): one of them, called three times, is two fewer in a sign-in page.
-      state: generateRandomCodeVerifier(),
-      nonce: generateRandomCodeVerifier(),
+      state: generateRandomState(),
+      nonce: generateRandomNonce(),
       codeVerifier: generateRandomCodeVerifier(),
       createdAt: now(),
       maxAge: params.maxAge,
@@ -414,7 +445,7 @@ export function createCore(
       phone_country_code: params.phoneCountryCode?.toString(),
       max_age: params.maxAge?.toString(),
     };
-    for (const option of TEXT) query[option.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = textOf(params, option);
+    for (const option of TEXT) query[TEXT_PARAMETERS[option]] = textOf(params, option);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     return { url, transaction };
   }
@@ -441,7 +472,7 @@ export function createCore(
         // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
         // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
         // after the redirect", however long the person took to come back.
-        maxAge: maxAge === undefined ? maxAge! : maxAge + Math.ceil((now() - transaction.createdAt) / 1000) + 1,
+        ...(maxAge === undefined ? {} : { maxAge: maxAge + Math.ceil((now() - transaction.createdAt) / 1000) + 1 }),
       });
       // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
       await verifySignature(as, tokens.id_token!).catch((e: unknown) => {

@@ -7,7 +7,8 @@ import { describe, expect, test } from 'vitest';
 import { OidcError } from '../../src/errors/index.js';
 import { mapFailure } from '../../src/oidc/flow.js';
 
-const good = { aud: 'c', exp: 2e9, iat: 1e9, iss: 'https://i.example', sub: 'p' };
+/** An ID token's claims as the SDK's sign-in receives them: it always sends a nonce, so one is always required. */
+const good = { aud: 'c', exp: 2e9, iat: 1e9, iss: 'https://i.example', sub: 'p', nonce: 'n' };
 const failure = (code: string, cause: unknown) => new OperationProcessingError('reworded', { code, cause });
 
 describe('mapFailure', () => {
@@ -21,6 +22,8 @@ describe('mapFailure', () => {
     ['aud of the wrong type', failure(INVALID_RESPONSE, { claims: { ...good, aud: 7 } }), 'ERR_OIDC_ID_TOKEN', 'aud'],
     ['a list as aud', failure(INVALID_RESPONSE, { claims: { ...good, aud: ['c'], sub: undefined } }), 'ERR_OIDC_ID_TOKEN', 'sub'],
     ['no sub', failure(INVALID_RESPONSE, { claims: { ...good, sub: undefined } }), 'ERR_OIDC_ID_TOKEN', 'sub'],
+    // #46: oauth4webapi names a missing claim only in its message; a missing nonce is the nonce check's failure.
+    ['no nonce', failure(INVALID_RESPONSE, { claims: { ...good, nonce: undefined } }), 'ERR_OIDC_NONCE', 'nonce'],
     ['no auth_time where max_age asks for one', failure(INVALID_RESPONSE, { claims: good }), 'ERR_OIDC_ID_TOKEN', 'auth_time'],
     [
       'a token response without id_token',
