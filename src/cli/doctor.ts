@@ -564,13 +564,6 @@ async function checkContract(
   });
 }
 
-/** `components.api.version` of a status record (spec: "reports the running version" there). */
-function apiVersion(record: Record<string, unknown>): string {
-  const components = isObject(record['components']) ? record['components'] : {};
-  const api = isObject(components['api']) ? components['api'] : {};
-  return typeof api['version'] === 'string' ? api['version'] : 'not stated';
-}
-
 const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
 
 /** The checklist as text: one line per check, its advice below a failure or a warning. */

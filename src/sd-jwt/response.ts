@@ -151,9 +151,10 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
 function stringList(value: unknown, field: string): string[] {
   if (value === undefined) return [];
   // Array.from turns the holes of a sparse array into undefined, which every() would pass over.
-  const list = Array.isArray(value) ? Array.from(value as unknown[]) : undefined;
-  if (!list || !list.every((v) => typeof v === 'string')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
-  return list as string[];
+  if (!Array.isArray(value)) throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
+  const list: unknown[] = Array.from(value as unknown[]);
+  if (!list.every((v): v is string => typeof v === 'string')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is not an array of strings`);
+  return list;
 }
 
 /** The disclosures of verified credential JWTs, by salt: the issuer's exact bytes for a claim. */
