@@ -559,3 +559,49 @@ describe('MemoryInboxStore', () => {
     expect(await store.expected('a')).toBeUndefined();
   });
 });
+
+describe('inbox: a sealed token is bound to its entry (#45)', () => {
+  test("a token sealed for one request, moved into another's entry, does not open: nothing is fetched with another request's token", async () => {
+    class Swapping extends MemoryInboxStore {
+      sealed = new Map<string, string>();
+      override async add(record: InboxRecord, now: number) {
+        this.sealed.set(record.id, record.token);
+        // The store hands arc_2 the token sealed for arc_1, as a tampered or mixed-up store could.
+        const token = record.id === 'arc_2' ? (this.sealed.get('arc_1') ?? record.token) : record.token;
+        return super.add({ ...record, token }, now);
+      }
+    }
+    const { inbox, verify } = setup({ store: new Swapping() });
+    await received(inbox, 'arc_1');
+    await received(inbox, 'arc_2');
+    await inbox.runOnce();
+    // arc_1 opened its own token; arc_2's holds arc_1's and is refused, never sent.
+    expect(verify.mock.calls.map(([event]) => event.accessRequestCode)).toEqual(['arc_1']);
+    expect(await inbox.deadLetters()).toMatchObject([
+      { record: { id: 'arc_2' }, reason: 'ERR_INBOX_REFUSED', errorCode: 'ERR_INVALID_CONFIG' },
+    ]);
+  });
+
+  test('the memory store forgets handed-over requests only once their time is over: a redelivery inside the window is a duplicate after the sweep', async () => {
+    const store = new MemoryInboxStore();
+    const now = T0;
+    const record = (id: string): InboxRecord => ({
+      id,
+      kind: 'approved',
+      deliveryId: id,
+      token: 't',
+      tokenExpiresAt: now + 3_600_000,
+      receivedAt: now,
+      attempts: 0,
+      nextAttemptAt: now,
+    });
+    // 1,000 hand-overs trigger a sweep; the first of them is still inside its window.
+    for (let i = 0; i < 1_000; i++) {
+      await store.add(record(`arc_${i}`), now);
+      const [claim] = await store.claim('w', 1, 60_000, now);
+      await store.complete(claim!, 60_000, now);
+    }
+    expect(await store.add(record('arc_0'), now + 1)).toBe('duplicate');
+    expect(await store.add(record('arc_0'), now + 60_000)).toBe('added');
+  });
+});

@@ -116,6 +116,22 @@ describe('verifySdJwt: signature and algorithm', () => {
     expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_ISSUER');
   });
 
+  test('rejects a token without iss where an issuer is required (#45: the check must not be skipped for an absent iss)', async () => {
+    const jwt = await issuer.sign({ exp: NOW + 60 });
+    expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_ISSUER');
+  });
+
+  test('an issuer with or without its trailing slash is the same issuer; another path is not (#39)', async () => {
+    for (const iss of [`${ISSUER}/`, ISSUER.replace(/\/$/, '')]) {
+      const jwt = await issuer.sign({ iss, exp: NOW + 60 });
+      await expect(verifySdJwt(`${jwt}~`, at(issuer.keys))).resolves.toMatchObject({ claims: { iss } });
+    }
+    for (const iss of [`${ISSUER}/x`, `${ISSUER}//`, ` ${ISSUER}`]) {
+      const jwt = await issuer.sign({ iss, exp: NOW + 60 });
+      expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_ISSUER');
+    }
+  });
+
   test('verifies ES256 keys too (asymmetric algorithms other than RSA)', async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const keys = localJwks({ keys: [{ ...(await exportJWK(publicKey)), kid: 'ec' }] }, ISSUER);
