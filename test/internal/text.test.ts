@@ -16,7 +16,7 @@ describe('printable', () => {
         const place = at % (text.length + 1);
         const written = `${text.slice(0, place)}${forging}${text.slice(place)}`;
         const shown = printable(written)!;
-        expect(shown).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+        for (const char of FORGING) expect(shown).not.toContain(char);
         // Each forging character becomes one space: nothing else moves.
         expect(shown).toHaveLength(Math.min(written.length, 64) + (written.length > 64 ? 1 : 0));
       }),
