@@ -70,17 +70,34 @@ const boolean: z.ZodMiniType<boolean, unknown> = z.union([
 ]);
 const bool = z.exactOptional(boolean);
 
+/**
+ * The token response: its lifetime fields are read whatever they hold, and judged by the token
+ * manager (client/lifetime.ts), which sets aside what names no lifetime and says so: a lifetime in
+ * a form nobody can read costs the token nothing when the JWT's `exp` (or another field) states it.
+ */
 export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
   access_token: str,
   refresh_token: str,
-  // Seconds: a whole number, or one written as a string ("900").
+  // Seconds: a number, or one written as a string ("900"); anything else is NaN, set aside by the token manager.
   expires_in: z.exactOptional(
     z.pipe(
-      z.union([z.number(), z.string().check(z.regex(/^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/))]),
-      z.transform((value: number | string) => Number(value)),
+      z.unknown(),
+      z.transform((value: unknown) =>
+        typeof value === 'number' || (typeof value === 'string' && /^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/.test(value)) ? Number(value) : Number.NaN,
+      ),
     ),
   ),
-  expires: str,
+  // A date; a UNIX time (seconds, or milliseconds as 13 digits) names one too, and is written as its date.
+  expires: z.exactOptional(
+    z.pipe(
+      z.unknown(),
+      z.transform((value: unknown) => {
+        const digits = typeof value === 'string' && /^\s*[0-9]{9,13}\s*$/.test(value) ? Number(value) : value;
+        if (typeof digits === 'number' && Number.isFinite(digits)) return new Date(digits >= 1e11 ? digits : digits * 1000).toUTCString();
+        return typeof value === 'string' ? value : '';
+      }),
+    ),
+  ),
 });
 
 export const IdentityRequestCreated: ShapeOf<Schemas['IdentityRequestCreated']> = z.looseObject({

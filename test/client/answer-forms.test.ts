@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
-import { IdentityRequestDetails, CredentialRevoked } from '../../src/client/schemas.js';
+import { IdentityRequestDetails, CredentialRevoked, TokenResponse } from '../../src/client/schemas.js';
+import { tokenLifetime } from '../../src/client/lifetime.js';
 import { canonicalDigest } from '../../src/sd-jwt/hash.js';
 
 const read = (details: Record<string, unknown>) => z.safeParse(IdentityRequestDetails, details);
@@ -97,5 +98,32 @@ describe('an _sd digest, in every encoding', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('a token answer whose lifetime fields hold anything', () => {
+  test('property: the answer is still read, and the lifetime used is never later than the JWT exp, nor past', () => {
+    const now = Date.UTC(2026, 10, 27, 12);
+    const junk = fc.oneof(fc.anything(), fc.string(), fc.integer(), fc.double(), fc.constantFrom('900s', '15m', 'never', '', 'NaN'));
+    fc.assert(
+      fc.property(junk, junk, fc.integer({ min: 60, max: 86_400 }), (expiresIn, expires, lifetimeSeconds) => {
+        const parsed = z.safeParse(TokenResponse, { access_token: 'a.b.c', expires_in: expiresIn, expires });
+        expect(parsed.success).toBe(true);
+        const exp = now + lifetimeSeconds * 1000;
+        const fields = parsed.data as { expires_in?: number; expires?: string };
+        const { expiresAt } = tokenLifetime(fields, exp, now, 0, 300_000);
+        expect(expiresAt).toBeGreaterThan(now);
+        expect(expiresAt).toBeLessThanOrEqual(exp);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('an expires written as a UNIX time (seconds or milliseconds) is the instant it names', () => {
+    const at = Date.UTC(2026, 10, 27, 12, 15);
+    for (const form of [at / 1000, String(at / 1000), at]) {
+      const parsed = z.safeParse(TokenResponse, { access_token: 'a.b.c', expires: form });
+      expect(Date.parse(parsed.data?.expires ?? '')).toBe(at);
+    }
   });
 });
