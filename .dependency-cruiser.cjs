@@ -42,14 +42,14 @@ module.exports = {
       severity: 'error',
       comment: 'The verifiers (SD-JWT, webhooks, OIDC, claims) depend on errors/ and internal/ only, never on the REST client.',
       from: { path: '^src/(sd-jwt|webhooks|oidc|claims)/' },
-      to: { path: '^src/(client|redis)/' },
+      to: { path: '^src/(client|redis|postgres)/' },
     },
     {
       name: 'inbox-takes-the-client-it-is-given',
       severity: 'error',
       comment: "The inbox works with the client the application passes in: it may import the client's types, never its code.",
       from: { path: '^src/inbox/' },
-      to: { path: '^src/(client|redis)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/(client|redis|postgres)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'internal-is-the-floor',

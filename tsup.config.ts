@@ -15,6 +15,7 @@ const entry = {
   'authjs/index': 'src/authjs/index.ts',
   'better-auth/index': 'src/better-auth/index.ts',
   'redis/index': 'src/redis/index.ts',
+  'postgres/index': 'src/postgres/index.ts',
   'testing/index': 'src/testing/index.ts',
   'testing/msw': 'src/testing/msw.ts',
   // Not a public entry (the exports map has none): it puts the client in a chunk of its own, so

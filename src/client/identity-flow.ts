@@ -113,7 +113,7 @@ export async function verifiedIdentity(
  * Why an X-Access-Token cannot be used any more, when its `exp` (read, not verified: the service
  * verifies it) has passed on the service's clock; `undefined` while it is valid or states no `exp`.
  */
-export function expiredSince(exp: unknown, serviceNowMs: number): string | undefined {
+function expiredSince(exp: unknown, serviceNowMs: number): string | undefined {
   if (typeof exp !== 'number' || !Number.isFinite(exp) || exp * 1000 > serviceNowMs) return undefined;
   const ago = Math.round((serviceNowMs - exp * 1000) / 1000);
   return `the webhook's X-Access-Token expired at ${new Date(exp * 1000).toISOString()} (${ago} s ago, on the service's clock): ask the service to send the webhook again (the identity inbox fetches within the token's life)`;

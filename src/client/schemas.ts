@@ -83,7 +83,9 @@ export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
     z.pipe(
       z.unknown(),
       z.transform((value: unknown) =>
-        typeof value === 'number' || (typeof value === 'string' && /^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/.test(value)) ? Number(value) : Number.NaN,
+        typeof value === 'number' || (typeof value === 'string' && /^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/.test(value))
+          ? Number(value)
+          : Number.NaN,
       ),
     ),
   ),

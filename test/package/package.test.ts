@@ -44,6 +44,7 @@ const ENTRIES = [
   '@acme/identity/authjs',
   '@acme/identity/better-auth',
   '@acme/identity/redis',
+  '@acme/identity/postgres',
   '@acme/identity/testing',
   '@acme/identity/testing/msw',
 ];
@@ -134,6 +135,7 @@ describe('npm pack', () => {
       'authjs/index',
       'better-auth/index',
       'redis/index',
+      'postgres/index',
       'testing/index',
       'testing/msw',
     ]) {

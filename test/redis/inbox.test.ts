@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
 import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
-import { createIdentityInbox, MemoryInboxStore, type InboxDelivery, type InboxRecord, type InboxStore } from '../../src/inbox/index.js';
+import { createIdentityInbox, MemoryInboxStore, type InboxDelivery, type InboxStore } from '../../src/inbox/index.js';
 import { RedisInboxStore, type RedisClientLike } from '../../src/redis/index.js';
 import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
@@ -18,6 +18,7 @@ import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { person } from '../fixtures.js';
 import { ended, lastJsonLine } from '../child.js';
 import { reconcilerRaces } from '../inbox/reconcile-races.js';
+import { storeRules } from '../inbox/store-rules.js';
 
 const WORKER = fileURLToPath(new URL('./inbox-worker.ts', import.meta.url));
 const KEY = new Uint8Array(32).fill(9);
@@ -55,22 +56,6 @@ async function connect(kind: (typeof kinds)[number], url = server.url): Promise<
 let prefixes = 0;
 const prefix = () => `inbox-test-${++prefixes}:`;
 
-/** A record due since a second ago: a test's `now`, read just before, finds it due. */
-function record(id: string, overrides: Partial<InboxRecord> = {}): InboxRecord {
-  const now = Date.now() - 1_000;
-  return {
-    id,
-    kind: 'approved',
-    deliveryId: `d-${id}`,
-    token: `sealed-${id}`,
-    tokenExpiresAt: now + 3_600_000,
-    receivedAt: now,
-    attempts: 0,
-    nextAttemptAt: now,
-    ...overrides,
-  };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const stores: [string, () => Promise<InboxStore>][] = [
@@ -82,188 +67,7 @@ const stores: [string, () => Promise<InboxStore>][] = [
 ];
 
 describe.each(stores)('the inbox store rules: %s', (_name, make) => {
-  test('one entry per request: added, then duplicate while pending, in flight and once handed over', async () => {
-    const store = await make();
-    const now = Date.now();
-    expect(await store.add(record('arc_1'), now)).toBe('added');
-    expect(await store.add(record('arc_1'), now)).toBe('duplicate');
-    const [claim, ...more] = await store.claim('w1', 10, 60_000, now);
-    expect(more).toEqual([]);
-    expect(claim?.record).toMatchObject({ id: 'arc_1', token: 'sealed-arc_1' });
-    expect(await store.claim('w2', 10, 60_000, now)).toEqual([]);
-    expect(await store.add(record('arc_1'), now)).toBe('duplicate');
-    expect(await store.stats(now)).toMatchObject({ pending: 0, inFlight: 1, dead: 0 });
-    await store.complete(claim!, 60_000, now);
-    expect(await store.add(record('arc_1'), now)).toBe('duplicate');
-    expect(await store.claim('w1', 10, 60_000, now)).toEqual([]);
-    expect(await store.stats(now)).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
-  });
-
-  test('a pending entry takes the token that expires later', async () => {
-    const store = await make();
-    const now = Date.now();
-    await store.add(record('arc_t', { token: 'old', tokenExpiresAt: now + 1_000 }), now);
-    expect(await store.add(record('arc_t', { token: 'new', tokenExpiresAt: now + 9_000 }), now)).toBe('duplicate');
-    expect(await store.add(record('arc_t', { token: 'older', tokenExpiresAt: now + 500 }), now)).toBe('duplicate');
-    const [claim] = await store.claim('w', 1, 60_000, now);
-    expect(claim?.record).toMatchObject({ token: 'new', tokenExpiresAt: now + 9_000 });
-  });
-
-  test('rescheduled: not due before its time; buried: a dead letter, revived by a fresh delivery (received time kept), replayed or discarded', async () => {
-    const store = await make();
-    const now = Date.now();
-    await store.add(record('arc_r', { receivedAt: now - 5_000 }), now);
-    const [first] = await store.claim('w', 1, 60_000, now);
-    await store.reschedule(first!, {
-      ...first!.record,
-      attempts: 1,
-      nextAttemptAt: now + 200,
-      lastError: { code: 'ERR_TIMEOUT', message: 'x' },
-    });
-    expect(await store.claim('w', 1, 60_000, now)).toEqual([]);
-    expect(await store.stats(now)).toMatchObject({ pending: 1, inFlight: 0, dead: 0 });
-    await sleep(250);
-    const [second] = await store.claim('w', 1, 60_000, Date.now());
-    expect(second?.record).toMatchObject({ attempts: 1, lastError: { code: 'ERR_TIMEOUT' } });
-    await store.bury(second!, {
-      record: second!.record,
-      reason: 'ERR_INBOX_TOKEN_EXPIRED',
-      errorCode: 'ERR_TIMEOUT',
-      message: 'm',
-      deadAt: now,
-    });
-    expect(await store.deadLetters(10)).toMatchObject([{ reason: 'ERR_INBOX_TOKEN_EXPIRED', record: { id: 'arc_r', attempts: 1 } }]);
-    expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0, dead: 1, oldestAgeMs: 0 });
-    expect(await store.claim('w', 1, 60_000, Date.now())).toEqual([]);
-
-    expect(await store.add(record('arc_r', { token: 'fresh', receivedAt: now }), now)).toBe('revived');
-    expect(await store.deadLetters(10)).toEqual([]);
-    const [revived] = await store.claim('w', 1, 60_000, Date.now());
-    expect(revived?.record).toMatchObject({ token: 'fresh', attempts: 0, receivedAt: now - 5_000 });
-
-    await store.bury(revived!, {
-      record: revived!.record,
-      reason: 'ERR_INBOX_HANDLER',
-      errorCode: 'ERR_HANDLER',
-      message: 'm',
-      deadAt: now,
-    });
-    expect(await store.revive('arc_r', { ...revived!.record, attempts: 0 })).toBe(true);
-    expect(await store.revive('arc_r', revived!.record)).toBe(false);
-    const [replayed] = await store.claim('w', 1, 60_000, Date.now());
-    expect(replayed?.record.id).toBe('arc_r');
-    await store.bury(replayed!, {
-      record: replayed!.record,
-      reason: 'ERR_INBOX_HANDLER',
-      errorCode: 'ERR_HANDLER',
-      message: 'm',
-      deadAt: now,
-    });
-    expect(await store.discard('arc_r')).toBe(true);
-    expect(await store.discard('arc_r')).toBe(false);
-    expect(await store.stats(Date.now())).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
-  });
-
-  test('a lease that ran out is taken over; the first holder then settles nothing', async () => {
-    const store = await make();
-    await store.add(record('arc_l'), Date.now());
-    const [mine] = await store.claim('slow', 1, 150, Date.now());
-    expect(await store.renew('slow', mine!, 150, Date.now())).toBe(true);
-    expect(await store.claim('fast', 1, 150, Date.now())).toEqual([]);
-    await sleep(250);
-    const [theirs] = await store.claim('fast', 1, 150, Date.now());
-    expect(theirs?.record.id).toBe('arc_l');
-    expect(await store.renew('slow', mine!, 150, Date.now())).toBe(false);
-    await store.complete(mine!, 60_000, Date.now());
-    await store.reschedule(mine!, { ...mine!.record, nextAttemptAt: Date.now() + 60_000 });
-    expect(await store.stats(Date.now())).toMatchObject({ inFlight: 1, dead: 0 });
-    await store.complete(theirs!, 60_000, Date.now());
-    expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0 });
-  });
-
-  test('a claim takes at most max entries; the rest are left for the next', async () => {
-    const store = await make();
-    const now = Date.now();
-    for (const id of ['arc_m1', 'arc_m2', 'arc_m3']) await store.add(record(id), now);
-    const first = await store.claim('w1', 2, 60_000, now);
-    expect(first).toHaveLength(2);
-    const rest = await store.claim('w2', 5, 60_000, now);
-    expect(rest).toHaveLength(1);
-    expect(new Set([...first, ...rest].map((c) => c.record.id))).toEqual(new Set(['arc_m1', 'arc_m2', 'arc_m3']));
-  });
-
-  test('dead letters: oldest first, at most limit; revive and discard touch dead entries only', async () => {
-    const store = await make();
-    const now = Date.now();
-    for (const id of ['arc_late', 'arc_early', 'arc_live']) await store.add(record(id), now);
-    const claims = await store.claim('w', 5, 60_000, now);
-    // Set aside in time: the early one first.
-    for (const [id, deadAt] of [
-      ['arc_early', now - 2_000],
-      ['arc_late', now - 1_000],
-    ] as const) {
-      const claim = claims.find((c) => c.record.id === id)!;
-      await store.bury(claim, { record: claim.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt });
-    }
-    expect((await store.deadLetters(10)).map((l) => l.record.id)).toEqual(['arc_early', 'arc_late']);
-    expect((await store.deadLetters(1)).map((l) => l.record.id)).toEqual(['arc_early']);
-    expect(await store.revive('arc_live', record('arc_live'))).toBe(false);
-    expect(await store.discard('arc_live')).toBe(false);
-    expect(await store.revive('arc_none', record('arc_none'))).toBe(false);
-    expect(await store.stats(now)).toMatchObject({ inFlight: 1, dead: 2 });
-  });
-
-  test('expected requests: recorded, looked up, awaiting until an entry comes or they expire, forgotten', async () => {
-    const store = await make();
-    const now = Date.now();
-    await store.expect({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now - 10 }, 60_000);
-    await store.expect({ accessRequestCode: 'arc_b', identitySessionCode: 'isc_b', createdAt: now }, 60_000);
-    await store.expect({ accessRequestCode: 'arc_old', identitySessionCode: 'isc_old', createdAt: now - 120_000 }, 60_000);
-    expect(await store.expected('arc_a')).toEqual({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now - 10 });
-    expect(await store.expected('arc_none')).toBeUndefined();
-    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a', 'arc_b']);
-    expect((await store.awaiting(1, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a']);
-    await store.add(record('arc_a'), now);
-    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_b']);
-    await store.unexpect('arc_b');
-    expect(await store.awaiting(10, now)).toEqual([]);
-  });
-
-  test('reported missing: once, only while awaited with no entry and not handed over; still looked up after (#40)', async () => {
-    const store = await make();
-    const now = Date.now();
-    for (const code of ['arc_r', 'arc_e', 'arc_d']) {
-      await store.expect({ accessRequestCode: code, identitySessionCode: `isc_${code.slice(4)}`, createdAt: now }, 60_000);
-    }
-    expect(await store.reportMissing('arc_r', now)).toBe(true);
-    expect(await store.reportMissing('arc_r', now)).toBe(false);
-    // Reported: no longer awaited, but its session code is still there for a resend.
-    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode).sort()).toEqual(['arc_d', 'arc_e']);
-    expect(await store.expected('arc_r')).toMatchObject({ identitySessionCode: 'isc_r' });
-    // An entry arrived: not missing. Handed over: not missing.
-    await store.add(record('arc_e'), now);
-    expect(await store.reportMissing('arc_e', now)).toBe(false);
-    await store.add(record('arc_d'), now);
-    const claims = await store.claim('w1', 10, 60_000, now);
-    for (const claim of claims.filter((c) => c.record.id === 'arc_d')) await store.complete(claim, 60_000, now);
-    expect(await store.reportMissing('arc_d', now)).toBe(false);
-    // Never expected, or expired: not reported.
-    expect(await store.reportMissing('arc_none', now)).toBe(false);
-    await store.expect({ accessRequestCode: 'arc_x', identitySessionCode: 'isc_x', createdAt: now - 120_000 }, 60_000);
-    expect(await store.reportMissing('arc_x', now)).toBe(false);
-  });
-
-  test('a lease: one holder at a time, renewed by its holder, free once it ran out', async () => {
-    const store = await make();
-    const now = Date.now();
-    expect(await store.lease('reconciler', 'a', 300, now)).toBe(true);
-    expect(await store.lease('reconciler', 'b', 300, now)).toBe(false);
-    expect(await store.lease('reconciler', 'a', 300, now)).toBe(true);
-    expect(await store.lease('other', 'b', 300, now)).toBe(true);
-    // Redis runs its leases out on its own clock: wait it out rather than move a clock.
-    await sleep(400);
-    expect(await store.lease('reconciler', 'b', 300, now + 400)).toBe(true);
-  });
+  storeRules(make);
 });
 
 describe.each(kinds)('the reconciler on Redis, with %s', (kind) => {

@@ -1,0 +1,83 @@
+/**
+ * A real PostgreSQL server on a free localhost port, in a throw-away cluster, started and stopped
+ * by the tests that need one. Debian's `postgresql` (scripts/ensure-postgres.sh); `initdb` and
+ * `postgres` refuse to run as root, so as root they run as the `postgres` user.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from '../src/testing/index.js';
+
+export interface PostgresServer {
+  readonly port: number;
+  /** A connection string for the `postgres` database, as the `postgres` user (trust auth, localhost only). */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Where Debian keeps the server's binaries (`/usr/lib/postgresql/<version>/bin`), newest first; or POSTGRES_BIN. */
+function binaries(): string {
+  const given = process.env['POSTGRES_BIN'];
+  if (given) return given;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((version) => join(root, version, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
+  if (!found) throw new Error('PostgreSQL is not installed (bash scripts/ensure-postgres.sh installs it)');
+  return found;
+}
+
+/** The user the server runs as: `postgres` when this process is root (initdb and postgres refuse root), else this one. */
+function serverUser(): { uid: number; gid: number } | Record<string, never> {
+  if (process.getuid?.() !== 0) return {};
+  return {
+    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+  };
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = binaries();
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'acme-postgres-'));
+  const data = join(dir, 'data');
+  const user = serverUser();
+  if ('uid' in user) chownSync(dir, user.uid, user.gid);
+  chmodSync(dir, 0o700);
+  execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], {
+    stdio: 'ignore',
+    cwd: dir,
+    ...user,
+  });
+  const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'];
+  const child: ChildProcess = spawn(join(bin, 'postgres'), args, { stdio: 'ignore', cwd: dir, ...user });
+  let missing: Error | undefined;
+  child.once('error', (error) => (missing = error));
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  for (let i = 0; ; i++) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      break;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if (missing || i >= 100) throw new Error(`postgres did not start on port ${port}: ${(missing ?? (error as Error)).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    port,
+    url,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        // SIGINT: PostgreSQL's "fast" shutdown.
+        child.kill('SIGINT');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

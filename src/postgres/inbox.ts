@@ -1,0 +1,319 @@
+/**
+ * The identity inbox's entries in PostgreSQL, the database most relying parties already back up:
+ * a delivery is persisted by a committed row before the receiver answers 200. One table of entries
+ * (pending, held by a worker's lease, or set aside), one of handed-over requests (for redeliveries),
+ * one of expected requests (for the session code and the reconciler), one of leases. Workers take
+ * entries with `FOR UPDATE SKIP LOCKED`, the entry whose token expires first first; every change to
+ * an entry is one statement fenced by its holder's lease token, or one transaction holding the
+ * entry's advisory lock, so two workers never both settle an entry and a report never races a
+ * delivery. The `pg` driver is an optional peer: pass a `pg.Pool` (anything with its `query` and
+ * `connect`).
+ */
+import { ConfigurationError } from '../errors/index.js';
+import type { DeadLetter, ExpectedRequest, InboxClaim, InboxRecord, InboxStats, InboxStore } from '../inbox/store.js';
+
+/** What the store needs of a `pg.Pool`: queries, and a client of its own for a transaction. */
+export interface PgPoolLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+  connect(): Promise<PgPoolClientLike>;
+}
+
+/** A client checked out of the pool, given back with `release`. */
+export interface PgPoolClientLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+  release(): void;
+}
+
+export interface PostgresInboxStoreOptions {
+  /** Prepended to the tables' names (a schema, `myschema.`, or a prefix, `acme_`). @default 'acme_identity_' */
+  prefix?: string;
+}
+
+/**
+ * The tables the store uses, as SQL: `store.migrate()` applies it (every statement `IF NOT EXISTS`,
+ * so it may run at each start), or give it to your own migration tool.
+ */
+export function postgresInboxMigration(prefix = 'acme_identity_'): string {
+  const t = tables(checkPrefix(prefix));
+  return `CREATE TABLE IF NOT EXISTS ${t.entries} (
+  id text PRIMARY KEY,
+  record jsonb NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'dead')),
+  next_attempt_at bigint NOT NULL,
+  received_at bigint NOT NULL,
+  token_expires_at bigint NOT NULL,
+  lease_worker text,
+  lease_token text,
+  lease_until bigint,
+  letter jsonb,
+  dead_at bigint
+);
+CREATE INDEX IF NOT EXISTS ${t.index('entries_due')} ON ${t.entries} (state, next_attempt_at);
+CREATE TABLE IF NOT EXISTS ${t.done} (id text PRIMARY KEY, until bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS ${t.expected} (
+  code text PRIMARY KEY,
+  session_code text NOT NULL,
+  created_at bigint NOT NULL,
+  until bigint NOT NULL,
+  reported_at bigint
+);
+CREATE TABLE IF NOT EXISTS ${t.leases} (name text PRIMARY KEY, holder text NOT NULL, until bigint NOT NULL);
+`;
+}
+
+function checkPrefix(prefix: unknown): string {
+  // An optional schema and its dot, then an optional start of the tables' names: plain names, nothing to quote.
+  if (typeof prefix !== 'string' || !/^(?:[a-z_][a-z0-9_]*\.)?(?:[a-z_][a-z0-9_]*)?$/.test(prefix)) {
+    throw new ConfigurationError('prefix', 'must be lower-case letters, digits and _ (a schema ends in a dot: "myschema.")');
+  }
+  return prefix;
+}
+
+function tables(prefix: string) {
+  const name = (table: string) => `${prefix}inbox_${table}`;
+  // An index lives in its table's schema, and its name is written without one.
+  const index = (suffix: string) => `${prefix.slice(prefix.indexOf('.') + 1)}inbox_${suffix}`;
+  return { index, entries: name('entries'), done: name('done'), expected: name('expected'), leases: name('leases') };
+}
+
+/** A number PostgreSQL returned (`bigint` arrives as a string). */
+const num = (value: unknown) => Number(value);
+
+/**
+ * The identity inbox's store on PostgreSQL (node-postgres `pg.Pool`): every instance of the relying
+ * party shares it, a dead instance's entries are taken over after their lease, and what the
+ * receiver answered 200 for is a committed row, kept as your database keeps everything.
+ * @throws {ConfigurationError} for a pool that is not one, or a prefix that is not a plain name.
+ * @example
+ * ```ts
+ * const store = new PostgresInboxStore(new pg.Pool({ connectionString }));
+ * await store.migrate();
+ * const inbox = createIdentityInbox({ client: acme, store, encryptionKey, onIdentity });
+ * ```
+ */
+export class PostgresInboxStore implements InboxStore {
+  readonly durable: boolean = true;
+  readonly #pool: PgPoolLike;
+  readonly #prefix: string;
+  readonly #t: ReturnType<typeof tables>;
+
+  constructor(pool: PgPoolLike, options: PostgresInboxStoreOptions = {}) {
+    if (typeof pool?.query !== 'function' || typeof pool.connect !== 'function') {
+      throw new ConfigurationError('pool', 'must be a pg.Pool (node-postgres)');
+    }
+    this.#pool = pool;
+    this.#prefix = checkPrefix(options.prefix ?? 'acme_identity_');
+    this.#t = tables(this.#prefix);
+  }
+
+  /** Creates the tables if they are not there (`postgresInboxMigration` is the same SQL, to apply yourself). */
+  async migrate(): Promise<void> {
+    await this.#pool.query(postgresInboxMigration(this.#prefix));
+  }
+
+  /** `work` in one transaction holding the advisory lock of entry `id`: what it reads stays true until it commits. */
+  async #locked<T>(id: string, work: (query: PgPoolClientLike['query']) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.#prefix}inbox:${id}`]);
+      const result = await work((text, values) => client.query(text, values));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
+    const t = this.#t;
+    return this.#locked(record.id, async (query) => {
+      const done = await query(`SELECT until FROM ${t.done} WHERE id = $1`, [record.id]);
+      if (done.rows[0] && num(done.rows[0]['until']) > now) return 'duplicate';
+      await query(`DELETE FROM ${t.done} WHERE id = $1`, [record.id]);
+      const held = await query(`SELECT record, state FROM ${t.entries} WHERE id = $1`, [record.id]);
+      const row = held.rows[0];
+      if (!row) {
+        await query(
+          `INSERT INTO ${t.entries} (id, record, state, next_attempt_at, received_at, token_expires_at) VALUES ($1, $2, 'pending', $3, $4, $5)`,
+          [record.id, JSON.stringify(record), record.nextAttemptAt, record.receivedAt, record.tokenExpiresAt],
+        );
+        return 'added';
+      }
+      const kept = row['record'] as InboxRecord;
+      if (row['state'] === 'dead') {
+        const revived = { ...record, receivedAt: kept.receivedAt };
+        await query(
+          `UPDATE ${t.entries} SET record = $2, state = 'pending', next_attempt_at = $3, token_expires_at = $4, letter = NULL, dead_at = NULL,
+             lease_worker = NULL, lease_token = NULL, lease_until = NULL WHERE id = $1`,
+          [record.id, JSON.stringify(revived), revived.nextAttemptAt, revived.tokenExpiresAt],
+        );
+        return 'revived';
+      }
+      if (record.tokenExpiresAt > kept.tokenExpiresAt) {
+        const updated = { ...kept, token: record.token, tokenExpiresAt: record.tokenExpiresAt, kind: record.kind };
+        await query(`UPDATE ${t.entries} SET record = $2, token_expires_at = $3 WHERE id = $1`, [
+          record.id,
+          JSON.stringify(updated),
+          updated.tokenExpiresAt,
+        ]);
+      }
+      return 'duplicate';
+    });
+  }
+
+  async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
+    const t = this.#t;
+    // The entries due, the one whose token expires first first; those another worker holds are skipped, not waited for.
+    const { rows } = await this.#pool.query(
+      `UPDATE ${t.entries} SET lease_worker = $1, lease_token = md5(random()::text || clock_timestamp()::text), lease_until = $2
+       WHERE id IN (
+         SELECT id FROM ${t.entries}
+         WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+         ORDER BY token_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING record, lease_token`,
+      [worker, now + leaseMs, now, max],
+    );
+    return rows.map((row) => ({ record: row['record'] as InboxRecord, lease: String(row['lease_token']) }));
+  }
+
+  async renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean> {
+    const { rowCount } = await this.#pool.query(
+      `UPDATE ${this.#t.entries} SET lease_until = $4 WHERE id = $1 AND lease_token = $2 AND lease_worker = $3 AND state = 'pending'`,
+      [claim.record.id, claim.lease, worker, now + leaseMs],
+    );
+    return rowCount === 1;
+  }
+
+  async complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void> {
+    const t = this.#t;
+    // One statement: the entry gone, the request remembered as handed over, no longer expected; or nothing, for a lease lost.
+    await this.#pool.query(
+      `WITH gone AS (DELETE FROM ${t.entries} WHERE id = $1 AND lease_token = $2 AND state = 'pending' RETURNING id),
+            remembered AS (INSERT INTO ${t.done} (id, until) SELECT id, $3 FROM gone ON CONFLICT (id) DO UPDATE SET until = excluded.until)
+       DELETE FROM ${t.expected} WHERE code IN (SELECT id FROM gone)`,
+      [claim.record.id, claim.lease, now + doneTtlMs],
+    );
+  }
+
+  async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {
+    await this.#pool.query(
+      `UPDATE ${this.#t.entries} SET record = $3, next_attempt_at = $4, lease_worker = NULL, lease_token = NULL, lease_until = NULL
+       WHERE id = $1 AND lease_token = $2 AND state = 'pending'`,
+      [claim.record.id, claim.lease, JSON.stringify(record), record.nextAttemptAt],
+    );
+  }
+
+  async bury(claim: InboxClaim, letter: DeadLetter): Promise<void> {
+    await this.#pool.query(
+      `UPDATE ${this.#t.entries} SET state = 'dead', record = $3, letter = $4, dead_at = $5, lease_worker = NULL, lease_token = NULL, lease_until = NULL
+       WHERE id = $1 AND lease_token = $2 AND state = 'pending'`,
+      [claim.record.id, claim.lease, JSON.stringify(letter.record), JSON.stringify(letter), letter.deadAt],
+    );
+  }
+
+  async deadLetters(limit: number): Promise<DeadLetter[]> {
+    const { rows } = await this.#pool.query(`SELECT letter FROM ${this.#t.entries} WHERE state = 'dead' ORDER BY dead_at, id LIMIT $1`, [
+      Math.min(limit, Number.MAX_SAFE_INTEGER),
+    ]);
+    return rows.map((row) => row['letter'] as DeadLetter);
+  }
+
+  async revive(id: string, record: InboxRecord): Promise<boolean> {
+    const { rowCount } = await this.#pool.query(
+      `UPDATE ${this.#t.entries} SET state = 'pending', record = $2, next_attempt_at = $3, token_expires_at = $4, letter = NULL, dead_at = NULL
+       WHERE id = $1 AND state = 'dead'`,
+      [id, JSON.stringify(record), record.nextAttemptAt, record.tokenExpiresAt],
+    );
+    return rowCount === 1;
+  }
+
+  async discard(id: string): Promise<boolean> {
+    const { rowCount } = await this.#pool.query(`DELETE FROM ${this.#t.entries} WHERE id = $1 AND state = 'dead'`, [id]);
+    return rowCount === 1;
+  }
+
+  async stats(now: number): Promise<InboxStats> {
+    const { rows } = await this.#pool.query(
+      `SELECT count(*) FILTER (WHERE state = 'pending' AND (lease_until IS NULL OR lease_until <= $1)) AS pending,
+              count(*) FILTER (WHERE state = 'pending' AND lease_until > $1) AS in_flight,
+              count(*) FILTER (WHERE state = 'dead') AS dead,
+              min(received_at) FILTER (WHERE state = 'pending') AS oldest
+       FROM ${this.#t.entries}`,
+      [now],
+    );
+    const row = rows[0] ?? {};
+    const oldest = row['oldest'] === null || row['oldest'] === undefined ? now : num(row['oldest']);
+    return {
+      pending: num(row['pending']),
+      inFlight: num(row['in_flight']),
+      dead: num(row['dead']),
+      oldestAgeMs: Math.max(0, now - oldest),
+    };
+  }
+
+  async expect(request: ExpectedRequest, ttlMs: number): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO ${this.#t.expected} (code, session_code, created_at, until) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (code) DO UPDATE SET session_code = excluded.session_code, created_at = excluded.created_at, until = excluded.until, reported_at = NULL`,
+      [request.accessRequestCode, request.identitySessionCode, request.createdAt, request.createdAt + ttlMs],
+    );
+  }
+
+  async expected(accessRequestCode: string): Promise<ExpectedRequest | undefined> {
+    const { rows } = await this.#pool.query(`SELECT code, session_code, created_at FROM ${this.#t.expected} WHERE code = $1`, [
+      accessRequestCode,
+    ]);
+    return rows[0] ? requestOf(rows[0]) : undefined;
+  }
+
+  async awaiting(limit: number, now: number): Promise<ExpectedRequest[]> {
+    const t = this.#t;
+    await this.#pool.query(`DELETE FROM ${t.expected} WHERE until <= $1`, [now]);
+    const { rows } = await this.#pool.query(
+      `SELECT code, session_code, created_at FROM ${t.expected} x
+       WHERE reported_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM ${t.entries} e WHERE e.id = x.code)
+         AND NOT EXISTS (SELECT 1 FROM ${t.done} d WHERE d.id = x.code AND d.until > $1)
+       ORDER BY created_at, code LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map(requestOf);
+  }
+
+  async reportMissing(accessRequestCode: string, now: number): Promise<boolean> {
+    const t = this.#t;
+    // Under the entry's lock: a delivery being stored now either committed before (and is seen) or waits for this.
+    return this.#locked(accessRequestCode, async (query) => {
+      const { rowCount } = await query(
+        `UPDATE ${t.expected} x SET reported_at = $2
+         WHERE code = $1 AND reported_at IS NULL AND until > $2
+           AND NOT EXISTS (SELECT 1 FROM ${t.entries} e WHERE e.id = x.code)
+           AND NOT EXISTS (SELECT 1 FROM ${t.done} d WHERE d.id = x.code AND d.until > $2)`,
+        [accessRequestCode, now],
+      );
+      return rowCount === 1;
+    });
+  }
+
+  async unexpect(accessRequestCode: string): Promise<void> {
+    await this.#pool.query(`DELETE FROM ${this.#t.expected} WHERE code = $1`, [accessRequestCode]);
+  }
+
+  async lease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    const { rowCount } = await this.#pool.query(
+      `INSERT INTO ${this.#t.leases} (name, holder, until) VALUES ($1, $2, $3)
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+       WHERE ${this.#t.leases}.holder = excluded.holder OR ${this.#t.leases}.until <= $4`,
+      [name, holder, now + ttlMs, now],
+    );
+    return rowCount === 1;
+  }
+}
+
+function requestOf(row: Record<string, unknown>): ExpectedRequest {
+  return { accessRequestCode: String(row['code']), identitySessionCode: String(row['session_code']), createdAt: num(row['created_at']) };
+}
