@@ -47,7 +47,8 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
    * - `stripe`: `t=<unix>,v1=<hex>` in `signatureHeader`, an HMAC-SHA256 of `"<t>.<body>"`;
    * - `standard`: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature:
    *   v1,<base64>`, or the same with `svix-`), an HMAC-SHA256 of `"<id>.<timestamp>.<body>"` keyed
-   *   with the secret's base64 after `whsec_` (its text is tried too).
+   *   with the secret's base64 after `whsec_` (its text is tried too, until a verified delivery
+   *   shows which of the two the sender keys with: then only that one).
    * The timestamp of `stripe` and `standard` must be within `toleranceSeconds` of the clock.
    * @default 'auto'
    */
@@ -332,12 +333,16 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const tolerance = options.toleranceSeconds ?? 300;
   if (typeof tolerance !== 'number' || !(tolerance >= 0))
     throw new ConfigurationError('toleranceSeconds', 'must be a number of seconds, 0 or more');
-  // Standard Webhooks keys are the base64 after `whsec_`; the secret's own bytes are tried too.
-  const standardSecrets = secrets.flatMap((secret, i) => {
+  // Standard Webhooks keys are the base64 after `whsec_`; the secret's own bytes are tried too,
+  // until a verified delivery shows which form the sender uses: from then on only that one.
+  const standardForms = secrets.map((secret, i) => {
     const text = typeof secret === 'string' ? secret.replace(/^whsec_/, '') : undefined;
     const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
     return decoded && decoded.length > 0 ? [decoded, secretBytes[i]!] : [secretBytes[i]!];
   });
+  const standardSecrets = standardForms.flat();
+  /** A secret (as key bytes) that verified a delivery, and the check it verified. */
+  type Match = { key: Uint8Array<ArrayBuffer>; check: Check };
   const signing: SignatureSettings = {
     algorithm,
     encoding,
@@ -362,24 +367,30 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   };
 
   /**
-   * Whether any secret's HMAC of `signed` is one of `macs`. Node: `createHmac` and
-   * `timingSafeEqual` (synchronous, far cheaper per call for small bodies); elsewhere Web Crypto's
-   * `verify`, which compares in constant time. Every pair is compared, match or not.
+   * The secret (as key bytes) whose HMAC of the signed content is one of the check's MACs, if any.
+   * Node: `createHmac` and `timingSafeEqual` (synchronous, far cheaper per call for small bodies);
+   * elsewhere Web Crypto's `verify`, which compares in constant time. Every pair is compared,
+   * match or not.
    */
-  async function matches(checks: readonly Check[]): Promise<boolean> {
+  async function matches(checks: readonly Check[]): Promise<Match | undefined> {
     const results = await Promise.all(
       checks.map(async (check) => {
         const signed = joined(check.prefix, check.body as Uint8Array<ArrayBuffer>);
         const keys = await hmacKeys(check.secrets, check.hash);
-        return Promise.all(keys.flatMap((key) => check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed))));
+        const verified = await Promise.all(
+          keys.map(async (key) =>
+            (await Promise.all(check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed)))).includes(true),
+          ),
+        );
+        return check.secrets.filter((_, i) => verified[i]).map((key) => ({ key, check }));
       }),
     );
-    return results.flat().includes(true);
+    return results.flat()[0];
   }
 
   /** {@link matches} with `node:crypto`, synchronously: no promise per delivery. */
-  function nodeMatches(crypto: NodeCrypto, checks: readonly Check[]): boolean {
-    let found = false;
+  function nodeMatches(crypto: NodeCrypto, checks: readonly Check[]): Match | undefined {
+    let found: Match | undefined;
     for (const check of checks) {
       const name = NODE_NAMES[check.hash];
       for (const secret of check.secrets) {
@@ -387,10 +398,24 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
         // The plain scheme signs the body alone: no update for an empty prefix (each costs a call into C++).
         if (check.prefix !== '') hmac.update(check.prefix);
         const expected = hmac.update(check.body).digest();
-        for (const mac of check.macs) found = crypto.timingSafeEqual(expected, mac) || found;
+        for (const mac of check.macs) if (crypto.timingSafeEqual(expected, mac)) found ??= { key: secret, check };
       }
     }
     return found;
+  }
+
+  /**
+   * After a verified delivery: a secret whose Standard Webhooks key form was undecided keeps only the
+   * form that verified, so each later delivery costs one HMAC per secret, not two (#44).
+   */
+  function learnKeyForm({ key, check }: Match): void {
+    // Only a Standard Webhooks signature says which form the sender keys with.
+    if (check.secrets !== signing.standardSecrets) return;
+    const i = standardForms.findIndex((forms) => forms.length > 1 && forms.includes(key));
+    if (i < 0) return;
+    standardForms[i] = [key];
+    signing.standardSecrets = standardForms.flat();
+    keys.delete('falseSHA-256');
   }
 
   async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {
@@ -399,6 +424,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const checks = signatureChecks(bytes, headers, signing);
     const matched = node ? nodeMatches(node, checks) : await matches(checks);
     if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
+    learnKeyForm(matched);
 
     let json: unknown;
     try {

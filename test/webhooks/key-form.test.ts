@@ -1,0 +1,60 @@
+/**
+ * A whsec_ secret's key form (#44): Standard Webhooks keys with the base64 after `whsec_`, some
+ * senders with the secret's text. Both are tried until a verified delivery shows which one the
+ * sender uses; from then on one HMAC per delivery, not two. A plain HMAC delivery (keyed by the
+ * text) decides nothing about the Standard Webhooks form.
+ */
+import { Webhook } from 'standardwebhooks';
+import { createHmac } from 'node:crypto';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createWebhookVerifier } from '../../src/webhooks/index.js';
+
+const SECRET = 'whsec_c2FuZGJveC1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
+const NOW = 1_790_000_000_000;
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2ln';
+const body = (code: string) => JSON.stringify({ event: 'approved', access_request_code: code, access_token: TOKEN });
+const standard = (payload: string, id = 'msg_1') => ({
+  'webhook-id': id,
+  'webhook-timestamp': String(NOW / 1000),
+  'webhook-signature': new Webhook(SECRET).sign(id, new Date(NOW), payload),
+});
+/** Standard Webhooks' form, keyed by the secret's text rather than its decoded base64. */
+const standardByText = (payload: string, id = 'msg_2') => ({
+  'webhook-id': id,
+  'webhook-timestamp': String(NOW / 1000),
+  'webhook-signature': `v1,${createHmac('sha256', SECRET)
+    .update(`${id}.${NOW / 1000}.${payload}`)
+    .digest('base64')}`,
+});
+
+const verifier = () => createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off' });
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('a whsec_ secret’s key form, decided once', () => {
+  test('two HMACs until a Standard Webhooks delivery verifies, then one per delivery', async () => {
+    const nodeCrypto = process.getBuiltinModule('node:crypto');
+    const hmacs = vi.spyOn(nodeCrypto, 'createHmac');
+    const v = verifier();
+    await v.verify(body('arc_1'), standard(body('arc_1')));
+    expect(hmacs).toHaveBeenCalledTimes(2);
+    hmacs.mockClear();
+    await v.verify(body('arc_2'), standard(body('arc_2'), 'msg_3'));
+    expect(hmacs).toHaveBeenCalledTimes(1);
+  });
+
+  test('a sender keying with the text is learnt the same way; a plain HMAC of the body decides nothing', async () => {
+    const v = verifier();
+    // A plain HMAC keyed by the text verifies, and leaves the Standard Webhooks form open.
+    const plain = body('arc_p');
+    await expect(
+      v.verify(plain, { 'x-webhook-signature': createHmac('sha256', SECRET).update(plain).digest('hex') }),
+    ).resolves.toBeDefined();
+    await expect(v.verify(body('arc_1'), standard(body('arc_1')))).resolves.toBeDefined();
+    const other = verifier();
+    await expect(other.verify(body('arc_1'), standardByText(body('arc_1')))).resolves.toBeDefined();
+    await expect(other.verify(body('arc_2'), standardByText(body('arc_2'), 'msg_4'))).resolves.toBeDefined();
+  });
+});
