@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 
-export const CONTROL_VERBS = ['trigger', 'deliveries', 'resend', 'clock', 'rotate-key', 'fault'] as const;
+export const CONTROL_VERBS = ['trigger', 'approve', 'deliveries', 'resend', 'clock', 'rotate-key', 'fault'] as const;
 
 /** A duration like 90s, 15m, 2h, 1d (or plain seconds), in seconds. */
 export function parseDuration(text: string): number {
@@ -44,6 +44,13 @@ export function controlRequest(args: readonly string[]): { method: string; path:
       const outcome = rest[0] ?? 'approved';
       if (!['approved', 'cancelled', 'partial'].includes(outcome)) throw new TypeError('trigger takes approved, cancelled or partial');
       return { method: 'POST', path: '/trigger', body: { outcome } };
+    }
+    case 'approve': {
+      // A request your application created: its webhook is one your inbox expects.
+      const [code, outcome = 'approved'] = rest;
+      if (!code) throw new TypeError('approve takes the access_request_code of a request your application created');
+      if (!['approved', 'cancelled', 'partial'].includes(outcome)) throw new TypeError('approve <code> [approved|cancelled|partial]');
+      return { method: 'POST', path: '/approve', body: { access_request_code: code, outcome } };
     }
     case 'deliveries':
       return { method: 'GET', path: '/deliveries' };

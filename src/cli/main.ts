@@ -8,7 +8,7 @@
  *   acme-identity verify <token> [--auth-url URL] [--json]
  *   acme-identity webhook verify [--secret S] [--signature V] < delivery
  *   acme-identity sandbox [options of acme-identity-sandbox]
- *   acme-identity sandbox trigger|deliveries|resend|clock|rotate-key|fault … [--url URL]   (control.ts)
+ *   acme-identity sandbox trigger|approve|deliveries|resend|clock|rotate-key|fault … [--url URL]   (control.ts)
  *
  * Configuration comes from the flags or the ACME_* variables. Secrets (the client secret, the
  * webhook secret) are read from the environment when not given, and never printed. Exit codes: 0

@@ -24,6 +24,19 @@ Options:
                         the names and values are READING_CHOICES in @acme/identity/testing
   --help, -h            this text
 
+Commands to a running sandbox (acme-identity sandbox <command> [--url URL] [--json]):
+  trigger [approved|cancelled|partial]   create a request for a made-up person and settle it
+                                         (its delivery is one your inbox never expected)
+  approve <code> [approved|cancelled|partial]
+                                         settle a request your application created: the
+                                         delivery your inbox expects
+  deliveries                             the webhook deliveries and your receiver's answers
+  resend <n|code>                        send a delivery again, with a fresh X-Access-Token
+  clock advance <30s|15m|2h|1d>          move the service's clock: tokens and requests expire
+  rotate-key [--drop-old]                a new signing key in the JWKS
+  fault <kind> [--status N] [--path P] [--times N]
+                                         the next matching request fails as <kind> says
+
 State lives in memory and goes with the process. Ctrl-C (or SIGTERM, to it or to
 whatever launched it) stops it. Its home page lists what it serves and what is happening.`;
 

@@ -1,8 +1,9 @@
 /**
  * The sandbox's control API, below `/_control/`, served only when the sandbox listens on a
- * loopback address: what `acme-identity sandbox trigger|deliveries|resend|clock|rotate-key|fault`
+ * loopback address: what `acme-identity sandbox trigger|approve|deliveries|resend|clock|rotate-key|fault`
  * call. It plays the person and the operator: creates and settles a request (its webhook sent as
- * the service sends it), lists deliveries with the receiver's answers, sends one again, moves the
+ * the service sends it), settles a request your application created (`approve`: the delivery your
+ * inbox expects, never one it would set aside as unknown), lists deliveries with the receiver's answers, sends one again, moves the
  * service's clock (requests, tokens and X-Access-Tokens expire as they would), rotates the signing
  * key and injects faults. Answers are JSON; nothing in them is a secret (no X-Access-Token).
  */
@@ -97,6 +98,22 @@ export async function control(request: Request, service: FakeService, clock: San
         await service.webhooksSettled();
         const delivery = service.deliveries.filter((d) => d.payload.access_request_code === codes.access_request_code).at(-1);
         return answer({ outcome, ...codes, delivery: delivery ? deliveryView(delivery, service.deliveries.indexOf(delivery)) : null });
+      }
+      case 'POST /approve': {
+        const { access_request_code: code, outcome = 'approved' } = await jsonBody(request);
+        if (outcome !== 'approved' && outcome !== 'cancelled' && outcome !== 'partial')
+          return refuse('outcome must be approved, cancelled or partial');
+        if (typeof code !== 'string' || !service.identityRequest(code))
+          return refuse('give the access_request_code of a request your application created on this sandbox', 404);
+        if (outcome === 'cancelled') await service.cancel(code);
+        else await service.approve(code, { partiallyComplete: outcome === 'partial' });
+        await service.webhooksSettled();
+        const delivery = service.deliveries.filter((d) => d.payload.access_request_code === code).at(-1);
+        return answer({
+          outcome,
+          access_request_code: code,
+          delivery: delivery ? deliveryView(delivery, service.deliveries.indexOf(delivery)) : null,
+        });
       }
       case 'GET /deliveries':
         return answer({ deliveries: service.deliveries.map(deliveryView) });

@@ -1,6 +1,6 @@
 /**
- * The sandbox under your hands (#29): `acme-identity sandbox trigger|deliveries|resend|clock|
- * rotate-key|fault` against a running sandbox whose webhooks go to a real receiver on localhost.
+ * The sandbox under your hands (#29): `acme-identity sandbox trigger|approve|deliveries|resend|
+ * clock|rotate-key|fault` against a running sandbox whose webhooks go to a real receiver on localhost.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -71,6 +71,36 @@ describe('acme-identity sandbox, against a running sandbox', () => {
 
     for (const outcome of ['cancelled', 'partial'])
       expect(((await control('trigger', outcome)).body as { outcome: string }).outcome).toBe(outcome);
+  });
+
+  test('sandbox --help lists the commands of a running sandbox: trigger, approve, resend, the clock', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', MAIN, 'sandbox', '--help']);
+    for (const command of ['trigger', 'approve <code>', 'deliveries', 'resend', 'clock advance', 'rotate-key', 'fault'])
+      expect(stdout).toContain(command);
+  });
+
+  test('approve settles a request the application created: its webhook is the one the application expects (#41)', async () => {
+    const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+    const { data } = await acme.identityRequests.create({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada.approve@example.com',
+      phone: '412999111',
+      phone_country_code: 61,
+      purpose: 'test',
+      return_url: 'https://rp.example/return',
+      off_ramp_url: 'https://rp.example/off-ramp',
+      claims: ['acmeidentity.given_name'],
+    });
+    const approved = await control('approve', data.access_request_code);
+    expect(approved).toMatchObject({ status: 200, body: { outcome: 'approved', access_request_code: data.access_request_code } });
+    const event = events.filter((e) => e.accessRequestCode === data.access_request_code).at(-1)!;
+    expect(event.kind).toBe('approved');
+    const identity = await acme.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code });
+    expect(identity.claims['acmeidentity.given_name']).toBe('Ada');
+    expect((await control('approve', 'arc_never_created')).status).toBe(404);
+    expect(() => controlRequest(['approve'])).toThrow(/access_request_code/);
+    expect(() => controlRequest(['approve', 'arc_1', 'maybe'])).toThrow(/approved\|cancelled\|partial/);
   });
 
   test('clock advance: the X-Access-Token and the identity response expire as on the real service', async () => {
