@@ -11,7 +11,7 @@ export default defineConfig({
       { find: /^@acme\/identity\/oidc\/browser$/, replacement: src('oidc/browser.ts') },
       { find: /^@acme\/identity\/webhooks\/(express|fastify|next|hono)$/, replacement: src('webhooks/frameworks/$1.ts') },
       {
-        find: /^@acme\/identity\/(testing|sd-jwt|webhooks|oidc|redis|inbox|passport|authjs|better-auth)$/,
+        find: /^@acme\/identity\/(testing|sd-jwt|webhooks|oidc|redis|postgres|inbox|passport|authjs|better-auth)$/,
         replacement: src('$1/index.ts'),
       },
       { find: /^@acme\/identity$/, replacement: src('index.ts') },
@@ -20,8 +20,8 @@ export default defineConfig({
   test: {
     // `npm run mutation` runs each group against its own tests (scripts/mutation.ts).
     include: process.env['MUTATION_TESTS']?.split(',') ?? ['test/**/*.test.ts'],
-    // Every fake service a test creates is held to its OpenAPI document.
-    setupFiles: ['test/setup/contract.ts'],
+    // No ACME_* setting of the machine reaches a test; every fake service a test creates is held to its OpenAPI document.
+    setupFiles: ['test/setup/environment.ts', 'test/setup/contract.ts'],
     environment: 'node',
     testTimeout: 20_000,
   },
