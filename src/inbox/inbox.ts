@@ -163,7 +163,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
   const { client, onIdentity } = options ?? ({} as Partial<IdentityInboxOptions>);
   if (typeof client?.identityResponses?.getVerified !== 'function') throw new ConfigurationError('client', 'must be an AcmeIdentityClient');
   if (typeof onIdentity !== 'function') throw new ConfigurationError('onIdentity', 'must be a function that takes the delivery');
-  const store = options.store ?? new MemoryInboxStore();
+  const store: InboxStore = options.store ?? new MemoryInboxStore();
   if (typeof store.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
   const key = sealingKey(options, store.durable);
   const observer = new Observer(options, (option, message) => new ConfigurationError(option, message));
@@ -450,6 +450,13 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     start() {
       if (running) return;
       running = true;
+      // What the store says an operator should know (a Redis without persistence): once, at start.
+      store.warnings?.().then(
+        (warnings) => {
+          for (const warning of warnings) observer.log('warn', `inbox store: ${warning}`);
+        },
+        () => undefined,
+      );
       tick();
       const interval = settings.reconcileIntervalMs;
       // The first run one interval after the start: a request is reported only once its grace has passed anyway.

@@ -112,6 +112,11 @@ export interface InboxStore {
    * has it (it was free, ran out, or was already `holder`'s). The reconciler runs where it is held.
    */
   lease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
+  /**
+   * What an operator should know of the store before relying on it (a Redis without persistence,
+   * say), each a sentence; the inbox logs them at `warn` when it starts. Optional.
+   */
+  warnings?(): Promise<string[]>;
 }
 
 interface Held {

@@ -402,6 +402,26 @@ export class RedisInboxStore implements InboxStore {
     return Number(marked) === 1;
   }
 
+  /**
+   * Whether Redis keeps what it is given across a restart: without AOF (`appendonly no`) a restart
+   * loses every delivery stored since the last snapshot. A server that does not answer `CONFIG`
+   * (a managed one, say) is not judged.
+   */
+  async warnings(): Promise<string[]> {
+    let reply: unknown;
+    try {
+      reply = await this.#send('CONFIG', 'GET', 'appendonly');
+    } catch {
+      return [];
+    }
+    // node-redis answers CONFIG GET with a list, ioredis's call too; an object is read the same way.
+    const values = Array.isArray(reply) ? reply : Object.values(reply ?? {});
+    if (!values.map(String).includes('no')) return [];
+    return [
+      'Redis runs without AOF persistence (appendonly no): a restart loses the deliveries stored since its last snapshot; set appendonly yes',
+    ];
+  }
+
   async lease(name: string, holder: string, ttlMs: number, _now: number): Promise<boolean> {
     // Redis's own clock runs the lease out (PX): the instances' clocks need not agree.
     return Number(await evaluate(this.#send, LEASE, [`${this.#p}lease:${name}`], [holder, String(Math.ceil(ttlMs))])) === 1;

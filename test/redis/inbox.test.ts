@@ -70,6 +70,32 @@ describe.each(stores)('the inbox store rules: %s', (_name, make) => {
   storeRules(make);
 });
 
+describe.each(kinds)('the Redis store at start, with %s', (kind) => {
+  test('a Redis without AOF persistence is said once, at warn, when the inbox starts; one with it says nothing (#40)', async () => {
+    const lines: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => void lines.push(message) };
+    const inbox = createIdentityInbox({
+      client: { identityResponses: { getVerified: async () => ({}) as never }, identityRequests: { get: async () => ({ data: {} }) } },
+      store: new RedisInboxStore(await connect(kind), { prefix: prefix() }),
+      encryptionKey: KEY,
+      onIdentity: () => undefined,
+      logger,
+      logLevel: 'warn',
+      reconcileIntervalMs: false,
+      pollIntervalMs: 60_000,
+    });
+    inbox.start();
+    await expect.poll(() => lines.filter((line) => line.includes('appendonly no'))).toHaveLength(1);
+    await inbox.stop();
+    const durable = await startRedis({ persistent: true });
+    try {
+      expect(await new RedisInboxStore(await connect(kind, durable.url), { prefix: prefix() }).warnings()).toEqual([]);
+    } finally {
+      await durable.stop();
+    }
+  });
+});
+
 describe.each(kinds)('the reconciler on Redis, with %s', (kind) => {
   reconcilerRaces(async () => new RedisInboxStore(await connect(kind), { prefix: prefix() }));
 });
