@@ -16,6 +16,7 @@ import {
   AuthenticationError,
   NotFoundError,
   ServiceUnavailableError,
+  ValidationError,
   type StoredToken,
   type TimestampFormat,
   type TokenStore,
@@ -41,6 +42,14 @@ export interface DoctorConfig {
   now?: () => number;
   /** The `X-Request-Timestamp` format, as the client's option. @default 'unix-seconds' */
   timestampFormat?: Exclude<TimestampFormat, (date: Date) => string> | undefined;
+  /**
+   * Also walk an identity request's life on the service (for a test tenant): create one for a
+   * made-up person (no email sent, a one-hour expiry), read it back, delete it. Nothing is left
+   * behind: a failure half-way still deletes what was created, and the report says so. @default false
+   */
+  journey?: boolean | undefined;
+  /** The `purpose` the journey's request names (the spec does not show the allowed values). @default 'identity verification' */
+  journeyPurpose?: string | undefined;
 }
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
@@ -355,7 +364,79 @@ async function checkCredentials(
     });
     return;
   }
-  await checkTenant(client, format, clientWith, add);
+  if (!(await checkTenant(client, format, clientWith, add))) return;
+  if (config.journey) await checkJourney(client, config.journeyPurpose ?? 'identity verification', add);
+}
+
+/**
+ * An identity request's life through the SDK, on the service: created (with the SDK's defaults),
+ * read back field by field, deleted. What was created is deleted whatever fails after it.
+ */
+async function checkJourney(client: AcmeIdentityClient, purpose: string, add: (check: Check) => void): Promise<void> {
+  const person = {
+    first_name: 'Doctor',
+    last_name: 'Probe',
+    email: `doctor.probe.${Date.now().toString(36)}@example.com`,
+    phone: '400000000',
+    phone_country_code: 61,
+    purpose,
+    return_url: 'https://example.com/acme-identity-doctor/return',
+    off_ramp_url: 'https://example.com/acme-identity-doctor/off-ramp',
+    send_email: false,
+    expiry_hours: 1,
+    claims: ['acmeidentity.given_name' as const],
+  };
+  let codes: { accessRequestCode: string; identitySessionCode: string };
+  try {
+    const { data } = await client.identityRequests.create(person);
+    codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    add({ name: 'journey: create', status: 'ok', detail: 'an identity request created by the SDK (no email sent, expiring in an hour)' });
+  } catch (error) {
+    const fields = error instanceof ValidationError ? error.fields : [];
+    add({
+      name: 'journey: create',
+      status: 'fail',
+      detail: `refused: ${refusal(error)}`,
+      advice: fields.includes('purpose')
+        ? 'the service refuses the purpose: pass one it allows (--journey-purpose, ACME_JOURNEY_PURPOSE)'
+        : 'identityRequests.create fails the same way in your application',
+    });
+    return;
+  }
+  try {
+    const { data } = await client.identityRequests.get(codes);
+    const sent: Record<string, unknown> = person;
+    const received: Record<string, unknown> = data;
+    const differs = ['first_name', 'last_name', 'email', 'phone', 'phone_country_code', 'purpose'].filter(
+      (field) => received[field] !== undefined && received[field] !== sent[field],
+    );
+    const codeKnown = data.request_code === undefined || [codes.accessRequestCode, codes.identitySessionCode].includes(data.request_code);
+    const problems = [...differs.map((field) => `${field} differs`), ...(codeKnown ? [] : ['request_code is neither code'])];
+    add(
+      problems.length === 0
+        ? { name: 'journey: read back', status: 'ok', detail: 'read by the SDK: the fields as sent, request_code one of the two codes' }
+        : {
+            name: 'journey: read back',
+            status: 'fail',
+            detail: `read by the SDK, but ${problems.join(', ')}`,
+            advice: 'tell the operator: the service does not give back what it was sent',
+          },
+    );
+  } catch (error) {
+    add({ name: 'journey: read back', status: 'fail', detail: `the SDK cannot read it back: ${refusal(error)}` });
+  } finally {
+    try {
+      await client.identityRequests.delete(codes);
+      add({ name: 'journey: delete', status: 'ok', detail: 'deleted: nothing is left behind on the service' });
+    } catch (error) {
+      add({
+        name: 'journey: delete',
+        status: 'fail',
+        detail: `could not delete it: ${refusal(error)}`,
+        advice: 'the request is left on the service: it expires within the hour, or ask the operator to delete it',
+      });
+    }
+  }
 }
 
 /** A read of codes that cannot exist: a 404 proves the tenant and the timestamp format; a 401 is told apart by trying the other formats. */
@@ -364,7 +445,7 @@ async function checkTenant(
   format: TimestampFormat,
   clientWith: (format: TimestampFormat) => AcmeIdentityClient,
   add: (check: Check) => void,
-): Promise<void> {
+): Promise<boolean> {
   const probe = (c: AcmeIdentityClient) =>
     c.identityRequests.get({ accessRequestCode: 'arc_doctor_probe_0', identitySessionCode: 'isc_doctor_probe_0' }).then(
       () => undefined,
@@ -377,7 +458,7 @@ async function checkTenant(
       status: 'ok',
       detail: `accepted with X-Request-Timestamp as ${String(format)} (a read of made-up codes answered 404, as it should)`,
     });
-    return;
+    return true;
   }
   if (error === undefined) {
     add({
@@ -386,7 +467,7 @@ async function checkTenant(
       detail: 'a request that cannot exist was found',
       advice: 'unexpected: the service answered 200 for made-up codes',
     });
-    return;
+    return true;
   }
   if (error instanceof AuthenticationError) {
     for (const other of TIMESTAMP_FORMATS.filter((f) => f !== format)) {
@@ -398,7 +479,7 @@ async function checkTenant(
           advice: `set timestampFormat: '${other}' (ACME_TIMESTAMP_FORMAT=${other}, --timestamp-format ${other})`,
           option: `timestampFormat: '${other}'`,
         });
-        return;
+        return false;
       }
     }
   }
@@ -412,6 +493,7 @@ async function checkTenant(
         : 'see the error code',
     ...(error instanceof ApiError && error.status === 401 ? { option: 'tenantId, timestampFormat' } : {}),
   });
+  return false;
 }
 
 /**

@@ -48,6 +48,8 @@ cli
   .option('--timestamp-format <format>', 'X-Request-Timestamp as unix-seconds, unix-ms or iso8601 (ACME_TIMESTAMP_FORMAT)')
   .option('--timeout <ms>', 'per request, in ms', { default: 10_000 })
   .option('--strict', 'exit 1 on warnings too')
+  .option('--journey', 'also create an identity request for a made-up person, read it back and delete it (a test tenant)')
+  .option('--journey-purpose <purpose>', "the journey request's purpose, one the service allows (ACME_JOURNEY_PURPOSE)")
   .option('--json', 'the report as JSON (schemaVersion 1), for CI')
   .example('ACME_CLIENT_SECRET=… acme-identity doctor --base-url https://identity.example/api/v1 --client-id … --tenant-id …')
   .action(
@@ -59,6 +61,8 @@ cli
       timestampFormat?: string;
       timeout: number;
       strict?: boolean;
+      journey?: boolean;
+      journeyPurpose?: string;
       json?: boolean;
     }) => {
       const baseUrl = options.baseUrl ?? env('ACME_BASE_URL');
@@ -74,6 +78,8 @@ cli
         tenantId: options.tenantId ?? env('ACME_TENANT_ID'),
         timeoutMs: Number(options.timeout),
         timestampFormat: timestampFormat as DoctorConfig['timestampFormat'],
+        journey: options.journey === true,
+        journeyPurpose: options.journeyPurpose ?? env('ACME_JOURNEY_PURPOSE'),
       });
       process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatReport(report, color())}\n`);
       process.exitCode = DOCTOR_EXIT[report.outcome] + (options.strict && report.outcome === 'warnings' ? 1 : 0);

@@ -28,6 +28,16 @@ async function doctor(
   return { report, byName, text: formatReport(report, false) };
 }
 
+/** doctor's settings for `service`, every credential given. */
+const sound = (service: Awaited<ReturnType<typeof createFakeService>>): DoctorConfig => ({
+  baseUrl: service.baseUrl,
+  authUrl: service.authUrl,
+  clientId: DEFAULT_CLIENT.clientId,
+  clientSecret: DEFAULT_CLIENT.clientSecret,
+  tenantId: DEFAULT_CLIENT.tenantId,
+  fetch: service.fetch,
+});
+
 /** An OpenAPI document as the drift tests edit it: only the members they touch are typed. */
 type EditableDocument = {
   components?: { schemas: Record<string, unknown> };
@@ -144,6 +154,43 @@ describe('acme-identity doctor', () => {
     });
     expect(byName['contract']).toMatchObject({ status: 'warn', detail: expect.stringContaining('answered 404') });
     expect(JSON.stringify(byName['contract'])).not.toContain('npm run');
+  });
+
+  test('--journey: a request created, read back and deleted through the SDK, nothing left behind (#41)', async () => {
+    const service = await createFakeService();
+    const report = await runDoctor({ ...sound(service), journey: true });
+    expect(report.checks.filter((c) => c.name.startsWith('journey')).map((c) => [c.name, c.status])).toEqual([
+      ['journey: create', 'ok'],
+      ['journey: read back', 'ok'],
+      ['journey: delete', 'ok'],
+    ]);
+    const created = service.requests.find((r) => r.method === 'POST' && r.path === '/identity/request');
+    expect(created).toBeDefined();
+    expect(service.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+  });
+
+  test('--journey against a service that requires the optional inputs, and one that refuses the purpose: the SDK’s verdict, and its fix', async () => {
+    const schema = await createFakeService({ readings: { optionalInputs: 'schema' } });
+    const fine = await runDoctor({ ...sound(schema), journey: true });
+    expect(fine.checks.filter((c) => c.name.startsWith('journey')).every((c) => c.status === 'ok')).toBe(true);
+    const strict = await createFakeService({ purposes: ['kyc'] });
+    const refused = await runDoctor({ ...sound(strict), journey: true });
+    expect(refused.checks.find((c) => c.name === 'journey: create')).toMatchObject({
+      status: 'fail',
+      advice: expect.stringContaining('--journey-purpose'),
+    });
+    const allowed = await runDoctor({ ...sound(strict), journey: true, journeyPurpose: 'kyc' });
+    expect(allowed.checks.filter((c) => c.name.startsWith('journey')).every((c) => c.status === 'ok')).toBe(true);
+  });
+
+  test('--journey: a delete that fails says the request is left, and when it expires', async () => {
+    const service = await createFakeService();
+    service.injectFault({ kind: 'status', status: 500, path: /^\/identity\/request\/.+/, method: 'DELETE', times: 5 });
+    const report = await runDoctor({ ...sound(service), journey: true });
+    expect(report.checks.find((c) => c.name === 'journey: delete')).toMatchObject({
+      status: 'fail',
+      advice: expect.stringContaining('expires within the hour'),
+    });
   });
 
   test('a wrong client secret: the token check fails, saying what a 401 means', async () => {
