@@ -22,6 +22,18 @@ export interface WebhookReceiver {
 }
 
 /**
+ * The answer's body, the one rule for every route: `{ received: true }` for a 200 (a delivery
+ * processed, or one processed before), else the error code alone, never its details: the
+ * refusal's own code, `ERR_HANDLER` when your handler failed, `ERR_UNAVAILABLE` when the replay
+ * store did.
+ */
+export function answerBody(outcome: WebhookOutcome): { received: true } | { error: string } {
+  if (outcome.status === 200) return { received: true };
+  if (outcome.error instanceof AcmeIdentityError) return { error: outcome.error.code };
+  return { error: outcome.event ? 'ERR_HANDLER' : 'ERR_UNAVAILABLE' };
+}
+
+/**
  * Wraps a verifier and your handler into the answers the service expects: 200 once `onEvent` has
  * resolved and the delivery is marked done (keep it short: record or queue the event, fetch the
  * identity afterwards, since the spec has the client answer 200 first), 200 for a redelivery of a
@@ -66,15 +78,7 @@ export function createWebhookReceiver(verifier: WebhookVerifier, onEvent: (event
     handle: (body, headers) => settle(() => verifier.verify(body, headers)),
     async fetch(request) {
       const outcome = await settle(() => verifier.verifyRequest(request));
-      const code =
-        outcome.error instanceof AcmeIdentityError
-          ? outcome.error.code
-          : outcome.error
-            ? outcome.event
-              ? 'ERR_HANDLER'
-              : 'ERR_UNAVAILABLE'
-            : undefined;
-      return Response.json(code ? { error: code } : { received: true }, { status: outcome.status });
+      return Response.json(answerBody(outcome), { status: outcome.status });
     },
   };
 }

@@ -33,9 +33,5 @@ export function receiverFor(options: WebhookHandlerOptions): WebhookReceiver {
   return createWebhookReceiver(verifier, options.onEvent ?? ((event) => inbox!.receive(event)));
 }
 
-/** The answer body: `{ received: true }`, or the error code alone (never details). */
-export function answerBody(outcome: { status: number; error?: unknown; event?: unknown }): { received: true } | { error: string } {
-  if (outcome.status === 200) return { received: true };
-  const code = (outcome.error as { code?: unknown } | undefined)?.code;
-  return { error: typeof code === 'string' ? code : outcome.event ? 'ERR_HANDLER' : 'ERR_UNAVAILABLE' };
-}
+/** The answer body: one rule for the receiver and every framework's route (receiver.ts). */
+export { answerBody } from '../receiver.js';
