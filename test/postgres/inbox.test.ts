@@ -27,6 +27,8 @@ let schemas = 0;
 /** A store on tables of its own (a schema per store), migrated. */
 async function store(schema = `inbox_test_${++schemas}`): Promise<PostgresInboxStore> {
   const pool = new pg.Pool({ connectionString: server.url, max: 8 });
+  // As every application must: an idle client's error (the server going away at the end) is the pool's to handle.
+  pool.on('error', () => undefined);
   pools.push(pool);
   await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   const made = new PostgresInboxStore(pool, { prefix: `${schema}.` });
@@ -57,6 +59,7 @@ describe('the PostgreSQL store', () => {
 
   test('a prefix that is not a plain name, and a pool that is not one, are ConfigurationErrors naming them', () => {
     const pool = new pg.Pool({ connectionString: server.url });
+    pool.on('error', () => undefined);
     pools.push(pool);
     for (const prefix of ['x; DROP TABLE y', 'A.', '"quoted"', 'a.b.c']) {
       expect(() => new PostgresInboxStore(pool, { prefix })).toThrow(ConfigurationError);
