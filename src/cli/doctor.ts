@@ -124,6 +124,14 @@ interface Seen {
   body: string;
 }
 
+/** What a check that reads the service directly needs: the recording fetch, the time it may take, what was seen, and where a check goes. */
+interface Probe {
+  fetch: (request: Request) => Promise<Response>;
+  timeoutMs: number;
+  seen: readonly Seen[];
+  add: (check: Check) => void;
+}
+
 /** The SDK's own warnings during doctor's calls: a check that passes where the SDK warns is a lie. */
 function warningsLogger() {
   const warnings: string[] = [];
@@ -194,8 +202,9 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   await checkCredentials(config, clientWith, sdk.warnings, add);
   checkClock(seen, now, add);
   checkAnswerForms(seen, add);
-  await checkOidc((config.authUrl ?? base.origin).replace(/\/$/, ''), fetch, timeoutMs, seen, add);
-  await checkContract(baseUrl, fetch, timeoutMs, seen, add);
+  const probe: Probe = { fetch, timeoutMs, seen, add };
+  await checkOidc((config.authUrl ?? base.origin).replace(/\/$/, ''), probe);
+  await checkContract(baseUrl, probe);
   return reportOf(checks);
 }
 
@@ -555,13 +564,7 @@ function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => void): v
 }
 
 /** OIDC discovery and the JWKS, read by `remoteJwks` as the verifiers read them; the claims offered against this SDK's list. */
-async function checkOidc(
-  authUrl: string,
-  fetch: (request: Request) => Promise<Response>,
-  timeoutMs: number,
-  seen: readonly Seen[],
-  add: (check: Check) => void,
-): Promise<void> {
+async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }: Probe): Promise<void> {
   const keys = remoteJwks(authUrl, {
     fetch: (url, init) => fetch(new Request(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })),
     logLevel: 'off',
@@ -610,13 +613,7 @@ async function checkOidc(
 }
 
 /** The service's own OpenAPI document against the contract this SDK was built from, once it is one. */
-async function checkContract(
-  baseUrl: string,
-  fetch: (request: Request) => Promise<Response>,
-  timeoutMs: number,
-  seen: readonly Seen[],
-  add: (check: Check) => void,
-): Promise<void> {
+async function checkContract(baseUrl: string, { fetch, timeoutMs, seen, add }: Probe): Promise<void> {
   let response: Response;
   try {
     response = await fetch(new Request(`${baseUrl}/docs/spec`, { signal: AbortSignal.timeout(timeoutMs) }));

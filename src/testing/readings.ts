@@ -227,28 +227,31 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
 const INTEGER_FIELDS = new Set(['expires_in', 'exp', 'nbf', 'iat', 'time_expires', 'opened_at', 'completed_at', 'timestamp']);
 const TIME_FIELDS = new Set(['exp', 'nbf', 'iat', 'time_expires', 'opened_at', 'completed_at', 'timestamp']);
 
-/** A JSON value with the spec's UNIX times written in milliseconds (the `timeUnit: 'milliseconds'` reading). */
-export function timesInMilliseconds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(timesInMilliseconds);
+/**
+ * `value` with each field whose name is in `names` and whose value is of `type` rewritten by
+ * `rewrite`, at every depth: one walk for every reading that writes a kind of field another way.
+ */
+function rewriteFields<T>(value: unknown, names: ReadonlySet<string>, type: 'number' | 'boolean', rewrite: (field: T) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => rewriteFields(item, names, type, rewrite));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, field]) => [
       key,
-      TIME_FIELDS.has(key) && typeof field === 'number' ? field * 1000 : timesInMilliseconds(field),
+      names.has(key) && typeof field === type ? rewrite(field as T) : rewriteFields(field, names, type, rewrite),
     ]),
   );
+}
+
+/** A JSON value with the spec's UNIX times written in milliseconds (the `timeUnit: 'milliseconds'` reading). */
+export function timesInMilliseconds(value: unknown): unknown {
+  return rewriteFields<number>(value, TIME_FIELDS, 'number', (seconds) => seconds * 1000);
 }
 
 /** A JSON value whose spec's UNIX times (in seconds) are written as the `times` reading says. */
 export function timesAs(reading: ResolvedReadings['times'], value: unknown): unknown {
   if (reading === 'integer') return value;
-  if (Array.isArray(value)) return value.map((item) => timesAs(reading, item));
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => {
-      if (!TIME_FIELDS.has(key) || typeof field !== 'number') return [key, timesAs(reading, field)];
-      return [key, reading === 'decimal' ? field + 0.25 : new Date(field * 1000).toISOString()];
-    }),
+  return rewriteFields<number>(value, TIME_FIELDS, 'number', (seconds) =>
+    reading === 'decimal' ? seconds + 0.25 : new Date(seconds * 1000).toISOString(),
   );
 }
 
@@ -256,26 +259,12 @@ const BOOLEAN_FIELDS = new Set(['send_email', 'partially_complete', 'maintenance
 
 /** A JSON value with the booleans of REST answers written as `"true"`/`"false"` (the `booleans: 'strings'` reading). */
 export function booleansAsStrings(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(booleansAsStrings);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [
-      key,
-      BOOLEAN_FIELDS.has(key) && typeof field === 'boolean' ? String(field) : booleansAsStrings(field),
-    ]),
-  );
+  return rewriteFields<boolean>(value, BOOLEAN_FIELDS, 'boolean', String);
 }
 
 /** A JSON value with the spec's integer fields written as strings of digits (the `numbers: 'string'` reading). */
 export function numbersAsStrings(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(numbersAsStrings);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [
-      key,
-      INTEGER_FIELDS.has(key) && typeof field === 'number' ? String(field) : numbersAsStrings(field),
-    ]),
-  );
+  return rewriteFields<number>(value, INTEGER_FIELDS, 'number', String);
 }
 
 /** A claim value written as the `claimValues` reading says. */

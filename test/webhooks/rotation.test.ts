@@ -81,30 +81,17 @@ describe.each(PATHS)('several signatures in one delivery (%s)', (_path, create) 
   });
 
   test('a Stripe set and a Standard Webhooks entry in one header; a bare HMAC beside a Stripe set', async () => {
-    await expect(
-      make(create).verify(
-        BODY,
-        headersOf(
-          [
-            { convention: 'stripe', secret: OLD },
-            { convention: 'standard', secret: SECRET },
-          ],
-          ' ',
-        ),
-      ),
-    ).resolves.toBeDefined();
-    await expect(
-      make(create).verify(
-        BODY,
-        headersOf(
-          [
-            { convention: 'hex', secret: SECRET },
-            { convention: 'stripe', secret: OLD },
-          ],
-          ' ',
-        ),
-      ),
-    ).resolves.toBeDefined();
+    const mixes: Signature[][] = [
+      [
+        { convention: 'stripe', secret: OLD },
+        { convention: 'standard', secret: SECRET },
+      ],
+      [
+        { convention: 'hex', secret: SECRET },
+        { convention: 'stripe', secret: OLD },
+      ],
+    ];
+    for (const signatures of mixes) await expect(make(create).verify(BODY, headersOf(signatures, ' '))).resolves.toBeDefined();
   });
 
   test('one stale set among several refuses the delivery: every signed timestamp is held to the tolerance', async () => {
