@@ -384,7 +384,11 @@ export class AcmeIdentityClient {
   ): Promise<ApiResult<T>> {
     return this.#transport.call(options, (ctx) =>
       send(this.#transport.fetchFor(ctx, policy, route.path), ctx).then((sent) =>
-        withResponse(this.#unwrap(schema, this.#readJson(sent, ctx, policy), sent.response, ctx), sent.response, true),
+        withResponse(
+          this.#unwrap(schema, this.#readJson(sent, ctx, policy, S.MAY_BE_EMPTY.has(schema)), sent.response, ctx),
+          sent.response,
+          true,
+        ),
       ),
     );
   }
@@ -417,8 +421,12 @@ export class AcmeIdentityClient {
     });
   }
 
-  /** The parsed JSON of a successful answer; a typed error for an error status or an unreadable body. */
-  #readJson(sent: Sent, ctx: CallContext, policy: CallPolicy = PUBLIC): unknown {
+  /**
+   * The parsed JSON of a successful answer; a typed error for an error status or an unreadable body.
+   * `mayBeEmpty`: a success without a body (a DELETE answered 204, or 200 with nothing) is the
+   * success it says, an empty record, never an error for an operation that was done.
+   */
+  #readJson(sent: Sent, ctx: CallContext, policy: CallPolicy = PUBLIC, mayBeEmpty = false): unknown {
     const { response } = sent;
     // Read only when there is an error to carry it.
     const correlationId = () => response.headers.get('x-correlation-id') ?? ctx.correlationId;
@@ -435,7 +443,8 @@ export class AcmeIdentityClient {
         { credential: policy.credential === true },
       );
     }
-    if (typeof sent.data !== 'string' || sent.data === '') {
+    if (typeof sent.data !== 'string' || sent.data.trim() === '') {
+      if (mayBeEmpty) return {};
       throw new InvalidResponseError(response.status, correlationId(), 'empty body');
     }
     try {

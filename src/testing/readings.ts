@@ -97,6 +97,8 @@ export interface FakeReadings {
   booleans?: 'json' | 'strings';
   /** How the identity response's `_sd` digests are written ("the exact input of the hash: not shown", nor its output): RFC 9901's base64url (`base64url`), padded base64 (`base64`), or hex (`hex`). */
   digestEncoding?: 'base64url' | 'base64' | 'hex';
+  /** What `DELETE /identity/request/…` answers: the spec's `{data: {message}}` (`message`), 200 with no body (`empty`), or 204 No Content (`no-content`). */
+  deleteAnswer?: 'message' | 'empty' | 'no-content';
 }
 
 /**
@@ -133,6 +135,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   times: 'integer',
   booleans: 'json',
   digestEncoding: 'base64url',
+  deleteAnswer: 'message',
 });
 
 /**
@@ -167,6 +170,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   times: ['integer', 'decimal', 'iso8601'],
   booleans: ['json', 'strings'],
   digestEncoding: ['base64url', 'base64', 'hex'],
+  deleteAnswer: ['message', 'empty', 'no-content'],
 });
 
 /**
@@ -220,7 +224,8 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
     readings.absent !== 'omitted' ||
     readings.expiresInUnit !== 'seconds' ||
     readings.times !== 'integer' ||
-    readings.booleans !== 'json'
+    readings.booleans !== 'json' ||
+    readings.deleteAnswer !== 'message'
   );
 }
 

@@ -81,6 +81,11 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       const client = await authenticateIdentity(state, request, ctx.now);
       const record = findRecord(state.identity, client.clientId, arc!, isc!);
       record.status = 'deleted';
+      // The `deleteAnswer` reading: the spec's `{data: {message}}`, or nothing, as 200 or 204.
+      if (state.readings.deleteAnswer === 'no-content')
+        return new Response(null, { status: 204, headers: { 'x-correlation-id': ctx.correlationId } });
+      if (state.readings.deleteAnswer === 'empty')
+        return new Response('', { status: 200, headers: { 'x-correlation-id': ctx.correlationId } });
       return ok(ctx, { message: 'Identity request cancelled and deleted' });
     },
     async response(request, ctx, [arc, isc]) {

@@ -134,6 +134,12 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(refusal).toBeInstanceOf(IdentityFlowError);
   expect(refusal).toMatchObject({ step: 'cancelled' });
 
+  // Deleted, whatever the answer to the DELETE says (or does not): then it is not found.
+  const deleted = await client.identityRequests.create(person({ email: 'deleted@example.com', phone: '400000003' }));
+  const deletedCodes = { accessRequestCode: deleted.data.access_request_code, identitySessionCode: deleted.data.identity_session_code };
+  await client.identityRequests.delete(deletedCodes);
+  expect(await rejection(client.identityRequests.get(deletedCodes))).toBeInstanceOf(NotFoundError);
+
   // Typed errors, whatever the error body's shape.
   const missing = await rejection(client.identityRequests.get({ accessRequestCode: 'arc_none', identitySessionCode: 'isc_none' }));
   expect(missing).toBeInstanceOf(NotFoundError);
