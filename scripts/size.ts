@@ -38,7 +38,7 @@ const budgets: Budget[] = [
     // boundary (claims disclosed inside a signed credential are the identity's, a disclosure without
     // a salt kept as unchecked, an answer with no claim refused rather than read as cancelled, the
     // hash named in any spelling, an issuer with or without its slash, `_sd` digests in any
-    // encoding) to 8.35 KB, budget 8.6 KB. The goal stays 6.5 KB.
+    // encoding) to 8.39 KB, budget 8.6 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
     budgetBytes: 8.6 * KB,
@@ -63,7 +63,7 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // discovery cache kept a newer read). #46 changed the goal: stay below openid-client's page
     // measured the same way (below, about 9.3 KB), with a budget of 9,600 B, and no byte saved at
     // the reader's cost: the golfs undone (a named map of query names, oauth4webapi's own state and
-    // nonce generators, one rule per ID-token claim) make it 9,101 B.
+    // nonce generators, one rule per ID-token claim) make it 9,103 B.
     budgetBytes: 9600,
   },
   {

@@ -125,8 +125,13 @@ function requireObject(input: unknown, what: string): Record<string, unknown> {
   return input as Record<string, unknown>;
 }
 
-/** The three inputs the spec's schema requires and its prose calls optional. */
-const UNSET_OPTIONALS = ['results_emails', 'download_email', 'expiry_hours'] as const;
+/**
+ * The three inputs the spec's schema requires and its prose calls optional, with what each is
+ * sent as when it must be and the caller left it unset: no results emails, no download email, the
+ * spec's 24-hour expiry.
+ */
+const UNSET_OPTIONALS = { results_emails: '', download_email: '', expiry_hours: 24 } as const;
+type UnsetOptional = keyof typeof UNSET_OPTIONALS;
 
 /**
  * Checks an identity request and returns the body to send. The three inputs the schema requires
@@ -141,23 +146,25 @@ export function identityRequestBody(
   requireObject(input, 'the identity request');
   const issues = [...issuesOf(z.safeParse(IdentityRequestSchema, input)), ...claimsIssues(input.claims, supportedClaims)];
   if (issues.length > 0) throw new InvalidInputError(issues);
-  const { results_emails: results, download_email: download, expiry_hours: hours, ...rest } = input;
-  const body = { ...rest, claims: input.claims as Schemas['Claims'] };
-  return {
-    ...body,
-    ...(results !== undefined
-      ? { results_emails: typeof results === 'string' ? results : results.join(',') }
-      : fill
-        ? { results_emails: '' }
-        : {}),
-    ...(download !== undefined ? { download_email: download } : fill ? { download_email: '' } : {}),
-    ...(hours !== undefined ? { expiry_hours: hours } : fill ? { expiry_hours: 24 } : {}),
-  } as Schemas['IdentityRequestInput'];
+  const results = input.results_emails;
+  const given = {
+    results_emails: typeof results === 'object' ? results.join(',') : results,
+    download_email: input.download_email,
+    expiry_hours: input.expiry_hours,
+  };
+  const body: Record<string, unknown> = { ...input, claims: input.claims };
+  for (const field of Object.keys(UNSET_OPTIONALS) as UnsetOptional[]) {
+    const value = given[field] ?? (fill ? UNSET_OPTIONALS[field] : undefined);
+    if (value === undefined) delete body[field];
+    else body[field] = value;
+  }
+  // The generated type has the three as required (the schema's reading); `fill` decides whether they are sent.
+  return body as Schemas['IdentityRequestInput'];
 }
 
 /** Whether a refusal says only that unset optionals are missing: every field it names is one of them, left unset by the caller. */
 export function refusesOnlyUnsetOptionals(fields: readonly string[], input: IdentityRequestInput): boolean {
-  const unset = UNSET_OPTIONALS.filter((field) => input[field] === undefined);
+  const unset = (Object.keys(UNSET_OPTIONALS) as UnsetOptional[]).filter((field) => input[field] === undefined);
   // A field may be named by its path (`body.results_emails`): its last segment is its name.
   return fields.length > 0 && fields.every((field) => (unset as readonly string[]).includes(field.split('.').at(-1) ?? field));
 }

@@ -29,6 +29,12 @@ const wholeNumber: z.ZodMiniType<number, unknown> = z.pipe(
   z.transform((value: number | string) => Number(value)),
 );
 const int = z.exactOptional(wholeNumber);
+/**
+ * A UNIX time in seconds from a number the service wrote in seconds or milliseconds: 13 digits are
+ * milliseconds (no date in seconds reaches 10^11 before the year 5138).
+ */
+const unixSeconds = (value: number) => (Math.abs(value) >= 1e11 ? value / 1000 : value);
+
 /** A number with a fraction (`time.time()`'s `1795809043.25`), or one written as a string. */
 const decimal: z.ZodMiniType<number, unknown> = z.pipe(
   z.union([z.number().check(z.refine(Number.isFinite)), z.string().check(z.regex(/^\s*-?[0-9]{1,15}\.[0-9]{1,9}\s*$/))]),
@@ -44,15 +50,15 @@ const zonedDateMs: z.ZodMiniType<number, unknown> = z.pipe(
 );
 /**
  * A UNIX time in seconds, as the spec types it, from any form that names one instant: a whole
- * number (or its digits), one with a fraction (floored), one written in milliseconds (13 digits:
- * no date in seconds reaches 10^11 before the year 5138, so an `exp` in milliseconds never makes a
- * response that does not expire), or a date with its zone. A date without a zone is refused.
+ * number (or its digits), one with a fraction (floored), one written in milliseconds
+ * ({@link unixSeconds}: an `exp` in milliseconds never makes a response that does not expire), or a
+ * date with its zone. A date without a zone is refused.
  */
 const unixTime = z.exactOptional(
   z.union([
     z.pipe(
       z.union([wholeNumber, decimal]),
-      z.transform((value: number) => Math.floor(Math.abs(value) >= 1e11 ? value / 1000 : value)),
+      z.transform((value: number) => Math.floor(unixSeconds(value))),
     ),
     z.pipe(
       zonedDateMs,
@@ -94,8 +100,8 @@ export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
     z.pipe(
       z.unknown(),
       z.transform((value: unknown) => {
-        const digits = typeof value === 'string' && /^\s*[0-9]{9,13}\s*$/.test(value) ? Number(value) : value;
-        if (typeof digits === 'number' && Number.isFinite(digits)) return new Date(digits >= 1e11 ? digits : digits * 1000).toUTCString();
+        const time = typeof value === 'string' && /^\s*[0-9]{9,13}\s*$/.test(value) ? Number(value) : value;
+        if (typeof time === 'number' && Number.isFinite(time)) return new Date(unixSeconds(time) * 1000).toUTCString();
         return typeof value === 'string' ? value : '';
       }),
     ),

@@ -314,14 +314,10 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
    * stops; the work then hands nothing over (settle checks its lease before handing over).
    */
   async function heartbeat(claim: InboxClaim, work: () => Promise<void>): Promise<void> {
-    let beating = true;
     const beat = setInterval(() => {
       store.renew(worker, claim, settings.leaseMs, now()).then(
         (held) => {
-          if (!held && beating) {
-            beating = false;
-            clearInterval(beat);
-          }
+          if (!held) clearInterval(beat);
         },
         () => undefined,
       );
@@ -331,7 +327,6 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     try {
       await work();
     } finally {
-      beating = false;
       clearInterval(beat);
     }
   }

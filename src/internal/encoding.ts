@@ -28,6 +28,16 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   return bytes;
 }
 
+/** The value of one hex digit's character code. */
+const nibble = (c: number) => (c <= 57 ? c - 48 : (c | 32) - 87);
+
+/** The bytes of a hex string the caller has already checked to be hex digits of even length. */
+export function fromHex(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (nibble(text.charCodeAt(i * 2)) << 4) | nibble(text.charCodeAt(i * 2 + 1));
+  return bytes;
+}
+
 export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

@@ -206,16 +206,17 @@ interface FailureCause {
  */
 const REQUIRED_CLAIMS = ['aud', 'exp', 'iat', 'iss', 'sub', 'nonce'] as const;
 
+export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 const isNumber = (value: unknown) => typeof value === 'number';
 
 /** What each claim's value must be, in the order oauth4webapi checks them once all are present. */
 const CLAIM_TYPES: readonly (readonly [claim: string, valid: (value: unknown) => boolean])[] = [
   ['exp', isNumber],
   ['iat', isNumber],
-  ['iss', (value) => isString(value)],
+  ['iss', isString],
   ['nbf', (value) => value === undefined || isNumber(value)],
   ['aud', (value) => isString(value) || Array.isArray(value)],
-  ['sub', (value) => isString(value)],
+  ['sub', isString],
 ];
 
 /**
@@ -252,8 +253,6 @@ function idTokenFailure(code: string | undefined, cause: FailureCause): [OidcErr
   if (body && isString(body.access_token) && isString(body.token_type) && !isString(body.id_token)) return ['ERR_OIDC_ID_TOKEN'];
   return undefined;
 }
-
-export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
 /** The text parameters, each with the query parameter it is sent as. */
 const TEXT_PARAMETERS = {

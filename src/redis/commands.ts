@@ -75,7 +75,7 @@ export function sender(client: RedisClientLike, timeoutMs = 2_000): Send {
  * connection is not away: its commands wait for it, as they would without the SDK.
  */
 function disconnection(client: RedisClientLike): () => string | undefined {
-  const node = client as Partial<NodeRedisLike> & { isReady?: boolean };
+  const node = client as Partial<NodeRedisLike>;
   if ('isOpen' in client) return () => (node.isOpen === true && node.isReady === false ? 'reconnecting' : undefined);
   const io = client as { status?: unknown };
   return () => (io.status === 'reconnecting' || io.status === 'close' || io.status === 'end' ? String(io.status) : undefined);

@@ -1,6 +1,6 @@
 /** Digest algorithms of `_sd_alg` and the digests of disclosures (RFC 9901 §4.2.3). */
 import { SdJwtVerificationError } from '../errors/index.js';
-import { toBase64Url, utf8 } from '../internal/encoding.js';
+import { fromHex, toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto } from '../internal/node-crypto.js';
 
 /** The IANA hash names the verifier accepts. */
@@ -46,11 +46,7 @@ const BASE64_DIGEST = /^[A-Za-z0-9+/_-]+={0,2}$/;
  */
 export function canonicalDigest(algorithm: HashAlgorithm, text: string): string {
   const bytes = DIGEST_BYTES[algorithm];
-  if (text.length === bytes * 2 && HEX_DIGEST.test(text)) {
-    const raw = new Uint8Array(bytes);
-    for (let i = 0; i < bytes; i++) raw[i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16);
-    return toBase64Url(raw);
-  }
+  if (text.length === bytes * 2 && HEX_DIGEST.test(text)) return toBase64Url(fromHex(text));
   if (!BASE64_DIGEST.test(text)) return text;
   const unpadded = text.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
   return unpadded.length === Math.ceil((bytes * 4) / 3) ? unpadded : text;

@@ -23,8 +23,8 @@ function headersFor(ctx: ResponseContext, extra?: Record<string, string>): Heade
 export function withNumbers(ctx: ResponseContext, body: unknown): unknown {
   const readings = ctx.readings;
   if (!readings) return body;
-  // A date has no unit: the ISO form of a time wins over its unit.
-  const inUnit = readings.timeUnit === 'milliseconds' && readings.times !== 'iso8601' ? timesInMilliseconds(body) : body;
+  // A date has no unit: the ISO form of a time is written from the seconds, whatever the unit reading.
+  const inUnit = readings.timeUnit === 'milliseconds' ? timesInMilliseconds(body) : body;
   const timed = readings.times === 'iso8601' ? timesAs('iso8601', body) : timesAs(readings.times, inUnit);
   const numbered = readings.numbers === 'string' ? numbersAsStrings(timed) : timed;
   return readings.booleans === 'strings' ? booleansAsStrings(numbered) : numbered;

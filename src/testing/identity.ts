@@ -12,7 +12,9 @@ export type IdentityStatus = 'pending' | 'opened' | 'approved' | 'cancelled' | '
 /** A valid POST /identity/request body: the three fields described as optional may be absent. */
 export type IdentityInput = Omit<InputSchema, OptionalInSpec> & Partial<Pick<InputSchema, OptionalInSpec>>;
 type InputSchema = components['schemas']['IdentityRequestInput'];
-type OptionalInSpec = 'results_emails' | 'download_email' | 'expiry_hours';
+/** The three inputs "yes in schema, described as optional". */
+const OPTIONAL_IN_SPEC = ['results_emails', 'download_email', 'expiry_hours'] as const;
+type OptionalInSpec = (typeof OPTIONAL_IN_SPEC)[number];
 
 export interface IdentityRecord {
   readonly clientId: string;
@@ -98,7 +100,7 @@ function checkIdentityInput(
   // As the schema reads them (`schema`): required, any string; as the prose does (`prose`): optional, and an empty one is no email address.
   const required = rules.optionalInputs === 'schema';
   const empty = (field: string) => input[field] === '' && required;
-  for (const field of ['results_emails', 'download_email', 'expiry_hours']) {
+  for (const field of OPTIONAL_IN_SPEC) {
     if (required && input[field] === undefined) errors[field] = 'is required';
   }
   const results = input['results_emails'];

@@ -128,8 +128,10 @@ function oauthJson(error: OAuthError): Response {
   );
 }
 
-/** The address of one of the server's endpoints (the spec shows only authorize's; the rest are discovered). */
-/** An endpoint below the issuer, whether its identifier ends in a slash or not. */
+/**
+ * The address of one of the server's endpoints (the spec shows only authorize's; the rest are
+ * discovered), below the issuer whether its identifier ends in a slash or not.
+ */
 const endpointOf = (issuer: string, path: string) => `${issuer.replace(/\/$/, '')}/oauth/oidc/${path}`;
 
 /** The claim keys requested by the `claims` parameter, refusing what the spec's rules 3 and 4 refuse. */

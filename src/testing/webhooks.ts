@@ -114,6 +114,8 @@ export async function webhookRequest(
   const key = utf8(target.secret);
   const t = String(Math.floor(nowMs / 1000));
   const headers: Record<string, string> = { 'content-type': 'application/json' };
+  /** Stripe's `t=…,v1=…` set, signed with `signingKey`. */
+  const stripeSet = async (signingKey: Uint8Array<ArrayBuffer>) => `t=${t},v1=${hex(await hmac(signingKey, `${t}.${body}`))}`;
   switch (readings.webhookSignature) {
     case 'prefixed-hex':
       headers['x-webhook-signature'] = await signWebhook(target.secret, body);
@@ -125,14 +127,12 @@ export async function webhookRequest(
       headers['x-webhook-signature'] = toBase64(await hmac(key, body));
       break;
     case 'stripe':
-      headers['x-webhook-signature'] = `t=${t},v1=${hex(await hmac(key, `${t}.${body}`))}`;
+      headers['x-webhook-signature'] = await stripeSet(key);
       break;
-    case 'rotation': {
+    case 'rotation':
       // A sender in the middle of rotating its secret: a set by the secret it is retiring (one the client never had), then one by the current.
-      const retired = `t=${t},v1=${hex(await hmac(utf8(`retired:${target.secret}`), `${t}.${body}`))}`;
-      headers['x-webhook-signature'] = `${retired} t=${t},v1=${hex(await hmac(key, `${t}.${body}`))}`;
+      headers['x-webhook-signature'] = `${await stripeSet(utf8(`retired:${target.secret}`))} ${await stripeSet(key)}`;
       break;
-    }
     case 'standard': {
       // Standard Webhooks: the key is the base64 after whsec_ when it is base64; else the secret's bytes.
       const rest = target.secret.replace(/^whsec_/, '');

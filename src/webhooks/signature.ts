@@ -6,7 +6,7 @@
  * verifies when one check matches; a signature of a known form whose content is wrong refuses it.
  */
 import { InvalidInputError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
-import { fromBase64, utf8 } from '../internal/encoding.js';
+import { fromBase64, fromHex, utf8 } from '../internal/encoding.js';
 
 export const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
 /** Each hash as `node:crypto` and the `sha256=` prefix name it. */
@@ -84,15 +84,6 @@ function header(headers: unknown, name: string): string | undefined {
     else if (Array.isArray(value)) values.push(...value.filter((v): v is string => typeof v === 'string'));
   }
   return values.length > 0 ? values.join(', ') : undefined;
-}
-
-/** The value of one hex digit's character code (already checked by {@link HEX}). */
-const nibble = (c: number) => (c <= 57 ? c - 48 : (c | 32) - 87);
-
-function hexBytes(text: string): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(text.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = (nibble(text.charCodeAt(i * 2)) << 4) | nibble(text.charCodeAt(i * 2 + 1));
-  return bytes;
 }
 
 export function base64Bytes(text: string): Uint8Array<ArrayBuffer> | undefined {
@@ -209,7 +200,7 @@ function hmacCheck(body: Check['body'], headers: unknown, entries: readonly stri
     const isHex = HEX.test(text) && text.length === length * 2;
     const b64 = !isHex && BASE64.test(text) ? base64Bytes(text) : undefined;
     const isBase64 = b64?.length === length;
-    if (isHex && encoding !== 'base64') return hexBytes(text);
+    if (isHex && encoding !== 'base64') return fromHex(text);
     if (b64 && isBase64 && encoding !== 'hex') return b64;
     if (isHex || isBase64) {
       throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${isHex ? 'hex' : 'base64'}, but ${encoding} is configured`);
@@ -238,7 +229,7 @@ function stripeCheck(body: Check['body'], items: readonly string[], settings: Si
     );
   }
   const stamp = checkStamp(stamps[0], settings.toleranceSeconds, 'timestamp t=', settings.now);
-  return { prefix: `${stamp}.`, body, macs: v1.map(hexBytes), hash: 'SHA-256', secrets: settings.secrets };
+  return { prefix: `${stamp}.`, body, macs: v1.map(fromHex), hash: 'SHA-256', secrets: settings.secrets };
 }
 
 /** Standard Webhooks: `v1,<base64>` entries, an HMAC-SHA256 of `"<webhook-id>.<webhook-timestamp>.<body>"`; other versions (v1a, asymmetric) are not ours. */

@@ -340,7 +340,6 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
     return decoded && decoded.length > 0 ? [decoded, secretBytes[i]!] : [secretBytes[i]!];
   });
-  const standardSecrets = standardForms.flat();
   /** A secret (as key bytes) that verified a delivery, and the check it verified. */
   type Match = { key: Uint8Array<ArrayBuffer>; check: Check };
   const signing: SignatureSettings = {
@@ -353,15 +352,17 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     timestamp: options.timestamp,
     now: options.now ?? Date.now,
     secrets: secretBytes,
-    standardSecrets,
+    standardSecrets: standardForms.flat(),
   };
-  const keys = new Map<string, Promise<CryptoKey[]>>();
+  // Web Crypto keys, imported once per set of secrets and hash: a set narrowed by learnKeyForm is a new set, imported afresh.
+  const keys = new WeakMap<readonly Uint8Array<ArrayBuffer>[], Map<Hash, Promise<CryptoKey[]>>>();
   const hmacKeys = (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => {
-    const id = `${set === secretBytes}${hash}`;
-    let found = keys.get(id);
+    const byHash = keys.get(set) ?? new Map<Hash, Promise<CryptoKey[]>>();
+    keys.set(set, byHash);
+    let found = byHash.get(hash);
     if (!found) {
       found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])));
-      keys.set(id, found);
+      byHash.set(hash, found);
     }
     return found;
   };
@@ -415,7 +416,6 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     if (i < 0) return;
     standardForms[i] = [key];
     signing.standardSecrets = standardForms.flat();
-    keys.delete('falseSHA-256');
   }
 
   async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {

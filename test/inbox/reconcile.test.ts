@@ -64,7 +64,10 @@ describe('the reconciler runs by itself (#40)', () => {
     const clock = { now: T0 };
     const store = new MemoryInboxStore();
     await store.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1', createdAt: T0 }, 86_400_000);
-    const off = started(new MemoryInboxStore(), clock, false);
+    // The same request awaits on the store of the inbox turned off: only the timer decides that it is not read.
+    const offStore = new MemoryInboxStore();
+    await offStore.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1', createdAt: T0 }, 86_400_000);
+    const off = started(offStore, clock, false);
     const byDefault = started(store, clock);
     await vi.advanceTimersByTimeAsync(299_000);
     expect(byDefault.reads).toEqual([]);

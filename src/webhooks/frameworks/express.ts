@@ -11,7 +11,8 @@
  * @module webhooks/express
  */
 import { liteLog } from '../../internal/log-lite.js';
-import { answerBody, receiverFor, type WebhookHandlerOptions } from './shared.js';
+import { answerBody } from '../receiver.js';
+import { receiverFor, type WebhookHandlerOptions } from './shared.js';
 
 /** The parts of Express's request the handler reads (a Node `IncomingMessage`). */
 interface ExpressRequest extends AsyncIterable<unknown> {

@@ -9,7 +9,8 @@
  * ```
  * @module webhooks/fastify
  */
-import { answerBody, receiverFor, type WebhookHandlerOptions } from './shared.js';
+import { answerBody } from '../receiver.js';
+import { receiverFor, type WebhookHandlerOptions } from './shared.js';
 
 export interface AcmeWebhookPluginOptions extends WebhookHandlerOptions {
   /** The route's path. @default '/webhooks/acme' */

@@ -32,6 +32,3 @@ export function receiverFor(options: WebhookHandlerOptions): WebhookReceiver {
   const inbox = options.inbox;
   return createWebhookReceiver(verifier, options.onEvent ?? ((event) => inbox!.receive(event)));
 }
-
-/** The answer body: one rule for the receiver and every framework's route (receiver.ts). */
-export { answerBody } from '../receiver.js';
