@@ -14,6 +14,10 @@ export interface PostgresServer {
   readonly port: number;
   /** A connection string for the `postgres` database, as the `postgres` user (trust auth, localhost only). */
   readonly url: string;
+  /** Kills the server at once (SIGKILL: a crash); what was committed is on disk. */
+  kill(): Promise<void>;
+  /** Starts it again on the same data and port, after `kill`. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,33 +55,57 @@ export async function startPostgres(): Promise<PostgresServer> {
     ...user,
   });
   const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'];
-  const child: ChildProcess = spawn(join(bin, 'postgres'), args, { stdio: 'ignore', cwd: dir, ...user });
-  let missing: Error | undefined;
-  child.once('error', (error) => (missing = error));
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let child = await launch(join(bin, 'postgres'), args, { cwd: dir, user }, url);
+  const ended = () =>
+    child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve();
+  return {
+    port,
+    url,
+    async kill() {
+      const exited = ended();
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async restart() {
+      // A postmaster killed leaves its backends to notice and exit: the new one is tried until they have.
+      child = await launch(join(bin, 'postgres'), args, { cwd: dir, user }, url);
+    },
+    async stop() {
+      const exited = ended();
+      // SIGINT: PostgreSQL's "fast" shutdown.
+      child.kill('SIGINT');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts `postgres` and resolves once it takes connections; tried again while it exits at once (a cluster still being let go of). */
+async function launch(
+  binary: string,
+  args: string[],
+  where: { cwd: string; user: { uid: number; gid: number } | Record<string, never> },
+  url: string,
+): Promise<ChildProcess> {
+  let missing: Error | undefined;
+  const start = () => {
+    const started = spawn(binary, args, { stdio: 'ignore', cwd: where.cwd, ...where.user });
+    started.once('error', (error) => (missing = error));
+    return started;
+  };
+  let child = start();
   for (let i = 0; ; i++) {
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
       await client.end();
-      break;
+      return child;
     } catch (error) {
       await client.end().catch(() => undefined);
-      if (missing || i >= 100) throw new Error(`postgres did not start on port ${port}: ${(missing ?? (error as Error)).message}`);
+      if (missing || i >= 150) throw new Error(`postgres did not start (${url}): ${(missing ?? (error as Error)).message}`);
+      if (child.exitCode !== null) child = start();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  return {
-    port,
-    url,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        // SIGINT: PostgreSQL's "fast" shutdown.
-        child.kill('SIGINT');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }

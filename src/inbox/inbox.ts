@@ -28,12 +28,15 @@ export interface InboxClient {
   serviceTime?(): number;
 }
 
-/** What your handler receives: once per request, with the request's `access_request_code` as `id` (your idempotency key). */
-export type InboxDelivery =
-  | (DeliveryBase & { readonly kind: 'approved'; readonly identity: VerifiedIdentityResponse })
-  | (DeliveryBase & { readonly kind: 'cancelled' });
+/**
+ * What your handler receives: once per request, with the request's `access_request_code` as `id`
+ * (your idempotency key). `Transaction` is the store's (see `transaction`).
+ */
+export type InboxDelivery<Transaction = unknown> =
+  | (DeliveryBase<Transaction> & { readonly kind: 'approved'; readonly identity: VerifiedIdentityResponse })
+  | (DeliveryBase<Transaction> & { readonly kind: 'cancelled' });
 
-interface DeliveryBase {
+interface DeliveryBase<Transaction> {
   /** The request's `access_request_code`: the same for every redelivery and retry. Make your handler idempotent on it. */
   readonly id: string;
   readonly accessRequestCode: string;
@@ -41,6 +44,12 @@ interface DeliveryBase {
   readonly attempts: number;
   /** When the first delivery was received, in ms. */
   readonly receivedAt: number;
+  /**
+   * The transaction that settles the entry, with a store that has one (`PostgresInboxStore`: the
+   * `pg` client of that transaction). Write your user record through it and both commit together,
+   * or neither does; absent with the memory and Redis stores.
+   */
+  readonly transaction?: Transaction;
 }
 
 /** A request completed (or expired) whose webhook never arrived: ask the service to send it again. */
@@ -52,13 +61,17 @@ export interface MissingDelivery {
   readonly at: number;
 }
 
-export interface IdentityInboxOptions extends ObservabilityOptions {
+export interface IdentityInboxOptions<Transaction = unknown> extends ObservabilityOptions {
   /** The client that fetches identities (`AcmeIdentityClient`). */
   client: InboxClient;
-  /** Called once per request with the verified identity, or with `kind: 'cancelled'`. A throw retries it (the identity is fetched again). */
-  onIdentity(delivery: InboxDelivery): void | Promise<void>;
+  /**
+   * Called once per request with the verified identity, or with `kind: 'cancelled'`. A throw
+   * retries it (the identity is fetched again). With a store that settles in a transaction
+   * (`PostgresInboxStore`), it runs inside that transaction: `delivery.transaction`.
+   */
+  onIdentity(delivery: InboxDelivery<Transaction>): void | Promise<void>;
   /** Where entries are kept. @default a `MemoryInboxStore` (one process; a crash loses entries) */
-  store?: InboxStore;
+  store?: InboxStore<Transaction>;
   /**
    * The AES-GCM key the X-Access-Token is sealed with in a durable store: 32 random bytes (or their
    * base64), or a `CryptoKey`. Every instance needs the same one. Required with a durable store
@@ -86,7 +99,10 @@ export interface IdentityInboxOptions extends ObservabilityOptions {
   leaseMs?: number;
   /** Entries a worker processes at once. @default 4 */
   concurrency?: number;
-  /** How often a started inbox looks for due entries, in ms. @default 1000 */
+  /**
+   * How often a started inbox looks for due entries, in ms. A store that announces deliveries
+   * (`PostgresInboxStore`, by LISTEN/NOTIFY) wakes the workers at once as well. @default 1000
+   */
   pollIntervalMs?: number;
   /** How long a handed-over request's redeliveries are recognised, in seconds. @default 604800 (7 days) */
   doneTtlSeconds?: number;
@@ -159,11 +175,11 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * inbox.start();
  * ```
  */
-export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbox {
-  const { client, onIdentity } = options ?? ({} as Partial<IdentityInboxOptions>);
+export function createIdentityInbox<Transaction = unknown>(options: IdentityInboxOptions<Transaction>): IdentityInbox {
+  const { client, onIdentity } = options ?? ({} as Partial<IdentityInboxOptions<Transaction>>);
   if (typeof client?.identityResponses?.getVerified !== 'function') throw new ConfigurationError('client', 'must be an AcmeIdentityClient');
   if (typeof onIdentity !== 'function') throw new ConfigurationError('onIdentity', 'must be a function that takes the delivery');
-  const store: InboxStore = options.store ?? new MemoryInboxStore();
+  const store: InboxStore<Transaction> = options.store ?? (new MemoryInboxStore() as InboxStore<Transaction>);
   if (typeof store.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
   const key = sealingKey(options, store.durable);
   const observer = new Observer(options, (option, message) => new ConfigurationError(option, message));
@@ -243,9 +259,10 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
     const wait = Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (record.attempts - 1)) * (0.75 + Math.random() * 0.5);
     // Within the token's lifetime: the last try goes just before it expires, never after.
     const lastChance = record.tokenExpiresAt - 2 * EXPIRY_MARGIN_MS - serviceNow() + now();
-    const next = Math.floor(Math.min(now() + wait, lastChance));
-    if (next <= now())
+    if (lastChance <= now())
       return bury(claim, record, 'ERR_INBOX_TOKEN_EXPIRED', failure.code, 'the X-Access-Token expired before the identity was fetched');
+    // Rounded up: a wait under a millisecond is still a wait, not an expiry.
+    const next = Math.ceil(Math.min(now() + wait, lastChance));
     await store.reschedule(claim, { ...record, nextAttemptAt: next });
     log('warn', 'identity not fetched yet: trying again', record, 'retry', { errorCode: failure.code, waitMs: Math.round(next - now()) });
   }
@@ -276,7 +293,7 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
         permanent: false,
       });
     }
-    let delivery: InboxDelivery;
+    let delivery: InboxDelivery<Transaction>;
     const base = { id: record.id, accessRequestCode: record.id, attempts: record.attempts, receivedAt: record.receivedAt };
     try {
       const event = { kind: record.kind, accessRequestCode: record.id, accessToken };
@@ -291,14 +308,34 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       log('warn', 'entry taken over by another worker: not handed over here', record, 'taken-over');
       return;
     }
+    let handlerError: { error: unknown } | undefined;
+    const handOver = async (transaction?: Transaction) => {
+      try {
+        await onIdentity(transaction === undefined ? delivery : { ...delivery, transaction });
+      } catch (error) {
+        handlerError = { error };
+        throw error;
+      }
+    };
+    let settledHere = true;
     try {
-      await onIdentity(delivery);
+      if (store.completeWith) {
+        // The handler's writes and the entry's settlement commit together, or neither does.
+        settledHere = await store.completeWith(claim, settings.doneTtlMs, now(), handOver);
+      } else {
+        await handOver();
+        await store.complete(claim, settings.doneTtlMs, now());
+      }
     } catch (error) {
-      const name = error instanceof Error ? error.name : typeof error;
-      const code = error instanceof AcmeIdentityError ? error.code : 'ERR_HANDLER';
+      if (!handlerError) throw error;
+      const name = handlerError.error instanceof Error ? handlerError.error.name : typeof handlerError.error;
+      const code = handlerError.error instanceof AcmeIdentityError ? handlerError.error.code : 'ERR_HANDLER';
       return failed(claim, { code, message: `onIdentity threw ${name}`, permanent: false, handler: true });
     }
-    await store.complete(claim, settings.doneTtlMs, now());
+    if (!settledHere) {
+      log('warn', 'entry taken over by another worker while the handler ran: its writes rolled back here', record, 'taken-over');
+      return;
+    }
     log('info', `identity handed over (${delivery.kind})`, record, 'handed-over', { kind: delivery.kind });
   }
 
@@ -306,6 +343,10 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: Promise<unknown> = Promise.resolve();
+  /** A pass is under way (`ticking`), and a wake-up came during it (`woken`): one more pass follows at once. */
+  let ticking = false;
+  let woken = false;
+  let unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
 
   /**
    * `work` on `claim`, its lease renewed every third of `leaseMs` until it is done: a live worker
@@ -400,11 +441,27 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
   }
 
   function tick(): void {
+    ticking = true;
+    woken = false;
     current = runOnce()
       .catch((error: unknown) => outage.failed(error, 'while looking for due entries (polling goes on)'))
       .finally(() => {
-        if (running) timer = setTimeout(tick, settings.pollIntervalMs);
+        ticking = false;
+        if (!running) return;
+        if (woken) tick();
+        else timer = setTimeout(tick, settings.pollIntervalMs);
       });
+  }
+
+  /** A delivery was stored somewhere: a pass now, or right after the one under way. */
+  function wake(): void {
+    if (!running) return;
+    if (ticking) {
+      woken = true;
+      return;
+    }
+    clearTimeout(timer);
+    tick();
   }
 
   return {
@@ -453,6 +510,14 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
         () => undefined,
       );
       tick();
+      unsubscribe = store.subscribe
+        ? store.subscribe(wake).catch((error: unknown) => {
+            observer.log('warn', 'inbox store: workers are not woken by new deliveries; they poll', {
+              error: error instanceof Error ? error.name : typeof error,
+            });
+            return undefined;
+          })
+        : Promise.resolve(undefined);
       const interval = settings.reconcileIntervalMs;
       // The first run one interval after the start: a request is reported only once its grace has passed anyway.
       if (interval !== false) reconcileTimer = setTimeout(() => reconcileTick(interval), interval);
@@ -461,7 +526,8 @@ export function createIdentityInbox(options: IdentityInboxOptions): IdentityInbo
       running = false;
       clearTimeout(timer);
       clearTimeout(reconcileTimer);
-      await Promise.all([current, reconciling]);
+      const stopListening = await unsubscribe;
+      await Promise.all([current, reconciling, stopListening?.().catch(() => undefined)]);
     },
     deadLetters: (limit = 100) => store.deadLetters(limit),
     async replay(id) {

@@ -64,8 +64,12 @@ export interface ExpectedRequest {
   readonly createdAt: number;
 }
 
-/** Where an inbox keeps its entries. Every method is atomic on its own. */
-export interface InboxStore {
+/**
+ * Where an inbox keeps its entries. Every method is atomic on its own. `Transaction` is what a
+ * store that settles entries in a transaction hands your handler (`PostgresInboxStore`: the
+ * `pg` client of that transaction); stores without one have none.
+ */
+export interface InboxStore<Transaction = unknown> {
   /** Whether entries survive the process (a store that does not needs no encryption key). */
   readonly durable: boolean;
   /**
@@ -80,6 +84,20 @@ export interface InboxStore {
   renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean>;
   /** Handed over: removed, and further deliveries of the request are duplicates for `doneTtlMs`. */
   complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void>;
+  /**
+   * Hands an entry over and completes it in one transaction: `handOver(transaction)` runs inside
+   * it, and the same commit settles the entry (as `complete`). Resolves false, keeping nothing
+   * `handOver` wrote, when another worker took the entry over meanwhile; a throw of `handOver`
+   * rolls everything back and is rethrown. Optional: without it the inbox calls your handler, then
+   * `complete`, and a crash between the two hands the entry over again.
+   */
+  completeWith?(claim: InboxClaim, doneTtlMs: number, now: number, handOver: (transaction: Transaction) => Promise<void>): Promise<boolean>;
+  /**
+   * Calls `wake` soon after any instance stores a delivery (PostgreSQL's LISTEN/NOTIFY), so that
+   * workers start on it at once instead of at their next poll; resolves what stops it. Optional:
+   * without it workers find deliveries by polling. Polling goes on either way, for a wake-up lost.
+   */
+  subscribe?(wake: () => void): Promise<() => Promise<void>>;
   /** Back to pending with the record's new attempts, next attempt time and last error. */
   reschedule(claim: InboxClaim, record: InboxRecord): Promise<void>;
   /** Set aside. */
@@ -160,14 +178,15 @@ export class MemoryInboxStore implements InboxStore {
   }
 
   async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
-    const claims: InboxClaim[] = [];
-    for (const held of this.#entries.values()) {
-      if (claims.length >= max) break;
-      if (held.state !== 'pending' || held.record.nextAttemptAt > now || (held.lease && held.lease.until > now)) continue;
+    const due = [...this.#entries.values()].filter(
+      (held) => held.state === 'pending' && held.record.nextAttemptAt <= now && !(held.lease && held.lease.until > now),
+    );
+    // The entry whose token expires first, first: it has the least time left to be fetched.
+    due.sort((a, b) => a.record.tokenExpiresAt - b.record.tokenExpiresAt);
+    return due.slice(0, max).map((held) => {
       held.lease = { worker, token: crypto.randomUUID(), until: now + leaseMs };
-      claims.push({ record: held.record, lease: held.lease.token });
-    }
-    return claims;
+      return { record: held.record, lease: held.lease.token };
+    });
   }
 
   async renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean> {

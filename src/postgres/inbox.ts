@@ -18,10 +18,17 @@ export interface PgPoolLike {
   connect(): Promise<PgPoolClientLike>;
 }
 
-/** A client checked out of the pool, given back with `release`. */
+/**
+ * A client checked out of the pool, given back with `release` (`release(true)` destroys a broken
+ * one). The inbox hands it to your `onIdentity` as `delivery.transaction`: the transaction that
+ * settles the entry, for your writes to commit with it.
+ */
 export interface PgPoolClientLike {
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
-  release(): void;
+  release(destroy?: boolean): void;
+  /** node-postgres's events: `notification` (LISTEN) and `error`. Needed only to wake workers. */
+  on?(event: string, listener: (message: { channel?: string }) => void): unknown;
+  off?(event: string, listener: (message: { channel?: string }) => void): unknown;
 }
 
 export interface PostgresInboxStoreOptions {
@@ -73,7 +80,9 @@ function tables(prefix: string) {
   const name = (table: string) => `${prefix}inbox_${table}`;
   // An index lives in its table's schema, and its name is written without one.
   const index = (suffix: string) => `${prefix.slice(prefix.indexOf('.') + 1)}inbox_${suffix}`;
-  return { index, entries: name('entries'), done: name('done'), expected: name('expected'), leases: name('leases') };
+  // The channel deliveries are announced on: a plain identifier, the schema's dot made an underscore.
+  const channel = `${prefix.replace('.', '_')}inbox`;
+  return { index, channel, entries: name('entries'), done: name('done'), expected: name('expected'), leases: name('leases') };
 }
 
 /** A number PostgreSQL returned (`bigint` arrives as a string). */
@@ -91,7 +100,7 @@ const num = (value: unknown) => Number(value);
  * const inbox = createIdentityInbox({ client: acme, store, encryptionKey, onIdentity });
  * ```
  */
-export class PostgresInboxStore implements InboxStore {
+export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
   readonly durable: boolean = true;
   readonly #pool: PgPoolLike;
   readonly #prefix: string;
@@ -111,13 +120,12 @@ export class PostgresInboxStore implements InboxStore {
     await this.#pool.query(postgresInboxMigration(this.#prefix));
   }
 
-  /** `work` in one transaction holding the advisory lock of entry `id`: what it reads stays true until it commits. */
-  async #locked<T>(id: string, work: (query: PgPoolClientLike['query']) => Promise<T>): Promise<T> {
+  /** `work` in one transaction on a client of its own: committed when it resolves, rolled back when it throws. */
+  async #transaction<T>(work: (client: PgPoolClientLike) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.#prefix}inbox:${id}`]);
-      const result = await work((text, values) => client.query(text, values));
+      const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -128,19 +136,33 @@ export class PostgresInboxStore implements InboxStore {
     }
   }
 
+  /** `work` in one transaction holding the advisory lock of entry `id`: what it reads stays true until it commits. */
+  async #locked<T>(id: string, work: (query: PgPoolClientLike['query']) => Promise<T>): Promise<T> {
+    return this.#transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.#prefix}inbox:${id}`]);
+      return work((text, values) => client.query(text, values));
+    });
+  }
+
   async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
     const t = this.#t;
     return this.#locked(record.id, async (query) => {
-      const done = await query(`SELECT until FROM ${t.done} WHERE id = $1`, [record.id]);
-      if (done.rows[0] && num(done.rows[0]['until']) > now) return 'duplicate';
-      await query(`DELETE FROM ${t.done} WHERE id = $1`, [record.id]);
-      const held = await query(`SELECT record, state FROM ${t.entries} WHERE id = $1`, [record.id]);
+      // The entry's row first, locked: a worker settling it now either settled it before this read
+      // (the row is gone, and the done row the same statement wrote is read below) or waits for
+      // this transaction. Read the other way round, a settlement committed between the two reads
+      // looked like a request never seen, and the identity was handed over twice.
+      const held = await query(`SELECT record, state FROM ${t.entries} WHERE id = $1 FOR UPDATE`, [record.id]);
       const row = held.rows[0];
       if (!row) {
+        const done = await query(`SELECT until FROM ${t.done} WHERE id = $1`, [record.id]);
+        if (done.rows[0] && num(done.rows[0]['until']) > now) return 'duplicate';
+        await query(`DELETE FROM ${t.done} WHERE id = $1`, [record.id]);
         await query(
           `INSERT INTO ${t.entries} (id, record, state, next_attempt_at, received_at, token_expires_at) VALUES ($1, $2, 'pending', $3, $4, $5)`,
           [record.id, JSON.stringify(record), record.nextAttemptAt, record.receivedAt, record.tokenExpiresAt],
         );
+        // Sent when the transaction commits: the workers listening start on it at once.
+        await query('SELECT pg_notify($1, $2)', [t.channel, '']);
         return 'added';
       }
       const kept = row['record'] as InboxRecord;
@@ -151,6 +173,7 @@ export class PostgresInboxStore implements InboxStore {
              lease_worker = NULL, lease_token = NULL, lease_until = NULL WHERE id = $1`,
           [record.id, JSON.stringify(revived), revived.nextAttemptAt, revived.tokenExpiresAt],
         );
+        await query('SELECT pg_notify($1, $2)', [t.channel, '']);
         return 'revived';
       }
       if (record.tokenExpiresAt > kept.tokenExpiresAt) {
@@ -189,14 +212,99 @@ export class PostgresInboxStore implements InboxStore {
   }
 
   async complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void> {
+    await this.#settle(this.#pool.query.bind(this.#pool), claim, doneTtlMs, now);
+  }
+
+  /**
+   * Your handler and the entry's settlement in one transaction: `handOver` gets its client, and
+   * what it writes commits with the entry's completion, or not at all. The entry's row is locked
+   * only by the final statement, so a slow handler blocks no other worker; if the entry was taken
+   * over meanwhile, that statement finds it gone and everything is rolled back.
+   */
+  async completeWith(
+    claim: InboxClaim,
+    doneTtlMs: number,
+    now: number,
+    handOver: (transaction: PgPoolClientLike) => Promise<void>,
+  ): Promise<boolean> {
+    const taken = new Error('taken over');
+    try {
+      return await this.#transaction(async (client) => {
+        await handOver(client);
+        if (!(await this.#settle(client.query.bind(client), claim, doneTtlMs, now))) throw taken;
+        return true;
+      });
+    } catch (error) {
+      if (error === taken) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * One statement: the entry gone, the request remembered as handed over and no longer expected;
+   * or nothing, for a lease lost. Whether the entry was this claim's to settle.
+   */
+  async #settle(query: PgPoolLike['query'], claim: InboxClaim, doneTtlMs: number, now: number): Promise<boolean> {
     const t = this.#t;
-    // One statement: the entry gone, the request remembered as handed over, no longer expected; or nothing, for a lease lost.
-    await this.#pool.query(
+    const { rows } = await query(
       `WITH gone AS (DELETE FROM ${t.entries} WHERE id = $1 AND lease_token = $2 AND state = 'pending' RETURNING id),
-            remembered AS (INSERT INTO ${t.done} (id, until) SELECT id, $3 FROM gone ON CONFLICT (id) DO UPDATE SET until = excluded.until)
-       DELETE FROM ${t.expected} WHERE code IN (SELECT id FROM gone)`,
+            remembered AS (INSERT INTO ${t.done} (id, until) SELECT id, $3 FROM gone ON CONFLICT (id) DO UPDATE SET until = excluded.until),
+            forgotten AS (DELETE FROM ${t.expected} WHERE code IN (SELECT id FROM gone))
+       SELECT count(*) AS settled FROM gone`,
       [claim.record.id, claim.lease, now + doneTtlMs],
     );
+    return num(rows[0]?.['settled']) === 1;
+  }
+
+  /**
+   * Listens (LISTEN) on a connection of its own for the deliveries any instance stores, and calls
+   * `wake` for each; a connection lost is made again after a second, while polling carries on.
+   */
+  async subscribe(wake: () => void): Promise<() => Promise<void>> {
+    const channel = this.#t.channel;
+    let client: PgPoolClientLike | undefined;
+    let stopped = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const notified = (message: { channel?: string }) => {
+      if (message.channel === channel) wake();
+    };
+    const listen = async (): Promise<void> => {
+      const connection = await this.#pool.connect();
+      if (typeof connection.on !== 'function') {
+        connection.release();
+        throw new ConfigurationError('pool', 'its clients have no on(): workers are woken by polling only');
+      }
+      const broken = () => {
+        connection.off?.('notification', notified);
+        connection.off?.('error', broken);
+        connection.release(true);
+        if (client === connection) client = undefined;
+        if (!stopped) again();
+      };
+      connection.on('notification', notified);
+      connection.on('error', broken);
+      client = connection;
+      await connection.query(`LISTEN "${channel}"`);
+      // A delivery stored while the connection was being made: looked for at once.
+      wake();
+    };
+    const again = () => {
+      retry = setTimeout(() => listen().catch(again), 1_000);
+      (retry as { unref?: () => void }).unref?.();
+    };
+    await listen();
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      const connection = client;
+      client = undefined;
+      if (!connection) return;
+      connection.off?.('notification', notified);
+      await connection.query(`UNLISTEN "${channel}"`).then(
+        () => connection.release(),
+        () => connection.release(true),
+      );
+    };
   }
 
   async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {
@@ -223,12 +331,15 @@ export class PostgresInboxStore implements InboxStore {
   }
 
   async revive(id: string, record: InboxRecord): Promise<boolean> {
-    const { rowCount } = await this.#pool.query(
-      `UPDATE ${this.#t.entries} SET state = 'pending', record = $2, next_attempt_at = $3, token_expires_at = $4, letter = NULL, dead_at = NULL
-       WHERE id = $1 AND state = 'dead'`,
-      [id, JSON.stringify(record), record.nextAttemptAt, record.tokenExpiresAt],
+    const t = this.#t;
+    const { rows } = await this.#pool.query(
+      `WITH revived AS (
+         UPDATE ${t.entries} SET state = 'pending', record = $2, next_attempt_at = $3, token_expires_at = $4, letter = NULL, dead_at = NULL
+         WHERE id = $1 AND state = 'dead' RETURNING id)
+       SELECT pg_notify($5, '') FROM revived`,
+      [id, JSON.stringify(record), record.nextAttemptAt, record.tokenExpiresAt, t.channel],
     );
-    return rowCount === 1;
+    return rows.length === 1;
   }
 
   async discard(id: string): Promise<boolean> {

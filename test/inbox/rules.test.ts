@@ -4,6 +4,7 @@
  * an entry to one worker, and what the memory store keeps. (inbox.test.ts runs them end to end
  * against the fake; test/redis/inbox.test.ts holds the Redis stores to the same rules.)
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import {
   ConfigurationError,
@@ -115,6 +116,26 @@ describe('inbox: when an entry is tried again', () => {
       expect(waits).toEqual([1_000, 2_000, 4_000, 5_000, 5_000].map((ms) => Math.floor(ms * factor)));
       vi.restoreAllMocks();
     }
+  });
+
+  test('a failure with the token far from expiry is tried again, never set aside as expired, whatever the backoff and its jitter (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.double({ min: 0.001, max: 10_000, noNaN: true }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        fc.integer({ min: 60, max: 86_400 }),
+        async (backoffMs, random, ttlSeconds) => {
+          vi.spyOn(Math, 'random').mockReturnValue(random);
+          const { inbox, events } = setup({ verify: async () => Promise.reject(unavailable()), backoffMs, maxBackoffMs: 10_000 });
+          await received(inbox, 'arc_1', ttlSeconds);
+          await inbox.runOnce();
+          expect(events.at(-1)).toMatchObject({ outcome: 'retry' });
+          expect(await inbox.stats()).toMatchObject({ pending: 1, dead: 0 });
+          vi.restoreAllMocks();
+        },
+      ),
+      { seed: 40, numRuns: 200 },
+    );
   });
 
   test('the last try goes just before the token expires (4 s short, on the service clock), never after; then the entry is set aside as expired', async () => {

@@ -1,40 +1,73 @@
 /**
  * The identity inbox in PostgreSQL (#40) against a real server (a throw-away cluster on a free
- * port, scripts/postgres-server.ts): the rules every store keeps, the reconciler's races, and the
- * inbox end to end with a worker that dies mid-settle, on the same tables from two pools (two
- * instances of the relying party).
+ * port, scripts/postgres-server.ts): the rules every store keeps, the reconciler's races, the
+ * handler's writes committed with the entry's settlement or not at all, workers woken by
+ * LISTEN/NOTIFY, PostgreSQL killed and started again, and the inbox across processes (eight
+ * receiving one delivery, a worker killed mid-fetch, one killed inside its handler's transaction).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ConfigurationError } from '../../src/index.js';
+import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
 import { createIdentityInbox, type InboxClient } from '../../src/inbox/index.js';
-import { PostgresInboxStore, postgresInboxMigration } from '../../src/postgres/index.js';
+import { PostgresInboxStore, postgresInboxMigration, type PgPoolClientLike } from '../../src/postgres/index.js';
+import { DEFAULT_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { startPostgres, type PostgresServer } from '../../scripts/postgres-server.js';
+import { acrossProcesses, approvedDelivery, worker } from '../inbox/across-processes.js';
 import { reconcilerRaces } from '../inbox/reconcile-races.js';
 import { storeRules } from '../inbox/store-rules.js';
 
 let server: PostgresServer;
+let sandbox: Sandbox;
 const pools: pg.Pool[] = [];
 beforeAll(async () => {
   server = await startPostgres();
+  sandbox = await startSandbox();
 }, 60_000);
 afterAll(async () => {
   for (const pool of pools) await pool.end().catch(() => undefined);
+  await sandbox?.close();
   await server?.stop();
 });
 
-let schemas = 0;
-/** A store on tables of its own (a schema per store), migrated. */
-async function store(schema = `inbox_test_${++schemas}`): Promise<PostgresInboxStore> {
-  const pool = new pg.Pool({ connectionString: server.url, max: 8 });
-  // As every application must: an idle client's error (the server going away at the end) is the pool's to handle.
-  pool.on('error', () => undefined);
-  pools.push(pool);
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-  const made = new PostgresInboxStore(pool, { prefix: `${schema}.` });
-  await made.migrate();
+/** A pool as every application must make one: an idle client's error (the server going away) is the pool's to handle. */
+function pool(url = server.url): pg.Pool {
+  const made = new pg.Pool({ connectionString: url, max: 8 });
+  made.on('error', () => undefined);
+  pools.push(made);
   return made;
 }
+
+let schemas = 0;
+/** A schema of its own with the inbox's tables and a `people` table the handlers write to. */
+async function schema(url = server.url): Promise<string> {
+  const name = `inbox_test_${++schemas}`;
+  const admin = pool(url);
+  await admin.query(`CREATE SCHEMA IF NOT EXISTS ${name}`);
+  await admin.query(`CREATE TABLE ${name}.people (code text NOT NULL)`);
+  await new PostgresInboxStore(admin, { prefix: `${name}.` }).migrate();
+  return name;
+}
+
+/** A store on tables of its own (a schema per store), migrated; or on `name`'s, from a pool of its own. */
+async function store(name?: string, url = server.url): Promise<PostgresInboxStore> {
+  return new PostgresInboxStore(pool(url), { prefix: `${name ?? (await schema(url))}.` });
+}
+
+/** The people a schema's handlers recorded, committed. */
+async function people(name: string): Promise<string[]> {
+  const { rows } = await pool().query(`SELECT code FROM ${name}.people ORDER BY code`);
+  return rows.map((row: { code: string }) => row.code);
+}
+
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+/** An X-Access-Token for an hour (the stub client below does not read it). */
+const token = () => `${b64({ alg: 'RS256' })}.${b64({ exp: Math.floor(Date.now() / 1000) + 3_600 })}.c2ln`;
+/** A client whose every fetch verifies: these tests are about the store, not the service. */
+const verifying: InboxClient = {
+  identityResponses: { getVerified: async () => ({ claims: {} }) as never },
+  identityRequests: { get: async () => ({ data: {} }) },
+};
 
 describe('the inbox store rules: PostgreSQL', () => {
   storeRules(() => store());
@@ -46,7 +79,7 @@ describe('the reconciler on PostgreSQL', () => {
 
 describe('the PostgreSQL store', () => {
   test('its migration is idempotent and names only the tables under its prefix', async () => {
-    const made = await store('inbox_migrations');
+    const made = await store();
     await made.migrate();
     const sql = postgresInboxMigration('inbox_migrations.');
     expect(sql.match(/CREATE TABLE IF NOT EXISTS (\S+)/g)).toEqual([
@@ -68,18 +101,12 @@ describe('the PostgreSQL store', () => {
   });
 
   test('eight concurrent deliveries of one request: one entry; two instances working it: handed over once', async () => {
-    const schema = `inbox_test_${++schemas}`;
-    const [a, b] = [await store(schema), await store(schema)];
+    const name = await schema();
+    const [a, b] = [await store(name), await store(name)];
     const handed: string[] = [];
-    const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const token = `${b64({ alg: 'RS256' })}.${b64({ exp: Math.floor(Date.now() / 1000) + 3_600 })}.c2ln`;
-    const client: InboxClient = {
-      identityResponses: { getVerified: async () => ({ claims: {} }) as never },
-      identityRequests: { get: async () => ({ data: {} }) },
-    };
     const instance = (made: PostgresInboxStore) =>
       createIdentityInbox({
-        client,
+        client: verifying,
         store: made,
         encryptionKey: new Uint8Array(32).fill(3),
         logLevel: 'off',
@@ -92,7 +119,7 @@ describe('the PostgreSQL store', () => {
     await one.expect({ accessRequestCode: 'arc_pg', identitySessionCode: 'isc_pg' });
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        (i % 2 ? one : two).receive({ kind: 'approved', accessRequestCode: 'arc_pg', accessToken: token }),
+        (i % 2 ? one : two).receive({ kind: 'approved', accessRequestCode: 'arc_pg', accessToken: token() }),
       ),
     );
     expect(outcomes.filter((outcome) => outcome === 'added')).toHaveLength(1);
@@ -100,4 +127,296 @@ describe('the PostgreSQL store', () => {
     expect(handed).toEqual(['arc_pg']);
     expect(await one.stats()).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
   });
+});
+
+describe('a redelivery racing the settlement (PostgreSQL)', () => {
+  /**
+   * A pool whose transactions pause before their statement number `at` (counting from 1, BEGIN
+   * included) until `resume` is called: the deterministic interleaving of two instances.
+   */
+  function pausing(real: pg.Pool, at: number) {
+    let resume!: () => void;
+    const gate = new Promise<void>((resolve) => (resume = resolve));
+    let paused!: () => void;
+    const reached = new Promise<void>((resolve) => (paused = resolve));
+    const wrapped = {
+      query: real.query.bind(real),
+      connect: async () => {
+        const client = await real.connect();
+        let statements = 0;
+        return {
+          release: client.release.bind(client),
+          query: async (text: string, values?: unknown[]) => {
+            statements += 1;
+            if (statements === at) {
+              paused();
+              await gate;
+            }
+            return client.query(text, values);
+          },
+        };
+      },
+    };
+    return { pool: wrapped, reached, resume };
+  }
+
+  test("a settlement committed before any statement of a redelivery's storing: the redelivery is a duplicate, never a second entry", async () => {
+    const record = (now: number) => ({
+      id: 'arc_race',
+      kind: 'approved',
+      deliveryId: 'd',
+      token: 't',
+      tokenExpiresAt: now + 3_600_000,
+      receivedAt: now,
+      attempts: 0,
+      nextAttemptAt: now,
+    });
+    // Before BEGIN, the advisory lock, each statement add() makes, and COMMIT: until add() ends before the pause.
+    let pausedAt = 0;
+    for (let at = 1; at <= 10; at++) {
+      const name = await schema();
+      const settling = await store(name);
+      const now = Date.now();
+      expect(await settling.add(record(now), now)).toBe('added');
+      const [claim] = await settling.claim('worker', 1, 60_000, now);
+      const paused = pausing(pool(), at);
+      const storing = new PostgresInboxStore(paused.pool, { prefix: `${name}.` }).add(record(now), now + 1);
+      if ((await Promise.race([paused.reached.then(() => 'paused'), storing])) !== 'paused') break;
+      pausedAt = at;
+      // The settlement either commits now or waits for the redelivery's lock: both are right, neither is a second entry.
+      const settled = settling.complete(claim!, 60_000, now + 1);
+      const waiting = async () =>
+        Number((await pool().query("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).rows[0].n);
+      let done = false;
+      void settled.then(() => (done = true));
+      await expect.poll(async () => done || (await waiting()) > 0, { timeout: 10_000, interval: 10 }).toBe(true);
+      paused.resume();
+      expect([at, await storing]).toEqual([at, 'duplicate']);
+      await settled;
+      expect(await settling.claim('another', 10, 60_000, now + 2)).toEqual([]);
+      expect(await settling.stats(now + 2)).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+    }
+    // BEGIN, the lock, the read of the entry, COMMIT at least: every gap between them was tried.
+    expect(pausedAt).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe("the handler inside the entry's transaction (PostgreSQL)", () => {
+  /** An inbox on `name`'s tables whose handler records the person through the entry's transaction. */
+  async function recording(name: string, handler?: (transaction: PgPoolClientLike, id: string) => Promise<void>) {
+    return createIdentityInbox({
+      client: verifying,
+      store: await store(name),
+      encryptionKey: new Uint8Array(32).fill(3),
+      logLevel: 'off',
+      backoffMs: 1,
+      maxBackoffMs: 1,
+      reconcileIntervalMs: false,
+      onIdentity: async (delivery) => {
+        if (!delivery.transaction) throw new Error('no transaction handed over');
+        await delivery.transaction.query(`INSERT INTO ${name}.people (code) VALUES ($1)`, [delivery.id]);
+        await handler?.(delivery.transaction, delivery.id);
+      },
+    });
+  }
+
+  test('a handler that throws after writing: its write is rolled back with the entry, which is tried again and recorded once', async () => {
+    const name = await schema();
+    let calls = 0;
+    const inbox = await recording(name, async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('the user service was down');
+    });
+    await inbox.expect({ accessRequestCode: 'arc_throw', identitySessionCode: 'isc_throw' });
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_throw', accessToken: token() });
+    // The first call throws; the entry is due again a millisecond later, and the second call returns.
+    for (let pass = 0; pass < 100 && calls < 2; pass++) await inbox.runOnce();
+    expect(calls).toBe(2);
+    // Two calls wrote a row each; the first one's was rolled back with its transaction.
+    expect(await people(name)).toEqual(['arc_throw']);
+    expect(await inbox.stats()).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+  });
+
+  test("an entry taken over while its handler ran: nothing the first holder wrote commits; the new holder's write does", async () => {
+    const name = await schema();
+    const [first, second] = [await store(name), await store(name)];
+    const now = Date.now();
+    await first.add(
+      {
+        id: 'arc_taken',
+        kind: 'approved',
+        deliveryId: 'd',
+        token: 't',
+        tokenExpiresAt: now + 3_600_000,
+        receivedAt: now,
+        attempts: 0,
+        nextAttemptAt: now,
+      },
+      now,
+    );
+    const [slow] = await first.claim('slow', 1, 10, now);
+    const [quick] = await second.claim('quick', 1, 60_000, now + 20);
+    expect(slow && quick).toBeTruthy();
+    const write = (id: string) => async (transaction: PgPoolClientLike) => {
+      await transaction.query(`INSERT INTO ${name}.people (code) VALUES ($1)`, [id]);
+    };
+    expect(await first.completeWith(slow!, 60_000, now + 30, write('by-slow'))).toBe(false);
+    expect(await people(name)).toEqual([]);
+    expect(await second.completeWith(quick!, 60_000, now + 30, write('by-quick'))).toBe(true);
+    expect(await people(name)).toEqual(['by-quick']);
+    expect(await second.add({ ...quick!.record }, now + 40)).toBe('duplicate');
+  });
+
+  test('the memory store hands over no transaction', async () => {
+    const seen: unknown[] = [];
+    const inbox = createIdentityInbox({
+      client: verifying,
+      logLevel: 'off',
+      reconcileIntervalMs: false,
+      sessionCode: () => 'isc',
+      onIdentity: (delivery) => void seen.push(delivery.transaction),
+    });
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_memory', accessToken: token() });
+    await inbox.runOnce();
+    expect(seen).toEqual([undefined]);
+  });
+});
+
+describe('workers woken by LISTEN/NOTIFY (PostgreSQL)', () => {
+  test('a started inbox polling once a minute hands over a delivery another instance stored within seconds, and each one after it', async () => {
+    const name = await schema();
+    const handed: string[] = [];
+    const listening = createIdentityInbox({
+      client: verifying,
+      store: await store(name),
+      encryptionKey: new Uint8Array(32).fill(3),
+      logLevel: 'off',
+      pollIntervalMs: 60_000,
+      reconcileIntervalMs: false,
+      sessionCode: () => 'isc',
+      onIdentity: (delivery) => void handed.push(delivery.id),
+    });
+    const receiving = createIdentityInbox({
+      client: verifying,
+      store: await store(name),
+      encryptionKey: new Uint8Array(32).fill(3),
+      logLevel: 'off',
+      onIdentity: () => undefined,
+    });
+    listening.start();
+    try {
+      // The first may be found by the pass the start makes; the later ones only by a wake-up, the next poll being a minute away.
+      for (const id of ['arc_wake_1', 'arc_wake_2', 'arc_wake_3']) {
+        expect(await receiving.receive({ kind: 'approved', accessRequestCode: id, accessToken: token() })).toBe('added');
+        await expect.poll(() => handed, { timeout: 10_000, interval: 20 }).toContain(id);
+      }
+      expect(handed).toEqual(['arc_wake_1', 'arc_wake_2', 'arc_wake_3']);
+    } finally {
+      await listening.stop();
+    }
+  }, 40_000);
+
+  test('a pool whose clients cannot listen: said once at warn, and the inbox polls', async () => {
+    const name = await schema();
+    const real = pool();
+    const lines: string[] = [];
+    const deaf = {
+      query: real.query.bind(real),
+      connect: async () => {
+        const client = await real.connect();
+        return { query: client.query.bind(client), release: client.release.bind(client) };
+      },
+    };
+    const inbox = createIdentityInbox({
+      client: verifying,
+      store: new PostgresInboxStore(deaf, { prefix: `${name}.` }),
+      encryptionKey: new Uint8Array(32).fill(3),
+      logger: { debug() {}, info() {}, error() {}, warn: (line: string) => void lines.push(line) },
+      logLevel: 'warn',
+      pollIntervalMs: 50,
+      reconcileIntervalMs: false,
+      onIdentity: () => undefined,
+    });
+    inbox.start();
+    await expect.poll(() => lines).toEqual([expect.stringContaining('they poll')]);
+    await inbox.stop();
+  });
+});
+
+describe('PostgreSQL killed and started again', () => {
+  test('nothing committed is lost; a delivery while it is down is refused (the service retries) and stored once it is back', async () => {
+    const crashing = await startPostgres();
+    try {
+      const name = await schema(crashing.url);
+      const acme = new AcmeIdentityClient({
+        baseUrl: sandbox.baseUrl,
+        clientId: DEFAULT_CLIENT.clientId,
+        clientSecret: DEFAULT_CLIENT.clientSecret,
+        tenantId: DEFAULT_CLIENT.tenantId,
+        maxRetries: 0,
+      });
+      const handed: string[] = [];
+      const inbox = createIdentityInbox({
+        client: acme,
+        store: await store(name, crashing.url),
+        encryptionKey: new Uint8Array(32).fill(9),
+        logLevel: 'off',
+        reconcileIntervalMs: false,
+        onIdentity: (delivery) => void handed.push(delivery.id),
+      });
+      const deliver = async (delivery: { body: string; signature: string }) =>
+        inbox.receive(
+          await createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret }).verify(delivery.body, {
+            'x-webhook-signature': delivery.signature,
+          }),
+        );
+      const deliveries = [await approvedDelivery(sandbox), await approvedDelivery(sandbox), await approvedDelivery(sandbox)];
+      for (const delivery of deliveries) await inbox.expect({ accessRequestCode: delivery.arc, identitySessionCode: delivery.isc });
+      for (const delivery of deliveries.slice(0, 2)) expect(await deliver(delivery)).toBe('added');
+      await crashing.kill();
+      await expect(deliver(deliveries[2]!)).rejects.toThrow();
+      await crashing.restart();
+      await expect
+        .poll(
+          () =>
+            inbox.stats().then(
+              () => true,
+              () => false,
+            ),
+          { timeout: 10_000 },
+        )
+        .toBe(true);
+      expect(await deliver(deliveries[2]!)).toBe('added');
+      expect(await inbox.stats()).toMatchObject({ pending: 3, dead: 0 });
+      await inbox.runOnce();
+      expect(handed.sort()).toEqual(deliveries.map((d) => d.arc).sort());
+    } finally {
+      await crashing.stop();
+    }
+  }, 60_000);
+});
+
+describe('the inbox across processes, on PostgreSQL', () => {
+  const setup = { kind: 'postgres', url: () => server.url, sandbox: () => sandbox, prefix: async () => `${await schema()}.` };
+  acrossProcesses(setup);
+
+  test('a worker killed inside its handler, before its transaction committed: nothing it wrote is kept; another process records the person once', async () => {
+    const prefix = await setup.prefix();
+    const delivery = await approvedDelivery(sandbox);
+    const received = await worker(setup, prefix, ['receive', sandbox.baseUrl, delivery.isc, delivery.body, delivery.signature]).result;
+    expect(received).toEqual({ status: 200, handed: 0 });
+    const dying = worker(setup, prefix, ['work', sandbox.baseUrl, delivery.isc, '1500', String(Date.now() + 20_000)], {
+      HANG_IN_HANDLER: '1',
+    });
+    let output = '';
+    dying.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await expect.poll(() => output, { timeout: 20_000, interval: 50 }).toContain('in-handler');
+    dying.child.kill('SIGKILL');
+    await dying.result.catch(() => undefined);
+    const name = prefix.slice(0, -1);
+    expect(await people(name)).toEqual([]);
+    const survivor = worker(setup, prefix, ['work', sandbox.baseUrl, delivery.isc, '1500', String(Date.now() + 20_000)]);
+    expect(await survivor.result).toEqual({ status: 0, handed: 1 });
+    expect(await people(name)).toEqual([delivery.arc]);
+  }, 120_000);
 });

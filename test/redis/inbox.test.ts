@@ -4,8 +4,6 @@
  * for, across processes: a worker killed mid-fetch, eight processes receiving one delivery, the
  * service down until the token expires, Redis restarted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
@@ -16,11 +14,10 @@ import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../s
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { person } from '../fixtures.js';
-import { ended, lastJsonLine } from '../child.js';
+import { acrossProcesses } from '../inbox/across-processes.js';
 import { reconcilerRaces } from '../inbox/reconcile-races.js';
 import { storeRules } from '../inbox/store-rules.js';
 
-const WORKER = fileURLToPath(new URL('./inbox-worker.ts', import.meta.url));
 const KEY = new Uint8Array(32).fill(9);
 const kinds = ['node-redis', 'ioredis'] as const;
 
@@ -100,70 +97,8 @@ describe.each(kinds)('the reconciler on Redis, with %s', (kind) => {
   reconcilerRaces(async () => new RedisInboxStore(await connect(kind), { prefix: prefix() }));
 });
 
-/** Runs the inbox worker in its own process (its keys under this test's prefix); resolves its JSON line. */
-function worker(args: string[]): { child: ChildProcess; result: Promise<{ status: number; handed: number }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, INBOX_PREFIX: `processes-${prefixes}:` },
-  });
-  const result = ended(child).then(({ code, signal, stdout }) => {
-    if (code !== 0) throw new Error(`inbox worker ended with ${code ?? signal}: ${stdout}`);
-    return lastJsonLine<{ status: number; handed: number }>(stdout);
-  });
-  return { child, result };
-}
-
-/** A request approved on the sandbox, its delivery signed as the service would send it. */
-async function approvedDelivery(): Promise<{ arc: string; isc: string; body: string; signature: string }> {
-  const acme = new AcmeIdentityClient({
-    baseUrl: sandbox.baseUrl,
-    clientId: DEFAULT_CLIENT.clientId,
-    clientSecret: DEFAULT_CLIENT.clientSecret,
-    tenantId: DEFAULT_CLIENT.tenantId,
-  });
-  const { data } = await acme.identityRequests.create(
-    person({ email: `inbox${++prefixes}@example.com`, phone: String(500_000_000 + prefixes) }),
-  );
-  const payload = await sandbox.service.approve(data.access_request_code);
-  const body = JSON.stringify(payload);
-  return {
-    arc: data.access_request_code,
-    isc: data.identity_session_code,
-    body,
-    signature: await signWebhook(DEFAULT_CLIENT.webhookSecret, body),
-  };
-}
-
 describe.each(kinds)('the inbox across processes, with %s', (kind) => {
-  test('8 processes receive the same delivery at once: every one answers 200, one hands the identity over', async () => {
-    const delivery = await approvedDelivery();
-    const runs = Array.from({ length: 8 }, () =>
-      worker(['receive', kind, server.url, sandbox.baseUrl, delivery.isc, delivery.body, delivery.signature, 'work']),
-    );
-    const results = await Promise.all(runs.map((run) => run.result));
-    // 200 once stored (or a duplicate of a stored one), 409 while another attempt is storing it: never lost, never twice.
-    for (const { status } of results) expect([200, 409]).toContain(status);
-    expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);
-    expect(results.reduce((sum, r) => sum + r.handed, 0)).toBe(1);
-  }, 120_000);
-
-  test('a worker killed mid-fetch: its entry is taken over after the lease and handed over once, by another process', async () => {
-    const delivery = await approvedDelivery();
-    const received = await worker(['receive', kind, server.url, sandbox.baseUrl, delivery.isc, delivery.body, delivery.signature]).result;
-    expect(received).toEqual({ status: 200, handed: 0 });
-    // The first fetch hangs: the worker is stuck in it when it is killed.
-    sandbox.service.injectFault({ kind: 'hang', path: /^\/identity\/response/, times: 1 });
-    const fetched = () => sandbox.service.requests.filter((r) => r.path.startsWith('/identity/response')).length;
-    const before = fetched();
-    const dying = worker(['work', kind, server.url, sandbox.baseUrl, delivery.isc, '1500', String(Date.now() + 20_000)]);
-    // Killed once its fetch has reached the service (and hangs there).
-    for (let i = 0; i < 200 && fetched() === before; i++) await sleep(50);
-    expect(fetched()).toBe(before + 1);
-    dying.child.kill('SIGKILL');
-    await dying.result.catch(() => undefined);
-    const survivor = worker(['work', kind, server.url, sandbox.baseUrl, delivery.isc, '1500', String(Date.now() + 20_000)]);
-    expect(await survivor.result).toEqual({ status: 0, handed: 1 });
-  }, 120_000);
+  acrossProcesses({ kind, url: () => server.url, sandbox: () => sandbox, prefix: async () => `processes-${++prefixes}:` });
 });
 
 describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
