@@ -247,18 +247,19 @@ export class RedisInboxStore implements InboxStore {
       await this.#ensureGroup();
       messages = await this.#read(worker, max, leaseMs);
     }
-    const claims: InboxClaim[] = [];
-    for (const [message, id] of messages) {
-      const [rec, state] = (await this.#send('HMGET', this.#entry(id), 'rec', 'state')) as [string | null, string | null];
-      if (typeof rec !== 'string' || state !== 'pending') {
+    // The records read side by side: one round trip's wait for the lot, not one per message.
+    const read = await Promise.all(
+      messages.map(async ([message, id]) => {
+        const [rec, state] = (await this.#send('HMGET', this.#entry(id), 'rec', 'state')) as [string | null, string | null];
+        if (typeof rec === 'string' && state === 'pending')
+          return { record: JSON.parse(rec) as InboxRecord, lease: `${message} ${worker}` };
         // Discarded, or a stale copy: nothing to do for it.
         await this.#send('XACK', this.#stream, GROUP, message);
         await this.#send('XDEL', this.#stream, message);
-        continue;
-      }
-      claims.push({ record: JSON.parse(rec) as InboxRecord, lease: `${message} ${worker}` });
-    }
-    return claims;
+        return undefined;
+      }),
+    );
+    return read.filter((claim): claim is InboxClaim => claim !== undefined);
   }
 
   /** A dead worker's messages first (their lease is over), then new ones. */

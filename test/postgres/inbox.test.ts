@@ -7,13 +7,13 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
+import { ConfigurationError } from '../../src/index.js';
 import { createIdentityInbox, type InboxClient } from '../../src/inbox/index.js';
 import { PostgresInboxStore, postgresInboxMigration, type PgPoolClientLike } from '../../src/postgres/index.js';
-import { DEFAULT_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { createWebhookVerifier } from '../../src/webhooks/index.js';
+import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { startPostgres, type PostgresServer } from '../../scripts/postgres-server.js';
 import { acrossProcesses, approvedDelivery, worker } from '../inbox/across-processes.js';
+import { endToEnd, inboxOn } from '../inbox/end-to-end.js';
 import { reconcilerRaces } from '../inbox/reconcile-races.js';
 import { storeRules } from '../inbox/store-rules.js';
 
@@ -348,33 +348,12 @@ describe('PostgreSQL killed and started again', () => {
     const crashing = await startPostgres();
     try {
       const name = await schema(crashing.url);
-      const acme = new AcmeIdentityClient({
-        baseUrl: sandbox.baseUrl,
-        clientId: DEFAULT_CLIENT.clientId,
-        clientSecret: DEFAULT_CLIENT.clientSecret,
-        tenantId: DEFAULT_CLIENT.tenantId,
-        maxRetries: 0,
-      });
-      const handed: string[] = [];
-      const inbox = createIdentityInbox({
-        client: acme,
-        store: await store(name, crashing.url),
-        encryptionKey: new Uint8Array(32).fill(9),
-        logLevel: 'off',
-        reconcileIntervalMs: false,
-        onIdentity: (delivery) => void handed.push(delivery.id),
-      });
-      const deliver = async (delivery: { body: string; signature: string }) =>
-        inbox.receive(
-          await createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret }).verify(delivery.body, {
-            'x-webhook-signature': delivery.signature,
-          }),
-        );
-      const deliveries = [await approvedDelivery(sandbox), await approvedDelivery(sandbox), await approvedDelivery(sandbox)];
-      for (const delivery of deliveries) await inbox.expect({ accessRequestCode: delivery.arc, identitySessionCode: delivery.isc });
-      for (const delivery of deliveries.slice(0, 2)) expect(await deliver(delivery)).toBe('added');
+      const { inbox, handed, deliver, create } = inboxOn(await store(name, crashing.url), sandbox);
+      const arcs = [await create(), await create(), await create()];
+      for (const arc of arcs.slice(0, 2)) expect(await deliver(await sandbox.service.approve(arc))).toBe('added');
+      const late = await sandbox.service.approve(arcs[2]!);
       await crashing.kill();
-      await expect(deliver(deliveries[2]!)).rejects.toThrow();
+      await expect(deliver(late)).rejects.toThrow();
       await crashing.restart();
       await expect
         .poll(
@@ -386,14 +365,18 @@ describe('PostgreSQL killed and started again', () => {
           { timeout: 10_000 },
         )
         .toBe(true);
-      expect(await deliver(deliveries[2]!)).toBe('added');
+      expect(await deliver(late)).toBe('added');
       expect(await inbox.stats()).toMatchObject({ pending: 3, dead: 0 });
       await inbox.runOnce();
-      expect(handed.sort()).toEqual(deliveries.map((d) => d.arc).sort());
+      expect(handed.map((delivery) => delivery.id).sort()).toEqual([...arcs].sort());
     } finally {
       await crashing.stop();
     }
   }, 60_000);
+});
+
+describe('the inbox end to end on PostgreSQL', () => {
+  endToEnd({ sandbox: () => sandbox, store: () => store() });
 });
 
 describe('the inbox across processes, on PostgreSQL', () => {

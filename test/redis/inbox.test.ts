@@ -1,20 +1,19 @@
 /**
  * The identity inbox on Redis Streams (#28) against a real redis-server, with node-redis and
  * ioredis: the store's rules side by side with the memory store's, then the losses the inbox is
- * for, across processes: a worker killed mid-fetch, eight processes receiving one delivery, the
- * service down until the token expires, Redis restarted.
+ * for: across processes (test/inbox/across-processes.ts), end to end (test/inbox/end-to-end.ts),
+ * and Redis restarted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
 import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
-import { createIdentityInbox, MemoryInboxStore, type InboxDelivery, type InboxStore } from '../../src/inbox/index.js';
+import { createIdentityInbox, MemoryInboxStore, type InboxStore } from '../../src/inbox/index.js';
 import { RedisInboxStore, type RedisClientLike } from '../../src/redis/index.js';
-import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { createWebhookVerifier } from '../../src/webhooks/index.js';
+import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
-import { person } from '../fixtures.js';
 import { acrossProcesses } from '../inbox/across-processes.js';
+import { endToEnd, inboxOn } from '../inbox/end-to-end.js';
 import { reconcilerRaces } from '../inbox/reconcile-races.js';
 import { storeRules } from '../inbox/store-rules.js';
 
@@ -101,44 +100,11 @@ describe.each(kinds)('the inbox across processes, with %s', (kind) => {
   acrossProcesses({ kind, url: () => server.url, sandbox: () => sandbox, prefix: async () => `processes-${++prefixes}:` });
 });
 
-describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
-  async function inboxOn(redis: RedisClientLike, sandboxUsed: Sandbox, extra: Partial<Parameters<typeof createIdentityInbox>[0]> = {}) {
-    const acme = new AcmeIdentityClient({
-      baseUrl: sandboxUsed.baseUrl,
-      clientId: DEFAULT_CLIENT.clientId,
-      clientSecret: DEFAULT_CLIENT.clientSecret,
-      tenantId: DEFAULT_CLIENT.tenantId,
-      maxRetries: 0,
-    });
-    const handed: InboxDelivery[] = [];
-    const inbox = createIdentityInbox({
-      client: acme,
-      store: new RedisInboxStore(redis, { prefix: prefix() }),
-      encryptionKey: KEY,
-      backoffMs: 50,
-      maxBackoffMs: 200,
-      logLevel: 'off',
-      onIdentity: (delivery) => {
-        handed.push(delivery);
-      },
-      ...extra,
-    });
-    // A verifier per delivery: each is a delivery attempt of its own (the receiver's replay guard is tested elsewhere).
-    const deliver = async (payload: object) => {
-      const body = JSON.stringify(payload);
-      const verifier = createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret });
-      return inbox.receive(await verifier.verify(body, { 'x-webhook-signature': await signWebhook(DEFAULT_CLIENT.webhookSecret, body) }));
-    };
-    const create = async () => {
-      const { data } = await acme.identityRequests.create(
-        person({ email: `redis${++prefixes}@example.com`, phone: String(600_000_000 + prefixes) }),
-      );
-      await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
-      return data.access_request_code;
-    };
-    return { inbox, handed, deliver, create };
-  }
+describe.each(kinds)('the inbox end to end on Redis, with %s', (kind) => {
+  endToEnd({ sandbox: () => sandbox, store: async () => new RedisInboxStore(await connect(kind), { prefix: prefix() }) });
+});
 
+describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
   test('persisting a delivery is one Redis round trip', async () => {
     const real = await connect(kind);
     let commands = 0;
@@ -150,7 +116,7 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
       'isOpen' in real
         ? { isOpen: true, sendCommand: (args: string[]) => counted(() => real.sendCommand(args)) }
         : { call: (command: string, ...args: (string | number)[]) => counted(() => (real as Redis).call(command, ...args)) };
-    const { deliver, create } = await inboxOn(counting, sandbox);
+    const { deliver, create } = inboxOn(new RedisInboxStore(counting, { prefix: prefix() }), sandbox);
     const arc = await create();
     const payload = await sandbox.service.approve(arc);
     commands = 0;
@@ -158,52 +124,11 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     expect(commands).toBe(1);
   });
 
-  test('the service answering 503 for a while: handed over once, after the retries', async () => {
-    const { inbox, handed, deliver, create } = await inboxOn(await connect(kind), sandbox);
-    const arc = await create();
-    expect(await deliver(await sandbox.service.approve(arc))).toBe('added');
-    sandbox.service.injectFault({ kind: 'status', status: 503, path: /^\/identity\/response/, times: 3 });
-    for (let i = 0; i < 100 && handed.length === 0; i++) {
-      await inbox.runOnce();
-      await sleep(50);
-    }
-    sandbox.service.clearFaults();
-    expect(handed).toMatchObject([{ kind: 'approved', id: arc, attempts: 3 }]);
-    for (let i = 0; i < 3; i++) await inbox.runOnce();
-    expect(handed).toHaveLength(1);
-  }, 30_000);
-
-  test('a token that expires while the service is down is set aside with the expiry code, replayable only with a fresh delivery', async () => {
-    const short = await startSandbox({ fake: { webhookTokenTtlSeconds: 8 } });
-    try {
-      const { inbox, handed, deliver, create } = await inboxOn(await connect(kind), short, { maxAttempts: 1_000 });
-      const arc = await create();
-      await deliver(await short.service.approve(arc));
-      short.service.injectFault({ kind: 'status', status: 503, path: /^\/identity\/response/, times: 10_000 });
-      for (let i = 0; i < 200 && (await inbox.stats()).dead === 0; i++) {
-        await inbox.runOnce();
-        await sleep(50);
-      }
-      const [letter] = await inbox.deadLetters();
-      expect(letter).toMatchObject({ reason: 'ERR_INBOX_TOKEN_EXPIRED', errorCode: 'ERR_SERVICE_UNAVAILABLE', record: { id: arc } });
-      // Retried until just before the token's expiry: more than a few attempts, none after it.
-      expect(letter!.record.attempts).toBeGreaterThan(3);
-      await sleep(letter!.record.tokenExpiresAt - Date.now() + 200);
-      expect(await inbox.replay(arc).catch((error: unknown) => error)).toMatchObject({ code: 'ERR_INBOX_TOKEN_EXPIRED' });
-      short.service.clearFaults();
-      expect(await deliver(await short.service.resendWebhook(arc))).toBe('revived');
-      await inbox.runOnce();
-      expect(handed).toMatchObject([{ kind: 'approved', id: arc }]);
-    } finally {
-      await short.close();
-    }
-  }, 30_000);
-
   test('Redis stopped and started again: nothing stored is lost; a delivery while it is down is refused (the service retries)', async () => {
     const durable = await startRedis({ persistent: true });
     try {
       const redis = await connect(kind, durable.url);
-      const { inbox, handed, deliver, create } = await inboxOn(redis, sandbox, { encryptionKey: KEY });
+      const { inbox, handed, deliver, create } = inboxOn(new RedisInboxStore(redis, { prefix: prefix() }), sandbox);
       const arcs = [await create(), await create(), await create()];
       for (const arc of arcs.slice(0, 2)) expect(await deliver(await sandbox.service.approve(arc))).toBe('added');
       await durable.kill();
@@ -238,7 +163,7 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
       expect.objectContaining({ name: 'ConfigurationError', option: 'encryptionKey' }),
     );
     expect(() => new RedisInboxStore(redis, { maxDeadLetters: 0 })).toThrow(ConfigurationError);
-    const { deliver, create, inbox } = await inboxOn(redis, sandbox, { store: new RedisInboxStore(redis, { prefix: `sealed-${kind}:` }) });
+    const { deliver, create, inbox } = inboxOn(new RedisInboxStore(redis, { prefix: `sealed-${kind}:` }), sandbox);
     const arc = await create();
     const payload = await sandbox.service.approve(arc);
     await deliver(payload);
