@@ -21,6 +21,7 @@ import { checkReceiver, type SigningScheme } from './check-receiver.js';
 import { CONTROL_VERBS, formatControl, sendControl } from './control.js';
 import { decodeToken, formatDecoded } from './decode.js';
 import { formatReport, reportOf, runDoctor, type DoctorConfig, type DoctorOutcome } from './doctor.js';
+import { postgresInboxMigration } from '../postgres/inbox.js';
 import { parseDelivery, verifyDelivery, verifyToken, type VerifyOutcome } from './verify.js';
 
 /** doctor's exit codes: 0 every check passed (warnings too, unless --strict), 1 a check failed, 3 checks skipped for missing settings. */
@@ -159,6 +160,19 @@ cli
       usage(error instanceof Error ? error.message : String(error));
     }
     report(await verifyDelivery(delivery, secret, { scheme: options.scheme as 'auto' }), options.json);
+  });
+
+cli
+  .command('inbox <action>', "inbox migration: print the SQL of the identity inbox's PostgreSQL tables, for your own migration tool")
+  .option('--prefix <prefix>', "prepended to the tables' names: a schema (myschema.) or a start (acme_)", { default: 'acme_identity_' })
+  .example('acme-identity inbox migration --prefix identity. > migrations/0007_identity_inbox.sql')
+  .action((action: string, options: { prefix: string }) => {
+    if (action !== 'migration') usage(`inbox ${action}: the action is migration`);
+    try {
+      process.stdout.write(postgresInboxMigration(String(options.prefix)));
+    } catch (error) {
+      usage(error instanceof Error ? error.message : String(error));
+    }
   });
 
 /** A verification's outcome: ✓ or ✗ with the code; exit 1 when refused. */

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decodeToken } from '../../src/cli/decode.js';
+import { postgresInboxMigration } from '../../src/postgres/index.js';
 import { DEFAULT_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
 
 const run = promisify(execFile);
@@ -42,6 +43,19 @@ describe('acme-identity', () => {
     expect(doctorHelp.stdout).toContain('--base-url');
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['doctor'], { ACME_BASE_URL: '' })).stderr).toContain('doctor needs --base-url');
+  }, 60_000);
+
+  test("inbox migration prints the PostgreSQL store's SQL for a prefix, exactly what the store applies; a prefix that is not a plain name is a usage error (2)", async () => {
+    const printed = await cli(['inbox', 'migration', '--prefix', 'identity.']);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toBe(postgresInboxMigration('identity.'));
+    expect(printed.stdout).toContain('CREATE TABLE IF NOT EXISTS identity.inbox_entries');
+    expect((await cli(['inbox', 'migration'])).stdout).toBe(postgresInboxMigration());
+    const refused = await cli(['inbox', 'migration', '--prefix', 'x; DROP TABLE users']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('prefix');
+    expect(refused.stdout).toBe('');
+    expect((await cli(['inbox', 'apply'])).code).toBe(2);
   }, 60_000);
 
   test('doctor against the sandbox: exit 0 and a checklist; --json for CI; a wrong secret exits 1; the secret is never printed', async () => {
