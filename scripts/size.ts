@@ -99,11 +99,12 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   })),
   // #30's sign-in integrations (backend entries; each carries the OIDC helper, oauth4webapi in it,
   // and since #31 its node:crypto signature check: 14 KB)
-  // and #28's inbox (jose's decodeJwt, the sealing, the memory store).
+  // and #28's inbox (jose's decodeJwt, the sealing, the memory store; #40's reconciler, heartbeat,
+  // transactional hand-over and wake-ups took it past 7.5 KB: a backend entry, never in a page).
   { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14 * KB },
   { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14 * KB },
   { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14 * KB },
-  { name: 'inbox: createIdentityInbox + MemoryInboxStore', code: `export * from './src/inbox/index.ts';`, budgetBytes: 7.5 * KB },
+  { name: 'inbox: createIdentityInbox + MemoryInboxStore', code: `export * from './src/inbox/index.ts';`, budgetBytes: 8 * KB },
 ];
 
 /** What the peers' users load, bundled the same way: printed beside ours, never enforced. */
