@@ -6,6 +6,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Check, CheckStatus } from './doctor.js';
+import { TEST_DELIVERY_FIELD } from '../internal/test-delivery.js';
 
 /** How deliveries are signed: the webhook verifier's schemes. */
 export type SigningScheme = 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard';
@@ -64,7 +65,8 @@ export function signDelivery(
 /** A delivery of the spec's form for a made-up request (its token is a JWT that names it, unsigned). */
 function payload(code = `arc_check_${randomUUID().slice(0, 12)}`): { body: string; object: Record<string, unknown> } {
   const token = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ access_request_code: code, exp: Math.floor(Date.now() / 1000) + 600 })}.`;
-  const object = { event: 'approved', access_request_code: code, access_token: token };
+  // Marked as a test delivery (signed with the rest): an identity inbox answers it without storing it.
+  const object = { event: 'approved', access_request_code: code, access_token: token, [TEST_DELIVERY_FIELD]: 'check-receiver' };
   return { body: JSON.stringify(object), object };
 }
 

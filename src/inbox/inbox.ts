@@ -9,6 +9,7 @@ import { AcmeIdentityError, ApiError, ConfigurationError, IdentityFlowError, Inb
 import { Observer, type InboxEvent, type ObservabilityOptions } from '../internal/observe.js';
 import { printable } from '../internal/text.js';
 import { importAesKey, open, seal, type AesKeyInput } from '../internal/sealing.js';
+import { testDeliverySource } from '../internal/test-delivery.js';
 import type { VerifiedIdentityOptions, WebhookEventLike } from '../client/identity-flow.js';
 import type { IdentityRequestCodes } from '../client/results.js';
 import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
@@ -126,10 +127,13 @@ export interface IdentityInbox {
   /**
    * Persists a verified webhook event: pass it as `createWebhookReceiver`'s handler, so the
    * receiver answers 200 only once the delivery is stored. Resolves `added`, `revived` (a
-   * dead entry, given a fresh token) or `duplicate`.
+   * dead entry, given a fresh token) or `duplicate`; `test` for a delivery `acme-identity
+   * check-receiver` sent (its signed body says so), which is answered and not stored.
    * @throws {ConfigurationError} for an event without `accessRequestCode` or `accessToken`.
    */
-  receive(event: WebhookEventLike & { deliveryId?: string }): Promise<'added' | 'revived' | 'duplicate'>;
+  receive(
+    event: WebhookEventLike & { deliveryId?: string; payload?: Readonly<Record<string, unknown>> },
+  ): Promise<'added' | 'revived' | 'duplicate' | 'test'>;
   /** Records a request you created (its two codes), so workers know its session code and the reconciler watches it. */
   expect(codes: IdentityRequestCodes): Promise<void>;
   /** Processes every entry due now, and resolves how many were settled. For tests, cron jobs and serverless. */
@@ -468,6 +472,13 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     async receive(event) {
       if (typeof event?.accessRequestCode !== 'string' || event.accessRequestCode === '' || typeof event.accessToken !== 'string') {
         throw new ConfigurationError('event', 'must be a verified webhook event (accessRequestCode and accessToken)');
+      }
+      const test = testDeliverySource(event.payload);
+      if (test) {
+        // A receiver check: nothing to fetch, nothing to set aside.
+        observer.log('info', `a test delivery from ${printable(test, 32)}: answered, not stored`);
+        observer.emit('onInbox', { outcome: 'test', delivery: (event.deliveryId ?? '').slice(0, 16), attempts: 0 });
+        return 'test';
       }
       const id = event.accessRequestCode;
       const received = now();

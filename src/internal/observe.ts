@@ -59,7 +59,8 @@ export interface InboxEvent {
    * `added`, `revived` or `duplicate` (a delivery stored); `handed-over`; `retry` (after a
    * failure); `dead` (set aside); `unknown-request` (set aside at once: a delivery for a request
    * never recorded with `expect`, such as a test delivery); `replayed`; `discarded`; `taken-over`
-   * (another worker holds it).
+   * (another worker holds it); `test` (a delivery `acme-identity check-receiver` sent: answered,
+   * not stored).
    */
   readonly outcome:
     | 'added'
@@ -71,7 +72,8 @@ export interface InboxEvent {
     | 'unknown-request'
     | 'replayed'
     | 'discarded'
-    | 'taken-over';
+    | 'taken-over'
+    | 'test';
   /** The first 16 characters of the delivery id (a hash of the body): never the request's code. */
   readonly delivery: string;
   /** Attempts made so far. */

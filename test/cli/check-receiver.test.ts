@@ -2,6 +2,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { checkReceiver, signDelivery, type SigningScheme } from '../../src/cli/check-receiver.js';
+import { createIdentityInbox } from '../../src/inbox/index.js';
 import { createWebhookReceiver, createWebhookVerifier, type WebhookVerifierOptions } from '../../src/webhooks/index.js';
 
 const SECRET = 'whsec_check_0123456789abcdef0123456789';
@@ -46,6 +47,42 @@ describe('acme-identity check-receiver', () => {
     // A receiver that ignores the timestamp is caught.
     const lax = await check(sdkReceiver({ scheme, toleranceSeconds: 86_400 }), scheme);
     expect(lax.byName['stale timestamp']).toMatchObject({ status: 'fail', advice: expect.stringContaining('an hour ago') });
+  });
+
+  test("an identity inbox behind the receiver answers check-receiver's deliveries without storing them: nothing pending, nothing set aside (#41)", async () => {
+    const outcomes: string[] = [];
+    const inbox = createIdentityInbox({
+      client: {
+        identityResponses: { getVerified: () => Promise.reject(new Error('a test delivery is never fetched')) },
+        identityRequests: { get: async () => ({ data: {} }) },
+      },
+      logLevel: 'off',
+      hooks: { onInbox: (event) => void outcomes.push(event.outcome) },
+      onIdentity: () => undefined,
+    });
+    const receiver = createWebhookReceiver(createWebhookVerifier({ secret: SECRET, logLevel: 'off', replayStore: false }), inbox.receive);
+    const { failed } = await check(receiver.fetch);
+    expect(failed).toEqual([]);
+    expect(outcomes.length).toBeGreaterThan(0);
+    expect(new Set(outcomes)).toEqual(new Set(['test']));
+    expect(await inbox.runOnce()).toBe(0);
+    expect(await inbox.stats()).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+  });
+
+  test('the test marker is part of what is signed: the same delivery without it is an ordinary one, and the marker added after signing is refused', async () => {
+    const inbox = createIdentityInbox({
+      client: { identityResponses: { getVerified: async () => ({}) as never }, identityRequests: { get: async () => ({ data: {} }) } },
+      logLevel: 'off',
+      reconcileIntervalMs: false,
+      onIdentity: () => undefined,
+    });
+    const verifier = createWebhookVerifier({ secret: SECRET, logLevel: 'off', replayStore: false });
+    const token = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 600 })).toString('base64url')}.`;
+    const plain = JSON.stringify({ event: 'approved', access_request_code: 'arc_real', access_token: token });
+    const signature = signDelivery(SECRET, plain, 'prefixed-hex', Math.floor(Date.now() / 1000));
+    expect(await inbox.receive(await verifier.verify(plain, signature))).toBe('added');
+    const marked = JSON.stringify({ ...JSON.parse(plain), acme_identity_test: 'check-receiver' });
+    await expect(verifier.verify(marked, signature)).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
   });
 
   test('a receiver that skips verification is caught: it accepted a bad signature', async () => {
