@@ -20,7 +20,8 @@ import { VERSION } from '../version.js';
 import { checkReceiver, type SigningScheme } from './check-receiver.js';
 import { CONTROL_VERBS, formatControl, sendControl } from './control.js';
 import { decodeToken, formatDecoded } from './decode.js';
-import { formatReport, reportOf, runDoctor, type DoctorConfig, type DoctorOutcome } from './doctor.js';
+import { formatReport, reportOf, type DoctorConfig, type DoctorOutcome } from './doctor.js';
+import { runDoctorWithReceiver } from './doctor-webhook.js';
 import { postgresInboxMigration } from '../postgres/inbox.js';
 import { parseDelivery, verifyDelivery, verifyToken, type VerifyOutcome } from './verify.js';
 
@@ -51,6 +52,13 @@ cli
   .option('--strict', 'exit 1 on warnings too')
   .option('--journey', 'also create an identity request for a made-up person, read it back and delete it (a test tenant)')
   .option('--journey-purpose <purpose>', "the journey request's purpose, one the service allows (ACME_JOURNEY_PURPOSE)")
+  .option(
+    '--webhook <url>',
+    'also check your webhook endpoint as check-receiver does (the secret in ACME_WEBHOOK_SECRET; its deliveries are marked as tests)',
+  )
+  .option('--webhook-scheme <scheme>', 'how those deliveries are signed: prefixed-hex, hex, base64, stripe or standard', {
+    default: 'prefixed-hex',
+  })
   .option('--json', 'the report as JSON (schemaVersion 1), for CI')
   .example('ACME_CLIENT_SECRET=… acme-identity doctor --base-url https://identity.example/api/v1 --client-id … --tenant-id …')
   .action(
@@ -64,6 +72,8 @@ cli
       strict?: boolean;
       journey?: boolean;
       journeyPurpose?: string;
+      webhook?: string;
+      webhookScheme: string;
       json?: boolean;
     }) => {
       const baseUrl = options.baseUrl ?? env('ACME_BASE_URL');
@@ -71,21 +81,42 @@ cli
       const timestampFormat = options.timestampFormat ?? env('ACME_TIMESTAMP_FORMAT');
       if (timestampFormat !== undefined && !['unix-seconds', 'unix-ms', 'iso8601'].includes(timestampFormat))
         usage(`--timestamp-format ${timestampFormat} is not one of unix-seconds, unix-ms, iso8601`);
-      const report = await runDoctor({
-        baseUrl,
-        authUrl: options.authUrl ?? env('ACME_AUTH_URL'),
-        clientId: options.clientId ?? env('ACME_CLIENT_ID'),
-        clientSecret: env('ACME_CLIENT_SECRET'),
-        tenantId: options.tenantId ?? env('ACME_TENANT_ID'),
-        timeoutMs: Number(options.timeout),
-        timestampFormat: timestampFormat as DoctorConfig['timestampFormat'],
-        journey: options.journey === true,
-        journeyPurpose: options.journeyPurpose ?? env('ACME_JOURNEY_PURPOSE'),
-      });
+      const webhook = options.webhook === undefined ? undefined : receiverOptions(options.webhook, options.webhookScheme);
+      const report = await runDoctorWithReceiver(
+        {
+          baseUrl,
+          authUrl: options.authUrl ?? env('ACME_AUTH_URL'),
+          clientId: options.clientId ?? env('ACME_CLIENT_ID'),
+          clientSecret: env('ACME_CLIENT_SECRET'),
+          tenantId: options.tenantId ?? env('ACME_TENANT_ID'),
+          timeoutMs: Number(options.timeout),
+          timestampFormat: timestampFormat as DoctorConfig['timestampFormat'],
+          journey: options.journey === true,
+          journeyPurpose: options.journeyPurpose ?? env('ACME_JOURNEY_PURPOSE'),
+        },
+        webhook,
+      );
       process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatReport(report, color())}\n`);
       process.exitCode = DOCTOR_EXIT[report.outcome] + (options.strict && report.outcome === 'warnings' ? 1 : 0);
     },
   );
+
+/** check-receiver's options from the command line: the URL and scheme checked, the secret from --secret or ACME_WEBHOOK_SECRET. */
+function receiverOptions(
+  url: string,
+  scheme: string,
+  secret = env('ACME_WEBHOOK_SECRET'),
+): { url: string; secret: string; scheme: SigningScheme } {
+  if (!secret) usage('checking a webhook endpoint needs its secret: --secret (check-receiver) or ACME_WEBHOOK_SECRET');
+  if (!['prefixed-hex', 'hex', 'base64', 'stripe', 'standard'].includes(scheme))
+    usage(`--scheme ${scheme} is not one of prefixed-hex, hex, base64, stripe, standard`);
+  try {
+    new URL(url);
+  } catch {
+    usage(`${url} is not a URL`);
+  }
+  return { url, secret, scheme: scheme as SigningScheme };
+}
 
 cli
   .command('check-receiver <url>', 'Fire signed deliveries at your webhook endpoint (and only there) and check its answers')
@@ -96,19 +127,8 @@ cli
   .option('--json', 'the results as JSON, for CI')
   .example('ACME_WEBHOOK_SECRET=whsec_… acme-identity check-receiver http://localhost:3000/webhooks/acme')
   .action(async (url: string, options: { secret?: string; scheme: string; header: string; handlerFailure?: string; json?: boolean }) => {
-    const secret = options.secret ?? env('ACME_WEBHOOK_SECRET');
-    if (!secret) usage('check-receiver needs --secret (or ACME_WEBHOOK_SECRET)');
-    if (!['prefixed-hex', 'hex', 'base64', 'stripe', 'standard'].includes(options.scheme))
-      usage(`--scheme ${options.scheme} is not one of prefixed-hex, hex, base64, stripe, standard`);
-    try {
-      new URL(url);
-    } catch {
-      usage(`${url} is not a URL`);
-    }
     const checks = await checkReceiver({
-      url,
-      secret,
-      scheme: options.scheme as SigningScheme,
+      ...receiverOptions(url, options.scheme, options.secret ?? env('ACME_WEBHOOK_SECRET')),
       header: options.header,
       ...(options.handlerFailure ? { failingCode: options.handlerFailure } : {}),
     });

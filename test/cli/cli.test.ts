@@ -43,6 +43,10 @@ describe('acme-identity', () => {
     expect(doctorHelp.stdout).toContain('--base-url');
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['doctor'], { ACME_BASE_URL: '' })).stderr).toContain('doctor needs --base-url');
+    const noSecret = await cli(['doctor', '--base-url', sandbox.baseUrl, '--webhook', 'http://127.0.0.1:1/hook'], {
+      ACME_WEBHOOK_SECRET: '',
+    });
+    expect([noSecret.code, noSecret.stderr]).toEqual([2, expect.stringContaining('ACME_WEBHOOK_SECRET')]);
   }, 60_000);
 
   test("inbox migration prints the PostgreSQL store's SQL for a prefix, exactly what the store applies; a prefix that is not a plain name is a usage error (2)", async () => {

@@ -2,8 +2,10 @@
 import { describe, expect, test } from 'vitest';
 import { formatReport, runDoctor, type DoctorConfig } from '../../src/cli/doctor.js';
 import { contractDrift } from '../../src/cli/drift.js';
+import { runDoctorWithReceiver } from '../../src/cli/doctor-webhook.js';
+import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks/index.js';
 import { openApiDocument } from '../../src/contract/openapi.js';
-import { DEFAULT_CLIENT, READING_CHOICES, createFakeService, type FakeReadings } from '../../src/testing/index.js';
+import { DEFAULT_CLIENT, createFakeService, type FakeReadings } from '../../src/testing/index.js';
 import { describeReadings, pairwise } from '../readings/space.js';
 
 async function doctor(
@@ -29,7 +31,7 @@ async function doctor(
 }
 
 /** doctor's settings for `service`, every credential given. */
-const sound = (service: Awaited<ReturnType<typeof createFakeService>>): DoctorConfig => ({
+const soundConfig = (service: Awaited<ReturnType<typeof createFakeService>>): DoctorConfig => ({
   baseUrl: service.baseUrl,
   authUrl: service.authUrl,
   clientId: DEFAULT_CLIENT.clientId,
@@ -86,26 +88,6 @@ describe('acme-identity doctor', () => {
     expect(text).toContain('✓ API token');
   });
 
-  test('under every reading of the open choices: no failure, except the one the SDK cannot detect, which names its option', async () => {
-    for (const [name, values] of Object.entries(READING_CHOICES)) {
-      for (const value of values) {
-        const { report, byName } = await doctor({ readings: { [name]: value } as FakeReadings });
-        const reading = `${name}=${String(value)}`;
-        if (name === 'timestampFormat' && value !== 'unix-seconds') {
-          expect(byName['tenant'], reading).toMatchObject({ status: 'fail', option: expect.stringContaining('timestampFormat') });
-          expect(
-            report.checks.filter((c) => c.status === 'fail').map((c) => c.name),
-            reading,
-          ).toEqual(['tenant']);
-        } else
-          expect(
-            report.checks.filter((c) => c.status === 'fail'),
-            reading,
-          ).toEqual([]);
-      }
-    }
-  });
-
   test("against services covering every pair of readings: doctor fails nowhere the SDK's flows succeed (test/readings/matrix.test.ts runs those flows on the same services)", async () => {
     for (const readings of pairwise()) {
       const { report } = await doctor({ readings });
@@ -158,7 +140,7 @@ describe('acme-identity doctor', () => {
 
   test('--journey: a request created, read back and deleted through the SDK, nothing left behind (#41)', async () => {
     const service = await createFakeService();
-    const report = await runDoctor({ ...sound(service), journey: true });
+    const report = await runDoctor({ ...soundConfig(service), journey: true });
     expect(report.checks.filter((c) => c.name.startsWith('journey')).map((c) => [c.name, c.status])).toEqual([
       ['journey: create', 'ok'],
       ['journey: read back', 'ok'],
@@ -171,26 +153,50 @@ describe('acme-identity doctor', () => {
 
   test('--journey against a service that requires the optional inputs, and one that refuses the purpose: the SDK’s verdict, and its fix', async () => {
     const schema = await createFakeService({ readings: { optionalInputs: 'schema' } });
-    const fine = await runDoctor({ ...sound(schema), journey: true });
+    const fine = await runDoctor({ ...soundConfig(schema), journey: true });
     expect(fine.checks.filter((c) => c.name.startsWith('journey')).every((c) => c.status === 'ok')).toBe(true);
     const strict = await createFakeService({ purposes: ['kyc'] });
-    const refused = await runDoctor({ ...sound(strict), journey: true });
+    const refused = await runDoctor({ ...soundConfig(strict), journey: true });
     expect(refused.checks.find((c) => c.name === 'journey: create')).toMatchObject({
       status: 'fail',
       advice: expect.stringContaining('--journey-purpose'),
     });
-    const allowed = await runDoctor({ ...sound(strict), journey: true, journeyPurpose: 'kyc' });
+    const allowed = await runDoctor({ ...soundConfig(strict), journey: true, journeyPurpose: 'kyc' });
     expect(allowed.checks.filter((c) => c.name.startsWith('journey')).every((c) => c.status === 'ok')).toBe(true);
   });
 
   test('--journey: a delete that fails says the request is left, and when it expires', async () => {
     const service = await createFakeService();
     service.injectFault({ kind: 'status', status: 500, path: /^\/identity\/request\/.+/, method: 'DELETE', times: 5 });
-    const report = await runDoctor({ ...sound(service), journey: true });
+    const report = await runDoctor({ ...soundConfig(service), journey: true });
     expect(report.checks.find((c) => c.name === 'journey: delete')).toMatchObject({
       status: 'fail',
       advice: expect.stringContaining('expires within the hour'),
     });
+  });
+
+  test('--webhook: your endpoint checked as check-receiver checks it, in the same report; a receiver with another secret fails the run', async () => {
+    const service = await createFakeService();
+    const secret = 'whsec_doctor_0123456789abcdef0123456789';
+    const endpoint = (verifierSecret: string) =>
+      createWebhookReceiver(createWebhookVerifier({ secret: verifierSecret, logLevel: 'off' }), () => undefined).fetch;
+    const sound = await runDoctorWithReceiver(soundConfig(service), {
+      url: 'https://rp.example/webhooks/acme',
+      secret,
+      fetch: endpoint(secret),
+    });
+    expect(sound.outcome).toBe('ok');
+    expect(sound.checks.map((check) => check.name)).toEqual(
+      expect.arrayContaining(['API token', 'webhook: first delivery', 'webhook: redelivery', 'webhook: bad signature']),
+    );
+    const wrong = await runDoctorWithReceiver(soundConfig(service), {
+      url: 'https://rp.example/webhooks/acme',
+      secret,
+      fetch: endpoint(`${secret}-another`),
+    });
+    expect(wrong.outcome).toBe('failed');
+    expect(wrong.checks.find((check) => check.name === 'webhook: first delivery')?.status).toBe('fail');
+    expect(JSON.stringify(wrong)).not.toContain(secret);
   });
 
   test('a wrong client secret: the token check fails, saying what a 401 means', async () => {
