@@ -17,6 +17,7 @@ import {
   NotFoundError,
   ServiceUnavailableError,
   ValidationError,
+  type ClientOptions,
   type StoredToken,
   type TimestampFormat,
   type TokenStore,
@@ -50,7 +51,30 @@ export interface DoctorConfig {
   journey?: boolean | undefined;
   /** The `purpose` the journey's request names (the spec does not show the allowed values). @default 'identity verification' */
   journeyPurpose?: string | undefined;
+  /**
+   * The client's other options that change how it reads or writes answers, as your application
+   * sets them (`--client-option name=value`, `ACME_CLIENT_OPTIONS`): every check then runs as the
+   * SDK would with them.
+   */
+  clientOptions?: DoctorClientOptions | undefined;
 }
+
+/** A client for doctor's checks: its timestamp format, a token store to look into, options over the configured ones. */
+type ClientMaker = (timestampFormat: TimestampFormat, tokenStore?: TokenStore, overrides?: DoctorClientOptions) => AcmeIdentityClient;
+
+/** The client options doctor takes from the command line: those that change what goes over the wire or how answers are read. */
+export type DoctorClientOptions = Partial<
+  Pick<ClientOptions, 'unsetOptionals' | 'correctClockSkew' | 'refreshMarginSeconds' | 'tokenTimeoutMs' | 'maxRetryAfterMs'>
+>;
+
+/** The names `DoctorClientOptions` takes, for the command line's check. */
+export const DOCTOR_CLIENT_OPTIONS = [
+  'unsetOptionals',
+  'correctClockSkew',
+  'refreshMarginSeconds',
+  'tokenTimeoutMs',
+  'maxRetryAfterMs',
+] as const;
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
 
@@ -182,8 +206,10 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   if (!base) return reportOf(checks);
   const baseUrl = base.href.replace(/\/$/, '');
   const sdk = warningsLogger();
-  const clientWith = (timestampFormat: TimestampFormat, tokenStore?: TokenStore) =>
+  const clientWith: ClientMaker = (timestampFormat, tokenStore, overrides) =>
     new AcmeIdentityClient({
+      ...config.clientOptions,
+      ...overrides,
       baseUrl,
       clientId: config.clientId || 'doctor',
       clientSecret: config.clientSecret || 'doctor',
@@ -318,7 +344,7 @@ async function checkStatus(client: AcmeIdentityClient, add: (check: Check) => vo
 /** A token with the key pair (its lifetime as the client decides it), then the tenant and the timestamp format through a read. */
 async function checkCredentials(
   config: DoctorConfig,
-  clientWith: (format: TimestampFormat, store?: TokenStore) => AcmeIdentityClient,
+  clientWith: ClientMaker,
   warnings: string[],
   add: (check: Check) => void,
 ): Promise<void> {
@@ -373,7 +399,7 @@ async function checkCredentials(
     });
     return;
   }
-  if (!(await checkTenant(client, format, clientWith, add))) return;
+  if (!(await checkTenant(client, format, clientWith, config.clientOptions?.correctClockSkew === false, add))) return;
   if (config.journey) await checkJourney(client, config.journeyPurpose ?? 'identity verification', add);
 }
 
@@ -452,7 +478,8 @@ async function checkJourney(client: AcmeIdentityClient, purpose: string, add: (c
 async function checkTenant(
   client: AcmeIdentityClient,
   format: TimestampFormat,
-  clientWith: (format: TimestampFormat) => AcmeIdentityClient,
+  clientWith: ClientMaker,
+  skewCorrectionOff: boolean,
   add: (check: Check) => void,
 ): Promise<boolean> {
   const probe = (c: AcmeIdentityClient) =>
@@ -490,6 +517,19 @@ async function checkTenant(
         });
         return false;
       }
+    }
+  }
+  if (error instanceof AuthenticationError && skewCorrectionOff) {
+    // The X-Request-Timestamp on this machine's clock, refused; on the service's, accepted?
+    if ((await probe(clientWith(format, undefined, { correctClockSkew: true }))) instanceof NotFoundError) {
+      add({
+        name: 'tenant',
+        status: 'fail',
+        detail: "refused with X-Request-Timestamp on this machine's clock; accepted on the service's",
+        advice: 'leave correctClockSkew on (its default): this machine and the service disagree on the time',
+        option: 'correctClockSkew: true',
+      });
+      return false;
     }
   }
   add({

@@ -20,7 +20,15 @@ import { VERSION } from '../version.js';
 import { checkReceiver, type SigningScheme } from './check-receiver.js';
 import { CONTROL_VERBS, formatControl, sendControl } from './control.js';
 import { decodeToken, formatDecoded } from './decode.js';
-import { formatReport, reportOf, type DoctorConfig, type DoctorOutcome } from './doctor.js';
+import { AcmeIdentityClient } from '../index.js';
+import {
+  DOCTOR_CLIENT_OPTIONS,
+  formatReport,
+  reportOf,
+  type DoctorClientOptions,
+  type DoctorConfig,
+  type DoctorOutcome,
+} from './doctor.js';
 import { runDoctorWithReceiver } from './doctor-webhook.js';
 import { postgresInboxMigration } from '../postgres/inbox.js';
 import { parseDelivery, verifyDelivery, verifyToken, type VerifyOutcome } from './verify.js';
@@ -48,6 +56,10 @@ cli
   .option('--client-id <id>', 'the API client id (ACME_CLIENT_ID); the secret is read from ACME_CLIENT_SECRET')
   .option('--tenant-id <id>', 'the tenant (ACME_TENANT_ID)')
   .option('--timestamp-format <format>', 'X-Request-Timestamp as unix-seconds, unix-ms or iso8601 (ACME_TIMESTAMP_FORMAT)')
+  .option(
+    '--client-option <name=value>',
+    `another client option your application sets, repeatable: ${DOCTOR_CLIENT_OPTIONS.join(', ')} (ACME_CLIENT_OPTIONS, name=value,…)`,
+  )
   .option('--timeout <ms>', 'per request, in ms', { default: 10_000 })
   .option('--strict', 'exit 1 on warnings too')
   .option('--journey', 'also create an identity request for a made-up person, read it back and delete it (a test tenant)')
@@ -68,6 +80,7 @@ cli
       clientId?: string;
       tenantId?: string;
       timestampFormat?: string;
+      clientOption?: string | string[];
       timeout: number;
       strict?: boolean;
       journey?: boolean;
@@ -93,6 +106,7 @@ cli
           timestampFormat: timestampFormat as DoctorConfig['timestampFormat'],
           journey: options.journey === true,
           journeyPurpose: options.journeyPurpose ?? env('ACME_JOURNEY_PURPOSE'),
+          clientOptions: clientOptionsOf(options.clientOption ?? env('ACME_CLIENT_OPTIONS')?.split(',') ?? []),
         },
         webhook,
       );
@@ -100,6 +114,37 @@ cli
       process.exitCode = DOCTOR_EXIT[report.outcome] + (options.strict && report.outcome === 'warnings' ? 1 : 0);
     },
   );
+
+/**
+ * `name=value` pairs as client options: `true`/`false` as booleans, numbers as numbers, the rest
+ * as given. A name doctor does not take, or a value the client refuses, is a usage error naming it.
+ */
+function clientOptionsOf(pairs: string | string[]): DoctorClientOptions {
+  const options: Record<string, unknown> = {};
+  for (const pair of [pairs].flat().filter((given) => given.trim() !== '')) {
+    const at = pair.indexOf('=');
+    const name = pair.slice(0, at).trim();
+    const text = pair.slice(at + 1).trim();
+    if (at < 1 || !(DOCTOR_CLIENT_OPTIONS as readonly string[]).includes(name))
+      usage(`--client-option ${pair}: give name=value, the name one of ${DOCTOR_CLIENT_OPTIONS.join(', ')}`);
+    options[name] = optionValue(text);
+  }
+  try {
+    // The client checks the values as it would in your application.
+    new AcmeIdentityClient({ baseUrl: 'https://doctor.invalid/api/v1', clientId: 'c', clientSecret: 's', tenantId: 't', ...options });
+  } catch (error) {
+    usage(`--client-option: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return options as DoctorClientOptions;
+}
+
+/** A value as written on the command line: `true`, `false`, a number, or the text itself. */
+function optionValue(text: string): unknown {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text !== '' && Number.isFinite(Number(text))) return Number(text);
+  return text;
+}
 
 /** check-receiver's options from the command line: the URL and scheme checked, the secret from --secret or ACME_WEBHOOK_SECRET. */
 function receiverOptions(

@@ -47,6 +47,11 @@ describe('acme-identity', () => {
       ACME_WEBHOOK_SECRET: '',
     });
     expect([noSecret.code, noSecret.stderr]).toEqual([2, expect.stringContaining('ACME_WEBHOOK_SECRET')]);
+    // Client options: a name doctor does not take, and a value the client refuses, are usage errors naming them.
+    const unknownOption = await cli(['doctor', '--base-url', sandbox.baseUrl, '--client-option', 'frobnicate=1']);
+    expect([unknownOption.code, unknownOption.stderr]).toEqual([2, expect.stringContaining('unsetOptionals')]);
+    const badValue = await cli(['doctor', '--base-url', sandbox.baseUrl, '--client-option', 'unsetOptionals=sometimes']);
+    expect([badValue.code, badValue.stderr]).toEqual([2, expect.stringContaining('unsetOptionals')]);
   }, 60_000);
 
   test("inbox migration prints the PostgreSQL store's SQL for a prefix, exactly what the store applies; a prefix that is not a plain name is a usage error (2)", async () => {
@@ -72,6 +77,14 @@ describe('acme-identity', () => {
     };
     const text = await cli(['doctor'], env);
     expect(text.code).toBe(0);
+    // The client's options from the command line and the environment, as the application sets them.
+    const withOptions = await cli(
+      ['doctor', '--json', '--client-option', 'unsetOptionals=fill', '--client-option', 'correctClockSkew=true'],
+      env,
+    );
+    expect(JSON.parse(withOptions.stdout)).toMatchObject({ outcome: 'ok' });
+    const fromEnv = await cli(['doctor', '--json'], { ...env, ACME_CLIENT_OPTIONS: 'correctClockSkew=false,refreshMarginSeconds=30' });
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ outcome: 'ok' });
     expect(text.stdout).toContain('✓ API token');
     expect(text.stdout).toContain('every check passed');
     const json = await cli(['doctor', '--json'], env);

@@ -9,13 +9,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { runDoctor, type DoctorReport } from '../../src/cli/doctor.js';
+import { runDoctor, type DoctorClientOptions, type DoctorReport } from '../../src/cli/doctor.js';
 import { AcmeIdentityClient, AcmeIdentityError } from '../../src/index.js';
 import { remoteJwks } from '../../src/sd-jwt/index.js';
 import { DEFAULT_CLIENT, READING_CHOICES, createFakeService, type FakeReadings } from '../../src/testing/index.js';
+import { describeReadings, readingsArbitrary } from '../readings/space.js';
 
 type Fetch = (request: Request) => Promise<Response>;
 type Verdict = { works: true } | { works: false; why: string };
+/** The client's settings an application may give, passed alike to the SDK and to doctor. */
+type Settings = DoctorClientOptions & { timestampFormat?: 'unix-seconds' | 'unix-ms' | 'iso8601' };
 
 /** The person the journey creates: what an application would send, the fields read back compared. */
 const PERSON = {
@@ -34,8 +37,9 @@ const PERSON = {
 const COMPARED = ['first_name', 'last_name', 'email', 'phone', 'phone_country_code', 'purpose'] as const;
 
 /** What an application sees through the SDK, with the settings the README gives and nothing else. */
-async function sdkJourney(baseUrl: string, authUrl: string, fetch: Fetch, timestampFormat?: 'unix-ms' | 'iso8601'): Promise<Verdict> {
+async function sdkJourney(baseUrl: string, authUrl: string, fetch: Fetch, settings: Settings = {}): Promise<Verdict> {
   const client = new AcmeIdentityClient({
+    ...settings,
     baseUrl,
     clientId: DEFAULT_CLIENT.clientId,
     clientSecret: DEFAULT_CLIENT.clientSecret,
@@ -43,7 +47,6 @@ async function sdkJourney(baseUrl: string, authUrl: string, fetch: Fetch, timest
     fetch,
     maxRetries: 0,
     logLevel: 'off',
-    ...(timestampFormat ? { timestampFormat } : {}),
   });
   const step = async (name: string, work: () => Promise<unknown>): Promise<string | undefined> => {
     try {
@@ -84,9 +87,12 @@ async function service(readings: FakeReadings, tamper: (request: Request, respon
   return { baseUrl: fake.baseUrl, authUrl: fake.authUrl, fetch };
 }
 
-async function doctorOn(readings: FakeReadings, tamper?: Parameters<typeof service>[1]): Promise<DoctorReport> {
+async function doctorOn(readings: FakeReadings, tamper?: Parameters<typeof service>[1], settings: Settings = {}): Promise<DoctorReport> {
   const { baseUrl, authUrl, fetch } = await service(readings, tamper);
+  const { timestampFormat, ...clientOptions } = settings;
   return runDoctor({
+    timestampFormat,
+    clientOptions,
     baseUrl,
     authUrl,
     clientId: DEFAULT_CLIENT.clientId,
@@ -97,9 +103,9 @@ async function doctorOn(readings: FakeReadings, tamper?: Parameters<typeof servi
   });
 }
 
-async function sdkOn(readings: FakeReadings, tamper?: Parameters<typeof service>[1], timestampFormat?: 'unix-ms' | 'iso8601') {
+async function sdkOn(readings: FakeReadings, tamper?: Parameters<typeof service>[1], settings: Settings = {}) {
   const { baseUrl, authUrl, fetch } = await service(readings, tamper);
-  return sdkJourney(baseUrl, authUrl, fetch, timestampFormat);
+  return sdkJourney(baseUrl, authUrl, fetch, settings);
 }
 
 /** The two verdicts agree: doctor fails exactly where the SDK refuses or is wrong. */
@@ -124,11 +130,39 @@ describe('doctor and the SDK agree', () => {
             label,
           ).toEqual([['tenant', `timestampFormat: '${String(value)}'`]]);
           // Set as doctor says, the SDK's journey works.
-          expect(await sdkOn(readings, undefined, value as 'unix-ms'), label).toEqual({ works: true });
+          expect(await sdkOn(readings, undefined, { timestampFormat: value as 'unix-ms' }), label).toEqual({ works: true });
         }
       }
     }
   }, 120_000);
+
+  test('on services drawn from the whole space of readings, with the client settings an application may give drawn too: property', async () => {
+    const settingsArbitrary: fc.Arbitrary<Settings> = fc.record(
+      {
+        timestampFormat: fc.constantFrom('unix-seconds' as const, 'unix-ms' as const, 'iso8601' as const),
+        unsetOptionals: fc.constantFrom('auto' as const, 'omit' as const, 'fill' as const),
+        correctClockSkew: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    );
+    const seen = { works: 0, refused: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        readingsArbitrary,
+        fc.constantFrom('unix-seconds' as const, 'unix-ms' as const, 'iso8601' as const),
+        settingsArbitrary,
+        async (readings, served, settings) => {
+          const all = { ...readings, timestampFormat: served };
+          const [sdk, report] = await Promise.all([sdkOn(all, undefined, settings), doctorOn(all, undefined, settings)]);
+          expectAgreement(sdk, report, `${describeReadings(all)} with ${JSON.stringify(settings)}`);
+          seen[sdk.works ? 'works' : 'refused'] += 1;
+        },
+      ),
+      { seed: 4141, numRuns: 40 },
+    );
+    expect(seen.works).toBeGreaterThan(5);
+    expect(seen.refused).toBeGreaterThan(5);
+  }, 300_000);
 
   /** The answers the journey reads, by method and path. */
   const TARGETS = [

@@ -199,6 +199,19 @@ describe('acme-identity doctor', () => {
     expect(JSON.stringify(wrong)).not.toContain(secret);
   });
 
+  test("the client options an application sets reach every check: doctor's verdict is the SDK's with them, and a clock correction turned off is named", async () => {
+    const required = await createFakeService({ readings: { optionalInputs: 'schema' } });
+    const omitting = await runDoctor({ ...soundConfig(required), journey: true, clientOptions: { unsetOptionals: 'omit' } });
+    expect(omitting.checks.find((check) => check.name === 'journey: create')?.status).toBe('fail');
+    const auto = await runDoctor({ ...soundConfig(required), journey: true });
+    expect(auto.checks.find((check) => check.name === 'journey: create')?.status).toBe('ok');
+    const skewed = await createFakeService({ readings: { clockSkewSeconds: 600 } });
+    const uncorrected = await runDoctor({ ...soundConfig(skewed), clientOptions: { correctClockSkew: false } });
+    expect(uncorrected.checks.find((check) => check.name === 'tenant')).toMatchObject({ status: 'fail', option: 'correctClockSkew: true' });
+    const corrected = await runDoctor(soundConfig(skewed));
+    expect(corrected.checks.find((check) => check.name === 'tenant')?.status).toBe('ok');
+  });
+
   test('a wrong client secret: the token check fails, saying what a 401 means', async () => {
     const { report, byName } = await doctor({ config: { clientSecret: 'not-the-secret' } });
     expect(report.ok).toBe(false);
