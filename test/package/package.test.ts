@@ -239,7 +239,7 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
 
   test("the README's and the guides' snippets type-check against the packed package: nodenext, strict, exact optional types (#27)", async () => {
     // What a person following them installs beside the SDK: the frameworks and their types.
-    for (const name of ['express', '@types/express', '@types/node', '@types/passport', '@auth/express']) {
+    for (const name of ['express', '@types/express', '@types/node', '@types/passport', '@auth/express', 'pg', '@types/pg']) {
       const target = join(consumer, 'node_modules', name);
       if (existsSync(target)) continue;
       await mkdir(dirname(target), { recursive: true });
