@@ -16,6 +16,7 @@ const entry = {
   'better-auth/index': 'src/better-auth/index.ts',
   'redis/index': 'src/redis/index.ts',
   'postgres/index': 'src/postgres/index.ts',
+  'return-page/index': 'src/return-page/index.ts',
   'testing/index': 'src/testing/index.ts',
   'testing/msw': 'src/testing/msw.ts',
   // Not a public entry (the exports map has none): it puts the client in a chunk of its own, so

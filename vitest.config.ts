@@ -11,7 +11,7 @@ export default defineConfig({
       { find: /^@acme\/identity\/oidc\/browser$/, replacement: src('oidc/browser.ts') },
       { find: /^@acme\/identity\/webhooks\/(express|fastify|next|hono)$/, replacement: src('webhooks/frameworks/$1.ts') },
       {
-        find: /^@acme\/identity\/(testing|sd-jwt|webhooks|oidc|redis|postgres|inbox|passport|authjs|better-auth)$/,
+        find: /^@acme\/identity\/(testing|sd-jwt|webhooks|oidc|redis|postgres|return-page|inbox|passport|authjs|better-auth)$/,
         replacement: src('$1/index.ts'),
       },
       { find: /^@acme\/identity$/, replacement: src('index.ts') },

@@ -10,10 +10,20 @@ import { Observer, type InboxEvent, type ObservabilityOptions } from '../interna
 import { printable } from '../internal/text.js';
 import { importAesKey, open, seal, type AesKeyInput } from '../internal/sealing.js';
 import { testDeliverySource } from '../internal/test-delivery.js';
+import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
 import type { VerifiedIdentityOptions, WebhookEventLike } from '../client/identity-flow.js';
 import type { IdentityRequestCodes } from '../client/results.js';
 import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
-import { MemoryInboxStore, type DeadLetter, type InboxClaim, type InboxRecord, type InboxStats, type InboxStore } from './store.js';
+import {
+  MemoryInboxStore,
+  type DeadLetter,
+  type InboxClaim,
+  type InboxOutcome,
+  type InboxRecord,
+  type InboxStats,
+  type InboxStore,
+  type RequestState,
+} from './store.js';
 
 /** What the inbox needs of the client: `AcmeIdentityClient` fits. */
 export interface InboxClient {
@@ -111,6 +121,8 @@ export interface IdentityInboxOptions<Transaction = unknown> extends Observabili
   assumedTokenLifetimeSeconds?: number;
   /** Reconciler: how long after `completed_at` a missing delivery is reported, in seconds. @default 600 */
   graceSeconds?: number;
+  /** How long a return page's reference (`returnUrls`) opens, in seconds. @default 604800 (7 days) */
+  returnReferenceTtlSeconds?: number;
   /** Reconciler: called for each request reported missing (also logged at `warn`). A throw is logged and ignored. */
   onMissingDelivery?(missing: MissingDelivery): void;
   /**
@@ -134,8 +146,36 @@ export interface IdentityInbox {
   receive(
     event: WebhookEventLike & { deliveryId?: string; payload?: Readonly<Record<string, unknown>> },
   ): Promise<'added' | 'revived' | 'duplicate' | 'test'>;
-  /** Records a request you created (its two codes), so workers know its session code and the reconciler watches it. */
-  expect(codes: IdentityRequestCodes): Promise<void>;
+  /**
+   * Records a request you created (its two codes), so workers know its session code and the
+   * reconciler watches it. With the `reference` of `returnUrls`, the return page knows it too.
+   */
+  expect(codes: IdentityRequestCodes & { reference?: string }): Promise<void>;
+  /**
+   * The `return_url` and `off_ramp_url` to create a request with, each carrying a sealed,
+   * expiring reference (`acme_ref`) that only this relying party's return page opens; pass
+   * `reference` to `expect` with the codes the create returns.
+   * @throws {ConfigurationError} for a URL that is not one, or an inbox without an encryption key to seal with (`allowPlaintext`).
+   */
+  returnUrls(urls: { returnUrl: string | URL; offRampUrl: string | URL }): Promise<ReturnUrls>;
+  /**
+   * Where a request stands now (see `RequestOutcome`), from the store every instance shares.
+   * @throws {ConfigurationError} with a store that keeps no states (a store of your own without `state`).
+   */
+  outcome(accessRequestCode: string): Promise<RequestOutcome>;
+  /**
+   * Resolves once the request's state is final (or differs from `since`), or `timeoutMs` passed,
+   * with its outcome then; on any instance, whichever handles the webhook.
+   */
+  waitFor(accessRequestCode: string, options?: WaitOptions): Promise<RequestOutcome>;
+  /**
+   * What the service says of a request whose webhook has not come (for a page that has waited a
+   * while): `completed` (the person finished: the result is on its way), `in-progress` (opened,
+   * not finished), `not-started`, or `expired`; undefined when it cannot be read.
+   */
+  askService(accessRequestCode: string): Promise<ServiceView | undefined>;
+  /** The request a return page's `acme_ref` names, and whether it came by the off-ramp; undefined for a reference forged, altered, expired or unknown. */
+  openReference(sealed: string): Promise<{ accessRequestCode: string; offRamp: boolean } | undefined>;
   /** Processes every entry due now, and resolves how many were settled. For tests, cron jobs and serverless. */
   runOnce(): Promise<number>;
   /** Polls for due entries every `pollIntervalMs`, and reconciles every `reconcileIntervalMs` (once across instances), until `stop`. */
@@ -155,6 +195,41 @@ export interface IdentityInbox {
   /** Checks the expected requests against the service; reports (log and `onMissingDelivery`) each completed one with no delivery after the grace period, or expired unopened. */
   reconcile(): Promise<MissingDelivery[]>;
 }
+
+/** What `returnUrls` gives: the two URLs to create the request with, and the reference to `expect` it with. */
+export interface ReturnUrls {
+  readonly return_url: string;
+  readonly off_ramp_url: string;
+  readonly reference: string;
+}
+
+/**
+ * Where a request stands, for the person's page: its `state` (`unknown` when the inbox keeps
+ * nothing of it) and when it got there, and whether it is `final` (nothing more will change it:
+ * the page stops waiting).
+ */
+export interface RequestOutcome {
+  readonly state: RequestState['state'] | 'unknown';
+  readonly at?: number;
+  readonly final: boolean;
+}
+
+/** What the service says of a request still awaiting its webhook. */
+export type ServiceView = 'completed' | 'in-progress' | 'not-started' | 'expired';
+
+export interface WaitOptions {
+  /** Stops waiting (the page went away). */
+  signal?: AbortSignal;
+  /** The longest wait, in ms. @default 25000 */
+  timeoutMs?: number;
+  /** Also resolves as soon as the state is no longer this one (a long poll's "since"). */
+  since?: RequestOutcome['state'];
+  /** How often the shared store is read while waiting, in ms (a settlement on this instance is seen at once). @default 500 */
+  pollMs?: number;
+}
+
+/** The states after which nothing changes for the page. */
+const FINAL_STATES = new Set<RequestOutcome['state']>(['verified', 'partial', 'cancelled', 'failed', 'missing', 'unknown']);
 
 /** Tries of a delivery whose request was never recorded before it is set aside as unknown: one more, for an `expect` that comes late. */
 const UNKNOWN_REQUEST_ATTEMPTS = 2;
@@ -197,6 +272,7 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     doneTtlMs: positive('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
     tokenLifetimeMs: positive('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,
     graceMs: positive('graceSeconds', options.graceSeconds, 600) * 1000,
+    referenceTtlMs: positive('returnReferenceTtlSeconds', options.returnReferenceTtlSeconds, 604_800) * 1000,
     reconcileIntervalMs:
       options.reconcileIntervalMs === false ? (false as const) : positive('reconcileIntervalMs', options.reconcileIntervalMs, 300_000),
   };
@@ -225,6 +301,7 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
   async function bury(claim: InboxClaim, record: InboxRecord, reason: InboxErrorCode, errorCode: string, message: string): Promise<void> {
     await store.bury(claim, { record, reason, errorCode, message, deadAt: now() });
     log('error', `identity set aside (${reason}): see deadLetters()`, record, 'dead', { reason, errorCode });
+    settled.notify(record.id);
   }
 
   /**
@@ -298,11 +375,13 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
       });
     }
     let delivery: InboxDelivery<Transaction>;
+    let outcome: InboxOutcome = 'cancelled';
     const base = { id: record.id, accessRequestCode: record.id, attempts: record.attempts, receivedAt: record.receivedAt };
     try {
       const event = { kind: record.kind, accessRequestCode: record.id, accessToken };
       const identity = await client.identityResponses.getVerified(event, { ...options.verification, identitySessionCode });
       delivery = { ...base, kind: 'approved', identity };
+      outcome = identity.partiallyComplete ? 'partial' : 'verified';
     } catch (error) {
       if (!(error instanceof IdentityFlowError && error.step === 'cancelled')) return failed(claim, failureOf(error));
       delivery = { ...base, kind: 'cancelled' };
@@ -325,10 +404,10 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     try {
       if (store.completeWith) {
         // The handler's writes and the entry's settlement commit together, or neither does.
-        settledHere = await store.completeWith(claim, settings.doneTtlMs, now(), handOver);
+        settledHere = await store.completeWith(claim, settings.doneTtlMs, now(), handOver, outcome);
       } else {
         await handOver();
-        await store.complete(claim, settings.doneTtlMs, now());
+        await store.complete(claim, settings.doneTtlMs, now(), outcome);
       }
     } catch (error) {
       if (!handlerError) throw error;
@@ -341,9 +420,11 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
       return;
     }
     log('info', `identity handed over (${delivery.kind})`, record, 'handed-over', { kind: delivery.kind });
+    settled.notify(record.id);
   }
 
   const outage = outageLog(observer, now);
+  const settled = waiters();
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: Promise<unknown> = Promise.resolve();
@@ -507,7 +588,17 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     async expect(codes) {
       if (typeof codes?.accessRequestCode !== 'string' || typeof codes.identitySessionCode !== 'string')
         throw new ConfigurationError('codes', 'must be the accessRequestCode and identitySessionCode that create returned');
-      await store.expect({ ...codes, createdAt: now() }, settings.doneTtlMs);
+      const { reference, ...request } = codes;
+      if (reference !== undefined) {
+        if (typeof reference !== 'string' || reference === '')
+          throw new ConfigurationError('reference', 'must be the reference returnUrls gave');
+        await referenceKey();
+        await store.refer?.(reference, request.accessRequestCode, now() + settings.referenceTtlMs);
+      }
+      await store.expect(
+        { accessRequestCode: request.accessRequestCode, identitySessionCode: request.identitySessionCode, createdAt: now() },
+        settings.doneTtlMs,
+      );
     },
     runOnce,
     start() {
@@ -563,6 +654,132 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     },
     stats: () => store.stats(now()),
     reconcile,
+    async returnUrls(urls) {
+      const sealing = referenceKey();
+      const reference = randomId(16);
+      const expires = now() + settings.referenceTtlMs;
+      const withReference = async (given: string | URL, name: string, offRamp: boolean) => {
+        const url = urlOf(given, name);
+        url.searchParams.set(
+          RETURN_PARAMETER,
+          await seal(await sealing, JSON.stringify({ r: reference, o: offRamp ? 1 : 0, e: expires }), REFERENCE_NAME),
+        );
+        return url.href;
+      };
+      return {
+        return_url: await withReference(urls?.returnUrl, 'returnUrl', false),
+        off_ramp_url: await withReference(urls?.offRampUrl, 'offRampUrl', true),
+        reference,
+      };
+    },
+    async askService(accessRequestCode) {
+      const request = await store.expected(accessRequestCode);
+      if (!request) return undefined;
+      try {
+        const { data } = await client.identityRequests.get(request);
+        if (data.completed_at !== undefined) return 'completed';
+        if (data.time_expires !== undefined && data.time_expires * 1000 <= serviceNow()) return 'expired';
+        return data.opened_at !== undefined ? 'in-progress' : 'not-started';
+      } catch (error) {
+        observer.log('warn', 'could not read a request for its return page', {
+          errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
+        });
+        return undefined;
+      }
+    },
+    async openReference(sealed) {
+      if (!key || typeof sealed !== 'string' || sealed.length > 1_000 || typeof store.referred !== 'function') return undefined;
+      // One spelling per reference: base64 leaves a few bits of its last character unused, and a
+      // reference that differs there is not the one this inbox wrote.
+      const bytes = fromBase64(sealed.slice(3));
+      if (!sealed.startsWith('v1.') || !bytes || `v1.${toBase64(bytes)}` !== sealed) return undefined;
+      let opened: { r?: unknown; o?: unknown; e?: unknown };
+      try {
+        opened = JSON.parse(await open(await key, sealed, REFERENCE_NAME)) as typeof opened;
+      } catch {
+        return undefined;
+      }
+      if (typeof opened.r !== 'string' || typeof opened.e !== 'number' || opened.e <= now()) return undefined;
+      const accessRequestCode = await store.referred(opened.r, now());
+      return accessRequestCode ? { accessRequestCode, offRamp: opened.o === 1 } : undefined;
+    },
+    async outcome(accessRequestCode) {
+      if (typeof store.state !== 'function')
+        throw new ConfigurationError('store', 'keeps no request states (state()): a return page needs them');
+      const found = await store.state(accessRequestCode, now());
+      const state = found?.state ?? 'unknown';
+      return { state, ...(found ? { at: found.at } : {}), final: FINAL_STATES.has(state) };
+    },
+    async waitFor(accessRequestCode, options = {}) {
+      const until = now() + (options.timeoutMs ?? 25_000);
+      const pollMs = options.pollMs ?? 500;
+      for (;;) {
+        const outcome = await this.outcome(accessRequestCode);
+        const changed = options.since !== undefined && outcome.state !== options.since;
+        if (outcome.final || changed || options.signal?.aborted || now() >= until) return outcome;
+        // Woken at once by a settlement on this instance; by the next read for one elsewhere.
+        await settled.wait(accessRequestCode, Math.min(pollMs, until - now()), options.signal);
+      }
+    },
+  };
+
+  /** The key references are sealed with: the inbox's own. */
+  function referenceKey(): Promise<CryptoKey> {
+    if (!key)
+      throw new ConfigurationError(
+        'encryptionKey',
+        "is needed to seal a return page's references (allowPlaintext leaves the inbox without one)",
+      );
+    if (typeof store.refer !== 'function' || typeof store.referred !== 'function')
+      throw new ConfigurationError('store', 'keeps no references (refer(), referred()): a return page needs them');
+    return key;
+  }
+}
+
+/** The query parameter of the return and off-ramp URLs that carries the sealed reference. */
+export const RETURN_PARAMETER = 'acme_ref';
+
+/** The name references are sealed under: a sealed token of an entry does not open as one. */
+const REFERENCE_NAME = 'acme-identity:return-reference';
+
+/** An absolute http(s) URL, or a ConfigurationError naming the option. */
+function urlOf(given: unknown, name: string): URL {
+  try {
+    const url = new URL(String(given));
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url;
+  } catch {
+    // Said below.
+  }
+  throw new ConfigurationError(name, 'must be an absolute http(s) URL');
+}
+
+/**
+ * Who waits for which request on this instance: a settlement here wakes them at once (one on
+ * another instance is seen at their next read of the store).
+ */
+function waiters() {
+  const waiting = new Map<string, Set<() => void>>();
+  return {
+    notify(id: string): void {
+      for (const wake of waiting.get(id) ?? []) wake();
+    },
+    /** Resolves after `ms`, on a settlement of `id` here, or when `signal` aborts: whichever comes first. */
+    wait(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+      return new Promise((resolve) => {
+        const set = waiting.get(id) ?? new Set();
+        waiting.set(id, set);
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          set.delete(done);
+          if (set.size === 0) waiting.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, ms));
+        set.add(done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    },
   };
 }
 

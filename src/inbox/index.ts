@@ -22,10 +22,31 @@
  * ```
  * @module
  */
-export { createIdentityInbox } from './inbox.js';
-export type { IdentityInbox, IdentityInboxOptions, InboxClient, InboxDelivery, MissingDelivery } from './inbox.js';
+export { createIdentityInbox, RETURN_PARAMETER } from './inbox.js';
+export type {
+  IdentityInbox,
+  IdentityInboxOptions,
+  InboxClient,
+  InboxDelivery,
+  MissingDelivery,
+  RequestOutcome,
+  ReturnUrls,
+  ServiceView,
+  WaitOptions,
+} from './inbox.js';
+export { createReturnPage } from './return-page.js';
+export type { ReturnPage, ReturnPageOptions, ReturnPageState } from './return-page.js';
 export { MemoryInboxStore } from './store.js';
-export type { DeadLetter, ExpectedRequest, InboxClaim, InboxRecord, InboxStats, InboxStore } from './store.js';
+export type {
+  DeadLetter,
+  ExpectedRequest,
+  InboxClaim,
+  InboxOutcome,
+  InboxRecord,
+  InboxStats,
+  InboxStore,
+  RequestState,
+} from './store.js';
 export { ConfigurationError, InboxError } from '../errors/index.js';
 export type { InboxErrorCode } from '../errors/index.js';
 export type { Hooks, InboxEvent } from '../internal/observe.js';

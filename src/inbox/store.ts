@@ -56,6 +56,20 @@ export interface InboxStats {
   readonly oldestAgeMs: number;
 }
 
+/** How a request was settled: verified, verified with documents missing (`partial`), or cancelled. */
+export type InboxOutcome = 'verified' | 'partial' | 'cancelled';
+
+/**
+ * Where a request stands, as a return page shows it: `awaiting` its webhook, `processing` it
+ * (stored, the identity being fetched), settled (`verified`, `partial`, `cancelled`), `failed`
+ * (set aside: see the dead letters), or `missing` (the reconciler reported its webhook missing).
+ */
+export interface RequestState {
+  readonly state: 'awaiting' | 'processing' | InboxOutcome | 'failed' | 'missing';
+  /** When it reached this state, in ms (the expect, the delivery's arrival, the settlement). */
+  readonly at: number;
+}
+
 /** A request the relying party created and expects a delivery for (the reconciler watches it). */
 export interface ExpectedRequest {
   readonly accessRequestCode: string;
@@ -82,8 +96,11 @@ export interface InboxStore<Transaction = unknown> {
   claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]>;
   /** Whether `claim` still holds its entry (its lease is then renewed); false once another worker took it over. */
   renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean>;
-  /** Handed over: removed, and further deliveries of the request are duplicates for `doneTtlMs`. */
-  complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void>;
+  /**
+   * Handed over: removed, and further deliveries of the request are duplicates for `doneTtlMs`,
+   * during which `state` answers `outcome` (when given).
+   */
+  complete(claim: InboxClaim, doneTtlMs: number, now: number, outcome?: InboxOutcome): Promise<void>;
   /**
    * Hands an entry over and completes it in one transaction: `handOver(transaction)` runs inside
    * it, and the same commit settles the entry (as `complete`). Resolves false, keeping nothing
@@ -91,7 +108,13 @@ export interface InboxStore<Transaction = unknown> {
    * rolls everything back and is rethrown. Optional: without it the inbox calls your handler, then
    * `complete`, and a crash between the two hands the entry over again.
    */
-  completeWith?(claim: InboxClaim, doneTtlMs: number, now: number, handOver: (transaction: Transaction) => Promise<void>): Promise<boolean>;
+  completeWith?(
+    claim: InboxClaim,
+    doneTtlMs: number,
+    now: number,
+    handOver: (transaction: Transaction) => Promise<void>,
+    outcome?: InboxOutcome,
+  ): Promise<boolean>;
   /**
    * Calls `wake` soon after any instance stores a delivery (PostgreSQL's LISTEN/NOTIFY), so that
    * workers start on it at once instead of at their next poll; resolves what stops it. Optional:
@@ -131,6 +154,17 @@ export interface InboxStore<Transaction = unknown> {
    */
   lease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
   /**
+   * Where request `id` stands (see `RequestState`), from what the store keeps of it; undefined
+   * when it keeps nothing (never expected, or forgotten). Optional: a return page needs it.
+   */
+  state?(id: string, now: number): Promise<RequestState | undefined>;
+  /**
+   * Remembers that return-page reference `reference` names request `accessRequestCode` until
+   * `until` (ms), and `referred` reads it back. Optional: a return page needs them.
+   */
+  refer?(reference: string, accessRequestCode: string, until: number): Promise<void>;
+  referred?(reference: string, now: number): Promise<string | undefined>;
+  /**
    * What an operator should know of the store before relying on it (a Redis without persistence,
    * say), each a sentence; the inbox logs them at `warn` when it starts. Optional.
    */
@@ -155,12 +189,13 @@ interface Held {
 export class MemoryInboxStore implements InboxStore {
   readonly durable: boolean = false;
   readonly #entries = new Map<string, Held>();
-  readonly #done = new Map<string, number>();
+  readonly #done = new Map<string, { until: number; outcome?: InboxOutcome; at: number }>();
   readonly #expected = new Map<string, { request: ExpectedRequest; until: number; reportedAt?: number }>();
+  readonly #references = new Map<string, { code: string; until: number }>();
   readonly #leases = new Map<string, { holder: string; until: number }>();
 
   async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
-    if ((this.#done.get(record.id) ?? 0) > now) return 'duplicate';
+    if ((this.#done.get(record.id)?.until ?? 0) > now) return 'duplicate';
     this.#done.delete(record.id);
     const held = this.#entries.get(record.id);
     if (!held) {
@@ -196,13 +231,13 @@ export class MemoryInboxStore implements InboxStore {
     return true;
   }
 
-  async complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void> {
+  async complete(claim: InboxClaim, doneTtlMs: number, now: number, outcome?: InboxOutcome): Promise<void> {
     if (!this.#holding(claim)) return;
     this.#entries.delete(claim.record.id);
     this.#expected.delete(claim.record.id);
-    this.#done.set(claim.record.id, now + doneTtlMs);
+    this.#done.set(claim.record.id, { until: now + doneTtlMs, at: now, ...(outcome ? { outcome } : {}) });
     // Forgotten once their time is over, in sweeps as the map grows (a long-lived process).
-    if (this.#done.size % 1_000 === 0) for (const [id, until] of this.#done) if (until <= now) this.#done.delete(id);
+    if (this.#done.size % 1_000 === 0) for (const [id, done] of this.#done) if (done.until <= now) this.#done.delete(id);
   }
 
   async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {
@@ -282,13 +317,36 @@ export class MemoryInboxStore implements InboxStore {
   async reportMissing(accessRequestCode: string, now: number): Promise<boolean> {
     const watched = this.#expected.get(accessRequestCode);
     if (!watched || watched.until <= now || watched.reportedAt !== undefined) return false;
-    if (this.#entries.has(accessRequestCode) || (this.#done.get(accessRequestCode) ?? 0) > now) return false;
+    if (this.#entries.has(accessRequestCode) || (this.#done.get(accessRequestCode)?.until ?? 0) > now) return false;
     watched.reportedAt = now;
     return true;
   }
 
   async unexpect(accessRequestCode: string): Promise<void> {
     this.#expected.delete(accessRequestCode);
+  }
+
+  async state(id: string, now: number): Promise<RequestState | undefined> {
+    const done = this.#done.get(id);
+    if (done && done.until > now) return done.outcome ? { state: done.outcome, at: done.at } : undefined;
+    const held = this.#entries.get(id);
+    if (held?.state === 'dead') return { state: 'failed', at: held.letter?.deadAt ?? now };
+    if (held) return { state: 'processing', at: held.record.receivedAt };
+    const watched = this.#expected.get(id);
+    if (!watched || watched.until <= now) return undefined;
+    return watched.reportedAt === undefined
+      ? { state: 'awaiting', at: watched.request.createdAt }
+      : { state: 'missing', at: watched.reportedAt };
+  }
+
+  async refer(reference: string, accessRequestCode: string, until: number): Promise<void> {
+    this.#references.set(reference, { code: accessRequestCode, until });
+  }
+
+  async referred(reference: string, now: number): Promise<string | undefined> {
+    const found = this.#references.get(reference);
+    if (found && found.until <= now) this.#references.delete(reference);
+    return found && found.until > now ? found.code : undefined;
   }
 
   async lease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {

@@ -10,7 +10,16 @@
  * `connect`).
  */
 import { ConfigurationError } from '../errors/index.js';
-import type { DeadLetter, ExpectedRequest, InboxClaim, InboxRecord, InboxStats, InboxStore } from '../inbox/store.js';
+import type {
+  DeadLetter,
+  ExpectedRequest,
+  InboxClaim,
+  InboxOutcome,
+  InboxRecord,
+  InboxStats,
+  InboxStore,
+  RequestState,
+} from '../inbox/store.js';
 
 /** What the store needs of a `pg.Pool`: queries, and a client of its own for a transaction. */
 export interface PgPoolLike {
@@ -39,6 +48,10 @@ export interface PostgresInboxStoreOptions {
 /**
  * The tables the store uses, as SQL: `store.migrate()` applies it (every statement `IF NOT EXISTS`,
  * so it may run at each start), or give it to your own migration tool.
+ * @example
+ * ```ts
+ * await writeFile('migrations/0007_identity_inbox.sql', postgresInboxMigration('identity.'));
+ * ```
  */
 export function postgresInboxMigration(prefix = 'acme_identity_'): string {
   const t = tables(checkPrefix(prefix));
@@ -57,6 +70,8 @@ export function postgresInboxMigration(prefix = 'acme_identity_'): string {
 );
 CREATE INDEX IF NOT EXISTS ${t.index('entries_due')} ON ${t.entries} (state, next_attempt_at);
 CREATE TABLE IF NOT EXISTS ${t.done} (id text PRIMARY KEY, until bigint NOT NULL);
+ALTER TABLE ${t.done} ADD COLUMN IF NOT EXISTS outcome text, ADD COLUMN IF NOT EXISTS settled_at bigint;
+CREATE TABLE IF NOT EXISTS ${t.references} (reference text PRIMARY KEY, code text NOT NULL, until bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${t.expected} (
   code text PRIMARY KEY,
   session_code text NOT NULL,
@@ -82,7 +97,15 @@ function tables(prefix: string) {
   const index = (suffix: string) => `${prefix.slice(prefix.indexOf('.') + 1)}inbox_${suffix}`;
   // The channel deliveries are announced on: a plain identifier, the schema's dot made an underscore.
   const channel = `${prefix.replace('.', '_')}inbox`;
-  return { index, channel, entries: name('entries'), done: name('done'), expected: name('expected'), leases: name('leases') };
+  return {
+    index,
+    channel,
+    entries: name('entries'),
+    done: name('done'),
+    expected: name('expected'),
+    leases: name('leases'),
+    references: name('references'),
+  };
 }
 
 /** A number PostgreSQL returned (`bigint` arrives as a string). */
@@ -211,8 +234,8 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
     return rowCount === 1;
   }
 
-  async complete(claim: InboxClaim, doneTtlMs: number, now: number): Promise<void> {
-    await this.#settle(this.#pool.query.bind(this.#pool), claim, doneTtlMs, now);
+  async complete(claim: InboxClaim, doneTtlMs: number, now: number, outcome?: InboxOutcome): Promise<void> {
+    await this.#settle(this.#pool.query.bind(this.#pool), claim, { doneTtlMs, now, outcome });
   }
 
   /**
@@ -226,12 +249,13 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
     doneTtlMs: number,
     now: number,
     handOver: (transaction: PgPoolClientLike) => Promise<void>,
+    outcome?: InboxOutcome,
   ): Promise<boolean> {
     const taken = new Error('taken over');
     try {
       return await this.#transaction(async (client) => {
         await handOver(client);
-        if (!(await this.#settle(client.query.bind(client), claim, doneTtlMs, now))) throw taken;
+        if (!(await this.#settle(client.query.bind(client), claim, { doneTtlMs, now, outcome }))) throw taken;
         return true;
       });
     } catch (error) {
@@ -244,14 +268,20 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
    * One statement: the entry gone, the request remembered as handed over and no longer expected;
    * or nothing, for a lease lost. Whether the entry was this claim's to settle.
    */
-  async #settle(query: PgPoolLike['query'], claim: InboxClaim, doneTtlMs: number, now: number): Promise<boolean> {
+  async #settle(
+    query: PgPoolLike['query'],
+    claim: InboxClaim,
+    { doneTtlMs, now, outcome }: { doneTtlMs: number; now: number; outcome: InboxOutcome | undefined },
+  ): Promise<boolean> {
     const t = this.#t;
     const { rows } = await query(
       `WITH gone AS (DELETE FROM ${t.entries} WHERE id = $1 AND lease_token = $2 AND state = 'pending' RETURNING id),
-            remembered AS (INSERT INTO ${t.done} (id, until) SELECT id, $3 FROM gone ON CONFLICT (id) DO UPDATE SET until = excluded.until),
+            remembered AS (
+              INSERT INTO ${t.done} (id, until, outcome, settled_at) SELECT id, $3, $4, $5 FROM gone
+              ON CONFLICT (id) DO UPDATE SET until = excluded.until, outcome = excluded.outcome, settled_at = excluded.settled_at),
             forgotten AS (DELETE FROM ${t.expected} WHERE code IN (SELECT id FROM gone))
        SELECT count(*) AS settled FROM gone`,
-      [claim.record.id, claim.lease, now + doneTtlMs],
+      [claim.record.id, claim.lease, now + doneTtlMs, outcome ?? null, now],
     );
     return num(rows[0]?.['settled']) === 1;
   }
@@ -384,6 +414,7 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
   async awaiting(limit: number, now: number): Promise<ExpectedRequest[]> {
     const t = this.#t;
     await this.#pool.query(`DELETE FROM ${t.expected} WHERE until <= $1`, [now]);
+    await this.#pool.query(`DELETE FROM ${t.references} WHERE until <= $1`, [now]);
     const { rows } = await this.#pool.query(
       `SELECT code, session_code, created_at FROM ${t.expected} x
        WHERE reported_at IS NULL
@@ -412,6 +443,37 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
 
   async unexpect(accessRequestCode: string): Promise<void> {
     await this.#pool.query(`DELETE FROM ${this.#t.expected} WHERE code = $1`, [accessRequestCode]);
+  }
+
+  async state(id: string, now: number): Promise<RequestState | undefined> {
+    const t = this.#t;
+    // What is kept of the request, most settled first.
+    const { rows } = await this.#pool.query(
+      `SELECT 1 AS rank, outcome AS state, settled_at AS at FROM ${t.done} WHERE id = $1 AND until > $2
+       UNION ALL SELECT 2, CASE WHEN state = 'dead' THEN 'failed' ELSE 'processing' END, CASE WHEN state = 'dead' THEN dead_at ELSE received_at END
+         FROM ${t.entries} WHERE id = $1
+       UNION ALL SELECT 3, CASE WHEN reported_at IS NULL THEN 'awaiting' ELSE 'missing' END, coalesce(reported_at, created_at)
+         FROM ${t.expected} WHERE code = $1 AND until > $2
+       ORDER BY rank LIMIT 1`,
+      [id, now],
+    );
+    const row = rows[0];
+    // A request settled before outcomes were kept: settled, how is not known.
+    if (!row || row['state'] === null) return undefined;
+    return { state: row['state'] as RequestState['state'], at: row['at'] === null ? now : num(row['at']) };
+  }
+
+  async refer(reference: string, accessRequestCode: string, until: number): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO ${this.#t.references} (reference, code, until) VALUES ($1, $2, $3)
+       ON CONFLICT (reference) DO UPDATE SET code = excluded.code, until = excluded.until`,
+      [reference, accessRequestCode, Math.ceil(until)],
+    );
+  }
+
+  async referred(reference: string, now: number): Promise<string | undefined> {
+    const { rows } = await this.#pool.query(`SELECT code FROM ${this.#t.references} WHERE reference = $1 AND until > $2`, [reference, now]);
+    return rows[0] ? String(rows[0]['code']) : undefined;
   }
 
   async lease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {

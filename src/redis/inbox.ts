@@ -7,7 +7,16 @@
  * settles nothing. Every key shares one hash tag (`{inbox}`), so it runs on Redis Cluster too.
  */
 import { ConfigurationError } from '../errors/index.js';
-import type { DeadLetter, ExpectedRequest, InboxClaim, InboxRecord, InboxStats, InboxStore } from '../inbox/store.js';
+import type {
+  DeadLetter,
+  ExpectedRequest,
+  InboxClaim,
+  InboxOutcome,
+  InboxRecord,
+  InboxStats,
+  InboxStore,
+  RequestState,
+} from '../inbox/store.js';
 import { checkPrefix, evaluate, sender, type RedisClientLike, type Send } from './commands.js';
 
 export interface RedisInboxStoreOptions {
@@ -74,14 +83,14 @@ const RENEW = `${OWNED}
 redis.call('XCLAIM', KEYS[1], '${GROUP}', ARGV[2], 0, ARGV[1], 'JUSTID')
 return 1`;
 
-/** KEYS: stream, entry, done, live, expected. ARGV: message, worker, id, done TTL ms. */
+/** KEYS: stream, entry, done, live, expected. ARGV: message, worker, id, done TTL ms, what the done key holds (the outcome). */
 const COMPLETE = `${OWNED}
 redis.call('XACK', KEYS[1], '${GROUP}', ARGV[1])
 redis.call('XDEL', KEYS[1], ARGV[1])
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[4], ARGV[3])
 redis.call('HDEL', KEYS[5], ARGV[3])
-redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
+redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[4])
 return 1`;
 
 /** KEYS: stream, entry, delayed. ARGV: message, worker, id, record JSON, next attempt at. */
@@ -160,6 +169,19 @@ if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then
 kept['reportedAt'] = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(kept))
 return 1`;
+
+/**
+ * KEYS: done, entry, expected. ARGV: id, now. What the store keeps of a request, most settled
+ * first: its done key, its entry (state, record, dead letter id), or its expected record.
+ */
+const STATE = `
+local done = redis.call('GET', KEYS[1])
+if done then return { 'done', done } end
+local entry = redis.call('HMGET', KEYS[2], 'state', 'rec', 'dead')
+if entry[1] then return { 'entry', entry[1], entry[2] or '', entry[3] or '' } end
+local watched = redis.call('HGET', KEYS[3], ARGV[1])
+if watched then return { 'expected', watched } end
+return {}`;
 
 /** KEYS: lease. ARGV: holder, ttl ms. Takes a lease that is free or already the holder's: 1 when it is. */
 const LEASE = `
@@ -298,15 +320,43 @@ export class RedisInboxStore implements InboxStore {
     return (await evaluate(this.#send, RENEW, [this.#stream], [message, holder])) === 1;
   }
 
-  async complete(claim: InboxClaim, doneTtlMs: number): Promise<void> {
+  async complete(claim: InboxClaim, doneTtlMs: number, now: number, outcome?: InboxOutcome): Promise<void> {
     const [message, worker] = leaseOf(claim);
     const id = claim.record.id;
     await evaluate(
       this.#send,
       COMPLETE,
       [this.#stream, this.#entry(id), this.#done(id), `${this.#p}live`, `${this.#p}expected`],
-      [message, worker, id, String(Math.ceil(doneTtlMs))],
+      [message, worker, id, String(Math.ceil(doneTtlMs)), JSON.stringify({ outcome, at: now, until: now + doneTtlMs })],
     );
+  }
+
+  async state(id: string, now: number): Promise<RequestState | undefined> {
+    const found = (await evaluate(
+      this.#send,
+      STATE,
+      [this.#done(id), this.#entry(id), `${this.#p}expected`],
+      [id, String(now)],
+    )) as string[];
+    return stateOf(found, now);
+  }
+
+  async refer(reference: string, accessRequestCode: string, until: number): Promise<void> {
+    // Redis drops it at `until` on its own clock; `referred` judges it on the caller's.
+    await this.#send(
+      'SET',
+      `${this.#p}ref:${reference}`,
+      JSON.stringify({ code: accessRequestCode, until }),
+      'PXAT',
+      String(Math.ceil(until)),
+    );
+  }
+
+  async referred(reference: string, now: number): Promise<string | undefined> {
+    const value = await this.#send('GET', `${this.#p}ref:${reference}`);
+    if (typeof value !== 'string') return undefined;
+    const kept = JSON.parse(value) as { code: string; until: number };
+    return kept.until > now ? kept.code : undefined;
   }
 
   async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {
@@ -456,4 +506,27 @@ function messagesOf(entries: [string, string[] | null][] | null | undefined): [s
     if (id !== undefined) out.push([message, id]);
   }
   return out;
+}
+
+/** What the STATE script found, as a request's state. */
+function stateOf(found: string[], now: number): RequestState | undefined {
+  const [source, first, second, third] = found;
+  if (source === 'done') {
+    // '1' for a request settled before outcomes were kept: settled, how is not known.
+    const done = first?.startsWith('{') ? (JSON.parse(first) as { outcome?: InboxOutcome; at?: number; until?: number }) : {};
+    if (done.until !== undefined && done.until <= now) return undefined;
+    return done.outcome ? { state: done.outcome, at: done.at ?? now } : undefined;
+  }
+  if (source === 'entry') {
+    // A dead letter's stream id starts with the time it was written, in ms.
+    if (first === 'dead') return { state: 'failed', at: Number(third?.split('-')[0]) || now };
+    const record = second ? (JSON.parse(second) as InboxRecord) : undefined;
+    return { state: 'processing', at: record?.receivedAt ?? now };
+  }
+  if (source === 'expected' && first) {
+    const kept = JSON.parse(first) as { createdAt: number; until: number; reportedAt?: number };
+    if (kept.until <= now) return undefined;
+    return kept.reportedAt === undefined ? { state: 'awaiting', at: kept.createdAt } : { state: 'missing', at: kept.reportedAt };
+  }
+  return undefined;
 }

@@ -26,6 +26,49 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The rules, as tests, on the stores `make` makes (each test gets a store of its own). */
 export function storeRules(make: () => Promise<InboxStore>): void {
+  test("a request's state through its life: awaiting, processing, then its outcome; failed when set aside; missing once reported; nothing for a request never seen (#42)", async () => {
+    const store = await make();
+    const now = Date.now();
+    const state = (id: string, at = now) => store.state!(id, at);
+    expect(await state('arc_never')).toBeUndefined();
+    for (const [id, outcome] of [
+      ['arc_v', 'verified'],
+      ['arc_p', 'partial'],
+      ['arc_c', 'cancelled'],
+    ] as const) {
+      await store.expect({ accessRequestCode: id, identitySessionCode: `isc_${id}`, createdAt: now - 5_000 }, 60_000);
+      expect(await state(id)).toEqual({ state: 'awaiting', at: now - 5_000 });
+      const added = record(id);
+      await store.add(added, now);
+      expect(await state(id)).toEqual({ state: 'processing', at: added.receivedAt });
+      const [claim] = await store.claim('w', 1, 60_000, now);
+      expect(await state(id)).toEqual({ state: 'processing', at: added.receivedAt });
+      await store.complete(claim!, 60_000, now + 10, outcome);
+      expect(await state(id, now + 20)).toEqual({ state: outcome, at: now + 10 });
+      // Remembered as long as its redeliveries are duplicates, then forgotten.
+      expect(await state(id, now + 60_011)).toBeUndefined();
+    }
+    await store.add(record('arc_dead'), now);
+    const [dying] = await store.claim('w', 1, 60_000, now);
+    await store.bury(dying!, { record: dying!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'ERR_X', message: 'm', deadAt: now + 30 });
+    expect(await state('arc_dead', now + 40)).toMatchObject({ state: 'failed' });
+    expect((await state('arc_dead', now + 40))!.at).toBeGreaterThanOrEqual(now - 1_000);
+    await store.expect({ accessRequestCode: 'arc_lost', identitySessionCode: 'isc_lost', createdAt: now }, 60_000);
+    expect(await store.reportMissing('arc_lost', now + 50)).toBe(true);
+    expect(await state('arc_lost', now + 60)).toEqual({ state: 'missing', at: now + 50 });
+  });
+
+  test('a reference names its request until its time is over, and nothing else; one never made names nothing (#42)', async () => {
+    const store = await make();
+    const now = Date.now();
+    await store.refer!('ref-a', 'arc_a', now + 10_000);
+    await store.refer!('ref-b', 'arc_b', now + 10_000);
+    expect(await store.referred!('ref-a', now)).toBe('arc_a');
+    expect(await store.referred!('ref-b', now + 9_000)).toBe('arc_b');
+    expect(await store.referred!('ref-a', now + 10_001)).toBeUndefined();
+    expect(await store.referred!('ref-never', now)).toBeUndefined();
+  });
+
   test('one entry per request: added, then duplicate while pending, in flight and once handed over', async () => {
     const store = await make();
     const now = Date.now();

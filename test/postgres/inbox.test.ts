@@ -85,6 +85,7 @@ describe('the PostgreSQL store', () => {
     expect(sql.match(/CREATE TABLE IF NOT EXISTS (\S+)/g)).toEqual([
       'CREATE TABLE IF NOT EXISTS inbox_migrations.inbox_entries',
       'CREATE TABLE IF NOT EXISTS inbox_migrations.inbox_done',
+      'CREATE TABLE IF NOT EXISTS inbox_migrations.inbox_references',
       'CREATE TABLE IF NOT EXISTS inbox_migrations.inbox_expected',
       'CREATE TABLE IF NOT EXISTS inbox_migrations.inbox_leases',
     ]);

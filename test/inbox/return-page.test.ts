@@ -1,0 +1,277 @@
+/**
+ * The return page (#42) against a sandbox on localhost: the sealed references of `returnUrls`,
+ * a request's outcome and `waitFor` across two instances sharing a store, the status endpoint
+ * (JSON, long poll, Server-Sent Events, a late webhook) and `awaitIdentity`'s polling (Node has no
+ * EventSource; test/inbox/return-page-chromium.test.ts drives the page in Chromium).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
+import {
+  createIdentityInbox,
+  createReturnPage,
+  MemoryInboxStore,
+  RETURN_PARAMETER,
+  type IdentityInbox,
+  type IdentityInboxOptions,
+  type InboxStore,
+  type ReturnPageState,
+} from '../../src/inbox/index.js';
+import { awaitIdentity, ReturnPageError } from '../../src/return-page/index.js';
+import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { createWebhookVerifier } from '../../src/webhooks/index.js';
+import { person } from '../fixtures.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const KEY = new Uint8Array(32).fill(4);
+let people = 0;
+
+/** An instance of the relying party: an inbox on `store` whose client talks to the sandbox, and its status endpoint. */
+function instance(store: InboxStore, extra: Partial<IdentityInboxOptions> = {}) {
+  const acme = new AcmeIdentityClient({
+    baseUrl: sandbox.baseUrl,
+    clientId: DEFAULT_CLIENT.clientId,
+    clientSecret: DEFAULT_CLIENT.clientSecret,
+    tenantId: DEFAULT_CLIENT.tenantId,
+    maxRetries: 0,
+  });
+  const inbox = createIdentityInbox({
+    client: acme,
+    store,
+    encryptionKey: KEY,
+    logLevel: 'off',
+    reconcileIntervalMs: false,
+    onIdentity: () => undefined,
+    ...extra,
+  });
+  const deliver = async (payload: object) => {
+    const body = JSON.stringify(payload);
+    const verifier = createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, replayStore: false, logLevel: 'off' });
+    return inbox.receive(await verifier.verify(body, { 'x-webhook-signature': await signWebhook(DEFAULT_CLIENT.webhookSecret, body) }));
+  };
+  return { acme, inbox, deliver, page: createReturnPage({ inbox, lateAfterSeconds: 1 }) };
+}
+
+/** A request created with the inbox's return URLs and expected: its code and the reference each URL carries. */
+async function created(acme: AcmeIdentityClient, inbox: IdentityInbox) {
+  const urls = await inbox.returnUrls({ returnUrl: 'https://rp.example/return?step=done', offRampUrl: 'https://rp.example/off-ramp' });
+  people += 1;
+  const { data } = await acme.identityRequests.create(
+    person({
+      email: `return${people}@example.com`,
+      phone: String(700_000_000 + people),
+      return_url: urls.return_url,
+      off_ramp_url: urls.off_ramp_url,
+    }),
+  );
+  await inbox.expect({
+    accessRequestCode: data.access_request_code,
+    identitySessionCode: data.identity_session_code,
+    reference: urls.reference,
+  });
+  const ref = (url: string) => new URL(url).searchParams.get(RETURN_PARAMETER)!;
+  return { arc: data.access_request_code, urls, returnRef: ref(urls.return_url), offRampRef: ref(urls.off_ramp_url) };
+}
+
+const statusUrl = (ref: string, extra = '') => `https://rp.example/identity/status?${RETURN_PARAMETER}=${encodeURIComponent(ref)}${extra}`;
+const get = (page: { fetch(r: Request): Promise<Response> }, ref: string, extra = '', init: RequestInit = {}) =>
+  page.fetch(new Request(statusUrl(ref, extra), init));
+
+describe('return references', () => {
+  test('returnUrls keeps each URL as given and adds acme_ref; each opens to its request once expected, the off-ramp marked as such', async () => {
+    const { acme, inbox } = instance(new MemoryInboxStore());
+    const { arc, urls, returnRef, offRampRef } = await created(acme, inbox);
+    expect(new URL(urls.return_url).searchParams.get('step')).toBe('done');
+    expect(new URL(urls.return_url).origin + new URL(urls.return_url).pathname).toBe('https://rp.example/return');
+    expect(await inbox.openReference(returnRef)).toEqual({ accessRequestCode: arc, offRamp: false });
+    expect(await inbox.openReference(offRampRef)).toEqual({ accessRequestCode: arc, offRamp: true });
+    // The URLs name neither code: the reference is sealed, the code is only in the store.
+    for (const url of [urls.return_url, urls.off_ramp_url]) expect(url).not.toContain(arc);
+  });
+
+  test('a reference altered anywhere, sealed by another inbox, past its time, or never expected opens to nothing (property over alterations)', async () => {
+    let clock = Date.now();
+    const store = new MemoryInboxStore();
+    const { acme, inbox } = instance(store, { now: () => clock, returnReferenceTtlSeconds: 60 });
+    const { returnRef } = await created(acme, inbox);
+    await fc.assert(
+      fc.asyncProperty(fc.nat(returnRef.length - 1), fc.constantFrom(...'ABCDEFabcdef0123456789+/=.-_'), async (at, replacement) => {
+        fc.pre(returnRef[at] !== replacement);
+        const altered = returnRef.slice(0, at) + replacement + returnRef.slice(at + 1);
+        expect(await inbox.openReference(altered), `${returnRef} -> ${altered}`).toBeUndefined();
+      }),
+      { seed: 42, numRuns: 200 },
+    );
+    const other = instance(store, { encryptionKey: new Uint8Array(32).fill(5) });
+    expect(await other.inbox.openReference(returnRef)).toBeUndefined();
+    const unexpected = await inbox.returnUrls({ returnUrl: 'https://rp.example/r', offRampUrl: 'https://rp.example/o' });
+    expect(await inbox.openReference(new URL(unexpected.return_url).searchParams.get(RETURN_PARAMETER)!)).toBeUndefined();
+    for (const junk of ['', 'v1.', 'x'.repeat(2_000), 'not sealed']) expect(await inbox.openReference(junk)).toBeUndefined();
+    clock += 61_000;
+    expect(await inbox.openReference(returnRef)).toBeUndefined();
+  });
+
+  test('returnUrls: a URL that is not one, or an inbox with no key to seal with, is a ConfigurationError naming it', async () => {
+    const { inbox } = instance(new MemoryInboxStore());
+    await expect(inbox.returnUrls({ returnUrl: 'not a url', offRampUrl: 'https://rp.example/o' })).rejects.toMatchObject({
+      option: 'returnUrl',
+    });
+    await expect(inbox.returnUrls({ returnUrl: 'https://rp.example/r', offRampUrl: 'javascript:alert(1)' })).rejects.toMatchObject({
+      option: 'offRampUrl',
+    });
+    const plain = createIdentityInbox({
+      client: instance(new MemoryInboxStore()).acme,
+      allowPlaintext: true,
+      logLevel: 'off',
+      onIdentity: () => undefined,
+    });
+    await expect(plain.returnUrls({ returnUrl: 'https://rp.example/r', offRampUrl: 'https://rp.example/o' })).rejects.toThrow(
+      ConfigurationError,
+    );
+  });
+});
+
+describe('outcome and waitFor', () => {
+  test('a request through its life: awaiting, processing, then verified; partial; cancelled; unknown for one never seen', async () => {
+    const { acme, inbox, deliver } = instance(new MemoryInboxStore());
+    expect(await inbox.outcome('arc_never_seen')).toEqual({ state: 'unknown', final: true });
+    for (const [settle, state] of [
+      [(arc: string) => sandbox.service.approve(arc), 'verified'],
+      [(arc: string) => sandbox.service.approve(arc, { partiallyComplete: true }), 'partial'],
+      [(arc: string) => sandbox.service.cancel(arc), 'cancelled'],
+    ] as const) {
+      const { arc } = await created(acme, inbox);
+      expect(await inbox.outcome(arc)).toMatchObject({ state: 'awaiting', final: false });
+      expect(await deliver(await settle(arc))).toBe('added');
+      expect(await inbox.outcome(arc)).toMatchObject({ state: 'processing', final: false });
+      await inbox.runOnce();
+      expect(await inbox.outcome(arc)).toMatchObject({ state, final: true });
+    }
+  });
+
+  test('waitFor: woken at once by a settlement on this instance; another instance sharing the store sees it within its poll', async () => {
+    const store = new MemoryInboxStore();
+    const one = instance(store);
+    const two = instance(store);
+    const { arc } = await created(one.acme, one.inbox);
+    const here = one.inbox.waitFor(arc, { timeoutMs: 20_000, pollMs: 60_000 });
+    const there = two.inbox.waitFor(arc, { timeoutMs: 20_000, pollMs: 50 });
+    await one.deliver(await sandbox.service.approve(arc));
+    await one.inbox.runOnce();
+    // The poll of a minute is not waited out here: the settlement on this instance wakes it.
+    expect(await Promise.race([here, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000))])).toMatchObject({
+      state: 'verified',
+    });
+    expect(await there).toMatchObject({ state: 'verified', final: true });
+  });
+
+  test('waitFor: the state at the timeout, at once on an abort, and on the first change after since', async () => {
+    const { acme, inbox, deliver } = instance(new MemoryInboxStore());
+    const { arc } = await created(acme, inbox);
+    expect(await inbox.waitFor(arc, { timeoutMs: 100, pollMs: 20 })).toMatchObject({ state: 'awaiting', final: false });
+    const controller = new AbortController();
+    const aborted = inbox.waitFor(arc, { timeoutMs: 60_000, signal: controller.signal });
+    controller.abort();
+    expect(await aborted).toMatchObject({ state: 'awaiting' });
+    const changed = inbox.waitFor(arc, { since: 'awaiting', timeoutMs: 20_000, pollMs: 20 });
+    await deliver(await sandbox.service.approve(arc));
+    expect(await changed).toMatchObject({ state: 'processing', final: false });
+  });
+});
+
+describe('the status endpoint', () => {
+  test('JSON: the state and whether the person came by the off-ramp, never cached; one 404 that says nothing for every reference that does not open; 405 for a POST', async () => {
+    const { acme, inbox, page } = instance(new MemoryInboxStore());
+    const { returnRef, offRampRef } = await created(acme, inbox);
+    const answer = await get(page, returnRef);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(await answer.json()).toMatchObject({ state: 'awaiting', final: false, offRamp: false });
+    expect(await (await get(page, offRampRef)).json()).toMatchObject({ state: 'awaiting', offRamp: true });
+    const refusals = await Promise.all(
+      [`${returnRef.slice(0, -2)}AA`, 'forged', ''].map(async (ref) => {
+        const refused = await get(page, ref);
+        return [refused.status, await refused.text()];
+      }),
+    );
+    expect(new Set(refusals.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(refusals[0]![0]).toBe(404);
+    expect((await get(page, returnRef, '', { method: 'POST' })).status).toBe(405);
+  });
+
+  test('long poll: answered on the change, not at the end of the wait', async () => {
+    const { acme, inbox, page, deliver } = instance(new MemoryInboxStore());
+    const { arc, returnRef } = await created(acme, inbox);
+    const started = Date.now();
+    const polled = get(page, returnRef, '&wait=30&since=awaiting');
+    await deliver(await sandbox.service.approve(arc));
+    expect(await (await polled).json()).toMatchObject({ state: 'processing' });
+    expect(Date.now() - started).toBeLessThan(25_000);
+  });
+
+  test('Server-Sent Events: the state now, then each change, and the stream closes on a final state', async () => {
+    const { acme, inbox, page, deliver } = instance(new MemoryInboxStore());
+    const { arc, returnRef } = await created(acme, inbox);
+    const answer = await get(page, returnRef, '', { headers: { accept: 'text/event-stream' } });
+    expect(answer.headers.get('content-type')).toBe('text/event-stream');
+    const reading = answer.text();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await deliver(await sandbox.service.approve(arc));
+    await inbox.runOnce();
+    const events = (await reading)
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: state'))
+      .map((block) => (JSON.parse(block.split('\ndata: ')[1]!) as ReturnPageState).state);
+    expect(events[0]).toBe('awaiting');
+    expect(events.at(-1)).toBe('verified');
+    expect(events).toEqual([...new Set(events)]);
+  });
+
+  test('a late webhook: once the page has waited lateAfterSeconds, it is told how far the person got, as the service says', async () => {
+    const { acme, inbox, page } = instance(new MemoryInboxStore());
+    const { arc, returnRef } = await created(acme, inbox);
+    // Waited under a second: nothing asked of the service.
+    expect(await (await get(page, returnRef)).json()).not.toHaveProperty('service');
+    expect(await (await get(page, returnRef, '&waited=5')).json()).toMatchObject({ state: 'awaiting', service: 'not-started' });
+    // Completed on the service, its webhook lost on the way: the page is told the result is coming.
+    await sandbox.service.approve(arc, { webhook: 'skip' });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await (await get(page, returnRef, '&waited=5')).json()).toMatchObject({ state: 'awaiting', service: 'completed' });
+  });
+
+  test('awaitIdentity (polling, where there is no EventSource): each change to onUpdate, resolved with the final state; a reference not known rejects with ReturnPageError', async () => {
+    const { acme, inbox, page, deliver } = instance(new MemoryInboxStore());
+    const { arc, returnRef } = await created(acme, inbox);
+    const realFetch = globalThis.fetch;
+    // The page's requests to the relying party reach its status endpoint; the SDK's to the sandbox go out as ever.
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      return new URL(request.url).hostname === 'rp.example' ? page.fetch(request) : realFetch(request);
+    }) as typeof fetch;
+    try {
+      const updates: string[] = [];
+      const waiting = awaitIdentity('https://rp.example/identity/status', {
+        reference: returnRef,
+        onUpdate: (update) => updates.push(update.state),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await deliver(await sandbox.service.approve(arc));
+      await inbox.runOnce();
+      expect(await waiting).toMatchObject({ state: 'verified', final: true, offRamp: false });
+      expect(updates[0]).toBe('awaiting');
+      expect(updates.at(-1)).toBe('verified');
+      const refused = await awaitIdentity('https://rp.example/identity/status', { reference: 'forged' }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ReturnPageError);
+      expect(refused).toMatchObject({ status: 404 });
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
+});
