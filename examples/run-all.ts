@@ -51,6 +51,7 @@ const missing: Record<string, string | undefined> = {
     : `no Chromium at ${CHROMIUM}: bash scripts/ensure-chromium.sh installs Debian's (or set CHROMIUM_PATH)`,
   'several-instances.ts': redis ? undefined : 'no redis-server: bash scripts/ensure-redis.sh installs it',
   'inbox.ts': redis ? undefined : 'no redis-server: bash scripts/ensure-redis.sh installs it',
+  'return-page.ts': redis ? undefined : 'no redis-server: bash scripts/ensure-redis.sh installs it',
 };
 console.log(`sandbox on ${sandbox.origin} (base URL ${sandbox.baseUrl})\n`);
 

@@ -35,7 +35,7 @@ export type {
   WaitOptions,
 } from './inbox.js';
 export { createReturnPage } from './return-page.js';
-export type { ReturnPage, ReturnPageOptions, ReturnPageState } from './return-page.js';
+export type { NodeRequestLike, NodeResponseLike, ReturnPage, ReturnPageOptions, ReturnPageState } from './return-page.js';
 export { MemoryInboxStore } from './store.js';
 export type {
   DeadLetter,

@@ -36,7 +36,31 @@ export interface ReturnPageState extends RequestOutcome {
 }
 
 export interface ReturnPage {
+  /** For Web handlers: Next.js route handlers (`export const GET = page.fetch`), Hono (`page.fetch(c.req.raw)`), Workers, Deno, Bun. */
   fetch(request: Request): Promise<Response>;
+  /**
+   * For Node's `http` handlers: Express (`app.get(path, page.node)`), Fastify (`reply.hijack()`,
+   * then `page.node(request.raw, reply.raw)`), or `http.createServer`. Streams Server-Sent Events
+   * as they come, and stops when the page goes away.
+   */
+  node(request: NodeRequestLike, response: NodeResponseLike): Promise<void>;
+}
+
+/** What `node` reads of a Node `IncomingMessage` (Express's request is one). */
+export interface NodeRequestLike {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  /** Express's: the URL before a router took its mount path off. */
+  readonly originalUrl?: string | undefined;
+  readonly headers: Record<string, string | string[] | undefined>;
+}
+
+/** What `node` writes of a Node `ServerResponse`. */
+export interface NodeResponseLike {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  write(chunk: Uint8Array): unknown;
+  end(): unknown;
+  once(event: 'close', listener: () => void): unknown;
 }
 
 const HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
@@ -80,7 +104,23 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
     return { ...outcome, offRamp: reference.offRamp, ...(view ? { service: view } : {}) };
   }
 
-  return {
+  const page: ReturnPage = {
+    async node(request, response) {
+      const stopped = new AbortController();
+      response.once('close', () => stopped.abort());
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string') headers.set(name, value);
+        else if (Array.isArray(value)) headers.set(name, value.join(', '));
+      }
+      // Only the path and query matter here: the host is a placeholder, never trusted or echoed.
+      const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://return-page.invalid');
+      const answer = await page.fetch(new Request(url, { method: request.method ?? 'GET', headers, signal: stopped.signal }));
+      response.writeHead(answer.status, Object.fromEntries(answer.headers));
+      const reader = answer.body?.getReader();
+      for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) response.write(read.value);
+      response.end();
+    },
     async fetch(request) {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return new Response(JSON.stringify({ error: 'method_not_allowed' }), { status: 405, headers: { ...HEADERS, allow: 'GET' } });
@@ -106,6 +146,7 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
       return new Response(JSON.stringify(body), { status: 200, headers: HEADERS });
     },
   };
+  return page;
 
   /** Server-Sent Events: the state now, then each change, until a final state, the page leaves, or `streamMs`. */
   function stream(reference: { accessRequestCode: string; offRamp: boolean }, waitedMs: number, signal: AbortSignal): Response {
