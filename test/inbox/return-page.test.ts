@@ -4,7 +4,12 @@
  * (JSON, long poll, Server-Sent Events, a late webhook) and `awaitIdentity`'s polling (Node has no
  * EventSource; test/inbox/return-page-chromium.test.ts drives the page in Chromium).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import fc from 'fast-check';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
 import {
@@ -274,4 +279,69 @@ describe('the status endpoint', () => {
       globalThis.fetch = realFetch;
     }
   });
+});
+
+describe('the status endpoint in each framework, over a real socket', () => {
+  /** An inbox with one request awaiting its webhook, and the status endpoint's path with its reference. */
+  async function awaitingOne() {
+    const { acme, inbox } = instance(new MemoryInboxStore());
+    const { returnRef } = await created(acme, inbox);
+    return { inbox, path: `/identity/status?${RETURN_PARAMETER}=${encodeURIComponent(returnRef)}` };
+  }
+  const servers: { close(): unknown }[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  test.each(['express', 'fastify', 'hono', 'node:http'] as const)(
+    '%s: JSON, and Server-Sent Events streamed as they come',
+    async (framework) => {
+      const { inbox, path } = await awaitingOne();
+      const page = createReturnPage({ inbox });
+      let origin: string;
+      if (framework === 'express') {
+        const app = express();
+        app.get('/identity/status', page.node);
+        const server = app.listen(0, '127.0.0.1');
+        await new Promise((resolve) => server.once('listening', resolve));
+        servers.push(server);
+        origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      } else if (framework === 'fastify') {
+        const app = Fastify();
+        app.get('/identity/status', async (request, reply) => {
+          reply.hijack();
+          await page.node(request.raw, reply.raw);
+        });
+        origin = await app.listen({ port: 0, host: '127.0.0.1' });
+        servers.push(app);
+      } else {
+        const hono = new Hono().get('/identity/status', (c) => page.fetch(c.req.raw));
+        const server = createServer(async (request, response) => {
+          if (framework === 'node:http') return page.node(request, response);
+          // Hono served through a Node adapter of its own making: a Web Request in, a Web Response out.
+          const answer = await hono.fetch(new Request(`http://127.0.0.1${request.url}`, { headers: request.headers as HeadersInit }));
+          response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());
+        });
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        servers.push(server);
+        origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      }
+      const json = await fetch(`${origin}${path}`);
+      expect([json.status, json.headers.get('cache-control'), await json.json()]).toEqual([
+        200,
+        'no-store',
+        expect.objectContaining({ state: 'awaiting' }),
+      ]);
+      expect((await fetch(`${origin}/identity/status?${RETURN_PARAMETER}=v1.forged`)).status).toBe(404);
+      if (framework === 'hono') return;
+      // The first event arrives while the stream is still open: it is streamed, not buffered to the end.
+      const controller = new AbortController();
+      const stream = await fetch(`${origin}${path}`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+      expect(stream.headers.get('content-type')).toBe('text/event-stream');
+      const reader = stream.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(first).toMatch(/^event: state\ndata: \{"state":"awaiting"/);
+      controller.abort();
+    },
+  );
 });
