@@ -109,7 +109,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // transactional hand-over and wake-ups took it past 7.5 KB, #42's request states and return
   // references past 8 KB: a backend entry, never in a page).
   { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14 * KB },
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14 * KB },
+  // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.25 * KB },
   { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',

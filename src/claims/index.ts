@@ -14,8 +14,20 @@ export { OBTAINABLE_CREDENTIALS };
 
 export type ObtainableCredential = (typeof OBTAINABLE_CREDENTIALS)[number];
 
-/** The two forms the service accepts: a flat array of keys, or keys mapped to `null` / `{essential: true}`. */
-export type ClaimsRequest = readonly ClaimKey[] | { readonly [K in keyof KnownClaimTypes]?: null | { readonly essential: true } };
+/**
+ * The two forms the service accepts: a flat array of keys, or keys mapped to `null` (optional) or
+ * `{essential: true}` (mandatory). `{essential: false}` is taken too, as what a person writes in a
+ * variable (TypeScript widens `true` to `boolean` there), and is sent as `null`.
+ */
+export type ClaimsRequest = readonly ClaimKey[] | { readonly [K in keyof KnownClaimTypes]?: null | { readonly essential: boolean } };
+
+/** `claims` as the service takes them: `{essential: false}` sent as `null`, what it means. */
+export function wireClaims<T>(claims: T): T {
+  if (Array.isArray(claims) || claims === null || typeof claims !== 'object') return claims;
+  return Object.fromEntries(
+    Object.entries(claims).map(([key, marker]) => [key, (marker as { essential?: unknown } | null)?.essential === false ? null : marker]),
+  ) as T;
+}
 
 const KEY_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
@@ -110,11 +122,11 @@ export function claimsRequestIssues(claims: unknown, unknownKey: KeyCheck, path:
       continue;
     }
     if (marker === null) continue;
-    const isEssential =
-      typeof marker === 'object' && Object.keys(marker).length === 1 && (marker as { essential?: unknown }).essential === true;
-    if (!isEssential) {
+    const essential =
+      typeof marker === 'object' && Object.keys(marker).length === 1 ? (marker as { essential?: unknown }).essential : undefined;
+    if (typeof essential !== 'boolean') {
       issues.push({ field, message: 'must be null (optional) or {essential: true}' });
-    } else if (!canBeEssential(key)) {
+    } else if (essential && !canBeEssential(key)) {
       issues.push({
         field,
         message: `cannot be essential: only ${OBTAINABLE_CREDENTIALS.join(', ')} can be obtained during a journey, never document.*`,

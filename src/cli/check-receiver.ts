@@ -107,6 +107,16 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
   const first = payload();
   const signed = signDelivery(options.secret, first.body, scheme, now(), options.header);
   const firstAnswer = await send(first.body, signed);
+  if (firstAnswer === 404 || firstAnswer === 405) {
+    // Nothing takes deliveries at this URL: what the other checks would see says nothing about a receiver.
+    checks.push({
+      name: 'first delivery',
+      status: 'fail',
+      detail: `answered ${firstAnswer}: no webhook route at ${options.url}`,
+      advice: `check the URL: its path must be your receiver's POST route (the other checks need one, and were not run)`,
+    });
+    return checks;
+  }
   judge(
     'first delivery',
     firstAnswer,

@@ -3,7 +3,7 @@
  * field, and never quoting the value (it may be personal data).
  */
 import * as z from 'zod/mini';
-import { claimsIssues, type ClaimsRequest } from '../claims/index.js';
+import { claimsIssues, wireClaims, type ClaimsRequest } from '../claims/index.js';
 import { PERSON_REF } from '../contract/patterns.js';
 import { InvalidInputError, type InputIssue } from '../errors/index.js';
 import { toBase64 } from '../internal/encoding.js';
@@ -152,7 +152,7 @@ export function identityRequestBody(
     download_email: input.download_email,
     expiry_hours: input.expiry_hours,
   };
-  const body: Record<string, unknown> = { ...input, claims: input.claims };
+  const body: Record<string, unknown> = { ...input, claims: wireClaims(input.claims) };
   for (const field of Object.keys(UNSET_OPTIONALS) as UnsetOptional[]) {
     const value = given[field] ?? (fill ? UNSET_OPTIONALS[field] : undefined);
     if (value === undefined) delete body[field];

@@ -363,11 +363,7 @@ export class AcmeIdentityClient {
       try {
         body = this.#readJson(sent, ctx);
       } catch (error) {
-        // No token endpoint here: almost always a base URL without its `/api/v1`.
-        if (error instanceof NotFoundError) {
-          error.message = `${error.message}: no token endpoint at ${this.#options.baseUrl}${route.path}; check that baseUrl is the REST root, ending with /api/v1 (for example https://api.example.com/api/v1)`;
-        }
-        throw error;
+        throw this.#baseUrlHint(error, 'token endpoint', route.path);
       }
       const result = this.#unwrap(S.TokenResponse, body, sent.response, ctx);
       if (!sent.response.headers.has('date')) this.#transport.learnClockFromToken(result.data.access_token);
@@ -416,9 +412,26 @@ export class AcmeIdentityClient {
   #callBare<T>(options: RequestOptions | undefined, route: Route, schema: S.ShapeOf<T>, send: (fetch: Fetch) => Promise<Sent>): Promise<T> {
     return this.#transport.call(options, async (ctx) => {
       const sent = await send(this.#transport.fetchFor(ctx, PUBLIC, route.path));
-      const { data: value } = this.#unwrap(schema, this.#readJson(sent, ctx), sent.response, ctx);
+      let body: unknown;
+      try {
+        body = this.#readJson(sent, ctx);
+      } catch (error) {
+        throw this.#baseUrlHint(error, 'status endpoint', route.path);
+      }
+      const { data: value } = this.#unwrap(schema, body, sent.response, ctx);
       return isObject(value) ? withResponse(value, sent.response, false) : value;
     });
+  }
+
+  /**
+   * A 404 from an endpoint every deployment has (the token's, the status ones): almost always a
+   * base URL without its `/api/v1`, which the error then says.
+   */
+  #baseUrlHint(error: unknown, what: string, path: string): unknown {
+    if (error instanceof NotFoundError) {
+      error.message = `${error.message}: no ${what} at ${this.#options.baseUrl}${path}; check that baseUrl is the REST root, ending with /api/v1 (for example https://api.example.com/api/v1)`;
+    }
+    return error;
   }
 
   /**

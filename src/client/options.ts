@@ -191,7 +191,11 @@ function checkHeaderToken(name: string, value: string): void {
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   // Read as untyped data first: JavaScript callers may pass anything.
   const record: unknown = options;
-  if (!isObject(record)) throw new ConfigurationError('options', 'must be an object');
+  if (!isObject(record))
+    throw new ConfigurationError(
+      'options',
+      'must be an object with baseUrl (ending with /api/v1), clientId, clientSecret and tenantId (the examples read ACME_BASE_URL, ACME_CLIENT_ID, ACME_CLIENT_SECRET and ACME_TENANT_ID)',
+    );
   const baseUrl = (record['baseUrl'] instanceof URL ? record['baseUrl'].href : requireString(record, 'baseUrl')).replace(/\/+$/, '');
   let url: URL;
   try {

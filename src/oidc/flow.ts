@@ -24,7 +24,7 @@ import {
   type IDToken,
   type TokenEndpointResponse,
 } from 'oauth4webapi';
-import { claimsRequestIssues, listedIn, type ClaimsRequest } from '../claims/index.js';
+import { claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
@@ -440,7 +440,7 @@ export function createCore(
       nonce: transaction.nonce,
       code_challenge: await calculatePKCECodeChallenge(transaction.codeVerifier),
       code_challenge_method: 'S256',
-      claims: params.claims && JSON.stringify(params.claims),
+      claims: params.claims && JSON.stringify({ ...params.claims, acme: wireClaims(params.claims.acme) }),
       phone_country_code: params.phoneCountryCode?.toString(),
       max_age: params.maxAge?.toString(),
     };

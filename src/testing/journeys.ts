@@ -42,7 +42,7 @@ export function createJourneys(state: FakeState): Journeys {
       keys: state.keys,
       issuer: state.issuer,
       nowMs: now(),
-      ttlSeconds: state.options.identityResponseTtlSeconds ?? 3600,
+      ttlSeconds: state.options.identityResponseTtlSeconds ?? 1800,
       encoding: state.disclosureEncoding,
       readings: state.readings,
     });

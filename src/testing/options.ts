@@ -55,7 +55,11 @@ export interface FakeServiceOptions {
   tokenLifetime?: 'both' | 'expires_in' | 'expires' | 'none';
   /** Validity of the X-Access-Token JWT sent by the approval webhook. @default 3600 */
   webhookTokenTtlSeconds?: number;
-  /** Seconds between an identity response's `iat` and its `exp`. @default 3600 */
+  /**
+   * Seconds between an identity response's `iat` and its `exp`: shorter than the X-Access-Token's,
+   * as a service plausibly sets them, so that both expiries can be met (`ERR_SD_JWT_EXPIRED` after
+   * half an hour, the token's refusal after an hour). @default 1800
+   */
   identityResponseTtlSeconds?: number;
   /** The `X-Request-Timestamp` format accepted. @default 'unix-seconds' */
   timestampFormat?: TimestampFormat;

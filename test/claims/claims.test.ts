@@ -16,6 +16,9 @@ import {
   readClaims,
   type PersonName,
 } from '../../src/index.js';
+import { AcmeIdentityClient } from '../../src/index.js';
+import { DEFAULT_CLIENT, createFakeService } from '../../src/testing/index.js';
+import { person as samplePerson } from '../fixtures.js';
 
 const fields = (claims: unknown, supported?: readonly string[]) =>
   claimsIssues(claims, supported && new Set(supported)).map((i) => i.field);
@@ -66,11 +69,32 @@ describe('essential', () => {
     expect(messages({ 'document.passport.travel_document_number': { essential: true } })).toEqual([
       expect.stringContaining('cannot be essential'),
     ]);
-    for (const marker of [{ essential: false }, { essential: 'true' }, { essential: true, value: 1 }, {}, true, 'essential', 0]) {
+    for (const marker of [{ essential: 'true' }, { essential: true, value: 1 }, {}, true, 'essential', 0]) {
       expect(messages({ 'sanctionscheck.is_pep': marker }), JSON.stringify(marker)).toEqual([
         expect.stringContaining('must be null (optional) or {essential: true}'),
       ]);
     }
+  });
+
+  test('{essential: false} is what a person writes in a variable (TypeScript widens true to boolean there): taken on any key, and sent as null (#43)', async () => {
+    expect(claimsIssues({ 'acmeidentity.name': { essential: false }, 'sanctionscheck.is_pep': { essential: false } })).toEqual([]);
+    // As a user writes it: an object in a variable, not a literal at the call. It compiles under strict.
+    const person = {
+      ...samplePerson(),
+      claims: { 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': { essential: false } },
+    };
+    const sent: unknown[] = [];
+    const service = await createFakeService();
+    const client = new AcmeIdentityClient({
+      baseUrl: service.baseUrl,
+      ...DEFAULT_CLIENT,
+      fetch: async (request) => {
+        if (new URL(request.url).pathname.endsWith('/identity/request')) sent.push(await request.clone().json());
+        return service.fetch(request);
+      },
+    });
+    await client.identityRequests.create(person);
+    expect(sent).toMatchObject([{ claims: { 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': null } }]);
   });
 });
 

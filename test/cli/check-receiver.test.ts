@@ -134,6 +134,18 @@ describe('acme-identity check-receiver', () => {
     expect((await check(sdk)).byName['handler failure']?.status).toBe('skip');
   });
 
+  test('a URL with no route (404, 405): one failing line that says so, not a receiver "accepting a bad signature" (#43)', async () => {
+    for (const status of [404, 405]) {
+      const { byName, failed } = await check(async () => new Response('no such route', { status }));
+      expect(failed).toEqual(['first delivery']);
+      expect(byName['first delivery']).toMatchObject({
+        detail: expect.stringContaining('no webhook route'),
+        advice: expect.stringContaining('check the URL'),
+      });
+      expect(byName['bad signature']).toBeUndefined();
+    }
+  });
+
   test('an endpoint that cannot be reached fails the checks with the reason', async () => {
     const { byName } = await check(() => Promise.reject(new TypeError('connect ECONNREFUSED 127.0.0.1:3000')));
     expect(byName['first delivery']).toMatchObject({ status: 'fail', detail: expect.stringContaining('ECONNREFUSED') });

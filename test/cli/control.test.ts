@@ -103,7 +103,7 @@ describe('acme-identity sandbox, against a running sandbox', () => {
     expect(() => controlRequest(['approve', 'arc_1', 'maybe'])).toThrow(/approved\|cancelled\|partial/);
   });
 
-  test('clock advance: the X-Access-Token and the identity response expire as on the real service', async () => {
+  test('clock advance: the identity response expires after half an hour, the X-Access-Token after an hour, each said as itself', async () => {
     const { body } = await control('trigger', 'approved');
     const { access_request_code: code, identity_session_code: isc } = body as {
       access_request_code: string;
@@ -112,6 +112,13 @@ describe('acme-identity sandbox, against a running sandbox', () => {
     const event = events.filter((e) => e.accessRequestCode === code).at(-1)!;
     const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
     await expect(acme.identityResponses.getVerified(event, { identitySessionCode: isc })).resolves.toBeDefined();
+    // Three quarters of an hour on: the token still fetches, but the response it fetches has expired (#43).
+    expect((await control('clock', 'advance', '45m')).status).toBe(200);
+    const meanwhile = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+    const stale = await meanwhile.identityResponses
+      .get({ accessRequestCode: code, identitySessionCode: isc, accessToken: event.accessToken })
+      .catch((error: unknown) => error);
+    expect(stale).toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
     expect((await control('clock', 'advance', '2h')).status).toBe(200);
     const later = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
     // The X-Access-Token expired: said as such, with when and what to do, not as bad client credentials (#43).

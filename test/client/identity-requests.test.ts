@@ -159,7 +159,7 @@ describe('identityRequests.create input checks (nothing is sent)', () => {
       { claims: { 'acmeidentity.given_name': { essential: true } } },
       'claims.acmeidentity.given_name',
     ],
-    ['essential: false', { claims: { 'sanctionscheck.is_pep': { essential: false } } }, 'claims.sanctionscheck.is_pep'],
+    ["essential: 'yes'", { claims: { 'sanctionscheck.is_pep': { essential: 'yes' } } }, 'claims.sanctionscheck.is_pep'],
   ];
   test.each(cases)('refuses %s, naming %s', async (_name, change, field) => {
     const { client, service } = await harness();

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { AuthenticationError, MemoryTokenStore, NotFoundError, type StoredToken, type TokenStore } from '../../src/index.js';
+import {
+  AcmeIdentityClient,
+  AuthenticationError,
+  MemoryTokenStore,
+  NotFoundError,
+  type StoredToken,
+  type TokenStore,
+} from '../../src/index.js';
 import { DEFAULT_CLIENT, type FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, received, rejection, type Harness } from '../helpers.js';
 
@@ -29,6 +36,22 @@ describe('a base URL without its /api/v1 (#27)', () => {
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as Error).message).toContain('check that baseUrl is the REST root, ending with /api/v1');
     expect((error as Error).message).not.toContain(DEFAULT_CLIENT.clientSecret);
+  });
+
+  test.each(['health', 'current'] as const)(
+    'status.%s(): the same 404 says the same thing, not a bare "not found" (#43)',
+    async (method) => {
+      const h = await harness();
+      const wrong = h.makeClient({ baseUrl: new URL(h.service.baseUrl).origin });
+      const error = await rejection(wrong.status[method]());
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect((error as Error).message).toContain('no status endpoint at');
+      expect((error as Error).message).toContain('ending with /api/v1');
+    },
+  );
+
+  test('a client made with no options says what it needs and where the examples read it (#43)', () => {
+    expect(() => new AcmeIdentityClient(undefined as never)).toThrow(/baseUrl .*clientId, clientSecret and tenantId .*ACME_BASE_URL/);
   });
 });
 

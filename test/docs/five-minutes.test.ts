@@ -18,3 +18,16 @@ test("the README's five-minute server verifies the identity of a person who appr
   const output = await runFiveMinuteServer(process.execPath, ['--import', 'tsx', join(dir, 'server.ts')], ROOT);
   expect(output).toContain("verified: { first_name: 'Jane', last_name: 'Citizen' }");
 }, 60_000);
+
+test("the README's five-minute server restarted before the person approved: the second run is not a ConflictError, and verifies (#43)", async () => {
+  const dir = join(ROOT, '.tmp/five-minutes-twice');
+  mkdirSync(dir, { recursive: true });
+  writeFiveMinuteServer(join(dir, 'first.ts'), false);
+  writeFiveMinuteServer(join(dir, 'second.ts'));
+  const output = await runFiveMinuteServer(process.execPath, [], ROOT, [
+    { args: ['--import', 'tsx', join(dir, 'first.ts')], until: 'open this page' },
+    { args: ['--import', 'tsx', join(dir, 'second.ts')], until: 'verified:' },
+  ]);
+  expect(output).not.toContain('ConflictError');
+  expect(output).toContain("verified: { first_name: 'Jane', last_name: 'Citizen' }");
+}, 90_000);

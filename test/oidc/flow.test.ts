@@ -160,6 +160,15 @@ describe('OIDC helper: the flow against the fake', () => {
     });
   });
 
+  test('{essential: false} in a variable compiles and goes to the authorization request as null; {essential: true} as itself (#43)', async () => {
+    const s = await oidcSetup();
+    const claims = { acme: { 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': { essential: false } } };
+    const { url } = await s.client().startSignIn({ claims });
+    expect(JSON.parse(url.searchParams.get('claims')!)).toEqual({
+      acme: { 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': null },
+    });
+  });
+
   test('a claim key discovery lists is accepted whatever its form; one it does not list is refused', async () => {
     const s = await oidcSetup({ fake: { extraClaims: ['loyalty_tier'] } });
     const { url, transaction } = await s.client().startSignIn({ claims: { acme: [claimKey('loyalty_tier')] } });
