@@ -257,6 +257,8 @@ export const verifier = webhooks.createWebhookVerifier({ secret: 'whsec_01234567
       ),
     );
     expect(await tscOutput('snippets')).toBe('');
+    // And with TypeScript 7, which a reader's fresh `npm i typescript` brings (its tsconfig names the node types, as TS 7 no longer loads them unasked).
+    expect(await tscOutput('snippets', binary(join(RUNTIMES, 'typescript7/bin/tsc')))).toBe('');
   });
 
   test('an error class alone bundles without the client or zod: each entry carries what it uses', async () => {
