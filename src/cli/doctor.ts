@@ -57,6 +57,8 @@ export interface DoctorConfig {
    * SDK would with them.
    */
   clientOptions?: DoctorClientOptions | undefined;
+  /** The claim keys your declaration file (`acme-identity types`) declares: the claims line warns only of offered keys it lacks. */
+  declaredClaims?: readonly string[] | undefined;
 }
 
 /** A client for doctor's checks: its timestamp format, a token store to look into, options over the configured ones. */
@@ -229,7 +231,7 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorReport> {
   checkClock(seen, now, add);
   checkAnswerForms(seen, add);
   const probe: Probe = { fetch, timeoutMs, seen, add };
-  await checkOidc((config.authUrl ?? base.origin).replace(/\/$/, ''), probe);
+  await checkOidc((config.authUrl ?? base.origin).replace(/\/$/, ''), probe, config.declaredClaims ?? []);
   await checkContract(baseUrl, probe);
   return reportOf(checks);
 }
@@ -604,7 +606,7 @@ function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => void): v
 }
 
 /** OIDC discovery and the JWKS, read by `remoteJwks` as the verifiers read them; the claims offered against this SDK's list. */
-async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }: Probe): Promise<void> {
+async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }: Probe, declared: readonly string[]): Promise<void> {
   const keys = remoteJwks(authUrl, {
     fetch: (url, init) => fetch(new Request(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })),
     logLevel: 'off',
@@ -631,14 +633,19 @@ async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }: Probe
     ...(s256 ? {} : { advice: 'the helper requires S256 (code_challenge_methods_supported)' }),
   });
   const offered = Array.isArray(record['acme_claims_supported']) ? record['acme_claims_supported'].map(String) : [];
-  const known = new Set(SUPPORTED_CLAIMS);
+  const known = new Set([...SUPPORTED_CLAIMS, ...declared]);
   const unknown = offered.filter((claim) => !known.has(claim));
   const gone = SUPPORTED_CLAIMS.filter((claim) => offered.length > 0 && !offered.includes(claim));
+  const where = declared.length ? 'not in your declaration file' : 'new to this SDK';
+  let advice: string | undefined;
+  if (unknown.length)
+    advice = 'type them: npx acme-identity types --auth-url … --out acme-claims.d.ts (and pass the live list as supportedClaims)';
+  else if (gone.length) advice = 'a request naming one of them is refused by this deployment';
   add({
     name: 'claims',
-    status: unknown.length || gone.length ? 'warn' : 'ok',
-    detail: `${offered.length} offered${unknown.length ? `; new to this SDK: ${unknown.join(', ')}` : ''}${gone.length ? `; not offered here: ${gone.join(', ')}` : ''}`,
-    ...(unknown.length || gone.length ? { advice: 'pass the live list as supportedClaims; a newer SDK may type the new claims' } : {}),
+    status: advice ? 'warn' : 'ok',
+    detail: `${offered.length} offered${unknown.length ? `; ${where}: ${unknown.join(', ')}` : ''}${gone.length ? `; not offered here: ${gone.join(', ')}` : ''}`,
+    ...(advice ? { advice } : {}),
   });
   // The last answer refresh() read: the JWKS.
   const jwks = parse(seen.at(-1)?.body ?? '');

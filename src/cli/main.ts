@@ -30,7 +30,10 @@ import {
   type DoctorOutcome,
 } from './doctor.js';
 import { runDoctorWithReceiver } from './doctor-webhook.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createOidcClient } from '../oidc/index.js';
 import { postgresInboxMigration } from '../postgres/inbox.js';
+import { claimTypesDeclaration, declaredClaimKeys } from './types.js';
 import { parseDelivery, verifyDelivery, verifyToken, type VerifyOutcome } from './verify.js';
 
 /** doctor's exit codes: 0 every check passed (warnings too, unless --strict), 1 a check failed, 3 checks skipped for missing settings. */
@@ -60,6 +63,7 @@ cli
     '--client-option <name=value>',
     `another client option your application sets, repeatable: ${DOCTOR_CLIENT_OPTIONS.join(', ')} (ACME_CLIENT_OPTIONS, name=value,…)`,
   )
+  .option('--types <file>', 'your claim declaration file (acme-identity types): warn only of offered claims it lacks')
   .option('--timeout <ms>', 'per request, in ms', { default: 10_000 })
   .option('--strict', 'exit 1 on warnings too')
   .option('--journey', 'also create an identity request for a made-up person, read it back and delete it (a test tenant)')
@@ -81,6 +85,7 @@ cli
       tenantId?: string;
       timestampFormat?: string;
       clientOption?: string | string[];
+      types?: string;
       timeout: number;
       strict?: boolean;
       journey?: boolean;
@@ -107,6 +112,7 @@ cli
           journey: options.journey === true,
           journeyPurpose: options.journeyPurpose ?? env('ACME_JOURNEY_PURPOSE'),
           clientOptions: clientOptionsOf(options.clientOption ?? env('ACME_CLIENT_OPTIONS')?.split(',') ?? []),
+          declaredClaims: options.types === undefined ? undefined : declaredClaimKeys(readText(options.types)),
         },
         webhook,
       );
@@ -136,6 +142,15 @@ function clientOptionsOf(pairs: string | string[]): DoctorClientOptions {
     usage(`--client-option: ${error instanceof Error ? error.message : String(error)}`);
   }
   return options as DoctorClientOptions;
+}
+
+/** A file's text, or a usage error naming it. */
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    usage(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
 }
 
 /** A value as written on the command line: `true`, `false`, a number, or the text itself. */
@@ -225,6 +240,37 @@ cli
       usage(error instanceof Error ? error.message : String(error));
     }
     report(await verifyDelivery(delivery, secret, { scheme: options.scheme as 'auto' }), options.json);
+  });
+
+cli
+  .command('types', "Write a declaration file typing the claim keys the deployment offers beyond the spec's (from its discovery)")
+  .option('--auth-url <url>', 'the OIDC issuer (ACME_AUTH_URL)')
+  .option('--out <file>', 'where to write it (default: standard output)')
+  .example('acme-identity types --auth-url https://auth.acme.example --out src/acme-claims.d.ts')
+  .action(async (options: { authUrl?: string; out?: string }) => {
+    const authUrl = options.authUrl ?? env('ACME_AUTH_URL');
+    if (!authUrl) usage('types needs --auth-url (or ACME_AUTH_URL)');
+    let offered: readonly string[];
+    try {
+      offered = await createOidcClient({
+        authUrl,
+        clientId: 'acme-identity-types',
+        redirectUri: 'https://types.invalid/',
+      }).supportedClaims();
+    } catch (error) {
+      process.stderr.write(
+        `acme-identity: the issuer's discovery could not be read: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    const { text, added } = claimTypesDeclaration(offered, authUrl);
+    if (options.out) {
+      writeFileSync(options.out, text);
+      process.stderr.write(
+        `${options.out}: ${added.length} claim key${added.length === 1 ? '' : 's'} beyond the spec's${added.length ? ` (${added.join(', ')})` : ''}\n`,
+      );
+    } else process.stdout.write(text);
   });
 
 cli

@@ -3,6 +3,9 @@
  * sandbox on localhost, decode. (The fake is served here, not intercepted: no msw in this file.)
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +55,18 @@ describe('acme-identity', () => {
     expect([unknownOption.code, unknownOption.stderr]).toEqual([2, expect.stringContaining('unsetOptionals')]);
     const badValue = await cli(['doctor', '--base-url', sandbox.baseUrl, '--client-option', 'unsetOptionals=sometimes']);
     expect([badValue.code, badValue.stderr]).toEqual([2, expect.stringContaining('unsetOptionals')]);
+  }, 60_000);
+
+  test('types writes the declaration file for the deployment the sandbox is, and doctor --types reads it back (#43)', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'acme-types-')), 'acme-claims.d.ts');
+    const written = await cli(['types', '--auth-url', sandbox.authUrl, '--out', out]);
+    expect(written.code).toBe(0);
+    expect(written.stderr).toMatch(/acme-claims\.d\.ts: \d+ claim keys? beyond the spec's/);
+    expect(readFileSync(out, 'utf8')).toContain("declare module '@acme/identity'");
+    const printed = await cli(['types'], { ACME_AUTH_URL: sandbox.authUrl });
+    expect(printed.stdout).toContain('interface KnownClaimTypes');
+    expect((await cli(['types'], { ACME_AUTH_URL: '' })).code).toBe(2);
+    expect((await cli(['types', '--auth-url', 'http://127.0.0.1:9'])).code).toBe(1);
   }, 60_000);
 
   test("inbox migration prints the PostgreSQL store's SQL for a prefix, exactly what the store applies; a prefix that is not a plain name is a usage error (2)", async () => {
