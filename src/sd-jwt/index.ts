@@ -11,7 +11,7 @@
  * const keys = remoteJwks('https://auth.acme.example'); // discovery, cached
  * const verified = await verifyIdentityResponse(response, { requestCode, keys });
  * verified.proof; // 'signature' or 'digests'
- * readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name }
+ * readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name } | undefined
  * ```
  * @see RFC 9901; {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response"
  * @module

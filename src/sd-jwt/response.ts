@@ -288,7 +288,7 @@ function signatureRequiredReason(
  * ```ts
  * const response = await acme.identityResponses.get({ accessRequestCode, identitySessionCode, accessToken });
  * const verified = await verifyIdentityResponse(response, { requestCode: identitySessionCode, keys: remoteJwks(authUrl) });
- * const name = readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name }
+ * const name = readClaim(verified.claims, 'acmeidentity.name'); // { first_name, last_name } | undefined
  * ```
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response" and "GET /identity/response/..."
  */
