@@ -4,16 +4,16 @@
  * the webhook's token, retry within the token's lifetime, hand the result to your handler once,
  * and set aside (dead-letter) what they cannot finish, with its reason, for a replay.
  */
-import { decodeJwt } from 'jose/jwt/decode';
-import { AcmeIdentityError, ApiError, ConfigurationError, IdentityFlowError, InboxError, type InboxErrorCode } from '../errors/index.js';
+import { AcmeIdentityError, ConfigurationError, IdentityFlowError, InboxError, type InboxErrorCode } from '../errors/index.js';
 import { Observer, type InboxEvent, type ObservabilityOptions } from '../internal/observe.js';
 import { printable } from '../internal/text.js';
 import { importAesKey, open, seal, type AesKeyInput } from '../internal/sealing.js';
 import { testDeliverySource } from '../internal/test-delivery.js';
-import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
 import type { VerifiedIdentityOptions, WebhookEventLike } from '../client/identity-flow.js';
 import type { IdentityRequestCodes } from '../client/results.js';
 import type { VerifiedIdentityResponse } from '../sd-jwt/index.js';
+import { digest, EXPIRY_MARGIN_MS, failureOf, missingReport, outageLog, tokenExpiry, type Failure, type MissingDelivery } from './rules.js';
+import { requestOutcomes, type RequestOutcome, type ReturnUrls, type ServiceView, type WaitOptions } from './outcomes.js';
 import {
   MemoryInboxStore,
   type DeadLetter,
@@ -22,7 +22,6 @@ import {
   type InboxRecord,
   type InboxStats,
   type InboxStore,
-  type RequestState,
 } from './store.js';
 
 /** What the inbox needs of the client: `AcmeIdentityClient` fits. */
@@ -61,15 +60,6 @@ interface DeliveryBase<Transaction> {
    * or neither does; absent with the memory and Redis stores.
    */
   readonly transaction?: Transaction;
-}
-
-/** A request completed (or expired) whose webhook never arrived: ask the service to send it again. */
-export interface MissingDelivery {
-  readonly accessRequestCode: string;
-  /** `completed`: the person finished, no delivery came within the grace period; `expired`: the request expired unopened. */
-  readonly reason: 'completed' | 'expired';
-  /** When the person completed it (`completed`) or when it expired (`expired`), in ms. */
-  readonly at: number;
 }
 
 export interface IdentityInboxOptions<Transaction = unknown> extends ObservabilityOptions {
@@ -196,46 +186,8 @@ export interface IdentityInbox {
   reconcile(): Promise<MissingDelivery[]>;
 }
 
-/** What `returnUrls` gives: the two URLs to create the request with, and the reference to `expect` it with. */
-export interface ReturnUrls {
-  readonly return_url: string;
-  readonly off_ramp_url: string;
-  readonly reference: string;
-}
-
-/**
- * Where a request stands, for the person's page: its `state` (`unknown` when the inbox keeps
- * nothing of it) and when it got there, and whether it is `final` (nothing more will change it:
- * the page stops waiting).
- */
-export interface RequestOutcome {
-  readonly state: RequestState['state'] | 'unknown';
-  readonly at?: number;
-  readonly final: boolean;
-}
-
-/** What the service says of a request still awaiting its webhook. */
-export type ServiceView = 'completed' | 'in-progress' | 'not-started' | 'expired';
-
-export interface WaitOptions {
-  /** Stops waiting (the page went away). */
-  signal?: AbortSignal;
-  /** The longest wait, in ms. @default 25000 */
-  timeoutMs?: number;
-  /** Also resolves as soon as the state is no longer this one (a long poll's "since"). */
-  since?: RequestOutcome['state'];
-  /** How often the shared store is read while waiting, in ms (a settlement on this instance is seen at once). @default 500 */
-  pollMs?: number;
-}
-
-/** The states after which nothing changes for the page. */
-const FINAL_STATES = new Set<RequestOutcome['state']>(['verified', 'partial', 'cancelled', 'failed', 'missing', 'unknown']);
-
 /** Tries of a delivery whose request was never recorded before it is set aside as unknown: one more, for an `expect` that comes late. */
 const UNKNOWN_REQUEST_ATTEMPTS = 2;
-
-/** Two seconds short of expiry, a token is not sent: it would expire on the way. */
-const EXPIRY_MARGIN_MS = 2_000;
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   const chosen = value ?? fallback;
@@ -301,7 +253,7 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
   async function bury(claim: InboxClaim, record: InboxRecord, reason: InboxErrorCode, errorCode: string, message: string): Promise<void> {
     await store.bury(claim, { record, reason, errorCode, message, deadAt: now() });
     log('error', `identity set aside (${reason}): see deadLetters()`, record, 'dead', { reason, errorCode });
-    settled.notify(record.id);
+    page.settled(record.id);
   }
 
   /**
@@ -420,11 +372,19 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
       return;
     }
     log('info', `identity handed over (${delivery.kind})`, record, 'handed-over', { kind: delivery.kind });
-    settled.notify(record.id);
+    page.settled(record.id);
   }
 
   const outage = outageLog(observer, now);
-  const settled = waiters();
+  const page = requestOutcomes({
+    store: store as InboxStore<unknown>,
+    key,
+    readRequest: (request) => client.identityRequests.get(request),
+    observer,
+    now,
+    serviceNow,
+    referenceTtlMs: settings.referenceTtlMs,
+  });
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: Promise<unknown> = Promise.resolve();
@@ -589,12 +549,7 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
       if (typeof codes?.accessRequestCode !== 'string' || typeof codes.identitySessionCode !== 'string')
         throw new ConfigurationError('codes', 'must be the accessRequestCode and identitySessionCode that create returned');
       const { reference, ...request } = codes;
-      if (reference !== undefined) {
-        if (typeof reference !== 'string' || reference === '')
-          throw new ConfigurationError('reference', 'must be the reference returnUrls gave');
-        await referenceKey();
-        await store.refer?.(reference, request.accessRequestCode, now() + settings.referenceTtlMs);
-      }
+      if (reference !== undefined) await page.bind(reference, request.accessRequestCode);
       await store.expect(
         { accessRequestCode: request.accessRequestCode, identitySessionCode: request.identitySessionCode, createdAt: now() },
         settings.doneTtlMs,
@@ -654,220 +609,12 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     },
     stats: () => store.stats(now()),
     reconcile,
-    async returnUrls(urls) {
-      const sealing = referenceKey();
-      const reference = randomId(16);
-      const expires = now() + settings.referenceTtlMs;
-      const withReference = async (given: string | URL, name: string, offRamp: boolean) => {
-        const url = urlOf(given, name);
-        url.searchParams.set(
-          RETURN_PARAMETER,
-          await seal(await sealing, JSON.stringify({ r: reference, o: offRamp ? 1 : 0, e: expires }), REFERENCE_NAME),
-        );
-        return url.href;
-      };
-      return {
-        return_url: await withReference(urls?.returnUrl, 'returnUrl', false),
-        off_ramp_url: await withReference(urls?.offRampUrl, 'offRampUrl', true),
-        reference,
-      };
-    },
-    async askService(accessRequestCode) {
-      const request = await store.expected(accessRequestCode);
-      if (!request) return undefined;
-      try {
-        const { data } = await client.identityRequests.get(request);
-        if (data.completed_at !== undefined) return 'completed';
-        if (data.time_expires !== undefined && data.time_expires * 1000 <= serviceNow()) return 'expired';
-        return data.opened_at !== undefined ? 'in-progress' : 'not-started';
-      } catch (error) {
-        observer.log('warn', 'could not read a request for its return page', {
-          errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
-        });
-        return undefined;
-      }
-    },
-    async openReference(sealed) {
-      if (!key || typeof sealed !== 'string' || sealed.length > 1_000 || typeof store.referred !== 'function') return undefined;
-      // One spelling per reference: base64 leaves a few bits of its last character unused, and a
-      // reference that differs there is not the one this inbox wrote.
-      const bytes = fromBase64(sealed.slice(3));
-      if (!sealed.startsWith('v1.') || !bytes || `v1.${toBase64(bytes)}` !== sealed) return undefined;
-      let opened: { r?: unknown; o?: unknown; e?: unknown };
-      try {
-        opened = JSON.parse(await open(await key, sealed, REFERENCE_NAME)) as typeof opened;
-      } catch {
-        return undefined;
-      }
-      if (typeof opened.r !== 'string' || typeof opened.e !== 'number' || opened.e <= now()) return undefined;
-      const accessRequestCode = await store.referred(opened.r, now());
-      return accessRequestCode ? { accessRequestCode, offRamp: opened.o === 1 } : undefined;
-    },
-    async outcome(accessRequestCode) {
-      if (typeof store.state !== 'function')
-        throw new ConfigurationError('store', 'keeps no request states (state()): a return page needs them');
-      const found = await store.state(accessRequestCode, now());
-      const state = found?.state ?? 'unknown';
-      return { state, ...(found ? { at: found.at } : {}), final: FINAL_STATES.has(state) };
-    },
-    async waitFor(accessRequestCode, options = {}) {
-      const until = now() + (options.timeoutMs ?? 25_000);
-      const pollMs = options.pollMs ?? 500;
-      for (;;) {
-        const outcome = await this.outcome(accessRequestCode);
-        const changed = options.since !== undefined && outcome.state !== options.since;
-        if (outcome.final || changed || options.signal?.aborted || now() >= until) return outcome;
-        // Woken at once by a settlement on this instance; by the next read for one elsewhere.
-        await settled.wait(accessRequestCode, Math.min(pollMs, until - now()), options.signal);
-      }
-    },
+    returnUrls: page.returnUrls,
+    openReference: page.openReference,
+    outcome: page.outcome,
+    waitFor: page.waitFor,
+    askService: page.askService,
   };
-
-  /** The key references are sealed with: the inbox's own. */
-  function referenceKey(): Promise<CryptoKey> {
-    if (!key)
-      throw new ConfigurationError(
-        'encryptionKey',
-        "is needed to seal a return page's references (allowPlaintext leaves the inbox without one)",
-      );
-    if (typeof store.refer !== 'function' || typeof store.referred !== 'function')
-      throw new ConfigurationError('store', 'keeps no references (refer(), referred()): a return page needs them');
-    return key;
-  }
-}
-
-/** The query parameter of the return and off-ramp URLs that carries the sealed reference. */
-export const RETURN_PARAMETER = 'acme_ref';
-
-/** The name references are sealed under: a sealed token of an entry does not open as one. */
-const REFERENCE_NAME = 'acme-identity:return-reference';
-
-/** An absolute http(s) URL, or a ConfigurationError naming the option. */
-function urlOf(given: unknown, name: string): URL {
-  try {
-    const url = new URL(String(given));
-    if (url.protocol === 'https:' || url.protocol === 'http:') return url;
-  } catch {
-    // Said below.
-  }
-  throw new ConfigurationError(name, 'must be an absolute http(s) URL');
-}
-
-/**
- * Who waits for which request on this instance: a settlement here wakes them at once (one on
- * another instance is seen at their next read of the store).
- */
-function waiters() {
-  const waiting = new Map<string, Set<() => void>>();
-  return {
-    notify(id: string): void {
-      for (const wake of waiting.get(id) ?? []) wake();
-    },
-    /** Resolves after `ms`, on a settlement of `id` here, or when `signal` aborts: whichever comes first. */
-    wait(id: string, ms: number, signal?: AbortSignal): Promise<void> {
-      return new Promise((resolve) => {
-        const set = waiting.get(id) ?? new Set();
-        waiting.set(id, set);
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          set.delete(done);
-          if (set.size === 0) waiting.delete(id);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.max(0, ms));
-        set.add(done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    },
-  };
-}
-
-/**
- * The store's outages, one line each way: the first failure with its cause, at `error`; nothing
- * for the failures after it (a poll a second, each delivery); and, once the store answers again,
- * how long it was away, at `info`.
- */
-function outageLog(observer: Observer, now: () => number) {
-  let since: number | undefined;
-  return {
-    failed(error: unknown, during: string): void {
-      if (since !== undefined) return;
-      since = now();
-      const cause = error instanceof Error ? (printable(error.message, 200) ?? '') : typeof error;
-      observer.log('error', `inbox store unreachable ${during}: ${cause}; logged once until it answers again`, {
-        error: error instanceof Error ? error.name : typeof error,
-      });
-    },
-    answered(): void {
-      if (since === undefined) return;
-      observer.log('info', `inbox store answers again, after ${Math.round((now() - since) / 1000)} s`);
-      since = undefined;
-    },
-  };
-}
-
-/**
- * Whether a request whose delivery has not come is missing, by what the service says of it:
- * completed more than `graceMs` ago, or expired without being opened. Anything else (not
- * finished, no times given) is not missing yet: absence decides nothing.
- */
-function missingReport(
-  accessRequestCode: string,
-  details: { completed_at?: number | undefined; opened_at?: number | undefined; time_expires?: number | undefined },
-  serviceNowMs: number,
-  graceMs: number,
-): MissingDelivery | undefined {
-  if (details.completed_at !== undefined && details.completed_at * 1000 + graceMs <= serviceNowMs) {
-    return { accessRequestCode, reason: 'completed', at: details.completed_at * 1000 };
-  }
-  if (details.opened_at === undefined && details.time_expires !== undefined && details.time_expires * 1000 <= serviceNowMs) {
-    return { accessRequestCode, reason: 'expired', at: details.time_expires * 1000 };
-  }
-  return undefined;
-}
-
-interface Failure {
-  code: string;
-  message: string;
-  /** No retry can change it. */
-  permanent: boolean;
-  /** The handler failed, not the fetch. */
-  handler?: boolean;
-}
-
-/** Statuses no retry changes: the request or the token is refused for good. */
-const FINAL_STATUSES = new Set([400, 401, 403, 404, 410, 412, 422]);
-
-/**
- * Verification failures a later try can mend: the issuer's keys could not be fetched, or the
- * answer held no claim yet (a service still writing it). Any other refusal is refused again.
- */
-const VERIFY_RETRYABLE = new Set(['ERR_JWKS', 'ERR_SD_JWT_NO_CLAIMS']);
-
-/** How a failed `getVerified` is taken: the code of its cause, and whether a retry could help. */
-function failureOf(error: unknown): Failure {
-  if (!(error instanceof IdentityFlowError)) {
-    const code = error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN';
-    return { code, message: 'the identity could not be fetched', permanent: false };
-  }
-  const cause = error.cause;
-  const code = cause instanceof AcmeIdentityError ? cause.code : error.code;
-  const message = `${error.step} failed (${code})`;
-  if (error.step === 'token') return { code: error.code, message: error.message, permanent: true };
-  if (error.step === 'verify') return { code, message, permanent: !VERIFY_RETRYABLE.has(code) };
-  return { code, message, permanent: cause instanceof ApiError && FINAL_STATUSES.has(cause.status) };
-}
-
-/** The token's `exp` in ms; without one (or unreadable), `lifetime` from now. */
-function tokenExpiry(token: string, now: number, lifetimeMs: number): number {
-  try {
-    const exp = Number(decodeJwt(token).exp);
-    if (Number.isFinite(exp) && exp > 0) return exp * 1000;
-  } catch {
-    // Not a JWT: getVerified refuses it on the first attempt, and says why.
-  }
-  return now + lifetimeMs;
 }
 
 function sealingKey(options: IdentityInboxOptions, durable: boolean): Promise<CryptoKey> | undefined {
@@ -883,12 +630,6 @@ function sealingKey(options: IdentityInboxOptions, durable: boolean): Promise<Cr
   const key = importAesKey(options.encryptionKey);
   if (typeof key === 'string') throw new ConfigurationError('encryptionKey', key);
   return key;
-}
-
-/** A short, non-reversible handle of a request code for logs. */
-async function digest(code: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(code)));
-  return Array.from(bytes.subarray(0, 6), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 function hostLabel(): string {

@@ -22,18 +22,11 @@
  * ```
  * @module
  */
-export { createIdentityInbox, RETURN_PARAMETER } from './inbox.js';
-export type {
-  IdentityInbox,
-  IdentityInboxOptions,
-  InboxClient,
-  InboxDelivery,
-  MissingDelivery,
-  RequestOutcome,
-  ReturnUrls,
-  ServiceView,
-  WaitOptions,
-} from './inbox.js';
+export { createIdentityInbox } from './inbox.js';
+export type { IdentityInbox, IdentityInboxOptions, InboxClient, InboxDelivery } from './inbox.js';
+export type { MissingDelivery } from './rules.js';
+export { RETURN_PARAMETER } from './outcomes.js';
+export type { RequestOutcome, ReturnUrls, ServiceView, WaitOptions } from './outcomes.js';
 export { createReturnPage } from './return-page.js';
 export type { NodeRequestLike, NodeResponseLike, ReturnPage, ReturnPageOptions, ReturnPageState } from './return-page.js';
 export { MemoryInboxStore } from './store.js';

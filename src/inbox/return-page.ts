@@ -14,7 +14,8 @@
  * `awaitIdentity` from `@acme/identity/return-page` is the page's side of it.
  */
 import { ConfigurationError } from '../errors/index.js';
-import { RETURN_PARAMETER, type IdentityInbox, type RequestOutcome, type ServiceView } from './inbox.js';
+import type { IdentityInbox } from './inbox.js';
+import { RETURN_PARAMETER, type RequestOutcome, type ServiceView } from './outcomes.js';
 
 export interface ReturnPageOptions {
   /** The inbox the webhooks go to (on every instance, sharing one store). */

@@ -1,0 +1,212 @@
+/**
+ * Where a request stands, for the person's page (#42): its state from the store every instance
+ * shares, a wait for it to change (woken at once by a settlement on this instance, by a bounded
+ * poll of the store for one elsewhere), the service's view of a request whose webhook is late,
+ * and the sealed references that name a request in `return_url` and `off_ramp_url` without
+ * naming its code. `createIdentityInbox` wires these into the inbox; `return-page.ts` serves them.
+ */
+import { AcmeIdentityError, ConfigurationError } from '../errors/index.js';
+import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
+import type { Observer } from '../internal/observe.js';
+import { open, seal } from '../internal/sealing.js';
+import type { ExpectedRequest, InboxStore, RequestState } from './store.js';
+
+/** What `returnUrls` gives: the two URLs to create the request with, and the reference to `expect` it with. */
+export interface ReturnUrls {
+  readonly return_url: string;
+  readonly off_ramp_url: string;
+  readonly reference: string;
+}
+
+/**
+ * Where a request stands, for the person's page: its `state` (`unknown` when the inbox keeps
+ * nothing of it) and when it got there, and whether it is `final` (nothing more will change it:
+ * the page stops waiting).
+ */
+export interface RequestOutcome {
+  readonly state: RequestState['state'] | 'unknown';
+  readonly at?: number;
+  readonly final: boolean;
+}
+
+/** What the service says of a request still awaiting its webhook. */
+export type ServiceView = 'completed' | 'in-progress' | 'not-started' | 'expired';
+
+export interface WaitOptions {
+  /** Stops waiting (the page went away). */
+  signal?: AbortSignal;
+  /** The longest wait, in ms. @default 25000 */
+  timeoutMs?: number;
+  /** Also resolves as soon as the state is no longer this one (a long poll's "since"). */
+  since?: RequestOutcome['state'];
+  /** How often the shared store is read while waiting, in ms (a settlement on this instance is seen at once). @default 500 */
+  pollMs?: number;
+}
+
+/** The query parameter of the return and off-ramp URLs that carries the sealed reference. */
+export const RETURN_PARAMETER = 'acme_ref';
+
+/** The name references are sealed under: a sealed token of an entry does not open as one. */
+const REFERENCE_NAME = 'acme-identity:return-reference';
+
+/** The states after which nothing changes for the page. */
+const FINAL_STATES = new Set<RequestOutcome['state']>(['verified', 'partial', 'cancelled', 'failed', 'missing', 'unknown']);
+
+/** What the request's page side needs of the inbox. */
+export interface OutcomesContext {
+  store: InboxStore<unknown>;
+  /** The inbox's sealing key; none with `allowPlaintext`. */
+  key: Promise<CryptoKey> | undefined;
+  /** GET /identity/request, as the inbox's client reads it. */
+  readRequest(
+    request: ExpectedRequest,
+  ): Promise<{ data: { completed_at?: number | undefined; opened_at?: number | undefined; time_expires?: number | undefined } }>;
+  observer: Observer;
+  now(): number;
+  serviceNow(): number;
+  referenceTtlMs: number;
+}
+
+/** The inbox's page side: the public methods, `bind` for `expect`, and `settled` for the worker to call after each settlement. */
+export function requestOutcomes(context: OutcomesContext) {
+  const { store, key, now } = context;
+  const waiting = waiters();
+
+  /** The key references are sealed with: the inbox's own; a ConfigurationError when there is none, or the store keeps no references. */
+  function referenceKey(): Promise<CryptoKey> {
+    if (!key)
+      throw new ConfigurationError(
+        'encryptionKey',
+        "is needed to seal a return page's references (allowPlaintext leaves the inbox without one)",
+      );
+    if (typeof store.refer !== 'function' || typeof store.referred !== 'function')
+      throw new ConfigurationError('store', 'keeps no references (refer(), referred()): a return page needs them');
+    return key;
+  }
+
+  async function outcome(accessRequestCode: string): Promise<RequestOutcome> {
+    if (typeof store.state !== 'function')
+      throw new ConfigurationError('store', 'keeps no request states (state()): a return page needs them');
+    const found = await store.state(accessRequestCode, now());
+    const state = found?.state ?? 'unknown';
+    return { state, ...(found ? { at: found.at } : {}), final: FINAL_STATES.has(state) };
+  }
+
+  return {
+    /** A settlement of `id` on this instance: its waiters read the store again now. */
+    settled: (id: string) => waiting.notify(id),
+
+    /** Binds `reference` (from `returnUrls`) to the request `expect` records. */
+    async bind(reference: unknown, accessRequestCode: string): Promise<void> {
+      if (typeof reference !== 'string' || reference === '')
+        throw new ConfigurationError('reference', 'must be the reference returnUrls gave');
+      await referenceKey();
+      await store.refer?.(reference, accessRequestCode, now() + context.referenceTtlMs);
+    },
+
+    async returnUrls(urls: { returnUrl: string | URL; offRampUrl: string | URL }): Promise<ReturnUrls> {
+      const sealing = referenceKey();
+      const reference = randomId(16);
+      const expires = now() + context.referenceTtlMs;
+      const withReference = async (given: string | URL, name: string, offRamp: boolean) => {
+        const url = urlOf(given, name);
+        const sealed = await seal(await sealing, JSON.stringify({ r: reference, o: offRamp ? 1 : 0, e: expires }), REFERENCE_NAME);
+        url.searchParams.set(RETURN_PARAMETER, sealed);
+        return url.href;
+      };
+      return {
+        return_url: await withReference(urls?.returnUrl, 'returnUrl', false),
+        off_ramp_url: await withReference(urls?.offRampUrl, 'offRampUrl', true),
+        reference,
+      };
+    },
+
+    async openReference(sealed: string): Promise<{ accessRequestCode: string; offRamp: boolean } | undefined> {
+      if (!key || typeof sealed !== 'string' || sealed.length > 1_000 || typeof store.referred !== 'function') return undefined;
+      // One spelling per reference: base64 leaves a few bits of its last character unused, and a
+      // reference that differs there is not the one this inbox wrote.
+      const bytes = fromBase64(sealed.slice(3));
+      if (!sealed.startsWith('v1.') || !bytes || `v1.${toBase64(bytes)}` !== sealed) return undefined;
+      let opened: { r?: unknown; o?: unknown; e?: unknown };
+      try {
+        opened = JSON.parse(await open(await key, sealed, REFERENCE_NAME)) as typeof opened;
+      } catch {
+        return undefined;
+      }
+      if (typeof opened.r !== 'string' || typeof opened.e !== 'number' || opened.e <= now()) return undefined;
+      const accessRequestCode = await store.referred(opened.r, now());
+      return accessRequestCode ? { accessRequestCode, offRamp: opened.o === 1 } : undefined;
+    },
+
+    outcome,
+
+    async waitFor(accessRequestCode: string, options: WaitOptions = {}): Promise<RequestOutcome> {
+      const until = now() + (options.timeoutMs ?? 25_000);
+      const pollMs = options.pollMs ?? 500;
+      for (;;) {
+        const current = await outcome(accessRequestCode);
+        const changed = options.since !== undefined && current.state !== options.since;
+        if (current.final || changed || options.signal?.aborted || now() >= until) return current;
+        // Woken at once by a settlement on this instance; by the next read for one elsewhere.
+        await waiting.wait(accessRequestCode, Math.min(pollMs, until - now()), options.signal);
+      }
+    },
+
+    async askService(accessRequestCode: string): Promise<ServiceView | undefined> {
+      const request = await store.expected(accessRequestCode);
+      if (!request) return undefined;
+      try {
+        const { data } = await context.readRequest(request);
+        if (data.completed_at !== undefined) return 'completed';
+        if (data.time_expires !== undefined && data.time_expires * 1000 <= context.serviceNow()) return 'expired';
+        return data.opened_at !== undefined ? 'in-progress' : 'not-started';
+      } catch (error) {
+        context.observer.log('warn', 'could not read a request for its return page', {
+          errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
+        });
+        return undefined;
+      }
+    },
+  };
+}
+
+/** An absolute http(s) URL, or a ConfigurationError naming the option. */
+function urlOf(given: unknown, name: string): URL {
+  try {
+    const url = new URL(String(given));
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url;
+  } catch {
+    // Said below.
+  }
+  throw new ConfigurationError(name, 'must be an absolute http(s) URL');
+}
+
+/**
+ * Who waits for which request on this instance: a settlement here wakes them at once (one on
+ * another instance is seen at their next read of the store).
+ */
+function waiters() {
+  const waiting = new Map<string, Set<() => void>>();
+  return {
+    notify(id: string): void {
+      for (const wake of waiting.get(id) ?? []) wake();
+    },
+    /** Resolves after `ms`, on a settlement of `id` here, or when `signal` aborts: whichever comes first. */
+    wait(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+      return new Promise((resolve) => {
+        const set = waiting.get(id) ?? new Set();
+        waiting.set(id, set);
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          set.delete(done);
+          if (set.size === 0) waiting.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, ms));
+        set.add(done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    },
+  };
+}
