@@ -23,7 +23,8 @@
  * @module
  */
 export { createIdentityInbox } from './inbox.js';
-export type { IdentityInbox, IdentityInboxOptions, InboxClient, InboxDelivery } from './inbox.js';
+export type { IdentityInbox, IdentityInboxOptions } from './inbox.js';
+export type { InboxClient, InboxDelivery } from './worker.js';
 export type { MissingDelivery } from './rules.js';
 export { RETURN_PARAMETER } from './outcomes.js';
 export type { RequestOutcome, ReturnUrls, ServiceView, WaitOptions } from './outcomes.js';
