@@ -7,6 +7,7 @@ import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks
 import { openApiDocument } from '../../src/contract/openapi.js';
 import { DEFAULT_CLIENT, createFakeService, type FakeReadings } from '../../src/testing/index.js';
 import { describeReadings, pairwise } from '../readings/space.js';
+import { soundConfig } from './doctor-config.js';
 
 async function doctor(
   options: {
@@ -29,16 +30,6 @@ async function doctor(
   const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]));
   return { report, byName, text: formatReport(report, false) };
 }
-
-/** doctor's settings for `service`, every credential given. */
-const soundConfig = (service: Awaited<ReturnType<typeof createFakeService>>): DoctorConfig => ({
-  baseUrl: service.baseUrl,
-  authUrl: service.authUrl,
-  clientId: DEFAULT_CLIENT.clientId,
-  clientSecret: DEFAULT_CLIENT.clientSecret,
-  tenantId: DEFAULT_CLIENT.tenantId,
-  fetch: service.fetch,
-});
 
 /** An OpenAPI document as the drift tests edit it: only the members they touch are typed. */
 type EditableDocument = {

@@ -12,7 +12,8 @@ import { describe, expect, test } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { claimTypesDeclaration, declaredClaimKeys } from '../../src/cli/types.js';
 import { SUPPORTED_CLAIMS } from '../../src/contract/claims.js';
-import { DEFAULT_CLIENT, createFakeService } from '../../src/testing/index.js';
+import { createFakeService } from '../../src/testing/index.js';
+import { soundConfig } from './doctor-config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -72,14 +73,7 @@ export const typo = oidc.startSignIn({ claims: { acme: ['loyalty.teir'] } });
 
   test('doctor: without the file, a key the deployment offers beyond the spec is a warning that names the command; with it, the line is clean until the deployment offers another', async () => {
     const service = await createFakeService({ extraClaims: ['loyalty.tier'] });
-    const config = {
-      baseUrl: service.baseUrl,
-      authUrl: service.authUrl,
-      clientId: DEFAULT_CLIENT.clientId,
-      clientSecret: DEFAULT_CLIENT.clientSecret,
-      tenantId: DEFAULT_CLIENT.tenantId,
-      fetch: service.fetch,
-    };
+    const config = soundConfig(service);
     const claimsLine = async (declaredClaims?: string[]) =>
       (await runDoctor({ ...config, declaredClaims })).checks.find((check) => check.name === 'claims');
     expect(await claimsLine()).toMatchObject({ status: 'warn', advice: expect.stringContaining('acme-identity types') });

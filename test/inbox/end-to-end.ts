@@ -5,11 +5,11 @@
  * and whose resend is handed over once.
  */
 import { expect, test } from 'vitest';
-import { AcmeIdentityClient } from '../../src/index.js';
 import { createIdentityInbox, type IdentityInboxOptions, type InboxDelivery, type InboxStore } from '../../src/inbox/index.js';
 import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { person } from '../fixtures.js';
+import { sandboxClient } from '../sandbox-client.js';
 
 const KEY = new Uint8Array(32).fill(9);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -20,13 +20,7 @@ let people = 0;
  * webhook payload as the receiver would, `create` makes a request it expects.
  */
 export function inboxOn(store: InboxStore, sandbox: Sandbox, extra: Partial<IdentityInboxOptions> = {}) {
-  const acme = new AcmeIdentityClient({
-    baseUrl: sandbox.baseUrl,
-    clientId: DEFAULT_CLIENT.clientId,
-    clientSecret: DEFAULT_CLIENT.clientSecret,
-    tenantId: DEFAULT_CLIENT.tenantId,
-    maxRetries: 0,
-  });
+  const acme = sandboxClient(sandbox);
   const handed: InboxDelivery[] = [];
   const inbox = createIdentityInbox({
     client: acme,

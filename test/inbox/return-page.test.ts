@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
+import { type AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
 import {
   createIdentityInbox,
   createReturnPage,
@@ -26,6 +26,7 @@ import { awaitIdentity, ReturnPageError } from '../../src/return-page/index.js';
 import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { person } from '../fixtures.js';
+import { sandboxClient } from '../sandbox-client.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -40,13 +41,7 @@ let people = 0;
 
 /** An instance of the relying party: an inbox on `store` whose client talks to the sandbox, and its status endpoint. */
 function instance(store: InboxStore, extra: Partial<IdentityInboxOptions> = {}) {
-  const acme = new AcmeIdentityClient({
-    baseUrl: sandbox.baseUrl,
-    clientId: DEFAULT_CLIENT.clientId,
-    clientSecret: DEFAULT_CLIENT.clientSecret,
-    tenantId: DEFAULT_CLIENT.tenantId,
-    maxRetries: 0,
-  });
+  const acme = sandboxClient(sandbox);
   const inbox = createIdentityInbox({
     client: acme,
     store,

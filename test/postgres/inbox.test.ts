@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
-import { createIdentityInbox, type InboxClient } from '../../src/inbox/index.js';
+import { createIdentityInbox, type InboxClient, type InboxRecord } from '../../src/inbox/index.js';
 import { PostgresInboxStore, postgresInboxMigration, type PgPoolClientLike } from '../../src/postgres/index.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { startPostgres, type PostgresServer } from '../../scripts/postgres-server.js';
@@ -59,6 +59,18 @@ async function people(name: string): Promise<string[]> {
   const { rows } = await pool().query(`SELECT code FROM ${name}.people ORDER BY code`);
   return rows.map((row: { code: string }) => row.code);
 }
+
+/** An entry due at `now`, its token an hour from expiry, as the store keeps it. */
+const entry = (id: string, now: number): InboxRecord => ({
+  id,
+  kind: 'approved',
+  deliveryId: 'd',
+  token: 't',
+  tokenExpiresAt: now + 3_600_000,
+  receivedAt: now,
+  attempts: 0,
+  nextAttemptAt: now,
+});
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 /** An X-Access-Token for an hour (the stub client below does not read it). */
@@ -162,16 +174,7 @@ describe('a redelivery racing the settlement (PostgreSQL)', () => {
   }
 
   test("a settlement committed before any statement of a redelivery's storing: the redelivery is a duplicate, never a second entry", async () => {
-    const record = (now: number) => ({
-      id: 'arc_race',
-      kind: 'approved',
-      deliveryId: 'd',
-      token: 't',
-      tokenExpiresAt: now + 3_600_000,
-      receivedAt: now,
-      attempts: 0,
-      nextAttemptAt: now,
-    });
+    const record = (now: number) => entry('arc_race', now);
     // Before BEGIN, the advisory lock, each statement add() makes, and COMMIT: until add() ends before the pause.
     let pausedAt = 0;
     for (let at = 1; at <= 10; at++) {
@@ -242,19 +245,7 @@ describe("the handler inside the entry's transaction (PostgreSQL)", () => {
     const name = await schema();
     const [first, second] = [await store(name), await store(name)];
     const now = Date.now();
-    await first.add(
-      {
-        id: 'arc_taken',
-        kind: 'approved',
-        deliveryId: 'd',
-        token: 't',
-        tokenExpiresAt: now + 3_600_000,
-        receivedAt: now,
-        attempts: 0,
-        nextAttemptAt: now,
-      },
-      now,
-    );
+    await first.add(entry('arc_taken', now), now);
     const [slow] = await first.claim('slow', 1, 10, now);
     const [quick] = await second.claim('quick', 1, 60_000, now + 20);
     expect(slow && quick).toBeTruthy();
