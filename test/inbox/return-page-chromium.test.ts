@@ -2,7 +2,7 @@
  * The return page end to end in Chromium (#42): two relying-party processes on one Redis, the
  * return page served by one (examples/return-page/app.ts) while the webhook goes to the other.
  * The person is played on the sandbox's own journey page; the return page must reach the result
- * without a reload: verified, the same with the webhook 4 s late (the waiting state shown first),
+ * without a reload: verified, the same with the webhook 10 s late (the waiting state shown first),
  * cancelled, the off-ramp, a webhook that never comes (the page says the result is on its way),
  * and a reference forged or expired (refused, nothing disclosed).
  */
@@ -148,11 +148,11 @@ describe('the return page in Chromium, the webhook handled by another process', 
     await page.close();
   }, 60_000);
 
-  test('the webhook 4 s late: the page shows the waiting state first, then verified, with no reload', async () => {
+  test('the webhook 10 s late: the page shows the waiting state first, then verified, with no reload', async () => {
     const page = await browser.newPage();
     await watch(page);
     const { arc, journey } = await created();
-    // The webhook fails to arrive (nothing listens there); it is sent again 4 s later.
+    // The webhook fails to arrive (nothing listens there); it is sent again 10 s later.
     sandbox.service.setWebhookUrl('http://127.0.0.1:9/webhooks/acme');
     let navigations = 0;
     page.on('framenavigated', (frame) => {
@@ -161,7 +161,7 @@ describe('the return page in Chromium, the webhook handled by another process', 
     await finish(page, journey, 'Approve');
     const before = navigations;
     await page.waitForFunction(() => document.querySelector('#state')?.getAttribute('data-state') === 'awaiting');
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
     expect(await page.locator('#state').getAttribute('data-state')).toBe('awaiting');
     sandbox.service.setWebhookUrl(webhookUrl);
     await sandbox.service.resendWebhook(arc);
