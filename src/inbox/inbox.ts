@@ -244,16 +244,17 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
       if (report && (await store.reportMissing(request.accessRequestCode, now()))) missing.push(report);
     }
     for (const report of missing) {
-      // The code is the operator's handle to ask for a resend; it is logged only as a short digest.
-      observer.log('warn', `no webhook for a request that ${report.reason === 'completed' ? 'was completed' : 'expired unopened'}`, {
-        reason: report.reason,
-        request: await digest(report.accessRequestCode),
-      });
+      // The application hears of it first: nothing it needs waits on the log line's hashing.
       try {
         options.onMissingDelivery?.(report);
       } catch (error) {
         observer.log('warn', 'onMissingDelivery threw; ignored', { error: error instanceof Error ? error.name : typeof error });
       }
+      // The code is the operator's handle to ask for a resend; it is logged only as a short digest.
+      observer.log('warn', `no webhook for a request that ${report.reason === 'completed' ? 'was completed' : 'expired unopened'}`, {
+        reason: report.reason,
+        request: await digest(report.accessRequestCode),
+      });
     }
     return missing;
   }
