@@ -292,7 +292,8 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
    */
   async subscribe(wake: () => void): Promise<() => Promise<void>> {
     const channel = this.#t.channel;
-    let client: PgPoolClientLike | undefined;
+    /** The connection listening now, and how to let it go (`release` for a sound one, `destroy` for a broken one). */
+    let active: { connection: PgPoolClientLike; letGo(destroy: boolean): void } | undefined;
     let stopped = false;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const notified = (message: { channel?: string }) => {
@@ -304,35 +305,56 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
         connection.release();
         throw new ConfigurationError('pool', 'its clients have no on(): workers are woken by polling only');
       }
-      const broken = () => {
+      let gone = false;
+      // Given back once, whatever reports it first. The error listener stays for the client's
+      // life (a no-op once gone): an error the client reports later, in the pool, is never unhandled.
+      const letGo = (destroy: boolean) => {
+        if (gone) return;
+        gone = true;
         connection.off?.('notification', notified);
-        connection.off?.('error', broken);
-        connection.release(true);
-        if (client === connection) client = undefined;
+        if (active?.connection === connection) active = undefined;
+        connection.release(destroy);
+      };
+      const broken = () => {
+        if (gone) return;
+        letGo(true);
         if (!stopped) again();
       };
       connection.on('notification', notified);
       connection.on('error', broken);
-      client = connection;
-      await connection.query(`LISTEN "${channel}"`);
+      if (stopped) return letGo(false);
+      try {
+        await connection.query(`LISTEN "${channel}"`);
+      } catch (error) {
+        broken();
+        throw error;
+      }
+      active = { connection, letGo };
       // A delivery stored while the connection was being made: looked for at once.
       wake();
     };
     const again = () => {
-      retry = setTimeout(() => listen().catch(again), 1_000);
+      clearTimeout(retry);
+      // Tried each second until the server answers again (a failed LISTEN schedules itself through `broken`).
+      retry = setTimeout(() => listen().catch(() => (stopped || active ? undefined : again())), 1_000);
       (retry as { unref?: () => void }).unref?.();
     };
-    await listen();
+    try {
+      await listen();
+    } catch (error) {
+      // Not listening from the start: the inbox polls, and nothing is tried again here.
+      stopped = true;
+      clearTimeout(retry);
+      throw error;
+    }
     return async () => {
       stopped = true;
       clearTimeout(retry);
-      const connection = client;
-      client = undefined;
-      if (!connection) return;
-      connection.off?.('notification', notified);
-      await connection.query(`UNLISTEN "${channel}"`).then(
-        () => connection.release(),
-        () => connection.release(true),
+      const listening = active;
+      if (!listening) return;
+      await listening.connection.query(`UNLISTEN "${channel}"`).then(
+        () => listening.letGo(false),
+        () => listening.letGo(true),
       );
     };
   }

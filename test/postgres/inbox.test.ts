@@ -367,6 +367,53 @@ describe('PostgreSQL killed and started again', () => {
   }, 60_000);
 });
 
+describe('LISTEN through a PostgreSQL restart', () => {
+  test('a started inbox listening for deliveries: the server killed and started again, it listens again, and a delivery after it wakes it (its poll a minute away)', async () => {
+    const crashing = await startPostgres();
+    const handed: string[] = [];
+    let listening: ReturnType<typeof createIdentityInbox> | undefined;
+    try {
+      const name = await schema(crashing.url);
+      listening = createIdentityInbox({
+        client: verifying,
+        store: await store(name, crashing.url),
+        encryptionKey: new Uint8Array(32).fill(3),
+        logLevel: 'off',
+        pollIntervalMs: 60_000,
+        reconcileIntervalMs: false,
+        sessionCode: () => 'isc',
+        onIdentity: (delivery) => void handed.push(delivery.id),
+      });
+      const receiving = createIdentityInbox({
+        client: verifying,
+        store: await store(name, crashing.url),
+        encryptionKey: new Uint8Array(32).fill(3),
+        logLevel: 'off',
+        onIdentity: () => undefined,
+      });
+      listening.start();
+      expect(await receiving.receive({ kind: 'approved', accessRequestCode: 'arc_before', accessToken: token() })).toBe('added');
+      await expect.poll(() => handed, { timeout: 10_000, interval: 20 }).toEqual(['arc_before']);
+      await crashing.kill();
+      await crashing.restart();
+      // Stored until it is received: the listener comes back within seconds of the server.
+      await expect
+        .poll(
+          async () => receiving.receive({ kind: 'approved', accessRequestCode: 'arc_after', accessToken: token() }).catch(() => 'refused'),
+          {
+            timeout: 15_000,
+            interval: 200,
+          },
+        )
+        .not.toBe('refused');
+      await expect.poll(() => handed, { timeout: 15_000, interval: 50 }).toEqual(['arc_before', 'arc_after']);
+    } finally {
+      await listening?.stop();
+      await crashing.stop();
+    }
+  }, 60_000);
+});
+
 describe('the inbox end to end on PostgreSQL', () => {
   endToEnd({ sandbox: () => sandbox, store: () => store() });
 });
