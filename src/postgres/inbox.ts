@@ -146,17 +146,22 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
   /** `work` in one transaction on a client of its own: committed when it resolves, rolled back when it throws. */
   async #transaction<T>(work: (client: PgPoolClientLike) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
+    let result: T;
     try {
       await client.query('BEGIN');
-      const result = await work(client);
+      result = await work(client);
       await client.query('COMMIT');
-      return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A client that cannot even roll back has lost its connection: destroyed, not given back to the pool.
+      const rolledBack = await client.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
+      client.release(!rolledBack);
       throw error;
-    } finally {
-      client.release();
     }
+    client.release();
+    return result;
   }
 
   /** `work` in one transaction holding the advisory lock of entry `id`: what it reads stays true until it commits. */
