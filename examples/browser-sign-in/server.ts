@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForBrowser } from '../support/bundle.js';
 
 export interface SignInPage {
   /** `http://127.0.0.1:PORT` */
@@ -18,17 +18,7 @@ export interface SignInPage {
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 export async function serveSignInPage(options: { authUrl: string; clientId: string; port?: number }): Promise<SignInPage> {
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('page.ts', import.meta.url))],
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundle.outputFiles[0]!.text;
+  const script = await bundleForBrowser(fileURLToPath(new URL('page.ts', import.meta.url)));
   let origin = '';
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;

@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForBrowser } from '../support/bundle.js';
 import express from 'express';
 import { createReturnPage, type IdentityInbox } from '@acme/identity/inbox';
 
@@ -18,17 +18,7 @@ const PAGE = (title: string) => `<!doctype html>
 <body><h1>${title}</h1><p id="state" data-state="awaiting">Checking…</p></body></html>`;
 
 export async function startReturnPageApp(inbox: IdentityInbox, port = 0): Promise<{ origin: string; server: Server }> {
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('page.ts', import.meta.url))],
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundle.outputFiles[0]!.text;
+  const script = await bundleForBrowser(fileURLToPath(new URL('page.ts', import.meta.url)));
   const status = createReturnPage({ inbox });
   const app = express();
   // The reference in the URL is the person's only key to their result: no referrer carries it elsewhere.

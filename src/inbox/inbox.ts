@@ -140,7 +140,8 @@ export interface IdentityInbox {
   reconcile(): Promise<MissingDelivery[]>;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+/** An option that must be a number above 0: `value`, or `fallback` when it is not given; else a ConfigurationError naming it. */
+export function positive(name: string, value: number | undefined, fallback: number): number {
   const chosen = value ?? fallback;
   // Number.isFinite is false for anything that is not a number (it does not coerce).
   if (!Number.isFinite(chosen) || chosen <= 0) throw new ConfigurationError(name, 'must be a number above 0');

@@ -8,6 +8,7 @@
 import { AcmeIdentityError, ConfigurationError } from '../errors/index.js';
 import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
 import type { Observer } from '../internal/observe.js';
+import { RETURN_PARAMETER } from '../internal/return-reference.js';
 import { open, seal } from '../internal/sealing.js';
 import type { ExpectedRequest, InboxStore, RequestState } from './store.js';
 
@@ -43,8 +44,7 @@ export interface WaitOptions {
   pollMs?: number;
 }
 
-/** The query parameter of the return and off-ramp URLs that carries the sealed reference. */
-export const RETURN_PARAMETER = 'acme_ref';
+export { RETURN_PARAMETER };
 
 /** The name references are sealed under: a sealed token of an entry does not open as one. */
 const REFERENCE_NAME = 'acme-identity:return-reference';

@@ -14,7 +14,7 @@
  * `awaitIdentity` from `@acme/identity/return-page` is the page's side of it.
  */
 import { ConfigurationError } from '../errors/index.js';
-import type { IdentityInbox } from './inbox.js';
+import { positive, type IdentityInbox } from './inbox.js';
 import { RETURN_PARAMETER, type RequestOutcome, type ServiceView } from './outcomes.js';
 
 export interface ReturnPageOptions {
@@ -80,8 +80,8 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
   const inbox = options?.inbox;
   if (typeof inbox?.openReference !== 'function' || typeof inbox.waitFor !== 'function')
     throw new ConfigurationError('inbox', 'must be an identity inbox (createIdentityInbox)');
-  const lateAfterMs = seconds('lateAfterSeconds', options.lateAfterSeconds, 10);
-  const streamMs = seconds('streamSeconds', options.streamSeconds, 60);
+  const lateAfterMs = positive('lateAfterSeconds', options.lateAfterSeconds, 10) * 1000;
+  const streamMs = positive('streamSeconds', options.streamSeconds, 60) * 1000;
   /** When each request's service view was last asked for, and what it was: one read per `lateAfterMs`. */
   const asked = new Map<string, { at: number; view: ServiceView | undefined }>();
 
@@ -187,13 +187,6 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
       headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' },
     });
   }
-}
-
-function seconds(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen <= 0)
-    throw new ConfigurationError(name, 'must be a number of seconds above 0');
-  return chosen * 1000;
 }
 
 /** `value` within [min, max]; 0 for what is not a number. */

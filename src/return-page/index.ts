@@ -18,6 +18,7 @@
  * @module
  */
 import type { ReturnPageState } from '../inbox/return-page.js';
+import { RETURN_PARAMETER } from '../internal/return-reference.js';
 
 export type { ReturnPageState };
 
@@ -54,8 +55,8 @@ export class ReturnPageError extends Error {
 export async function awaitIdentity(statusUrl: string | URL, options: AwaitIdentityOptions = {}): Promise<ReturnPageState> {
   const here = typeof location === 'undefined' ? undefined : location.href;
   const url = new URL(statusUrl, here);
-  const reference = options.reference ?? (here ? new URL(here).searchParams.get('acme_ref') : null);
-  if (reference) url.searchParams.set('acme_ref', reference);
+  const reference = options.reference ?? (here ? new URL(here).searchParams.get(RETURN_PARAMETER) : null);
+  if (reference) url.searchParams.set(RETURN_PARAMETER, reference);
   const started = Date.now();
   let last: string | undefined;
   /** Tells `onUpdate` of a change; true once the state is final. */

@@ -274,27 +274,36 @@ describe("the handler inside the entry's transaction (PostgreSQL)", () => {
   });
 });
 
-describe('workers woken by LISTEN/NOTIFY (PostgreSQL)', () => {
-  test('a started inbox polling once a minute hands over a delivery another instance stored within seconds, and each one after it', async () => {
-    const name = await schema();
-    const handed: string[] = [];
-    const listening = createIdentityInbox({
+/**
+ * Two instances on `name`'s tables: one that listens for deliveries, polling only once a minute
+ * (what it hands over goes into `handed`), and one that receives them.
+ */
+async function listeningPair(name: string, url: string, handed: string[]) {
+  const instance = async (extra: Partial<Parameters<typeof createIdentityInbox>[0]>) =>
+    createIdentityInbox({
       client: verifying,
-      store: await store(name),
+      store: await store(name, url),
       encryptionKey: new Uint8Array(32).fill(3),
       logLevel: 'off',
+      onIdentity: () => undefined,
+      ...extra,
+    });
+  return {
+    listening: await instance({
       pollIntervalMs: 60_000,
       reconcileIntervalMs: false,
       sessionCode: () => 'isc',
       onIdentity: (delivery) => void handed.push(delivery.id),
-    });
-    const receiving = createIdentityInbox({
-      client: verifying,
-      store: await store(name),
-      encryptionKey: new Uint8Array(32).fill(3),
-      logLevel: 'off',
-      onIdentity: () => undefined,
-    });
+    }),
+    receiving: await instance({}),
+  };
+}
+
+describe('workers woken by LISTEN/NOTIFY (PostgreSQL)', () => {
+  test('a started inbox polling once a minute hands over a delivery another instance stored within seconds, and each one after it', async () => {
+    const name = await schema();
+    const handed: string[] = [];
+    const { listening, receiving } = await listeningPair(name, server.url, handed);
     listening.start();
     try {
       // The first may be found by the pass the start makes; the later ones only by a wake-up, the next poll being a minute away.
@@ -374,23 +383,9 @@ describe('LISTEN through a PostgreSQL restart', () => {
     let listening: ReturnType<typeof createIdentityInbox> | undefined;
     try {
       const name = await schema(crashing.url);
-      listening = createIdentityInbox({
-        client: verifying,
-        store: await store(name, crashing.url),
-        encryptionKey: new Uint8Array(32).fill(3),
-        logLevel: 'off',
-        pollIntervalMs: 60_000,
-        reconcileIntervalMs: false,
-        sessionCode: () => 'isc',
-        onIdentity: (delivery) => void handed.push(delivery.id),
-      });
-      const receiving = createIdentityInbox({
-        client: verifying,
-        store: await store(name, crashing.url),
-        encryptionKey: new Uint8Array(32).fill(3),
-        logLevel: 'off',
-        onIdentity: () => undefined,
-      });
+      const pair = await listeningPair(name, crashing.url, handed);
+      listening = pair.listening;
+      const receiving = pair.receiving;
       listening.start();
       expect(await receiving.receive({ kind: 'approved', accessRequestCode: 'arc_before', accessToken: token() })).toBe('added');
       await expect.poll(() => handed, { timeout: 10_000, interval: 20 }).toEqual(['arc_before']);

@@ -1,0 +1,16 @@
+/** A page's script bundled for the browser by esbuild, as an app's build would: one ES module, minified. */
+import { build } from 'esbuild';
+
+export async function bundleForBrowser(entry: string): Promise<string> {
+  const bundle = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  return bundle.outputFiles[0]!.text;
+}
