@@ -20,8 +20,9 @@ export default defineConfig({
   test: {
     // `npm run mutation` runs each group against its own tests (scripts/mutation.ts).
     include: process.env['MUTATION_TESTS']?.split(',') ?? ['test/**/*.test.ts'],
-    // No ACME_* setting of the machine reaches a test; every fake service a test creates is held to its OpenAPI document.
-    setupFiles: ['test/setup/environment.ts', 'test/setup/contract.ts'],
+    // No ACME_* setting of the machine reaches a test; every fake service a test creates is held to its OpenAPI
+    // document; every property runs from a known seed (FUZZ_SEED).
+    setupFiles: ['test/setup/environment.ts', 'test/setup/contract.ts', 'test/setup/properties.ts'],
     environment: 'node',
     testTimeout: 20_000,
   },

@@ -14,7 +14,7 @@ import {
   type WebhookVerifierOptions,
 } from '../../src/webhooks/index.js';
 import { eventKind } from '../../src/webhooks/verify.js';
-import { rejection } from '../helpers.js';
+import { rejection } from '../fixtures.js';
 
 const SECRET = 'whsec_c2FuZGJveC1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
 const NOW = 1_790_000_000_000;

@@ -11,7 +11,7 @@ import {
   type WebhookErrorCode,
   type WebhookVerifierOptions,
 } from '../../src/webhooks/index.js';
-import { rejection } from '../helpers.js';
+import { rejection } from '../fixtures.js';
 
 const SECRET = 'whsec_test_0123456789abcdef0123456789';
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfdG9rZW4iOiJhdF8xIiwiYWNjZXNzX3JlcXVlc3RfY29kZSI6ImFyY18xIn0.c2lnbmF0dXJl';
