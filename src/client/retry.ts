@@ -22,11 +22,15 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return cap / 2 + random() * (cap / 2);
 }
 
-/** The wait a response asks for (`Retry-After` in seconds or as an HTTP date, or `Retry-After-Ms`). */
+/**
+ * The wait a response asks for (`Retry-After` in seconds or as an HTTP date, or `Retry-After-Ms`).
+ * `Headers` strip the whitespace HTTP allows around a value (space, tab); a value with anything
+ * else around it (a no-break space, a vertical tab, which String#trim would take) is not read.
+ */
 export function retryAfterMs(headers: Headers, nowMs: number): number | undefined {
   const ms = headers.get('retry-after-ms');
-  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms);
-  const value = headers.get('retry-after')?.trim();
+  if (ms !== null && /^\d+(\.\d+)?$/.test(ms)) return Number(ms);
+  const value = headers.get('retry-after');
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
   // Every HTTP-date form (RFC 9110 §5.6.7) carries hh:mm:ss; Date.parse alone takes "in 7" for 2001.

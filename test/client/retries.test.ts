@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import {
   AbortError,
@@ -323,5 +324,25 @@ describe('backoff and Retry-After parsing', () => {
     expect(retryAfterMs(new Headers({ 'retry-after': ' 7 ' }), now)).toBe(7_000);
     // A date already past asks for no wait at all.
     expect(retryAfterMs(new Headers({ 'retry-after': new Date(now - 60_000).toUTCString() }), now)).toBe(0);
+  });
+
+  test('property: around a number, the whitespace HTTP allows (space, tab) is passed over; any other space makes it no number (#45)', () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    const http = fc.string({ unit: fc.constantFrom(' ', '\t') });
+    // What String#trim takes and HTTP does not, among the bytes a header value can hold: no-break space, vertical tab, form feed.
+    const other = fc.constantFrom('\u00a0', '\v', '\f');
+    fc.assert(
+      fc.property(fc.nat({ max: 3_600 }), http, http, (n, before, after) => {
+        expect(retryAfterMs(new Headers({ 'retry-after': `${before}${n}${after}` }), now)).toBe(n * 1_000);
+        expect(retryAfterMs(new Headers({ 'retry-after-ms': `${before}${n}${after}` }), now)).toBe(n);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.nat({ max: 3_600 }), other, fc.boolean(), (n, space, first) => {
+        const value = first ? `${space}${n}` : `${n}${space}`;
+        expect(retryAfterMs(new Headers({ 'retry-after': value }), now)).toBeUndefined();
+        expect(retryAfterMs(new Headers({ 'retry-after-ms': value, 'retry-after': '9' }), now)).toBe(9_000);
+      }),
+    );
   });
 });

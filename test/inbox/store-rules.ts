@@ -1,7 +1,8 @@
 /**
  * The rules every inbox store keeps (#28, #40), as tests over a store `make` returns: one entry per
  * request, leases, dead letters, expected requests, reports and the reconciler's lease. Run on
- * the memory store and Redis (test/redis/inbox.test.ts) and PostgreSQL (test/postgres/inbox.test.ts).
+ * the memory store (memory-store.test.ts), Redis (test/redis/inbox.test.ts) and PostgreSQL
+ * (test/postgres/inbox.test.ts).
  */
 import { expect, test } from 'vitest';
 import type { InboxRecord, InboxStore } from '../../src/inbox/index.js';
@@ -84,6 +85,29 @@ export function storeRules(make: () => Promise<InboxStore>): void {
     expect(await store.add(record('arc_1'), now)).toBe('duplicate');
     expect(await store.claim('w1', 10, 60_000, now)).toEqual([]);
     expect(await store.stats(now)).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
+  });
+
+  test('past a thousand hand-overs (where the memory store sweeps what it remembers), a redelivery inside its window is still a duplicate (#45)', async () => {
+    const store = await make();
+    const now = Date.now();
+    const ids = Array.from({ length: 1_001 }, (_, i) => `arc_many_${i}`);
+    // All due at `now`, however long adding a thousand takes.
+    const due = { receivedAt: now - 1_000, nextAttemptAt: now - 1_000, tokenExpiresAt: now + 3_600_000 };
+    for (const id of ids) expect(await store.add(record(id, due), now)).toBe('added');
+    // A store may hand out fewer than asked for at once.
+    const claims = [];
+    for (
+      let batch = await store.claim('w', ids.length, 60_000, now);
+      batch.length > 0;
+      batch = await store.claim('w', ids.length, 60_000, now)
+    ) {
+      claims.push(...batch);
+    }
+    expect(claims.map((claim) => claim.record.id).sort()).toEqual([...ids].sort());
+    // The first 500 handed over a second before the rest: their windows end first.
+    const early = new Set(ids.slice(0, 500));
+    for (const claim of claims) await store.complete(claim, 60_000, now + (early.has(claim.record.id) ? 0 : 1_000));
+    for (const id of [ids[0]!, ids[499]!, ids[999]!, ids[1_000]!]) expect(await store.add(record(id, due), now + 30_000)).toBe('duplicate');
   });
 
   test('a pending entry takes the token that expires later', async () => {

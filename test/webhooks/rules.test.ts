@@ -103,6 +103,20 @@ describe('webhooks: the signature header', () => {
       expect(await outcome(verifier({ algorithm: 'SHA-512' }).verify(BODY, { 'x-webhook-signature': header })), header).toBe('accepted');
     }
   });
+
+  test('the right MAC in base64 with more than two padding characters is malformed: base64 pads with two at most (#45)', async () => {
+    const bare = mac(BODY).digest('base64').replace(/=+$/, '');
+    for (const [padding, expected] of [
+      ['', 'accepted'],
+      ['=', 'accepted'],
+      ['==', 'accepted'],
+      ['===', 'ERR_WEBHOOK_MALFORMED_SIGNATURE'],
+      ['====', 'ERR_WEBHOOK_MALFORMED_SIGNATURE'],
+      ['========', 'ERR_WEBHOOK_MALFORMED_SIGNATURE'],
+    ] as const) {
+      expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': `${bare}${padding}` })), padding).toBe(expected);
+    }
+  });
 });
 
 describe('webhooks: a body read from a Web request', () => {
@@ -135,7 +149,9 @@ describe('webhooks: a body read from a Web request', () => {
 
   test('a Content-Length that is not a decimal number is not trusted either way: the body is read, within the limit', async () => {
     const size = new TextEncoder().encode(BODY).length;
-    for (const declared of ['1e9', '0x7fffffff', ' 99999999x']) {
+    // Around the digits, only what HTTP calls whitespace (space, tab) is taken, and a Request strips
+    // it already; a no-break space, a vertical tab or a form feed makes it no number (#45).
+    for (const declared of ['1e9', '0x7fffffff', ' 99999999x', '\u00a099999999', '\v99999999', '99999999\f']) {
       expect(
         await outcome(verifier({ maxBodyBytes: size }).verifyRequest(streamed(thirds, { 'content-length': declared }))),
         declared,
