@@ -157,6 +157,8 @@ export interface RecordedRequest {
   /** The path below the base URL, exactly as sent (not decoded). */
   path: string;
   headers: Record<string, string>;
+  /** When the request arrived, in ms on the fake's clock (its `now` option, and a clock-skew reading's offset). */
+  at: number;
 }
 
 /** Switches tests flip on the running service. */

@@ -69,7 +69,7 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
       now: state.now(),
       readings: state.readings,
     };
-    state.requests.push({ method, url: request.url, path, headers: Object.fromEntries(request.headers) });
+    state.requests.push({ method, url: request.url, path, headers: Object.fromEntries(request.headers), at: ctx.now });
     if (state.requests.length > 10_000) state.requests.shift();
 
     const { onExchange } = state.options;

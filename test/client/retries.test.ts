@@ -230,6 +230,7 @@ describe('deadlines and abort', () => {
     h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST, times: 100 });
     const started = Date.now();
     const { error } = await run(h.client.identityRequests.get(h.codes, { timeoutMs: 2_000, maxRetries: 50 }));
+    // The last answer's error, not a TimeoutError, and before the deadline on the fake clock (Date is faked here).
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(Date.now() - started).toBeLessThan(2_000);
     const attempts = received(h.service, GET_REQUEST).length;

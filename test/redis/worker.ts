@@ -38,8 +38,10 @@ if (mode === 'tokens') {
 } else if (mode === 'hold-lease') {
   // Takes the renewal lease of a client's tokens, says so, and hangs until it is killed.
   const [key, ttlMs] = rest;
+  const asked = Date.now();
   const lease = await new RedisTokenStore(redis.client, { encryptionKey: KEY }).lease(key!, Number(ttlMs));
-  process.stdout.write(`${JSON.stringify({ held: lease ? 1 : 0 })}\n`);
+  // The lease was set after `asked`: it runs out no earlier than this.
+  process.stdout.write(`${JSON.stringify({ held: lease ? 1 : 0, notBefore: asked + Number(ttlMs) })}\n`);
   await new Promise(() => undefined);
 } else if (mode === 'tokens-short') {
   // Token calls with a short renewal lease (tokenTimeoutMs 500, no retries: a 5.5 s lease).
