@@ -141,6 +141,30 @@ describe('identity inbox (memory store)', () => {
     expect(await inbox.stats()).toMatchObject({ pending: 0, dead: 0 });
   });
 
+  // The inbox's rules (rules.test.ts) classify errors built by hand; here each is what the client
+  // really throws when the service answers the fetch so (#45).
+  test.each([
+    [{ kind: 'status', status: 503 }, 'retry', 'ERR_SERVICE_UNAVAILABLE'],
+    [{ kind: 'status', status: 500 }, 'retry', 'ERR_INTERNAL'],
+    [{ kind: 'status', status: 429, retryAfter: '1' }, 'retry', 'ERR_RATE_LIMITED'],
+    [{ kind: 'proxy-502' }, 'retry', 'ERR_EXTERNAL_SERVICE'],
+    [{ kind: 'network' }, 'retry', 'ERR_CONNECTION'],
+    [{ kind: 'reset-after-headers' }, 'retry', 'ERR_CONNECTION'],
+    [{ kind: 'status', status: 404 }, 'dead', 'ERR_NOT_FOUND'],
+    [{ kind: 'status', status: 400 }, 'dead', 'ERR_VALIDATION'],
+    [{ kind: 'status', status: 403 }, 'dead', 'ERR_PERMISSION_DENIED'],
+  ] as const)('the fetch answered %o: %s, as %s', async (fault, outcome, errorCode) => {
+    const events: InboxEvent[] = [];
+    const { service, inbox, created } = await setup({ hooks: { onInbox: (event) => void events.push(event) } });
+    const request = await created();
+    await service.approve(request.access_request_code);
+    await service.webhooksSettled();
+    service.injectFault({ ...fault, path: /^\/identity\/response/, times: 1 });
+    expect(await inbox.runOnce()).toBe(1);
+    expect(events.filter((e) => e.outcome === 'retry' || e.outcome === 'dead')).toMatchObject([{ outcome, errorCode }]);
+    expect(await inbox.stats()).toMatchObject(outcome === 'retry' ? { pending: 1, dead: 0 } : { pending: 0, dead: 1 });
+  });
+
   test('a token that expires while the service is down is set aside with the expiry code; replayable only with a fresh delivery', async () => {
     const { service, inbox, delivered, created, advance } = await setup({ maxAttempts: 100 }, { webhookTokenTtlSeconds: 120 });
     const request = await created();
