@@ -1,8 +1,11 @@
 /**
  * The TypeScript snippets of the README and of the guides in docs/, each as a module of its own:
  * the names a snippet leaves to its reader (`acme`, the client made in the first; `app`, your
- * framework's; `session`, `req`…) declared with their types. Compiled against the sources
- * (snippets.test.ts) and against the packed package (test/package).
+ * framework's; `session`, `req`…) declared with their types, but only those its text names (#43):
+ * in backticks in the prose of its section before it, or in a comment of its own. A snippet that
+ * uses a name its text does not give fails to compile ("Cannot find name"), as it would for a
+ * reader who copies it. Compiled against the sources (snippets.test.ts) and against the packed
+ * package (test/package).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,20 +53,34 @@ function declares(code: string, name: string): boolean {
   ].some((pattern) => new RegExp(pattern).test(code));
 }
 
-/** Each ts block of the README and of the guides in docs/, with the file it comes from. */
-function snippets(): { from: string; code: string }[] {
+/**
+ * Each ts block of the README and of the guides in docs/, with the file it comes from and the prose
+ * of its section before it (from the last heading, or the last block, whichever is nearer).
+ */
+function snippets(): { from: string; code: string; prose: string }[] {
   const guides = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md') && name !== 'service-spec.md');
-  return ['README.md', ...guides.map((name) => `docs/${name}`)].flatMap((from) =>
-    [...readFileSync(join(ROOT, from), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => ({ from, code: match[1]! })),
-  );
+  return ['README.md', ...guides.map((name) => `docs/${name}`)].flatMap((from) => {
+    const text = readFileSync(join(ROOT, from), 'utf8');
+    let end = 0;
+    return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => {
+      const before = text.slice(end, match.index);
+      end = match.index + match[0].length;
+      return { from, code: match[1]!, prose: before.slice(Math.max(0, before.lastIndexOf('\n#'))) };
+    });
+  });
 }
 
-/** Each snippet as a file: a name for it, and its source with what it leaves to its reader declared. */
+/** Whether the text around a snippet names `name`: in backticks in its prose, or in a comment of the snippet. */
+function named(prose: string, code: string, name: string): boolean {
+  return new RegExp(`\`${name}\\b`).test(prose) || new RegExp(`//.*\\b${name}\\b`).test(code);
+}
+
+/** Each snippet as a file: a name for it, and its source with what it leaves to its reader, and names, declared. */
 export function snippetModules(): { name: string; source: string }[] {
-  return snippets().map(({ from, code }, index) => {
+  return snippets().map(({ from, code, prose }, index) => {
     // A name the snippet declares itself is not given.
     const given = Object.entries({ ...GIVEN, app: appOf(code) })
-      .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code) && !declares(code, name))
+      .filter(([name]) => new RegExp(`\\b${name}\\b`).test(code) && !declares(code, name) && named(prose, code, name))
       .map(([, declaration]) => declaration);
     return { name: `${from.replace(/\W+/g, '-')}-${index + 1}.ts`, source: `${given.join('\n')}\n${code}\nexport {};\n` };
   });
