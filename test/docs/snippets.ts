@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** What a snippet may use without making it: each name, and its declaration. */
-const GIVEN: Record<string, string> = {
+export const GIVEN: Record<string, string> = {
   acme: "declare const acme: import('@acme/identity').AcmeIdentityClient;",
   person: "declare const person: import('@acme/identity').IdentityRequestInput;",
   certificate: 'declare const certificate: Uint8Array;',
