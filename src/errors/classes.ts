@@ -13,12 +13,18 @@ function hide(target: object, key: string, value: unknown): void {
 /** The root of everything the SDK throws. */
 export class AcmeIdentityError extends Error {
   /**
-   * Each class below names itself with a getter returning a string literal, so `name` survives
-   * minification (a class's own `name` does not); the root is never thrown itself.
+   * The class's name, as a string literal: each class below sets its own, so `name` survives
+   * minification (a class's own `name` does not). The root is never thrown itself.
    */
+  static readonly errorName: string = 'AcmeIdentityError';
 
   /** Stable, machine-readable code. */
   readonly code: ErrorCode;
+
+  /** The class's {@link AcmeIdentityError.errorName}: on the prototype, so not a field of each error. */
+  override get name(): string {
+    return (this.constructor as typeof AcmeIdentityError).errorName;
+  }
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message);
@@ -75,11 +81,12 @@ const SUMMARIES: Partial<Record<ErrorCode, string>> = {
 };
 
 /** An HTTP error answered by the service. Subclasses narrow it by the spec's error type. */
-export class ApiError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ApiError';
-  }
+export class ApiError<Code extends ErrorCode = ErrorCode> extends AcmeIdentityError {
+  static override readonly errorName: string = 'ApiError';
+  /** The code of this class's errors: each class below that adds nothing but its code sets its own. */
+  static readonly errorCode: ErrorCode = 'ERR_API';
+
+  declare readonly code: Code;
 
   /** HTTP status. */
   readonly status: number;
@@ -104,7 +111,7 @@ export class ApiError extends AcmeIdentityError {
   /** The service's error object exactly as it arrived (`type` and `code` above are made printable). */
   declare readonly body: ServiceErrorBody | undefined;
 
-  constructor(init: ApiErrorInit, code: ErrorCode = 'ERR_API', summary?: string) {
+  constructor(init: ApiErrorInit, code: ErrorCode = (new.target as typeof ApiError).errorCode, summary?: string) {
     const body = init.body;
     // What the service wrote is bounded and stripped of control characters before it reaches a
     // message or an enumerable field (log injection); the raw body stays on `body`, non-enumerable.
@@ -131,17 +138,9 @@ export class ApiError extends AcmeIdentityError {
 }
 
 /** 400 `INVALID_REQUEST` (E1002), or a 400 with no recognised code. */
-export class BadRequestError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'BadRequestError';
-  }
-
-  declare readonly code: 'ERR_BAD_REQUEST';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_BAD_REQUEST');
-  }
+export class BadRequestError extends ApiError<'ERR_BAD_REQUEST'> {
+  static override readonly errorName = 'BadRequestError';
+  static override readonly errorCode = 'ERR_BAD_REQUEST';
 }
 
 /**
@@ -167,13 +166,8 @@ function fieldMessages(raw: unknown): Record<string, string> {
 }
 
 /** 400 `VALIDATION_ERROR` (E1001), or 422 from the credential endpoints. */
-export class ValidationError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ValidationError';
-  }
-
-  declare readonly code: 'ERR_VALIDATION';
+export class ValidationError extends ApiError<'ERR_VALIDATION'> {
+  static override readonly errorName = 'ValidationError';
 
   /** Field name to the service's message (non-enumerable: messages may quote the input). */
   declare readonly validationErrors: Readonly<Record<string, string>>;
@@ -198,55 +192,26 @@ export class ValidationError extends ApiError {
 }
 
 /** 401 `AUTHENTICATION_FAILED` (E1003): missing or invalid authentication. */
-export class AuthenticationError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'AuthenticationError';
-  }
-
-  declare readonly code: 'ERR_AUTHENTICATION';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_AUTHENTICATION');
-  }
+export class AuthenticationError extends ApiError<'ERR_AUTHENTICATION'> {
+  static override readonly errorName = 'AuthenticationError';
+  static override readonly errorCode = 'ERR_AUTHENTICATION';
 }
 
 /** 403 `UNAUTHORIZED` (E1004): authenticated, but not allowed. */
-export class PermissionDeniedError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'PermissionDeniedError';
-  }
-
-  declare readonly code: 'ERR_PERMISSION_DENIED';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_PERMISSION_DENIED');
-  }
+export class PermissionDeniedError extends ApiError<'ERR_PERMISSION_DENIED'> {
+  static override readonly errorName = 'PermissionDeniedError';
+  static override readonly errorCode = 'ERR_PERMISSION_DENIED';
 }
 
 /** 404 `NOT_FOUND` (E1005). */
-export class NotFoundError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'NotFoundError';
-  }
-
-  declare readonly code: 'ERR_NOT_FOUND';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_NOT_FOUND');
-  }
+export class NotFoundError extends ApiError<'ERR_NOT_FOUND'> {
+  static override readonly errorName = 'NotFoundError';
+  static override readonly errorCode = 'ERR_NOT_FOUND';
 }
 
 /** 409 `CONFLICT` (E1006): an open identity request to the same person, or a duplicate credential. */
-export class ConflictError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ConflictError';
-  }
-
-  declare readonly code: 'ERR_CONFLICT';
+export class ConflictError extends ApiError<'ERR_CONFLICT'> {
+  static override readonly errorName = 'ConflictError';
 
   /** On identity requests: the code of the request that already exists. */
   readonly existingCode: string | undefined;
@@ -265,97 +230,44 @@ export class ConflictError extends ApiError {
 }
 
 /** 412 `PRECONDITION_FAILED` (E1008), or a 412 with no recognised code. */
-export class PreconditionFailedError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'PreconditionFailedError';
-  }
-
-  declare readonly code: 'ERR_PRECONDITION_FAILED';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_PRECONDITION_FAILED');
-  }
+export class PreconditionFailedError extends ApiError<'ERR_PRECONDITION_FAILED'> {
+  static override readonly errorName = 'PreconditionFailedError';
+  static override readonly errorCode = 'ERR_PRECONDITION_FAILED';
 }
 
 /** 412 `CREDENTIAL_EXPIRED` (E1009). */
-export class CredentialExpiredError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'CredentialExpiredError';
-  }
-
-  declare readonly code: 'ERR_CREDENTIAL_EXPIRED';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_CREDENTIAL_EXPIRED');
-  }
+export class CredentialExpiredError extends ApiError<'ERR_CREDENTIAL_EXPIRED'> {
+  static override readonly errorName = 'CredentialExpiredError';
+  static override readonly errorCode = 'ERR_CREDENTIAL_EXPIRED';
 }
 
 /** 410 from a credential endpoint, or 412 `CREDENTIAL_REVOKED` (E1010). */
-export class CredentialRevokedError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'CredentialRevokedError';
-  }
-
-  declare readonly code: 'ERR_CREDENTIAL_REVOKED';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_CREDENTIAL_REVOKED');
-  }
+export class CredentialRevokedError extends ApiError<'ERR_CREDENTIAL_REVOKED'> {
+  static override readonly errorName = 'CredentialRevokedError';
+  static override readonly errorCode = 'ERR_CREDENTIAL_REVOKED';
 }
 
 /** 412 `CREDENTIAL_PENDING_ACCEPTANCE` (E1011). */
-export class CredentialPendingAcceptanceError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'CredentialPendingAcceptanceError';
-  }
-
-  declare readonly code: 'ERR_CREDENTIAL_PENDING_ACCEPTANCE';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_CREDENTIAL_PENDING_ACCEPTANCE');
-  }
+export class CredentialPendingAcceptanceError extends ApiError<'ERR_CREDENTIAL_PENDING_ACCEPTANCE'> {
+  static override readonly errorName = 'CredentialPendingAcceptanceError';
+  static override readonly errorCode = 'ERR_CREDENTIAL_PENDING_ACCEPTANCE';
 }
 
 /** 412 `CREDENTIAL_VERIFICATION_FAILED` (E1012). */
-export class CredentialVerificationFailedError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'CredentialVerificationFailedError';
-  }
-
-  declare readonly code: 'ERR_CREDENTIAL_VERIFICATION_FAILED';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_CREDENTIAL_VERIFICATION_FAILED');
-  }
+export class CredentialVerificationFailedError extends ApiError<'ERR_CREDENTIAL_VERIFICATION_FAILED'> {
+  static override readonly errorName = 'CredentialVerificationFailedError';
+  static override readonly errorCode = 'ERR_CREDENTIAL_VERIFICATION_FAILED';
 }
 
 /** 413: the credential file is larger than 5 MB. */
-export class PayloadTooLargeError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'PayloadTooLargeError';
-  }
-
-  declare readonly code: 'ERR_PAYLOAD_TOO_LARGE';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_PAYLOAD_TOO_LARGE');
-  }
+export class PayloadTooLargeError extends ApiError<'ERR_PAYLOAD_TOO_LARGE'> {
+  static override readonly errorName = 'PayloadTooLargeError';
+  static override readonly errorCode = 'ERR_PAYLOAD_TOO_LARGE';
 }
 
 /** 429 `RATE_LIMIT_EXCEEDED` (E1007). */
-export class RateLimitError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'RateLimitError';
-  }
-
-  declare readonly code: 'ERR_RATE_LIMITED';
+export class RateLimitError extends ApiError<'ERR_RATE_LIMITED'> {
+  static override readonly errorName = 'RateLimitError';
 
   /** How long the service asked the caller to wait (from `Retry-After`), in milliseconds. */
   readonly retryAfterMs: number | undefined;
@@ -371,30 +283,17 @@ export class RateLimitError extends ApiError {
 }
 
 /** 500 `INTERNAL_ERROR` (E2001), or a 5xx with no recognised code. */
-export class InternalServerError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'InternalServerError';
-  }
-
-  declare readonly code: 'ERR_INTERNAL';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_INTERNAL');
-  }
+export class InternalServerError extends ApiError<'ERR_INTERNAL'> {
+  static override readonly errorName = 'InternalServerError';
+  static override readonly errorCode = 'ERR_INTERNAL';
 }
 
 /**
  * 500 `INTERNAL_ERROR_EMAIL` (E2002) on identity-request create: the request **was created**, only
  * the email to the person failed. The person can still finish at `redirectUrl`.
  */
-export class EmailDeliveryError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'EmailDeliveryError';
-  }
-
-  declare readonly code: 'ERR_EMAIL_DELIVERY';
+export class EmailDeliveryError extends ApiError<'ERR_EMAIL_DELIVERY'> {
+  static override readonly errorName = 'EmailDeliveryError';
 
   /**
    * `details.code`: the code of the request that was created, as the service wrote it. The spec
@@ -419,45 +318,21 @@ export class EmailDeliveryError extends ApiError {
 }
 
 /** 500 `DATABASE_ERROR` (E2003). */
-export class DatabaseError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'DatabaseError';
-  }
-
-  declare readonly code: 'ERR_DATABASE';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_DATABASE');
-  }
+export class DatabaseError extends ApiError<'ERR_DATABASE'> {
+  static override readonly errorName = 'DatabaseError';
+  static override readonly errorCode = 'ERR_DATABASE';
 }
 
 /** 502 `EXTERNAL_SERVICE_ERROR` (E2004). */
-export class ExternalServiceError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ExternalServiceError';
-  }
-
-  declare readonly code: 'ERR_EXTERNAL_SERVICE';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_EXTERNAL_SERVICE');
-  }
+export class ExternalServiceError extends ApiError<'ERR_EXTERNAL_SERVICE'> {
+  static override readonly errorName = 'ExternalServiceError';
+  static override readonly errorCode = 'ERR_EXTERNAL_SERVICE';
 }
 
 /** 503 `SERVICE_UNAVAILABLE` (E2005). */
-export class ServiceUnavailableError extends ApiError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ServiceUnavailableError';
-  }
-
-  declare readonly code: 'ERR_SERVICE_UNAVAILABLE';
-
-  constructor(init: ApiErrorInit) {
-    super(init, 'ERR_SERVICE_UNAVAILABLE');
-  }
+export class ServiceUnavailableError extends ApiError<'ERR_SERVICE_UNAVAILABLE'> {
+  static override readonly errorName = 'ServiceUnavailableError';
+  static override readonly errorCode = 'ERR_SERVICE_UNAVAILABLE';
 }
 
 /** The `code` of a system or undici error (`ECONNRESET`, `UND_ERR_SOCKET`), looked for along the `cause` chain. */
@@ -475,10 +350,7 @@ export function systemCode(error: unknown): string | undefined {
  * (`phase: 'send'`), or a body cut short after them (`phase: 'body'`). Safe calls were retried first.
  */
 export class ConnectionError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ConnectionError';
-  }
+  static override readonly errorName = 'ConnectionError';
 
   declare readonly code: 'ERR_CONNECTION';
 
@@ -503,10 +375,7 @@ export class ConnectionError extends AcmeIdentityError {
 
 /** The call's overall deadline (all attempts together) elapsed. */
 export class TimeoutError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'TimeoutError';
-  }
+  static override readonly errorName = 'TimeoutError';
 
   declare readonly code: 'ERR_TIMEOUT';
 
@@ -521,10 +390,7 @@ export class TimeoutError extends AcmeIdentityError {
 
 /** The caller's `AbortSignal` fired. */
 export class AbortError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'AbortError';
-  }
+  static override readonly errorName = 'AbortError';
 
   declare readonly code: 'ERR_ABORTED';
 
@@ -537,10 +403,7 @@ export class AbortError extends AcmeIdentityError {
 
 /** The service answered something the SDK cannot read: not JSON, or not the documented shape. */
 export class InvalidResponseError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'InvalidResponseError';
-  }
+  static override readonly errorName = 'InvalidResponseError';
 
   declare readonly code: 'ERR_INVALID_RESPONSE';
 
@@ -565,10 +428,7 @@ export interface InputIssue {
 
 /** The caller's input was refused before anything was sent. */
 export class InvalidInputError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'InvalidInputError';
-  }
+  static override readonly errorName = 'InvalidInputError';
 
   declare readonly code: 'ERR_INVALID_INPUT';
 
@@ -586,10 +446,7 @@ export class InvalidInputError extends AcmeIdentityError {
 
 /** The client was configured with options it cannot work with. */
 export class ConfigurationError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ConfigurationError';
-  }
+  static override readonly errorName = 'ConfigurationError';
 
   declare readonly code: 'ERR_INVALID_CONFIG';
 
@@ -605,10 +462,7 @@ export class ConfigurationError extends AcmeIdentityError {
  * the message names claims and positions, never values (they are personal data).
  */
 export class SdJwtVerificationError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'SdJwtVerificationError';
-  }
+  static override readonly errorName = 'SdJwtVerificationError';
 
   declare readonly code: SdJwtErrorCode;
   constructor(code: SdJwtErrorCode, message: string, options?: { cause?: unknown }) {
@@ -618,10 +472,7 @@ export class SdJwtVerificationError extends AcmeIdentityError {
 
 /** The issuer's discovery document or JWKS could not be fetched or read. */
 export class JwksError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'JwksError';
-  }
+  static override readonly errorName = 'JwksError';
 
   declare readonly code: 'ERR_JWKS';
 
@@ -635,10 +486,7 @@ export class JwksError extends AcmeIdentityError {
 
 /** A claim value is not of the form the spec gives it (for example `acmeidentity.name` is not JSON). */
 export class ClaimDecodeError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'ClaimDecodeError';
-  }
+  static override readonly errorName = 'ClaimDecodeError';
 
   declare readonly code: 'ERR_CLAIM_DECODE';
 
@@ -652,10 +500,7 @@ export class ClaimDecodeError extends AcmeIdentityError {
 
 /** A webhook delivery was refused. The message never says which byte differed, nor echoes a secret. */
 export class WebhookVerificationError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'WebhookVerificationError';
-  }
+  static override readonly errorName = 'WebhookVerificationError';
 
   declare readonly code: WebhookErrorCode;
   constructor(code: WebhookErrorCode, message: string, options?: { cause?: unknown }) {
@@ -668,10 +513,7 @@ export type IdentityFlowStep = 'cancelled' | 'token' | 'fetch' | 'verify';
 
 /** A step of the asynchronous identity flow (webhook to verified identity) failed; `cause` holds the step's own error. */
 export class IdentityFlowError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'IdentityFlowError';
-  }
+  static override readonly errorName = 'IdentityFlowError';
 
   declare readonly code: 'ERR_IDENTITY_FLOW';
 
@@ -693,10 +535,7 @@ export class IdentityFlowError extends AcmeIdentityError {
  * entry (its `access_request_code`); the failure behind it, when there was one, is the `cause`.
  */
 export class InboxError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'InboxError';
-  }
+  static override readonly errorName = 'InboxError';
 
   declare readonly code: InboxErrorCode;
 
@@ -712,10 +551,7 @@ export class InboxError extends AcmeIdentityError {
  * code, verifier, token or claim value.
  */
 export class OidcError extends AcmeIdentityError {
-  /** The class's name, a string that survives minification. */
-  override get name(): string {
-    return 'OidcError';
-  }
+  static override readonly errorName = 'OidcError';
 
   declare readonly code: OidcErrorCode;
   /** The OAuth `error` the service answered (`access_denied`, `invalid_grant`, …), when it answered one. */
