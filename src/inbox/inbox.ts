@@ -5,6 +5,7 @@
  * and set aside (dead-letter) what they cannot finish, with its reason, for a replay.
  */
 import { AcmeIdentityError, ConfigurationError, InboxError } from '../errors/index.js';
+import { positiveOption } from '../errors/options.js';
 import { Observer, type InboxEvent, type ObservabilityOptions } from '../internal/observe.js';
 import { printable } from '../internal/text.js';
 import { importAesKey, seal, type AesKeyInput } from '../internal/sealing.js';
@@ -140,14 +141,6 @@ export interface IdentityInbox {
   reconcile(): Promise<MissingDelivery[]>;
 }
 
-/** An option that must be a number above 0: `value`, or `fallback` when it is not given; else a ConfigurationError naming it. */
-export function positive(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  // Number.isFinite is false for anything that is not a number (it does not coerce).
-  if (!Number.isFinite(chosen) || chosen <= 0) throw new ConfigurationError(name, 'must be a number above 0');
-  return chosen;
-}
-
 /**
  * Creates an inbox. Nothing runs until `start()` (or `runOnce()`).
  * @throws {ConfigurationError} for a missing client or handler, a durable store without `encryptionKey`, or an option out of range.
@@ -167,18 +160,20 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
   const key = sealingKey(options, store.durable);
   const observer = new Observer(options, (option, message) => new ConfigurationError(option, message));
   const settings = {
-    maxAttempts: Math.floor(positive('maxAttempts', options.maxAttempts, 8)),
-    backoffMs: positive('backoffMs', options.backoffMs, 1_000),
-    maxBackoffMs: positive('maxBackoffMs', options.maxBackoffMs, 300_000),
-    leaseMs: positive('leaseMs', options.leaseMs, 15_000),
-    concurrency: Math.floor(positive('concurrency', options.concurrency, 4)),
-    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 1_000),
-    doneTtlMs: positive('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
-    tokenLifetimeMs: positive('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,
-    graceMs: positive('graceSeconds', options.graceSeconds, 600) * 1000,
-    referenceTtlMs: positive('returnReferenceTtlSeconds', options.returnReferenceTtlSeconds, 604_800) * 1000,
+    maxAttempts: Math.floor(positiveOption('maxAttempts', options.maxAttempts, 8)),
+    backoffMs: positiveOption('backoffMs', options.backoffMs, 1_000),
+    maxBackoffMs: positiveOption('maxBackoffMs', options.maxBackoffMs, 300_000),
+    leaseMs: positiveOption('leaseMs', options.leaseMs, 15_000),
+    concurrency: Math.floor(positiveOption('concurrency', options.concurrency, 4)),
+    pollIntervalMs: positiveOption('pollIntervalMs', options.pollIntervalMs, 1_000),
+    doneTtlMs: positiveOption('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
+    tokenLifetimeMs: positiveOption('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,
+    graceMs: positiveOption('graceSeconds', options.graceSeconds, 600) * 1000,
+    referenceTtlMs: positiveOption('returnReferenceTtlSeconds', options.returnReferenceTtlSeconds, 604_800) * 1000,
     reconcileIntervalMs:
-      options.reconcileIntervalMs === false ? (false as const) : positive('reconcileIntervalMs', options.reconcileIntervalMs, 300_000),
+      options.reconcileIntervalMs === false
+        ? (false as const)
+        : positiveOption('reconcileIntervalMs', options.reconcileIntervalMs, 300_000),
   };
   const now = options.now ?? (() => Date.now());
   const serviceNow = () => client.serviceTime?.() ?? now();

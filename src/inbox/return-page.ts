@@ -14,7 +14,8 @@
  * `awaitIdentity` from `@acme/identity/return-page` is the page's side of it.
  */
 import { ConfigurationError } from '../errors/index.js';
-import { positive, type IdentityInbox } from './inbox.js';
+import { positiveOption } from '../errors/options.js';
+import type { IdentityInbox } from './inbox.js';
 import { RETURN_PARAMETER, type RequestOutcome, type ServiceView } from './outcomes.js';
 
 export interface ReturnPageOptions {
@@ -80,8 +81,8 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
   const inbox = options?.inbox;
   if (typeof inbox?.openReference !== 'function' || typeof inbox.waitFor !== 'function')
     throw new ConfigurationError('inbox', 'must be an identity inbox (createIdentityInbox)');
-  const lateAfterMs = positive('lateAfterSeconds', options.lateAfterSeconds, 10) * 1000;
-  const streamMs = positive('streamSeconds', options.streamSeconds, 60) * 1000;
+  const lateAfterMs = positiveOption('lateAfterSeconds', options.lateAfterSeconds, 10) * 1000;
+  const streamMs = positiveOption('streamSeconds', options.streamSeconds, 60) * 1000;
   /** When each request's service view was last asked for, and what it was: one read per `lateAfterMs`. */
   const asked = new Map<string, { at: number; view: ServiceView | undefined }>();
 

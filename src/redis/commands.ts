@@ -3,6 +3,7 @@
  * node-redis v5 (`redis`, its `sendCommand`) or ioredis (its `call`). Neither is imported here.
  */
 import { ConfigurationError } from '../errors/index.js';
+import { positiveOption } from '../errors/options.js';
 
 /** A node-redis v5 client (`createClient()` from `redis`), connected. */
 export interface NodeRedisLike {
@@ -29,9 +30,8 @@ export type Send = (command: string, ...args: string[]) => Promise<unknown>;
  * returns. A command past its time is rejected here (it may still run later: the stores' writes are
  * idempotent or guarded by holder tokens).
  */
-export function sender(client: RedisClientLike, timeoutMs = 2_000): Send {
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
-    throw new ConfigurationError('commandTimeoutMs', 'must be a number of milliseconds above 0');
+export function sender(client: RedisClientLike, commandTimeoutMs?: number): Send {
+  const timeoutMs = positiveOption('commandTimeoutMs', commandTimeoutMs, 2_000);
   let send: Send | undefined;
   if (client !== null && typeof client === 'object') {
     // ioredis has a `sendCommand` too, taking its own Command objects: `call` tells it apart first.

@@ -7,6 +7,7 @@
  * settles nothing. Every key shares one hash tag (`{inbox}`), so it runs on Redis Cluster too.
  */
 import { ConfigurationError } from '../errors/index.js';
+import { positiveOption } from '../errors/options.js';
 import type {
   DeadLetter,
   ExpectedRequest,
@@ -214,11 +215,8 @@ export class RedisInboxStore implements InboxStore {
     this.#p = `${checkPrefix(options.prefix ?? 'acme-identity:')}{inbox}:`;
     const max = options.maxDeadLetters ?? 10_000;
     if (!Number.isInteger(max) || max < 1) throw new ConfigurationError('maxDeadLetters', 'must be a whole number above 0');
-    const ttl = options.deadLetterTtlSeconds ?? 2_592_000;
-    if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)
-      throw new ConfigurationError('deadLetterTtlSeconds', 'must be a number of seconds above 0');
     this.#maxDead = max;
-    this.#deadTtlMs = Math.ceil(ttl * 1000);
+    this.#deadTtlMs = Math.ceil(positiveOption('deadLetterTtlSeconds', options.deadLetterTtlSeconds, 2_592_000) * 1000);
   }
 
   get #stream() {

@@ -3,6 +3,7 @@
  * two states, and finished sign-ins, across processes and machines.
  */
 import { ConfigurationError } from '../errors/index.js';
+import { positiveOption } from '../errors/options.js';
 import { importAesKey, open, seal } from '../internal/sealing.js';
 import type { StoredToken, TokenLease, TokenStore } from '../client/tokens.js';
 import type { ReplayClaim, ReplayStore } from '../webhooks/replay.js';
@@ -153,10 +154,7 @@ export class RedisTokenStore implements TokenStore {
   constructor(client: RedisClientLike, options: RedisTokenStoreOptions = {}) {
     this.#send = sender(client, options.commandTimeoutMs);
     this.#prefix = `${checkPrefix(options.prefix ?? DEFAULT_PREFIX)}token:`;
-    const ttl = options.ttlSeconds ?? 86_400;
-    if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)
-      throw new ConfigurationError('ttlSeconds', 'must be a number of seconds above 0');
-    this.#ttlMs = ttl * 1000;
+    this.#ttlMs = positiveOption('ttlSeconds', options.ttlSeconds, 86_400) * 1000;
     this.#now = options.now ?? (() => Date.now());
     this.#key = aesKey(options);
     this.#key?.catch(() => undefined);

@@ -1,5 +1,6 @@
 /** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
 import { ConfigurationError, InvalidInputError, WebhookVerificationError } from '../errors/index.js';
+import { positiveOption } from '../errors/options.js';
 import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
@@ -305,15 +306,8 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const signatureHeader = options.signatureHeader ?? 'X-Webhook-Signature';
   const minSecretBytes = options.minSecretBytes ?? 16;
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
-  const ttl = options.replayTtlSeconds ?? 86_400;
-  const lease = options.processingLeaseSeconds ?? 60;
-  for (const [name, value] of [
-    ['replayTtlSeconds', ttl],
-    ['processingLeaseSeconds', lease],
-  ] as const) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-      throw new ConfigurationError(name, 'must be a number of seconds above 0');
-  }
+  const ttl = positiveOption('replayTtlSeconds', options.replayTtlSeconds, 86_400);
+  const lease = positiveOption('processingLeaseSeconds', options.processingLeaseSeconds, 60);
   const node = nodeCrypto();
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];

@@ -1,0 +1,26 @@
+/** The checks every entry makes of the options it is given, each failure a ConfigurationError naming the option. */
+import { ConfigurationError } from './classes.js';
+
+/** The unit an option's name ends with, in words: `ttlSeconds` is in seconds, `leaseMs` in milliseconds. */
+function unitOf(name: string): string {
+  if (name.endsWith('Seconds')) return ' of seconds';
+  if (name.endsWith('Ms')) return ' of milliseconds';
+  return '';
+}
+
+/**
+ * An option that must be a number above 0: `value`, or `fallback` when it is not given.
+ * @throws {ConfigurationError} naming the option and its unit ("ttlSeconds: must be a number of seconds above 0").
+ * @example
+ * ```ts
+ * const leaseMs = positiveOption('leaseMs', options.leaseMs, 15_000);
+ * ```
+ */
+export function positiveOption(name: string, value: unknown, fallback: number): number {
+  const chosen = value ?? fallback;
+  // Number.isFinite is false for anything that is not a number (it does not coerce).
+  if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen <= 0) {
+    throw new ConfigurationError(name, `must be a number${unitOf(name)} above 0`);
+  }
+  return chosen;
+}

@@ -1,0 +1,35 @@
+/** The one check of a number option every entry makes (#46): above 0, or a ConfigurationError naming the option and its unit. */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { ConfigurationError } from '../../src/errors/index.js';
+import { positiveOption } from '../../src/errors/options.js';
+
+describe('positiveOption', () => {
+  test('property: a finite number above 0 is taken, nothing given takes the default, anything else is refused naming the option', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('leaseMs', 'ttlSeconds', 'concurrency'), fc.anything(), (name, value) => {
+        const taken = typeof value === 'number' && Number.isFinite(value) && value > 0;
+        if (value === undefined || value === null) expect(positiveOption(name, value, 7)).toBe(7);
+        else if (taken) expect(positiveOption(name, value, 7)).toBe(value);
+        else expect(() => positiveOption(name, value, 7)).toThrow(ConfigurationError);
+      }),
+    );
+  });
+
+  test.each([
+    ['leaseMs', 'leaseMs: must be a number of milliseconds above 0'],
+    ['ttlSeconds', 'ttlSeconds: must be a number of seconds above 0'],
+    ['concurrency', 'concurrency: must be a number above 0'],
+  ])('the refusal of %s says its unit', (name, message) => {
+    for (const value of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '5', true]) {
+      let error: unknown;
+      try {
+        positiveOption(name, value, 1);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error).toMatchObject({ option: name, message });
+    }
+  });
+});
