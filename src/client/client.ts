@@ -1,3 +1,10 @@
+/**
+ * The REST client's face: `AcmeIdentityClient`, one typed method per operation of the service,
+ * grouped by resource. Each method checks its input (bodies.ts), sends it through openapi-fetch
+ * and the transport (the headers, retries and deadline), and reads the answer into a typed result
+ * (envelope.ts, schemas.ts) or a typed error (errors/). What it holds is the resolved options, the
+ * transport and the token manager; what a call does on the wire is the transport's.
+ */
 import createFetchClient from 'openapi-fetch';
 import * as z from 'zod/mini';
 import type { paths } from '../../generated/schema.js';

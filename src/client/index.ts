@@ -1,3 +1,4 @@
+/** The REST client's public face, as the package's main entry re-exports it. */
 export { AcmeIdentityClient, createClient, responseOf } from './client.js';
 export type {
   AuthResource,

@@ -1,3 +1,9 @@
+/**
+ * The client's options: what a caller may set (`ClientOptions`, `RequestOptions`), each checked
+ * once when the client is made (a `ConfigurationError` naming the option), and the resolved form
+ * the rest of the client reads, defaults filled in. Also how `X-Request-Timestamp` is written,
+ * whose format the spec does not show.
+ */
 import { ConfigurationError } from '../errors/index.js';
 import { isObject } from '../internal/guards.js';
 import { Observer, type ObservabilityOptions } from '../internal/observe.js';

@@ -1,3 +1,9 @@
+/**
+ * The access token: obtained with the key pair, refreshed before it expires, shared through a
+ * `TokenStore` (memory here, Redis in redis/) under a renewal lease so that several instances
+ * renew once, with a second request sent beside one that hangs (the hedge). Nothing here sends a
+ * request itself: the endpoints are given (`TokenEndpoints`), so the rules are tested on their own.
+ */
 import type { components } from '../../generated/schema.js';
 import { AcmeIdentityError, ApiError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';

@@ -1,3 +1,9 @@
+/**
+ * The fake's signing keys and JWTs (with jose): one RSA key signs everything the fake issues
+ * (access tokens, X-Access-Token JWTs, SD-JWTs, credentials, ID tokens); a rotation keeps the old
+ * key in the JWKS beside the new one, and the fake verifies its own tokens against every key it
+ * published.
+ */
 import { SignJWT, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { randomId } from '../internal/encoding.js';
 

@@ -1,3 +1,8 @@
+/**
+ * How the fake issues SD-JWTs (RFC 9901) as an independent issuer would: a salted disclosure per
+ * claim, its digest in `_sd` among decoys, the issuer-signed JWT and the disclosures joined by
+ * `~`. Written apart from the SDK's verifier (sd-jwt/), so the two cannot share a mistake.
+ */
 import { signJwt, type SigningKeys } from './keys.js';
 import { randomId, toBase64Url, utf8 } from '../internal/encoding.js';
 
