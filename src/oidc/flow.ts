@@ -26,6 +26,7 @@ import {
 } from 'oauth4webapi';
 import { claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
+import { kept } from '../internal/kept.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
 /** Options both entries take. */
@@ -384,36 +385,33 @@ export function createCore(
     [clockSkew]: Math.floor(now() / 1000) - Math.floor(Date.now() / 1000),
   });
 
-  let cached: { at: number; value: Promise<AuthorizationServer> } | undefined;
-  function metadata(refresh = false): Promise<AuthorizationServer> {
-    if (refresh || !cached || now() - cached.at >= (options.discoveryMaxAgeMs ?? 3_600_000)) {
-      const value = (async () => {
-        const response = await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
-        const as = (await response.json()) as AuthorizationServer;
-        // The issuer check of OpenID Connect Discovery 1.0 §4.3, as oauth4webapi's processDiscoveryResponse does it.
-        if (new URL(as.issuer).href !== issuer.href || !allowed(as.authorization_endpoint))
-          throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
-        return as;
-      })().catch((e: unknown) => {
-        // Forgotten if it failed, unless a newer read has taken its place meanwhile.
-        if (cached?.value === value) cached = undefined;
-        throw mapFailure(e, 'ERR_OIDC_DISCOVERY');
-      });
-      cached = { at: now(), value };
+  const discovery = kept<AuthorizationServer>(now);
+  async function readDiscovery(): Promise<AuthorizationServer> {
+    try {
+      const response = await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
+      const as = (await response.json()) as AuthorizationServer;
+      // The issuer check of OpenID Connect Discovery 1.0 §4.3, as oauth4webapi's processDiscoveryResponse does it.
+      if (new URL(as.issuer).href !== issuer.href || !allowed(as.authorization_endpoint))
+        throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
+      return as;
+    } catch (e) {
+      throw mapFailure(e, 'ERR_OIDC_DISCOVERY');
     }
-    return cached.value;
   }
+  const metadata = (refresh = false): Promise<AuthorizationServer> =>
+    discovery.get(refresh || discovery.age() >= (options.discoveryMaxAgeMs ?? 3_600_000), readDiscovery);
 
   async function start(params: SignInParams) {
     const scope = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [...(params.scope ?? ['openid'])];
-    const at = cached?.at ?? 0;
+    // When the document this sign-in starts from was read (long ago when none was).
+    const readAt = now() - discovery.age();
     let as = await metadata();
     const check = () => {
       return paramIssues(params, scope, as);
     };
     let issues = check();
     // A claim key the cached acme_claims_supported does not know may be new: read it again, once, before refusing.
-    if (issues.length && now() - at >= REFRESH_COOLDOWN_MS) {
+    if (issues.length && now() - readAt >= REFRESH_COOLDOWN_MS) {
       as = await metadata(true);
       issues = check();
     }

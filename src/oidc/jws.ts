@@ -16,6 +16,7 @@
 import type { AuthorizationServer } from 'oauth4webapi';
 import { OidcError } from '../errors/index.js';
 import { base64urlBytes, fittingKeys, jwsAlgorithm, verifyJwsSignature } from '../internal/jws.js';
+import { kept } from '../internal/kept.js';
 
 type Jwk = JsonWebKey & { kid?: string };
 
@@ -43,28 +44,17 @@ export const freshKeys =
  * defaults. A read that failed is not kept.
  */
 export function cachedKeys(keysOf: KeysOf, now: () => number): KeySource {
-  let cache: { at: number; keys: Promise<Jwk[]> } | undefined;
+  const keySet = kept<Jwk[]>(now);
   /** When a token no key fitted last caused a read: one such read every 30 seconds at most. */
   let rekeyedAt = Number.NEGATIVE_INFINITY;
-  const keySet = (as: AuthorizationServer, refresh?: boolean): Promise<Jwk[]> => {
-    if (refresh || !cache || now() - cache.at > 600_000) {
-      const keys = keysOf(as.jwks_uri!).then(keysIn);
-      const read = { at: now(), keys };
-      cache = read;
-      // Forgotten if it failed, unless a newer read has taken its place meanwhile.
-      keys.catch(() => {
-        if (cache === read) cache = undefined;
-      });
-    }
-    return cache.keys;
-  };
   return async (as, fitting) => {
+    const read = async () => keysIn(await keysOf(as.jwks_uri!));
     // A set read for this very token is not read again for it.
-    const readNow = !cache || now() - cache.at > 600_000;
-    const found = fitting(await keySet(as));
+    const readNow = keySet.age() > 600_000;
+    const found = fitting(await keySet.get(readNow, read));
     if (found.length > 0 || readNow || now() - rekeyedAt < 30_000) return found;
     rekeyedAt = now();
-    return fitting(await keySet(as, true));
+    return fitting(await keySet.get(true, read));
   };
 }
 
