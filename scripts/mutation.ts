@@ -40,11 +40,11 @@ const GROUPS: Group[] = [
     tests: ['test/sd-jwt/**/*.test.ts', 'test/internal/**/*.test.ts'],
     goal: 90,
   },
-  // The client's decisions (when to retry, replay, renew a token) against the tests that drive them;
+  // The client's decisions (when to retry, replay, renew a token, what the service's clock says) against the tests that drive them;
   // the transport apart (below): nearly every client test goes through it.
   {
     name: 'client',
-    mutate: ['src/client/retry.ts', 'src/client/tokens.ts'],
+    mutate: ['src/client/retry.ts', 'src/client/tokens.ts', 'src/client/clock.ts'],
     tests: [
       'test/client/decide.test.ts',
       'test/client/retries.test.ts',

@@ -31,6 +31,7 @@ import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest, Response
 import { verifiedIdentity } from './identity-flow.js';
 import { resolveOptions, type ClientOptions, type RequestOptions, type ResolvedOptions } from './options.js';
 import * as S from './schemas.js';
+import { ServiceClock } from './clock.js';
 import { TokenManager, type TokenGrant } from './tokens.js';
 import { emptyRecordProblem, openAnswer, type OpenedAnswer } from './envelope.js';
 import { pathSerializer, type PathSerializer } from './paths.js';
@@ -121,6 +122,7 @@ function errorBody(error: unknown): ServiceErrorBody | undefined {
  */
 export class AcmeIdentityClient {
   readonly #options: ResolvedOptions;
+  readonly #clock: ServiceClock;
   readonly #transport: Transport;
   readonly #tokens: TokenManager;
   readonly #api: ReturnType<typeof createFetchClient<paths>>;
@@ -148,13 +150,14 @@ export class AcmeIdentityClient {
    * (a webhook's X-Access-Token, an identity response) are judged on it.
    */
   serviceTime(): number {
-    return this.#transport.serviceNow();
+    return this.#clock.now();
   }
 
   /** @throws {ConfigurationError} an option is missing or unusable. */
   constructor(options: ClientOptions) {
     this.#options = resolveOptions(options);
-    this.#transport = new Transport(this.#options);
+    // The service's clock first: the token manager and the transport both read it.
+    this.#clock = new ServiceClock(this.#options.now, this.#options.correctClockSkew);
     this.#api = createFetchClient<paths>({
       baseUrl: this.#options.baseUrl,
       Request: PreparedRequestClass,
@@ -174,7 +177,7 @@ export class AcmeIdentityClient {
       key: `${this.#options.baseUrl}#${this.#options.clientId}`,
       refreshMarginSeconds: this.#options.refreshMarginSeconds,
       now: this.#options.now,
-      serviceOffsetMs: () => this.#transport.offsetMs(),
+      serviceOffsetMs: () => this.#clock.offsetMs(),
       retries: this.#options.maxRetries,
       observer: this.#options.observer,
       // A shared store's renewal lease outlives the longest renewal: every token request timing out.
@@ -182,7 +185,8 @@ export class AcmeIdentityClient {
       tokenTimeoutMs: this.#options.tokenTimeoutMs,
       ...(this.#options.tokenHedgeDelayMs === undefined ? {} : { hedgeDelayMs: this.#options.tokenHedgeDelayMs }),
     });
-    this.#transport.tokens = this.#tokens;
+    // The token manager's endpoints call through the transport only when a token is needed, after both exist.
+    this.#transport = new Transport(this.#options, this.#clock, this.#tokens);
 
     this.auth = {
       createToken: (options) => this.#tokenCall(undefined, options),
@@ -247,7 +251,7 @@ export class AcmeIdentityClient {
           (codes, requestOptions) => this.identityRequests.get(codes, requestOptions),
           event,
           options,
-          () => this.#transport.serviceNow(),
+          () => this.#clock.now(),
         ),
       get: (request, options) => this.#identityResponse(request, options, 0),
     };
@@ -336,7 +340,7 @@ export class AcmeIdentityClient {
           'the identity response has no "exp": whether it has elapsed cannot be judged, so it must not be accepted',
         );
       }
-      if (typeof exp === 'number' && exp + toleranceSeconds <= this.#transport.serviceNow() / 1000) {
+      if (typeof exp === 'number' && exp + toleranceSeconds <= this.#clock.now() / 1000) {
         throw new SdJwtVerificationError('ERR_SD_JWT_EXPIRED', 'the identity response\'s "exp" has elapsed: it must not be accepted');
       }
       return result;
@@ -373,7 +377,7 @@ export class AcmeIdentityClient {
         throw this.#baseUrlHint(error, 'token endpoint', route.path);
       }
       const result = this.#unwrap(S.TokenResponse, body, sent.response, ctx);
-      if (!sent.response.headers.has('date')) this.#transport.learnClockFromToken(result.data.access_token);
+      if (!sent.response.headers.has('date')) this.#clock.learnFromToken(result.data.access_token);
       return withResponse(result, sent.response, true);
     });
   }
@@ -459,7 +463,7 @@ export class AcmeIdentityClient {
           headers: response.headers,
           attempts: response instanceof ReadResponse ? response.attempts : 1,
         },
-        retryAfterMs(response.headers, this.#transport.serviceNow()),
+        retryAfterMs(response.headers, this.#clock.now()),
         { credential: policy.credential === true },
       );
     }

@@ -8,6 +8,7 @@ import type { components } from '../../generated/schema.js';
 import { AcmeIdentityError, ApiError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
 import { sleep } from '../internal/sleep.js';
+import { jwtTime } from './clock.js';
 import { tokenLifetime } from './lifetime.js';
 
 /** Tokens as the client keeps them. Secret: never log a `StoredToken`. */
@@ -87,22 +88,6 @@ export interface TokenEndpoints {
 
 /** Lifetime assumed when the service states none and the token carries no `exp`. */
 const FALLBACK_LIFETIME_MS = 5 * 60_000;
-
-/**
- * A numeric time claim (`exp`, `iat`) of a JWT, in ms, read without verifying it: only used to
- * schedule a refresh, or to learn the service's clock when it sends no `Date`.
- */
-export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined {
-  try {
-    const part = token.split('.')[1];
-    if (!part) return undefined;
-    const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
-    const value = (payload as Record<string, unknown>)[claim];
-    return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Gets, caches and refreshes the API access token:

@@ -11,7 +11,8 @@ import type { Span } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import { backoffMs, decide, retryAfterMs, type RetryMode } from './retry.js';
-import { jwtTime, type TokenManager } from './tokens.js';
+import type { ServiceClock } from './clock.js';
+import type { TokenManager } from './tokens.js';
 
 export interface SendPolicy {
   /** Send `Authorization: Bearer <access token>`, and replay once after a 401. */
@@ -29,9 +30,6 @@ export interface CallContext {
   /** The call's span and how many attempts it made, when tracing is on. */
   readonly trace?: { span: Span; attempts: number } | undefined;
 }
-
-/** Offsets smaller than this are within the `Date` header's one-second resolution: ignored. */
-const MIN_SKEW_MS = 2_000;
 
 /**
  * Lets go of a body the client will not read. Not awaited: with some fetch implementations (msw's
@@ -112,38 +110,27 @@ function prepared(request: object): { url: string; init: RequestInit } {
   throw new TypeError('the transport expects the PreparedRequest openapi-fetch was configured with');
 }
 
+/** Where the transport gets the bearer token, and says that one was refused. */
+export type TokenSource = Pick<TokenManager, 'accessToken' | 'invalidate'>;
+
 export class Transport {
   readonly #options: ResolvedOptions;
-  #tokens: TokenManager | undefined;
-  /** Service clock minus local clock, in ms, learnt from `Date` headers. */
-  #offsetMs = 0;
-  /** The last `Date` header learnt from. */
-  #lastDate: string | null = null;
+  readonly #clock: ServiceClock;
+  readonly #tokens: TokenSource;
 
   /** The service's host, for messages: configuration, not a secret. */
   readonly #host: string;
 
-  constructor(options: ResolvedOptions) {
+  constructor(options: ResolvedOptions, clock: ServiceClock, tokens: TokenSource) {
     this.#options = options;
+    this.#clock = clock;
+    this.#tokens = tokens;
     this.#host = new URL(options.baseUrl).host;
   }
 
-  set tokens(tokens: TokenManager) {
-    this.#tokens = tokens;
-  }
-
-  /** The service's time as this client best knows it, in ms. */
-  serviceNow(): number {
-    return this.#options.now() + this.#offsetMs;
-  }
-
-  /** The service's clock minus the local one, in ms, as learnt from `Date` headers (0 until learnt, or within 2 s). */
-  offsetMs(): number {
-    return this.#offsetMs;
-  }
-
+  /** `X-Request-Timestamp` for a request sent now: the service's time, in the configured format. */
   timestamp(): string {
-    return formatTimestamp(this.#options.timestampFormat, this.serviceNow());
+    return formatTimestamp(this.#options.timestampFormat, this.#clock.now());
   }
 
   /**
@@ -255,13 +242,13 @@ export class Transport {
             discard(response);
             throw ctx.signal.reason;
           }
-          this.#learnClock(response);
+          this.#clock.learnFromDate(response.headers.get('date'));
           const answered = response;
           const decision = decide(
             {
               kind: 'answer',
               status: answered.status,
-              retryAfter: () => retryAfterMs(answered.headers, this.serviceNow()),
+              retryAfter: () => retryAfterMs(answered.headers, this.#clock.now()),
               tokenSent: token !== undefined,
             },
             budget(),
@@ -269,7 +256,7 @@ export class Transport {
           if (decision.action === 'replay') {
             replayed = true;
             discard(response);
-            await this.#tokens?.invalidate(token!);
+            await this.#tokens.invalidate(token!);
             continue;
           }
           if (decision.action === 'retry') {
@@ -327,7 +314,6 @@ export class Transport {
     let stale = stamp;
     let token: string | undefined;
     if (policy.auth) {
-      if (!this.#tokens) throw new Error('Transport used before its token manager was set');
       const current = this.#tokens.accessToken(ctx.signal);
       if (typeof current === 'string') token = current;
       else {
@@ -435,32 +421,5 @@ export class Transport {
       const correlationId = response.headers.get('x-correlation-id') ?? ctx.correlationId;
       throw new InvalidResponseError(response.status, correlationId, 'the body is not valid UTF-8');
     }
-  }
-
-  /**
-   * The service's clock from a token it has just issued, for a service that sends no `Date`
-   * header: the JWT's `iat` is its clock at issue (within a second and the request's time).
-   * Never overrides an offset learnt from `Date`.
-   */
-  learnClockFromToken(accessToken: string | undefined): void {
-    if (!this.#options.correctClockSkew || this.#lastDate !== null || accessToken === undefined) return;
-    const issuedAt = jwtTime(accessToken, 'iat');
-    if (issuedAt === undefined) return;
-    const offset = issuedAt - this.#options.now();
-    // One second more than for Date: iat is truncated to seconds and was stamped before the answer travelled.
-    this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS + 1_000 ? offset : 0;
-  }
-
-  #learnClock(response: Response): void {
-    if (!this.#options.correctClockSkew) return;
-    const date = response.headers.get('date');
-    // The header changes once a second; within that second the offset learnt stands. An answer
-    // without one (a token endpoint behind another gateway) teaches nothing and forgets nothing.
-    if (date === null || date === this.#lastDate) return;
-    this.#lastDate = date;
-    const serverMs = Date.parse(date);
-    if (Number.isNaN(serverMs)) return;
-    const offset = serverMs - this.#options.now();
-    this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS ? offset : 0;
   }
 }

@@ -1,0 +1,79 @@
+/**
+ * The service's clock as the client knows it: the local clock, corrected by what the service said
+ * of its own time. A `Date` header teaches it (the transport hands each answer's over); a service
+ * that sends none is read from the `iat` of an access token it has just issued. Built first and
+ * handed down: the transport stamps `X-Request-Timestamp` with it and teaches it, the token
+ * manager times tokens with its offset, the client judges expiries the service set on it.
+ */
+
+/** Offsets smaller than this are within the `Date` header's one-second resolution: ignored. */
+const MIN_SKEW_MS = 2_000;
+
+/**
+ * A numeric time claim (`exp`, `iat`) of a JWT, in ms, read without verifying it: only used to
+ * schedule a refresh, or to learn the service's clock when it sends no `Date`.
+ */
+export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined {
+  try {
+    const part = token.split('.')[1];
+    if (!part) return undefined;
+    const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
+    const value = (payload as Record<string, unknown>)[claim];
+    return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class ServiceClock {
+  readonly #local: () => number;
+  /** Whether anything is learnt at all (`correctClockSkew`); when not, the service's clock is taken to be the local one. */
+  readonly #learns: boolean;
+  /** Service clock minus local clock, in ms. */
+  #offsetMs = 0;
+  /** The last `Date` header learnt from: once one came, a token's `iat` teaches nothing more. */
+  #lastDate: string | null = null;
+
+  constructor(local: () => number, learns: boolean) {
+    this.#local = local;
+    this.#learns = learns;
+  }
+
+  /** The service's time as this client best knows it, in ms. */
+  now(): number {
+    return this.#local() + this.#offsetMs;
+  }
+
+  /** The service's clock minus the local one, in ms (0 until learnt, or while within 2 s). */
+  offsetMs(): number {
+    return this.#offsetMs;
+  }
+
+  /**
+   * From an answer's `Date` header. The header changes once a second; within that second the
+   * offset learnt stands. An answer without one (a token endpoint behind another gateway) teaches
+   * nothing and forgets nothing.
+   */
+  learnFromDate(date: string | null): void {
+    if (!this.#learns || date === null || date === this.#lastDate) return;
+    this.#lastDate = date;
+    const serverMs = Date.parse(date);
+    if (Number.isNaN(serverMs)) return;
+    const offset = serverMs - this.#local();
+    this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS ? offset : 0;
+  }
+
+  /**
+   * From a token the service has just issued, for a service that sends no `Date` header: the
+   * JWT's `iat` is its clock at issue (within a second and the request's time). Never overrides
+   * an offset learnt from `Date`.
+   */
+  learnFromToken(accessToken: string | undefined): void {
+    if (!this.#learns || this.#lastDate !== null || accessToken === undefined) return;
+    const issuedAt = jwtTime(accessToken, 'iat');
+    if (issuedAt === undefined) return;
+    const offset = issuedAt - this.#local();
+    // One second more than for Date: iat is truncated to seconds and was stamped before the answer travelled.
+    this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS + 1_000 ? offset : 0;
+  }
+}
