@@ -102,7 +102,10 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
       ...(status === 'ok' ? {} : { advice }),
     });
   };
-  const refused = (status: number): CheckStatus => (status === 400 ? 'ok' : status >= 400 && status < 500 ? 'warn' : 'fail');
+  const refused = (status: number): CheckStatus => {
+    if (status === 400) return 'ok';
+    return status >= 400 && status < 500 ? 'warn' : 'fail';
+  };
 
   const first = payload();
   const signed = signDelivery(options.secret, first.body, scheme, now(), options.header);
@@ -120,7 +123,10 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
   judge(
     'first delivery',
     firstAnswer,
-    (status) => (status === 200 ? 'ok' : status >= 200 && status < 300 ? 'warn' : 'fail'),
+    (status) => {
+      if (status === 200) return 'ok';
+      return status >= 200 && status < 300 ? 'warn' : 'fail';
+    },
     firstAnswer === 400 || firstAnswer === 401 || firstAnswer === 403
       ? `a correctly signed delivery was refused: is the endpoint's secret this one, and its scheme ${scheme}?`
       : 'answer 200 once the delivery is stored; the service retries anything else',
@@ -129,7 +135,10 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
   judge(
     'redelivery',
     again,
-    (status) => (status === 200 ? 'ok' : status === 409 ? 'warn' : 'fail'),
+    (status) => {
+      if (status === 200) return 'ok';
+      return status === 409 ? 'warn' : 'fail';
+    },
     again === 409
       ? 'still processing the first: fine if it settles; a finished delivery answers 200'
       : 'a redelivery of a processed delivery answers 200 (and is not processed again), or the service keeps retrying',
@@ -168,7 +177,10 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
     judge(
       'handler failure',
       await send(failing.body, signDelivery(options.secret, failing.body, scheme, now(), options.header)),
-      (status) => (status >= 500 ? 'ok' : status >= 400 ? 'warn' : 'fail'),
+      (status) => {
+        if (status >= 500) return 'ok';
+        return status >= 400 ? 'warn' : 'fail';
+      },
       'your endpoint answered success although its handler failed: the service will not retry, and the identity is lost (answer 5xx)',
     );
   } else

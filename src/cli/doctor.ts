@@ -289,7 +289,9 @@ async function checkReachable(
     add({ name: 'reachable', status: 'ok', detail: `${host} answered ${response.status}` });
     return true;
   } catch (error) {
-    const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    // The cause says more (ECONNREFUSED, a TLS error) than fetch's own "fetch failed".
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const reason = cause instanceof Error ? cause.message : String(error);
     add({
       name: 'reachable',
       status: 'fail',
@@ -300,9 +302,17 @@ async function checkReachable(
   }
 }
 
+/** What to do when the token endpoint refuses the key pair, by its status. */
+const TOKEN_ADVICE: Partial<Record<number, string>> = {
+  401: 'the client id or secret is wrong (or revoked): copy them again from the operator portal',
+  403: 'the key pair is valid but not allowed: ask the service to enable API access for it',
+};
+
 /** Why the SDK refused an answer, in one line. */
-const refusal = (error: unknown) =>
-  error instanceof AcmeIdentityError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+function refusal(error: unknown): string {
+  if (error instanceof AcmeIdentityError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
 
 /** The status records, read by the client's own `status` methods: what they resolve is what an application gets. */
 async function checkStatus(client: AcmeIdentityClient, add: (check: Check) => void): Promise<void> {
@@ -393,11 +403,7 @@ async function checkCredentials(
       status: 'fail',
       detail: `refused: ${error instanceof AcmeIdentityError ? error.code : 'no answer'}`,
       advice:
-        error instanceof ApiError && error.status === 401
-          ? 'the client id or secret is wrong (or revoked): copy them again from the operator portal'
-          : error instanceof ApiError && error.status === 403
-            ? 'the key pair is valid but not allowed: ask the service to enable API access for it'
-            : 'see the error code; the token endpoint is POST /auth/api-token',
+        TOKEN_ADVICE[error instanceof ApiError ? error.status : 0] ?? 'see the error code; the token endpoint is POST /auth/api-token',
     });
     return;
   }
@@ -692,12 +698,14 @@ async function checkContract(baseUrl: string, { fetch, timeoutMs, seen, add }: P
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
 
+/** The terminal color of each status: green, red, yellow, and grey for a skipped check. */
+const COLORS: Record<CheckStatus, number> = { ok: 32, fail: 31, warn: 33, skip: 90 };
+
 /** The checklist as text: one line per check, its advice below a failure or a warning. */
 export function formatReport(report: DoctorReport, color: boolean): string {
   const paint = (status: CheckStatus, text: string) => {
     if (!color) return text;
-    const code = status === 'ok' ? 32 : status === 'fail' ? 31 : status === 'warn' ? 33 : 90;
-    return `\x1b[${code}m${text}\x1b[0m`;
+    return `\x1b[${COLORS[status]}m${text}\x1b[0m`;
   };
   const lines = report.checks.map((check) => {
     const head = `${paint(check.status, MARK[check.status])} ${check.name.padEnd(17)} ${check.detail}`;

@@ -61,11 +61,14 @@ const httpUrl = z.string({ error: 'must be a string' }).check(
     error: 'must be an absolute http(s) URL',
   }),
 );
-const emailList = z.union([z.string(), z.array(z.string())], { error: 'must be a string or a list of strings' }).check(
-  z.refine((value) => (typeof value === 'string' ? (value === '' ? [] : value.split(',')) : value).every((e) => EMAIL.test(e.trim())), {
-    error: 'must be email addresses',
-  }),
-);
+/** The addresses of an email-list field: a list, or one string of comma-separated ones ('' for none). */
+function addresses(value: string | string[]): string[] {
+  if (typeof value !== 'string') return value;
+  return value === '' ? [] : value.split(',');
+}
+const emailList = z
+  .union([z.string(), z.array(z.string())], { error: 'must be a string or a list of strings' })
+  .check(z.refine((value) => addresses(value).every((e) => EMAIL.test(e.trim())), { error: 'must be email addresses' }));
 
 const IdentityRequestSchema = z.looseObject({
   first_name: nonEmpty,

@@ -280,15 +280,12 @@ function userAgent(app: AppInfo | undefined): string | undefined {
   };
   if (g.document !== undefined) return undefined;
   const versions = g.process?.versions;
-  const runtime = versions?.['bun']
-    ? `bun/${versions['bun']}`
-    : g.Deno?.version?.deno
-      ? `deno/${g.Deno.version.deno}`
-      : versions?.['node']
-        ? `node/${versions['node']}`
-        : g.navigator?.userAgent === 'Cloudflare-Workers'
-          ? 'workerd'
-          : 'unknown-runtime';
+  // Bun and Deno first: both also set process.versions.node.
+  let runtime = 'unknown-runtime';
+  if (versions?.['bun']) runtime = `bun/${versions['bun']}`;
+  else if (g.Deno?.version?.deno) runtime = `deno/${g.Deno.version.deno}`;
+  else if (versions?.['node']) runtime = `node/${versions['node']}`;
+  else if (g.navigator?.userAgent === 'Cloudflare-Workers') runtime = 'workerd';
   const appPart = app ? ` ${app.name}${app.version ? `/${app.version}` : ''}${app.url ? ` (+${app.url})` : ''}` : '';
   return `@acme/identity/${VERSION} ${runtime}${appPart}`;
 }

@@ -320,7 +320,9 @@ export class TokenManager {
     const started = performance.now();
     const report = (outcome: 'ok' | 'failed', error?: unknown) => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
-      const errorCode = error instanceof AcmeIdentityError ? error.code : error === undefined ? undefined : 'ERR_UNKNOWN';
+      let errorCode: string | undefined;
+      if (error instanceof AcmeIdentityError) errorCode = error.code;
+      else if (error !== undefined) errorCode = 'ERR_UNKNOWN';
       const event = { grant, outcome, durationMs, ...(fallback ? { fallback } : {}), ...(errorCode ? { errorCode } : {}) };
       observer.log(
         outcome === 'ok' ? 'info' : 'warn',

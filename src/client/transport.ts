@@ -74,6 +74,12 @@ export class ReadResponse extends Response {
 
 const DEADLINE = Symbol('deadline');
 
+/** Why an attempt got no answer: the call's deadline passed, its caller aborted it, or the connection failed. */
+function noAnswerCode(signal: AbortSignal): 'ERR_TIMEOUT' | 'ERR_ABORTED' | 'ERR_CONNECTION' {
+  if (!signal.aborted) return 'ERR_CONNECTION';
+  return signal.reason === DEADLINE ? 'ERR_TIMEOUT' : 'ERR_ABORTED';
+}
+
 function errorCodeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('ERR_') ? code : 'ERR_UNKNOWN';
@@ -348,8 +354,7 @@ export class Transport {
     }
     if (watched) this.#attempted(this.#event(template, init, ctx, number), performance.now() - started, response, failure, ctx);
     if (attemptSpan) {
-      const errorCode = response ? undefined : ctx.signal.aborted ? 'ERR_ABORTED' : 'ERR_CONNECTION';
-      this.#options.tracing!.endAttempt(attemptSpan, response?.status, errorCode);
+      this.#options.tracing!.endAttempt(attemptSpan, response?.status, response ? undefined : noAnswerCode(ctx.signal));
     }
     return { response, failure, token };
   }
@@ -400,7 +405,7 @@ export class Transport {
     let done: ResponseEvent;
     if (response) done = { ...base, status: response.status, durationMs: ms };
     else {
-      const errorCode = ctx.signal.aborted ? (ctx.signal.reason === DEADLINE ? 'ERR_TIMEOUT' : 'ERR_ABORTED') : 'ERR_CONNECTION';
+      const errorCode = noAnswerCode(ctx.signal);
       const system = errorCode === 'ERR_CONNECTION' ? systemCode(failure) : undefined;
       done = { ...base, durationMs: ms, errorCode, ...(system ? { systemCode: system } : {}) };
     }

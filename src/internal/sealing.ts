@@ -12,7 +12,9 @@ export function importAesKey(given: AesKeyInput): Promise<CryptoKey> | string {
   if (typeof CryptoKey !== 'undefined' && given instanceof CryptoKey) {
     return given.algorithm.name === 'AES-GCM' ? Promise.resolve(given) : 'must be an AES-GCM key';
   }
-  const bytes = typeof given === 'string' ? fromBase64(given) : given instanceof Uint8Array ? given : undefined;
+  let bytes: Uint8Array | undefined;
+  if (typeof given === 'string') bytes = fromBase64(given);
+  else if (given instanceof Uint8Array) bytes = given;
   if (bytes?.length !== 32) return 'must be 32 bytes (a Uint8Array, or their base64)';
   return crypto.subtle.importKey('raw', new Uint8Array(bytes), 'AES-GCM', false, ['encrypt', 'decrypt']);
 }

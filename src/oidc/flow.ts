@@ -275,8 +275,9 @@ const TEXT = Object.keys(TEXT_PARAMETERS) as TextOption[];
  */
 function textOf(params: SignInParams, option: TextOption): string | undefined {
   const value: unknown = params[option];
+  if (value === undefined) return undefined;
   const list = option === 'uiLocales' || option === 'acrValues' ? [value].flat() : [value];
-  return value === undefined ? value : list.every(isString) ? list.join(' ') : '';
+  return list.every(isString) ? list.join(' ') : '';
 }
 
 /** Every problem with the authorization request, each naming the option, before the person leaves. */

@@ -84,7 +84,8 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
 
 /** A sign-in's scopes as a list: given as a list or a space-separated string; `['openid']` when absent. */
 export function scopeList(signIn: ProviderSignIn): string[] {
-  return signIn.scope === undefined ? ['openid'] : typeof signIn.scope === 'string' ? signIn.scope.split(' ') : [...signIn.scope];
+  if (signIn.scope === undefined) return ['openid'];
+  return typeof signIn.scope === 'string' ? signIn.scope.split(' ') : [...signIn.scope];
 }
 
 /** The authorization parameters, as the SDK's OIDC helper would send them (`claims` left as an object: each framework writes it). */

@@ -33,6 +33,9 @@ export function answerBody(outcome: WebhookOutcome): { received: true } | { erro
   return { error: outcome.event ? 'ERR_HANDLER' : 'ERR_UNAVAILABLE' };
 }
 
+/** The answer to a delivery the verifier did not take that is no refusal: done already (200), or being processed (409). Any other refusal is a 400. */
+const REFUSAL_STATUS: Partial<Record<string, 200 | 409>> = { ERR_WEBHOOK_DUPLICATE: 200, ERR_WEBHOOK_IN_PROGRESS: 409 };
+
 /**
  * Wraps a verifier and your handler into the answers the service expects: 200 once `onEvent` has
  * resolved and the delivery is marked done (keep it short: record or queue the event, fetch the
@@ -58,7 +61,7 @@ export function createWebhookReceiver(verifier: WebhookVerifier, onEvent: (event
     } catch (error) {
       // Not a refusal of the delivery (the replay store is unreachable, say): 500, so the service retries.
       if (!(error instanceof AcmeIdentityError)) return { status: 500, error };
-      return { status: error.code === 'ERR_WEBHOOK_DUPLICATE' ? 200 : error.code === 'ERR_WEBHOOK_IN_PROGRESS' ? 409 : 400, error };
+      return { status: REFUSAL_STATUS[error.code] ?? 400, error };
     }
     try {
       await onEvent(event);

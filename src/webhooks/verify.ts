@@ -163,6 +163,14 @@ const APPROVED = new Set(['approved', 'approve']);
 const CANCELLED = new Set(['cancelled', 'canceled', 'cancel', 'cancellation']);
 const NEGATIONS = new Set(['not', 'no', 'non', 'un', 'never']);
 
+/** What a kind field says, as bits a delivery's fields are or-ed into: one bit alone is the kind. */
+const SAYS_NOTHING = 0;
+const SAYS_APPROVED = 1;
+const SAYS_CANCELLED = 2;
+/** Names both, or negated ("not approved"): cannot be read. */
+const UNREADABLE = 4;
+const KIND_SAID: Partial<Record<number, WebhookEventKind>> = { [SAYS_APPROVED]: 'approved', [SAYS_CANCELLED]: 'cancelled' };
+
 /**
  * The kind an event's fields say, on one rule: every field named like a kind (`event`, `type`,
  * `event_type`, `status`, `action`, `kind`, any case) is read, at the top and in `data`; a value's
@@ -170,8 +178,7 @@ const NEGATIONS = new Set(['not', 'no', 'non', 'un', 'never']);
  * disagree, or none that says, are `unknown`: never a guess.
  */
 export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawKind?: string } {
-  // What the fields said, as bits: 1 approved, 2 cancelled, 4 unreadable. One bit alone is the kind.
-  let said = 0;
+  let said = SAYS_NOTHING;
   let rawKind: string | undefined;
   for (const source of sources) {
     if (source === null || typeof source !== 'object') continue;
@@ -183,26 +190,27 @@ export function eventKind(...sources: unknown[]): { kind: WebhookEventKind; rawK
       rawKind ??= value.slice(0, 64);
       const kind = kindOf(value);
       // A field naming neither says nothing (`type: 'webhook'`).
-      if (kind === 0) continue;
+      if (kind === SAYS_NOTHING) continue;
       rawKind = value.slice(0, 64);
       said |= kind;
     }
   }
-  const kind = said === 1 ? 'approved' : said === 2 ? 'cancelled' : 'unknown';
+  const kind = KIND_SAID[said] ?? 'unknown';
   return rawKind === undefined ? { kind } : { kind, rawKind };
 }
 
 /**
  * What a kind field's value says, as {@link eventKind}'s bits: its words (split on `.`, `_`, `:`,
- * `/`, `-` and spaces) name approved (1) or cancelled (2); naming both, or negated ("not
- * approved"), cannot be read (4); naming neither says nothing (0).
+ * `/`, `-` and spaces) name approved or cancelled; naming both, or negated ("not approved"),
+ * cannot be read; naming neither says nothing.
  */
 function kindOf(value: string): number {
   const words = value.toLowerCase().split(/[\s._:/-]+/);
   const approved = words.some((w) => APPROVED.has(w));
   const cancelled = words.some((w) => CANCELLED.has(w));
-  if (!approved && !cancelled) return 0;
-  return (approved && cancelled) || words.some((w) => NEGATIONS.has(w)) ? 4 : approved ? 1 : 2;
+  if (!approved && !cancelled) return SAYS_NOTHING;
+  if ((approved && cancelled) || words.some((w) => NEGATIONS.has(w))) return UNREADABLE;
+  return approved ? SAYS_APPROVED : SAYS_CANCELLED;
 }
 
 /** Express's raw body parser as a webhook route needs it (its default `type` reads no JSON body). */
@@ -313,7 +321,9 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
   if (secrets.length === 0) throw new ConfigurationError('secret', 'at least one secret is required');
   const secretBytes = secrets.map((secret, i) => {
-    const bytes = typeof secret === 'string' ? utf8(secret) : secret instanceof Uint8Array ? new Uint8Array(secret) : undefined;
+    let bytes: Uint8Array<ArrayBuffer> | undefined;
+    if (typeof secret === 'string') bytes = utf8(secret);
+    else if (secret instanceof Uint8Array) bytes = new Uint8Array(secret);
     if (!bytes) throw new ConfigurationError('secret', `secret ${i + 1} must be a string or a Uint8Array`);
     if (bytes.length < minSecretBytes) {
       throw new ConfigurationError('secret', `secret ${i + 1} is shorter than ${minSecretBytes} bytes, too short to be safe`);

@@ -248,14 +248,9 @@ describe('identityRequests.create: the inputs the schema requires and the prose 
           const unset = OPTIONALS.filter((field) => !set.includes(field));
           // What each option promises: omit is refused by a service that requires what it leaves out; fill
           // sends empty addresses, which a service reading them as optional refuses; auto succeeds on both.
-          const refusedFor =
-            unset.length === 0
-              ? []
-              : unsetOptionals === 'omit' && optionalInputs === 'schema'
-                ? unset
-                : unsetOptionals === 'fill' && optionalInputs === 'prose'
-                  ? unset.filter((field) => field !== 'expiry_hours')
-                  : [];
+          let refusedFor: readonly string[] = [];
+          if (unsetOptionals === 'omit' && optionalInputs === 'schema') refusedFor = unset;
+          if (unsetOptionals === 'fill' && optionalInputs === 'prose') refusedFor = unset.filter((field) => field !== 'expiry_hours');
           if (refusedFor.length > 0) {
             expect(outcome).toBeInstanceOf(ValidationError);
             expect([...(outcome as ValidationError).fields].sort()).toEqual([...refusedFor].sort());

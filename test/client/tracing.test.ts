@@ -78,6 +78,10 @@ describe('tracing', () => {
     await rejection(client.status.current({ timeoutMs: 200 }));
     const call = spans().find((s) => s.name === 'GET /status/current' && s.kind === api.SpanKind.INTERNAL)!;
     expect(call.attributes['acme.error_code']).toBe('ERR_TIMEOUT');
+    // Its attempt, cut by the same deadline, says the same (it said ERR_ABORTED, while its onResponse event said ERR_TIMEOUT).
+    await expect
+      .poll(() => spans().find((s) => s.name === 'GET /status/current' && s.kind === api.SpanKind.CLIENT)?.attributes['error.type'])
+      .toBe('ERR_TIMEOUT');
   });
 
   test('a call its caller aborts ends its span with ERR_ABORTED, not ERR_TIMEOUT', async () => {

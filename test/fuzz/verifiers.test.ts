@@ -176,12 +176,12 @@ describe('fuzz: SD-JWTs issued by @sd-jwt/core', () => {
       .map(({ segment, how }) => (s: string) => {
         const { segments, disclosures } = parts(s);
         const bytes = unb64(segments[segment]!);
-        segments[segment] =
-          how === 'pad'
-            ? bytes.toString('base64')
-            : how === 'standard'
-              ? bytes.toString('base64').replace(/=+$/, '')
-              : `${segments[segment]} `;
+        const respelt = {
+          pad: bytes.toString('base64'),
+          standard: bytes.toString('base64').replace(/=+$/, ''),
+          space: `${segments[segment]} `,
+        };
+        segments[segment] = respelt[how];
         const changed = segments[segment] !== parts(s).segments[segment];
         return { sdJwt: join(segments, disclosures), signedChanged: changed };
       }),
@@ -386,15 +386,13 @@ describe('fuzz: webhook deliveries signed with node:crypto', () => {
       const hex = d.signature.replace(/^sha256=/i, '').split(/[\s,]+/)[0]!;
       if (!/^[0-9a-f]{64}$/i.test(hex)) return d;
       const bytes = Buffer.from(hex, 'hex');
-      const signature =
-        how === 'upper'
-          ? d.signature.toUpperCase()
-          : how === 'base64'
-            ? bytes.toString('base64')
-            : how === 'base64url'
-              ? bytes.toString('base64url')
-              : hex;
-      return { ...d, signature };
+      const respelt = {
+        upper: d.signature.toUpperCase(),
+        base64: bytes.toString('base64'),
+        base64url: bytes.toString('base64url'),
+        bare: hex,
+      };
+      return { ...d, signature: respelt[how] };
     }),
     fc
       .integer({ min: 1, max: 40 })

@@ -42,12 +42,9 @@ describe('property: mutated SD-JWTs', () => {
         fc.constantFrom(...ALPHABET),
         fc.constantFrom('replace', 'delete', 'insert'),
         async (at_, char, kind) => {
-          const mutated =
-            kind === 'replace'
-              ? sdJwt.slice(0, at_) + char + sdJwt.slice(at_ + 1)
-              : kind === 'delete'
-                ? sdJwt.slice(0, at_) + sdJwt.slice(at_ + 1)
-                : sdJwt.slice(0, at_) + char + sdJwt.slice(at_);
+          const edits = { replace: [char, 1], delete: ['', 1], insert: [char, 0] } as const;
+          const [put, removed] = edits[kind];
+          const mutated = sdJwt.slice(0, at_) + put + sdJwt.slice(at_ + removed);
           const claims = await outcome(() => verifySdJwt(mutated, at(issuer.keys)));
           if (claims) expect(claims).toEqual(original);
         },
