@@ -171,6 +171,41 @@ const SAYS_CANCELLED = 2;
 const UNREADABLE = 4;
 const KIND_SAID: Partial<Record<number, WebhookEventKind>> = { [SAYS_APPROVED]: 'approved', [SAYS_CANCELLED]: 'cancelled' };
 
+/** The body as JSON: a string as it is, bytes decoded as UTF-8 (what is not UTF-8 is refused). */
+function parseBody(body: RawBody, bytes: Uint8Array | string): unknown {
+  try {
+    return JSON.parse(typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(bytes as Uint8Array));
+  } catch (cause) {
+    throw fail('ERR_WEBHOOK_PAYLOAD', 'the body is not UTF-8 JSON', cause);
+  }
+}
+
+/**
+ * What a delivery says: its fields at the top, or inside `data` as enveloping senders (Standard
+ * Webhooks, Svix) put them; the kind its fields say, read at the top and, for an envelope, in
+ * `data` too; the token apart from the payload the event shows.
+ */
+function readDelivery(json: unknown) {
+  const nested = isObject(json) && !Object.hasOwn(json, 'access_request_code') && isObject(json['data']);
+  const source = nested ? (json as { data: unknown }).data : json;
+  const { access_token: accessToken, ...fields } = parsePayload(source);
+  const payload: Record<string, unknown> = nested ? { ...(json as object), data: fields } : fields;
+  const { kind, rawKind } = nested ? eventKind(json, source) : eventKind(json);
+  return { accessToken, accessRequestCode: fields.access_request_code, payload, kind, rawKind };
+}
+
+/** Takes a delivery in the replay store, or refuses it: processed already, or being processed by another attempt. */
+async function claimDelivery(store: ReplayStore, id: string, leaseSeconds: number): Promise<void> {
+  const claim = await store.claim(id, leaseSeconds);
+  if (claim === 'done') throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already processed; answer 200 and do not process it again');
+  if (claim !== 'claimed') {
+    throw fail(
+      'ERR_WEBHOOK_IN_PROGRESS',
+      'this delivery is being processed by another attempt; answer non-200 so the service retries it later',
+    );
+  }
+}
+
 /**
  * The kind an event's fields say, on one rule: every field named like a kind (`event`, `type`,
  * `event_type`, `status`, `action`, `kind`, any case) is read, at the top and in `data`; a value's
@@ -289,6 +324,52 @@ function eventMeaning(accessRequestCode: string, kind: WebhookEventKind, rawKind
   return `${accessRequestCode}\n${kind === 'unknown' ? `unknown:${rawKind ?? ''}` : kind}`;
 }
 
+/** The secrets as key bytes, each checked: a string (its UTF-8) or bytes, at least `minBytes` long. */
+function secretKeys(secrets: readonly unknown[], minBytes: number): Uint8Array<ArrayBuffer>[] {
+  if (secrets.length === 0) throw new ConfigurationError('secret', 'at least one secret is required');
+  return secrets.map((secret, i) => {
+    let bytes: Uint8Array<ArrayBuffer> | undefined;
+    if (typeof secret === 'string') bytes = utf8(secret);
+    else if (secret instanceof Uint8Array) bytes = new Uint8Array(secret);
+    if (!bytes) throw new ConfigurationError('secret', `secret ${i + 1} must be a string or a Uint8Array`);
+    if (bytes.length < minBytes) {
+      throw new ConfigurationError('secret', `secret ${i + 1} is shorter than ${minBytes} bytes, too short to be safe`);
+    }
+    return bytes;
+  });
+}
+
+/** How signatures are read and checked, from the options, each checked. */
+function signatureSettings(
+  options: WebhookVerifierOptions,
+  secrets: Uint8Array<ArrayBuffer>[],
+  standardSecrets: Uint8Array<ArrayBuffer>[],
+): SignatureSettings {
+  const algorithm = options.algorithm ?? 'SHA-256';
+  if (!Object.hasOwn(MAC_BYTES, algorithm)) throw new ConfigurationError('algorithm', 'must be SHA-256, SHA-384 or SHA-512');
+  const maxSignatures = options.maxSignatures ?? 4 * secrets.length;
+  if (!Number.isInteger(maxSignatures) || maxSignatures < 1)
+    throw new ConfigurationError('maxSignatures', 'must be a whole number, 1 or more');
+  const scheme = options.scheme ?? 'auto';
+  if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme))
+    throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");
+  const toleranceSeconds = options.toleranceSeconds ?? 300;
+  if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0))
+    throw new ConfigurationError('toleranceSeconds', 'must be a number of seconds, 0 or more');
+  return {
+    algorithm,
+    encoding: options.encoding ?? 'auto',
+    signatureHeader: options.signatureHeader ?? 'X-Webhook-Signature',
+    scheme,
+    maxSignatures,
+    toleranceSeconds,
+    timestamp: options.timestamp,
+    now: options.now ?? Date.now,
+    secrets,
+    standardSecrets,
+  };
+}
+
 /**
  * Creates a webhook verifier. It checks `X-Webhook-Signature` as an HMAC (SHA-256 by default) of
  * the **exact raw body** with Web Crypto, whose `verify` compares in constant time; then parses
@@ -308,37 +389,13 @@ function eventMeaning(accessRequestCode: string, kind: WebhookEventKind, rawKind
  */
 export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookVerifier {
   if (!isObject(options)) throw new ConfigurationError('options', 'must be an object with at least secret');
-  const algorithm = options.algorithm ?? 'SHA-256';
-  if (!Object.hasOwn(MAC_BYTES, algorithm)) throw new ConfigurationError('algorithm', 'must be SHA-256, SHA-384 or SHA-512');
-  const encoding = options.encoding ?? 'auto';
-  const signatureHeader = options.signatureHeader ?? 'X-Webhook-Signature';
-  const minSecretBytes = options.minSecretBytes ?? 16;
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const ttl = positiveOption('replayTtlSeconds', options.replayTtlSeconds, 86_400);
   const lease = positiveOption('processingLeaseSeconds', options.processingLeaseSeconds, 60);
   const node = nodeCrypto();
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
-  if (secrets.length === 0) throw new ConfigurationError('secret', 'at least one secret is required');
-  const secretBytes = secrets.map((secret, i) => {
-    let bytes: Uint8Array<ArrayBuffer> | undefined;
-    if (typeof secret === 'string') bytes = utf8(secret);
-    else if (secret instanceof Uint8Array) bytes = new Uint8Array(secret);
-    if (!bytes) throw new ConfigurationError('secret', `secret ${i + 1} must be a string or a Uint8Array`);
-    if (bytes.length < minSecretBytes) {
-      throw new ConfigurationError('secret', `secret ${i + 1} is shorter than ${minSecretBytes} bytes, too short to be safe`);
-    }
-    return bytes;
-  });
-  const maxSignatures = options.maxSignatures ?? 4 * secretBytes.length;
-  if (!Number.isInteger(maxSignatures) || maxSignatures < 1)
-    throw new ConfigurationError('maxSignatures', 'must be a whole number, 1 or more');
-  const scheme = options.scheme ?? 'auto';
-  if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme))
-    throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");
-  const tolerance = options.toleranceSeconds ?? 300;
-  if (typeof tolerance !== 'number' || !(tolerance >= 0))
-    throw new ConfigurationError('toleranceSeconds', 'must be a number of seconds, 0 or more');
+  const secretBytes = secretKeys(secrets, options.minSecretBytes ?? 16);
   // Standard Webhooks keys are the base64 after `whsec_`; the secret's own bytes are tried too,
   // until a verified delivery shows which form the sender uses: from then on only that one.
   const standardForms = secrets.map((secret, i) => {
@@ -348,18 +405,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   });
   /** A secret (as key bytes) that verified a delivery, and the check it verified. */
   type Match = { key: Uint8Array<ArrayBuffer>; check: Check };
-  const signing: SignatureSettings = {
-    algorithm,
-    encoding,
-    signatureHeader,
-    scheme,
-    maxSignatures,
-    toleranceSeconds: tolerance,
-    timestamp: options.timestamp,
-    now: options.now ?? Date.now,
-    secrets: secretBytes,
-    standardSecrets: standardForms.flat(),
-  };
+  const signing = signatureSettings(options, secretBytes, standardForms.flat());
   // Web Crypto keys, imported once per set of secrets and hash: a set narrowed by learnKeyForm is a new set, imported afresh.
   const keys = new WeakMap<readonly Uint8Array<ArrayBuffer>[], Map<Hash, Promise<CryptoKey[]>>>();
   const hmacKeys = (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => {
@@ -432,34 +478,11 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
     learnKeyForm(matched);
 
-    let json: unknown;
-    try {
-      json = JSON.parse(typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(bytes as Uint8Array));
-    } catch (cause) {
-      throw fail('ERR_WEBHOOK_PAYLOAD', 'the body is not UTF-8 JSON', cause);
-    }
-    // The fields at the top, or inside `data` as enveloping senders (Standard Webhooks, Svix) put them.
-    const nested = isObject(json) && !Object.hasOwn(json, 'access_request_code') && isObject(json['data']);
-    const source = nested ? (json as { data: unknown }).data : json;
-    const { access_token: accessToken, ...fields } = parsePayload(source);
-    const payload: Record<string, unknown> = nested ? { ...(json as object), data: fields } : fields;
-    // The kind fields are read at the top and, for an envelope, in `data` too.
-    const { kind, rawKind } = nested ? eventKind(json, source) : eventKind(json);
-    const accessRequestCode = fields.access_request_code;
+    const { accessToken, accessRequestCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));
     const meaning = eventMeaning(accessRequestCode, kind, rawKind);
     // With node:crypto and no replay store, the delivery id is hashed only if it is read.
     const id = store || !node ? await bodyDigest(meaning, node) : undefined;
-    if (store) {
-      const claim = await store.claim(id!, lease);
-      if (claim === 'done')
-        throw fail('ERR_WEBHOOK_DUPLICATE', 'this delivery was already processed; answer 200 and do not process it again');
-      if (claim !== 'claimed') {
-        throw fail(
-          'ERR_WEBHOOK_IN_PROGRESS',
-          'this delivery is being processed by another attempt; answer non-200 so the service retries it later',
-        );
-      }
-    }
+    if (store) await claimDelivery(store, id!, lease);
     const raw = rawKind === undefined ? {} : { rawKind };
     let lazyId: string | undefined;
     // One literal of named fields: spreading eventKind's answer into one with a getter made the whole
