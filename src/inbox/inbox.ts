@@ -159,22 +159,7 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
   if (typeof store.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
   const key = sealingKey(options, store.durable);
   const observer = new Observer(options, (option, message) => new ConfigurationError(option, message));
-  const settings = {
-    maxAttempts: Math.floor(positiveOption('maxAttempts', options.maxAttempts, 8)),
-    backoffMs: positiveOption('backoffMs', options.backoffMs, 1_000),
-    maxBackoffMs: positiveOption('maxBackoffMs', options.maxBackoffMs, 300_000),
-    leaseMs: positiveOption('leaseMs', options.leaseMs, 15_000),
-    concurrency: Math.floor(positiveOption('concurrency', options.concurrency, 4)),
-    pollIntervalMs: positiveOption('pollIntervalMs', options.pollIntervalMs, 1_000),
-    doneTtlMs: positiveOption('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
-    tokenLifetimeMs: positiveOption('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,
-    graceMs: positiveOption('graceSeconds', options.graceSeconds, 600) * 1000,
-    referenceTtlMs: positiveOption('returnReferenceTtlSeconds', options.returnReferenceTtlSeconds, 604_800) * 1000,
-    reconcileIntervalMs:
-      options.reconcileIntervalMs === false
-        ? (false as const)
-        : positiveOption('reconcileIntervalMs', options.reconcileIntervalMs, 300_000),
-  };
+  const settings = inboxSettings(options);
   const now = options.now ?? (() => Date.now());
   const serviceNow = () => client.serviceTime?.() ?? now();
 
@@ -222,38 +207,8 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
   let woken = false;
   let unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
 
-  async function reconcile(): Promise<MissingDelivery[]> {
-    const missing: MissingDelivery[] = [];
-    for (const request of await store.awaiting(1_000, now())) {
-      let details: Awaited<ReturnType<InboxClient['identityRequests']['get']>>['data'];
-      try {
-        details = (await client.identityRequests.get(request)).data;
-      } catch (error) {
-        observer.log('warn', 'reconciler could not read a request', {
-          errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
-        });
-        continue;
-      }
-      const report = missingReport(request.accessRequestCode, details, serviceNow(), settings.graceMs);
-      // Reported once across every instance, and not at all if a delivery arrived while the
-      // request was being read: the store decides both in one step. The session code stays, for a resend.
-      if (report && (await store.reportMissing(request.accessRequestCode, now()))) missing.push(report);
-    }
-    for (const report of missing) {
-      // The application hears of it first: nothing it needs waits on the log line's hashing.
-      try {
-        options.onMissingDelivery?.(report);
-      } catch (error) {
-        observer.log('warn', 'onMissingDelivery threw; ignored', { error: error instanceof Error ? error.name : typeof error });
-      }
-      // The code is the operator's handle to ask for a resend; it is logged only as a short digest.
-      observer.log('warn', `no webhook for a request that ${report.reason === 'completed' ? 'was completed' : 'expired unopened'}`, {
-        reason: report.reason,
-        request: await digest(report.accessRequestCode),
-      });
-    }
-    return missing;
-  }
+  const reconcile = () =>
+    reconcileRequests({ store, client, observer, now, serviceNow, graceMs: settings.graceMs, onMissing: options.onMissingDelivery });
 
   let reconcileTimer: ReturnType<typeof setTimeout> | undefined;
   let reconciling: Promise<unknown> = Promise.resolve();
@@ -403,6 +358,83 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     waitFor: page.waitFor,
     askService: page.askService,
   };
+}
+
+/** The inbox's settings: each option checked (a ConfigurationError naming it), defaults filled in. */
+function inboxSettings<Transaction>(options: IdentityInboxOptions<Transaction>) {
+  return {
+    maxAttempts: Math.floor(positiveOption('maxAttempts', options.maxAttempts, 8)),
+    backoffMs: positiveOption('backoffMs', options.backoffMs, 1_000),
+    maxBackoffMs: positiveOption('maxBackoffMs', options.maxBackoffMs, 300_000),
+    leaseMs: positiveOption('leaseMs', options.leaseMs, 15_000),
+    concurrency: Math.floor(positiveOption('concurrency', options.concurrency, 4)),
+    pollIntervalMs: positiveOption('pollIntervalMs', options.pollIntervalMs, 1_000),
+    doneTtlMs: positiveOption('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
+    tokenLifetimeMs: positiveOption('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,
+    graceMs: positiveOption('graceSeconds', options.graceSeconds, 600) * 1000,
+    referenceTtlMs: positiveOption('returnReferenceTtlSeconds', options.returnReferenceTtlSeconds, 604_800) * 1000,
+    reconcileIntervalMs:
+      options.reconcileIntervalMs === false
+        ? (false as const)
+        : positiveOption('reconcileIntervalMs', options.reconcileIntervalMs, 300_000),
+  };
+}
+
+/** What the reconciler works with. */
+interface ReconcileContext {
+  store: Pick<InboxStore, 'awaiting' | 'reportMissing'>;
+  client: InboxClient;
+  observer: Observer;
+  now: () => number;
+  serviceNow: () => number;
+  graceMs: number;
+  onMissing: ((report: MissingDelivery) => void) | undefined;
+}
+
+/**
+ * The reconciler's pass: each request still awaited is read from the service, and one completed
+ * (or expired unopened) with no delivery after the grace period is reported, to the application
+ * first (`onMissingDelivery`), then in the log.
+ */
+async function reconcileRequests({
+  store,
+  client,
+  observer,
+  now,
+  serviceNow,
+  graceMs,
+  onMissing,
+}: ReconcileContext): Promise<MissingDelivery[]> {
+  const missing: MissingDelivery[] = [];
+  for (const request of await store.awaiting(1_000, now())) {
+    let details: Awaited<ReturnType<InboxClient['identityRequests']['get']>>['data'];
+    try {
+      details = (await client.identityRequests.get(request)).data;
+    } catch (error) {
+      observer.log('warn', 'reconciler could not read a request', {
+        errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
+      });
+      continue;
+    }
+    const report = missingReport(request.accessRequestCode, details, serviceNow(), graceMs);
+    // Reported once across every instance, and not at all if a delivery arrived while the
+    // request was being read: the store decides both in one step. The session code stays, for a resend.
+    if (report && (await store.reportMissing(request.accessRequestCode, now()))) missing.push(report);
+  }
+  for (const report of missing) {
+    // The application hears of it first: nothing it needs waits on the log line's hashing.
+    try {
+      onMissing?.(report);
+    } catch (error) {
+      observer.log('warn', 'onMissingDelivery threw; ignored', { error: error instanceof Error ? error.name : typeof error });
+    }
+    // The code is the operator's handle to ask for a resend; it is logged only as a short digest.
+    observer.log('warn', `no webhook for a request that ${report.reason === 'completed' ? 'was completed' : 'expired unopened'}`, {
+      reason: report.reason,
+      request: await digest(report.accessRequestCode),
+    });
+  }
+  return missing;
 }
 
 function sealingKey(options: IdentityInboxOptions, durable: boolean): Promise<CryptoKey> | undefined {
