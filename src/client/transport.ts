@@ -221,6 +221,7 @@ export class Transport {
    * response; the caller turns an error status into a typed error.
    */
   fetchFor(ctx: CallContext, policy: SendPolicy, template: string): (request: Request) => Promise<Response> {
+    // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the attempt loop: each attempt, the token replay after a 401, the wait before a retry and the deadline, with retry.ts's decide() choosing what comes next
     return async (request) => {
       const { url, init } = prepared(request);
       const observer = this.#options.observer;

@@ -142,6 +142,7 @@ export function createWorker<Transaction>(context: WorkerContext<Transaction>): 
     log('warn', 'identity not fetched yet: trying again', record, 'retry', { errorCode: failure.code, waitMs: Math.round(next - now()) });
   }
 
+  // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one branch per way an attempt can end (handed over, tried again, set aside, its lease lost), each with its own store step and log line
   async function settle(claim: InboxClaim): Promise<void> {
     const record = claim.record;
     if (record.tokenExpiresAt - EXPIRY_MARGIN_MS <= serviceNow()) {

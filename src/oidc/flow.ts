@@ -281,6 +281,7 @@ function textOf(params: SignInParams, option: TextOption): string | undefined {
 }
 
 /** Every problem with the authorization request, each naming the option, before the person leaves. */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one check per rule the spec and OIDC Core set on the sign-in's parameters, each issue naming its parameter
 function paramIssues(params: SignInParams, scope: readonly string[], as: AuthorizationServer): InputIssue[] {
   // What discovery lists: claim keys (`acme_claims_supported`) and standard claim names (`claims_supported`).
   const supported = as['acme_claims_supported'];

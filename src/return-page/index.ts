@@ -52,6 +52,7 @@ export class ReturnPageError extends Error {
  * if (final.state === 'verified') location.assign('/welcome');
  * ```
  */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one loop over the page's two ways to wait (Server-Sent Events, then long polling) and the stop conditions they share; split, the conditions would be written twice
 export async function awaitIdentity(statusUrl: string | URL, options: AwaitIdentityOptions = {}): Promise<ReturnPageState> {
   const here = typeof location === 'undefined' ? undefined : location.href;
   const url = new URL(statusUrl, here);

@@ -292,6 +292,7 @@ function signatureRequiredReason(
  * ```
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Identity response" and "GET /identity/response/..."
  */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the steps of verifying an identity response in the order they must run (RFC 9901 §7.1 and the spec's envelope), each refusal its own code
 export async function verifyIdentityResponse(response: unknown, options: VerifyIdentityResponseOptions): Promise<VerifiedIdentityResponse> {
   checkTimeOptions(options, false);
   const data = isObject(response) && isObject(response['data']) ? response['data'] : response;

@@ -130,6 +130,7 @@ function disclosed(digest: unknown, byDigest: ReadonlyMap<string, Decoded>, seen
  * digest seen twice, a disclosure of the wrong form for where it is referenced, a reserved name
  * and a name that collides with a plaintext claim.
  */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: RFC 9901 §7.1 step 3 as the RFC writes it: objects and arrays, digests and decoys, each refusal its own code
 function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Digests, depth: number): unknown {
   if (depth > MAX_DEPTH) throw fail('ERR_SD_JWT_MALFORMED', `payload nested deeper than ${MAX_DEPTH} levels`);
   if (value === null || typeof value !== 'object') return value;

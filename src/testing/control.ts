@@ -82,6 +82,7 @@ async function createRequest(
 }
 
 /** The control API's answer to `request`, or undefined when it is not a control path. */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the sandbox's control API: one branch per command, each checking its own arguments
 export async function control(request: Request, service: FakeService, clock: SandboxClock): Promise<Response | undefined> {
   const { pathname } = new URL(request.url);
   if (!pathname.startsWith('/_control/')) return undefined;

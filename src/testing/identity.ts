@@ -74,6 +74,7 @@ export function validateIdentityInput(body: unknown, rules: ValidationRules): Id
 }
 
 /** The checks of {@link validateIdentityInput}: passing them makes the object an `IdentityInput`. */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one check per field of the spec's identity request input, in the spec's order, each refusal named
 function checkIdentityInput(
   input: Record<string, unknown>,
   rules: ValidationRules,

@@ -231,6 +231,7 @@ function authorizationRequest(ctx: AuthorizationServerContext, query: URLSearchP
 }
 
 /** The client at the token endpoint, authenticated as its registration says (RFC 6749 §2.3, RFC 7523). */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one branch per client authentication method the fake accepts (RFC 6749 §2.3, OIDC Core §9), each refusal named
 async function authenticateClient(
   ctx: AuthorizationServerContext,
   request: Request,
@@ -351,6 +352,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     return back(transaction.redirectUri, { error: 'access_denied', error_description: 'the person cancelled', state: transaction.state });
   }
 
+  // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the token endpoint's checks in the order RFC 6749 §4.1.3 and RFC 7636 §4.6 give them, each refusal named
   async function token(request: Request): Promise<Response> {
     try {
       const form = new URLSearchParams(await request.text());

@@ -35,6 +35,7 @@ export async function serveFetch(
 ): Promise<RunningFakeService> {
   const { createServer } = await import('node:http');
   const hostname = options.hostname ?? '127.0.0.1';
+  // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the bridge from node:http to the fake's fetch handler: body, headers, streaming and the pages, in the order a request meets them
   const server = createServer(async (req, res) => {
     // Aborted when the client goes away, so a fault that waits (a hang, a delay) stops waiting.
     const gone = new AbortController();

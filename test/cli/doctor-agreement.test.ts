@@ -212,6 +212,7 @@ describe('doctor and the SDK agree', () => {
       fc.asyncProperty(fc.nat(TARGETS.length - 1), corruptionArbitrary, async (target, corruption) => {
         const [method, path] = TARGETS[target]!;
         let applied = '';
+        // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the property in one piece: a corruption applied to one answer, doctor and the SDK run on it, their verdicts compared
         const tamper = async (request: Request, response: Response): Promise<Response> => {
           if (request.method !== method || !path.test(new URL(request.url).pathname) || response.status >= 300) return response;
           const text = await response.text();

@@ -73,6 +73,7 @@ function errorsOf(validate: ValidateFunction): string {
  * The contract problems of one exchange with a fake served at `baseUrl`; none for requests outside
  * the REST API (the OIDC server, the journey pages) or shaped by a fault.
  */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one check per part of an exchange the OpenAPI document constrains (path, parameters, body, status, answer), each problem said as itself
 export async function contractProblems(baseUrl: string, exchange: FakeExchange): Promise<string[]> {
   if (exchange.fault) return [];
   const { request, response } = exchange;
