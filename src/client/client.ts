@@ -3,7 +3,8 @@
  * grouped by resource. Each method checks its input (bodies.ts), sends it through openapi-fetch
  * and the transport (the headers, retries and deadline), and reads the answer into a typed result
  * (envelope.ts, schemas.ts) or a typed error (errors/). What it holds is the resolved options, the
- * transport and the token manager; what a call does on the wire is the transport's.
+ * service's clock, the token manager and the transport, made in that order and each handed the
+ * ones before it; what a call does on the wire is the transport's.
  */
 import createFetchClient from 'openapi-fetch';
 import * as z from 'zod/mini';

@@ -1,9 +1,10 @@
 /**
- * Every request of the client on its way to the service and back: the identity headers
- * (`X-Tenant-ID`, `X-Request-Timestamp` on the service's clock), the bearer token and the one
- * replay after a 401, the retries retry.ts decides, one deadline over all attempts, the caller's
- * signal, the observability events and spans. It learns the service's clock from `Date` headers,
- * and turns what went wrong on the way (refused, reset, timed out, aborted) into typed errors.
+ * Every request of the client on its way to the service and back: the bearer token and the one
+ * replay after a 401, `X-Request-Timestamp` stamped afresh on the service's clock for each attempt
+ * that needs it, the retries retry.ts decides, one deadline over all attempts, the caller's
+ * signal, the observability events and spans. It hands each answer's `Date` to the service's
+ * clock (clock.ts), and turns what went wrong on the way (refused, reset, timed out, aborted)
+ * into typed errors.
  */
 import { AbortError, ConnectionError, InvalidResponseError, TimeoutError, systemCode } from '../errors/index.js';
 import type { RequestEvent, ResponseEvent } from '../internal/observe.js';
