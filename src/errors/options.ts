@@ -24,3 +24,20 @@ export function positiveOption(name: string, value: unknown, fallback: number): 
   }
   return chosen;
 }
+
+/**
+ * An option that counts something (attempts, workers, entries): a whole number, 1 or more, or
+ * `fallback` when it is not given.
+ * @throws {ConfigurationError} naming the option.
+ * @example
+ * ```ts
+ * const concurrency = countOption('concurrency', options.concurrency, 4);
+ * ```
+ */
+export function countOption(name: string, value: unknown, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (typeof chosen !== 'number' || !Number.isInteger(chosen) || chosen < 1) {
+    throw new ConfigurationError(name, 'must be a whole number, 1 or more');
+  }
+  return chosen;
+}

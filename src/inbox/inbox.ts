@@ -5,7 +5,7 @@
  * and set aside (dead-letter) what they cannot finish, with its reason, for a replay.
  */
 import { AcmeIdentityError, ConfigurationError, InboxError } from '../errors/index.js';
-import { positiveOption } from '../errors/options.js';
+import { countOption, positiveOption } from '../errors/options.js';
 import { Observer, type InboxEvent, type ObservabilityOptions } from '../internal/observe.js';
 import { printable } from '../internal/text.js';
 import { importAesKey, seal, type AesKeyInput } from '../internal/sealing.js';
@@ -363,11 +363,11 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
 /** The inbox's settings: each option checked (a ConfigurationError naming it), defaults filled in. */
 function inboxSettings<Transaction>(options: IdentityInboxOptions<Transaction>) {
   return {
-    maxAttempts: Math.floor(positiveOption('maxAttempts', options.maxAttempts, 8)),
+    maxAttempts: countOption('maxAttempts', options.maxAttempts, 8),
     backoffMs: positiveOption('backoffMs', options.backoffMs, 1_000),
     maxBackoffMs: positiveOption('maxBackoffMs', options.maxBackoffMs, 300_000),
     leaseMs: positiveOption('leaseMs', options.leaseMs, 15_000),
-    concurrency: Math.floor(positiveOption('concurrency', options.concurrency, 4)),
+    concurrency: countOption('concurrency', options.concurrency, 4),
     pollIntervalMs: positiveOption('pollIntervalMs', options.pollIntervalMs, 1_000),
     doneTtlMs: positiveOption('doneTtlSeconds', options.doneTtlSeconds, 604_800) * 1000,
     tokenLifetimeMs: positiveOption('assumedTokenLifetimeSeconds', options.assumedTokenLifetimeSeconds, 3_600) * 1000,

@@ -7,7 +7,7 @@
  * settles nothing. Every key shares one hash tag (`{inbox}`), so it runs on Redis Cluster too.
  */
 import { ConfigurationError } from '../errors/index.js';
-import { positiveOption } from '../errors/options.js';
+import { countOption, positiveOption } from '../errors/options.js';
 import type {
   DeadLetter,
   ExpectedRequest,
@@ -213,8 +213,7 @@ export class RedisInboxStore implements InboxStore {
     this.#send = sender(client, options.commandTimeoutMs);
     // One hash tag for every key: the scripts touch several, which Redis Cluster allows in one slot only.
     this.#p = `${checkPrefix(options.prefix ?? 'acme-identity:')}{inbox}:`;
-    const max = options.maxDeadLetters ?? 10_000;
-    if (!Number.isInteger(max) || max < 1) throw new ConfigurationError('maxDeadLetters', 'must be a whole number above 0');
+    const max = countOption('maxDeadLetters', options.maxDeadLetters, 10_000);
     this.#maxDead = max;
     this.#deadTtlMs = Math.ceil(positiveOption('deadLetterTtlSeconds', options.deadLetterTtlSeconds, 2_592_000) * 1000);
   }

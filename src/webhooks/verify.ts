@@ -1,6 +1,6 @@
 /** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
 import { ConfigurationError, InvalidInputError, WebhookVerificationError } from '../errors/index.js';
-import { positiveOption } from '../errors/options.js';
+import { countOption, positiveOption } from '../errors/options.js';
 import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
@@ -347,9 +347,7 @@ function signatureSettings(
 ): SignatureSettings {
   const algorithm = options.algorithm ?? 'SHA-256';
   if (!Object.hasOwn(MAC_BYTES, algorithm)) throw new ConfigurationError('algorithm', 'must be SHA-256, SHA-384 or SHA-512');
-  const maxSignatures = options.maxSignatures ?? 4 * secrets.length;
-  if (!Number.isInteger(maxSignatures) || maxSignatures < 1)
-    throw new ConfigurationError('maxSignatures', 'must be a whole number, 1 or more');
+  const maxSignatures = countOption('maxSignatures', options.maxSignatures, 4 * secrets.length);
   const scheme = options.scheme ?? 'auto';
   if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme))
     throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
-import { positiveOption } from '../../src/errors/options.js';
+import { countOption, positiveOption } from '../../src/errors/options.js';
 
 describe('positiveOption', () => {
   test('property: a finite number above 0 is taken, nothing given takes the default, anything else is refused naming the option', () => {
@@ -31,5 +31,17 @@ describe('positiveOption', () => {
       expect(error).toBeInstanceOf(ConfigurationError);
       expect(error).toMatchObject({ option: name, message });
     }
+  });
+});
+
+describe('countOption', () => {
+  test('property: a whole number of 1 or more is taken, nothing given takes the default, anything else (0.5 too) is refused naming the option', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.anything(), fc.double(), fc.integer({ min: -3, max: 50 })), (value) => {
+        if (value === undefined || value === null) expect(countOption('concurrency', value, 4)).toBe(4);
+        else if (Number.isInteger(value) && (value as number) >= 1) expect(countOption('concurrency', value, 4)).toBe(value);
+        else expect(() => countOption('concurrency', value, 4)).toThrow(expect.objectContaining({ option: 'concurrency' }));
+      }),
+    );
   });
 });
