@@ -63,6 +63,15 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
     ).resolves.toBeDefined();
   });
 
+  test('a timestamp in milliseconds is refused as not UNIX seconds, which says what to mend, rather than as far off (#45)', async () => {
+    const payload = body();
+    for (const stamp of [NOW, NOW * 1000]) {
+      const error = await refusal(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, stamp) }));
+      expect(error.code).toBe('ERR_WEBHOOK_TIMESTAMP');
+      expect(error.message).toMatch(/not UNIX seconds/);
+    }
+  });
+
   test('a header of that form with two timestamps, no v1, or a v1 that is not hex is malformed, and says which forms were tried', async () => {
     const payload = body();
     const good = stripe(payload);
