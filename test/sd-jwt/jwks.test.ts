@@ -85,10 +85,17 @@ describe('remoteJwks', () => {
     const jwt = await credentialJwt(h);
     const keys = remoteJwks(`${h.service.authUrl}/`);
     await expect(verifySdJwt(jwt, { keys, requiredClaims: [] })).resolves.toBeDefined(); // a trailing slash is the same issuer
-    const wrong = remoteJwks(h.service.authUrl, { fetch: async () => Response.json({ issuer: 'https://evil.example', jwks_uri: 'x' }) });
+    // The service's own discovery and key set, but the document names another issuer: only the issuer check can refuse it (#45).
+    const otherIssuer = async (input: string | URL | Request) => {
+      const answer = await fetch(input);
+      if (!String(input instanceof Request ? input.url : input).includes('/.well-known/')) return answer;
+      return Response.json({ ...((await answer.json()) as object), issuer: 'https://evil.example' });
+    };
+    const wrong = remoteJwks(h.service.authUrl, { fetch: otherIssuer });
     const error = await rejection(verifySdJwt(jwt, { keys: wrong, requiredClaims: [] }));
     expect(error).toBeInstanceOf(JwksError);
     expect((error as JwksError).code).toBe('ERR_JWKS');
+    expect((error as JwksError).message).toMatch(/issuer is not/);
   });
 
   test('the key set is used for maxAgeMs, and fetched again once older, not before', async () => {

@@ -10,7 +10,7 @@ import {
 } from '../../src/sd-jwt/index.js';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, rejection } from '../helpers.js';
-import { digest, disclosure } from './issuer.js';
+import { NOW, NOW_MS, digest, disclosure, testIssuer } from './issuer.js';
 
 const CLAIMS: IdentityRequestInput['claims'] = [
   'acmeidentity.name',
@@ -62,6 +62,25 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     expect(verified.signedClaims).toContain('acmeidentity.given_name');
     // No JWT claim of the credential (iss, vct, exp…) becomes a claim of the identity.
     expect(Object.keys(verified.claims).every((key) => key.includes('.'))).toBe(true);
+  });
+
+  test("of a signed credential, only the claims (dotted keys) become the identity's: a disclosure of another name does not (#45)", async () => {
+    const issuer = await testIssuer();
+    const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
+    const note = disclosure('salt-n', 'internal_note', 'not a claim');
+    const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(given), digest(note)] }, [given, note]);
+    const data = {
+      sub: 'person-1',
+      exp: NOW + 600,
+      request_code: 'isc-1',
+      'acmeidentity.credential_jwt': credential,
+      disclosures: [],
+      _sd: [],
+    };
+    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS });
+    expect(verified.credentials['acmeidentity.credential_jwt']?.claims['internal_note']).toBe('not a claim');
+    expect(verified.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
+    expect(verified.proof).toBe('signature');
   });
 
   test('a disclosure without a salt is proven by a signed credential that carries it, and refused when the credential disagrees', async () => {
