@@ -63,7 +63,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // discovery cache kept a newer read). #46 changed the goal: stay below openid-client's page
     // measured the same way (below, about 9.3 KB), with a budget of 9,600 B, and no byte saved at
     // the reader's cost: the golfs undone (a named map of query names, oauth4webapi's own state and
-    // nonce generators, one rule per ID-token claim) make it 9,103 B.
+    // nonce generators, one rule per ID-token claim) make it 9,103 B; one home for what is read and
+    // kept (internal/kept.ts), the error classes' static names and no nested ternary: 9,279 B.
     budgetBytes: 9600,
   },
   {
