@@ -10,7 +10,7 @@ import express from 'express';
 import fc from 'fast-check';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { type AcmeIdentityClient, ConfigurationError } from '../../src/index.js';
 import {
   createIdentityInbox,
@@ -114,6 +114,36 @@ describe('return references', () => {
     const unexpected = await inbox.returnUrls({ returnUrl: 'https://rp.example/r', offRampUrl: 'https://rp.example/o' });
     expect(await inbox.openReference(new URL(unexpected.return_url).searchParams.get(RETURN_PARAMETER)!)).toBeUndefined();
     for (const junk of ['', 'v1.', 'x'.repeat(2_000), 'not sealed']) expect(await inbox.openReference(junk)).toBeUndefined();
+    clock += 61_000;
+    expect(await inbox.openReference(returnRef)).toBeUndefined();
+  });
+
+  test('a reference opens only as this inbox wrote it: not in another spelling of its base64, not past its own sealed time where the store still names it; a long one is not even decrypted (#45)', async () => {
+    let clock = Date.now();
+    /** A store that names a reference for ever: the sealed time alone must end it. */
+    class KeepsReferences extends MemoryInboxStore {
+      override async referred(reference: string): Promise<string | undefined> {
+        return super.referred(reference, 0);
+      }
+    }
+    const { acme, inbox } = instance(new KeepsReferences(), { now: () => clock, returnReferenceTtlSeconds: 60 });
+    // Base64 with padding leaves bits of its last character unused: another spelling of the same bytes.
+    let returnRef = '';
+    for (let i = 0; i < 20 && !returnRef.endsWith('='); i++) ({ returnRef } = await created(acme, inbox));
+    expect(returnRef.endsWith('=')).toBe(true);
+    const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const last = returnRef.search(/=+$/) - 1;
+    const respelt = returnRef.slice(0, last) + BASE64[BASE64.indexOf(returnRef[last]!) ^ 1] + returnRef.slice(last + 1);
+    expect(Buffer.from(respelt.slice(3), 'base64')).toEqual(Buffer.from(returnRef.slice(3), 'base64'));
+    expect(await inbox.openReference(respelt)).toBeUndefined();
+    expect(await inbox.openReference(returnRef)).toMatchObject({ offRamp: false });
+    const decrypt = vi.spyOn(crypto.subtle, 'decrypt');
+    try {
+      expect(await inbox.openReference(`v1.${'A'.repeat(1_000)}`)).toBeUndefined();
+      expect(decrypt).not.toHaveBeenCalled();
+    } finally {
+      decrypt.mockRestore();
+    }
     clock += 61_000;
     expect(await inbox.openReference(returnRef)).toBeUndefined();
   });
