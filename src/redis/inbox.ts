@@ -6,7 +6,6 @@
  * script, so two workers never both settle an entry, and a worker whose lease was taken over
  * settles nothing. Every key shares one hash tag (`{inbox}`), so it runs on Redis Cluster too.
  */
-import { ConfigurationError } from '../errors/index.js';
 import { countOption, positiveOption } from '../errors/options.js';
 import type {
   DeadLetter,
