@@ -70,7 +70,8 @@ try {
 }
 
 const { data: details } = await acme.identityRequests.get(codes);
-console.log(`status check: expires at ${new Date(details.time_expires! * 1000).toISOString()}, opened: ${details.opened_at !== undefined}`);
+const expires = details.time_expires === undefined ? 'not given' : new Date(details.time_expires * 1000).toISOString();
+console.log(`status check: expires at ${expires}, opened: ${details.opened_at !== undefined}`);
 
 const { data: deleted, correlationId } = await acme.identityRequests.delete(codes);
 console.log(`deleted: ${deleted.message} (correlation id ${correlationId})`);

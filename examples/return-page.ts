@@ -78,11 +78,15 @@ async function create(first: string, email: string, phone: string) {
 /** The person finishes on the service's page (`approve`, or `partial`: the off-ramp) and is sent back; the page awaits the result. */
 async function comeBack(redirectUrl: string, action: 'approve' | 'partial', expected: string): Promise<string> {
   const finished = await fetch(`${redirectUrl}/${action}`, { method: 'POST', redirect: 'manual' });
-  const landing = new URL(finished.headers.get('location')!);
+  const location = finished.headers.get('location');
+  if (!location) throw new Error(`the service's page answered ${finished.status} without sending the person back`);
+  const landing = new URL(location);
+  const reference = landing.searchParams.get('acme_ref');
+  if (!reference) throw new Error(`the return URL ${landing.pathname} carries no acme_ref`);
   const page = await fetch(landing);
   const seen: string[] = [];
   const final = await awaitIdentity(`${origin}/identity/status`, {
-    reference: landing.searchParams.get('acme_ref')!,
+    reference,
     onUpdate: (update) => seen.push(update.state),
     signal: AbortSignal.timeout(20_000),
   });

@@ -65,6 +65,9 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // the reader's cost: the golfs undone (a named map of query names, oauth4webapi's own state and
     // nonce generators, one rule per ID-token claim) make it 9,103 B; one home for what is read and
     // kept (internal/kept.ts), the error classes' static names and no nested ternary: 9,279 B.
+    // #46's invariants stated in types rather than with `!`: the discovery document's three
+    // endpoints checked when it is read (a missing token_endpoint or jwks_uri was refused only at
+    // the callback, as "undefined is not https:"): 9,347 B, 17 B above openid-client's page.
     budgetBytes: 9600,
   },
   {
@@ -113,7 +116,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
   { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.25 * KB },
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14 * KB },
+  // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB.
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.25 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

@@ -5,9 +5,16 @@
  */
 import { createBrowserSignIn, OidcError, readClaim } from '@acme/identity/oidc/browser';
 
-const config = JSON.parse(document.getElementById('config')!.textContent!) as { authUrl: string; clientId: string; redirectUri: string };
+/** The page's element with this id: the server writes each one, so a missing one is a mistake in the page. */
+function element(id: string): HTMLElement {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`the page has no #${id}`);
+  return found;
+}
+
+const config = JSON.parse(element('config').textContent ?? '') as { authUrl: string; clientId: string; redirectUri: string };
 const signIn = createBrowserSignIn(config);
-const out = document.getElementById('out')!;
+const out = element('out');
 
 function show(state: 'signed-in' | 'error', text: string) {
   out.dataset['state'] = state;
@@ -26,7 +33,7 @@ if (location.pathname === '/callback') {
     failed(error);
   }
 } else {
-  document.getElementById('sign-in')!.addEventListener('click', () => {
+  element('sign-in').addEventListener('click', () => {
     signIn
       .redirect({
         scope: ['openid', 'profile'],

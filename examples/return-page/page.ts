@@ -21,7 +21,8 @@ const LATE: Record<string, string> = {
   expired: 'This verification has expired.',
 };
 
-const state = document.querySelector<HTMLElement>('#state')!;
+const state = document.querySelector<HTMLElement>('#state');
+if (!state) throw new Error('the page has no #state');
 const show = (update: ReturnPageState) => {
   state.dataset['state'] = update.state;
   state.textContent = (update.service && update.state === 'awaiting' ? LATE[update.service] : undefined) ?? WORDS[update.state];

@@ -12,5 +12,7 @@ export async function bundleForBrowser(entry: string): Promise<string> {
     write: false,
     logLevel: 'silent',
   });
-  return bundle.outputFiles[0]!.text;
+  const [output] = bundle.outputFiles;
+  if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
+  return output.text;
 }

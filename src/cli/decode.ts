@@ -59,8 +59,9 @@ export function decodeToken(token: string): DecodedToken {
   const [jwt = '', ...rest] = trimmed.split('~');
   const sections = jwt.split('.');
   if (sections.length !== 3) throw new TypeError(`not a JWT: ${sections.length} dot-separated parts, not 3`);
-  const header = part(sections[0]!, 'header');
-  const payload = part(sections[1]!, 'payload');
+  const [headerText = '', payloadText = ''] = sections;
+  const header = part(headerText, 'header');
+  const payload = part(payloadText, 'payload');
   const keyBinding = rest.length > 0 && rest.at(-1) !== '';
   const encodedDisclosures = rest.slice(0, keyBinding ? -1 : undefined).filter((d) => d !== '');
   const referenced = digestsIn(payload);

@@ -305,7 +305,7 @@ cli
 
 /** The sandbox command reads its own options (its --help included) from process.argv: it gets everything after `sandbox`. */
 async function runSandbox(): Promise<void> {
-  process.argv = [process.argv[0]!, process.argv[1]!, ...process.argv.slice(3)];
+  process.argv = [...process.argv.slice(0, 2), ...process.argv.slice(3)];
   await import('../testing/cli.js');
 }
 

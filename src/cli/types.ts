@@ -28,5 +28,7 @@ export function claimTypesDeclaration(offered: readonly string[], source: string
 
 /** The claim keys a declaration file written by `claimTypesDeclaration` declares. */
 export function declaredClaimKeys(text: string): string[] {
-  return [...text.matchAll(/^\s*("(?:[^"\\]|\\.)*"): unknown;$/gm)].map((match) => JSON.parse(match[1]!) as string);
+  return [...text.matchAll(/^\s*("(?:[^"\\]|\\.)*"): unknown;$/gm)].flatMap(([, key]) =>
+    key === undefined ? [] : [JSON.parse(key) as string],
+  );
 }

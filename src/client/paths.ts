@@ -1,23 +1,17 @@
 /** Path parameters for openapi-fetch, filled without running a pattern on each call. */
 
-/** A path template split once: `parts[0] + value(names[0]) + parts[1] + …`. */
+/** A path template split once: `head`, then each parameter's value followed by the text after it. */
 interface PathTemplate {
-  parts: string[];
-  names: string[];
+  head: string;
+  slots: { name: string; after: string }[];
 }
 
 function compileTemplate(url: string): PathTemplate {
-  const parts: string[] = [];
-  const names: string[] = [];
-  const pattern = /\{([^{}]+)\}/g;
-  let last = 0;
-  for (let match = pattern.exec(url); match; match = pattern.exec(url)) {
-    parts.push(url.slice(last, match.index));
-    names.push(match[1]!);
-    last = match.index + match[0].length;
-  }
-  parts.push(url.slice(last));
-  return { parts, names };
+  const pieces = url.split(/\{([^{}]+)\}/);
+  // split with one capture group alternates text and name: [text, name, text, name, …, text].
+  const slots: PathTemplate['slots'] = [];
+  for (let i = 1; i < pieces.length; i += 2) slots.push({ name: pieces[i] ?? '', after: pieces[i + 1] ?? '' });
+  return { head: pieces[0] ?? '', slots };
 }
 
 export type PathSerializer = (url: string, params: Record<string, unknown>) => string;
@@ -36,11 +30,10 @@ export function pathSerializer(encode: (value: string) => string): PathSerialize
       template = compileTemplate(url);
       templates.set(url, template);
     }
-    const { parts, names } = template;
-    let filled = parts[0]!;
-    for (let i = 0; i < names.length; i++) {
-      const value = params[names[i]!];
-      filled += (value === undefined || value === null ? `{${names[i]}}` : encode(String(value))) + parts[i + 1];
+    let filled = template.head;
+    for (const { name, after } of template.slots) {
+      const value = params[name];
+      filled += (value === undefined || value === null ? `{${name}}` : encode(String(value))) + after;
     }
     return filled;
   };

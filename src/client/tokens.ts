@@ -52,6 +52,13 @@ export interface TokenStore {
   lease?(key: string, ttlMs: number): Promise<TokenLease | undefined>;
 }
 
+/** A {@link TokenStore} that shares the renewal lease across processes. */
+type LeasingTokenStore = TokenStore & Required<Pick<TokenStore, 'lease'>>;
+
+function leasesRenewals(store: TokenStore): store is LeasingTokenStore {
+  return store.lease !== undefined;
+}
+
 /**
  * The default {@link TokenStore}: this process's memory.
  * @example
@@ -244,7 +251,7 @@ export class TokenManager {
     // (its writes failing, or emptied) leaves this process's own last token.
     const latest = (await this.#fresh()) ?? stored ?? this.#last;
     if (latest?.accessToken && !this.#isDue(latest)) return latest;
-    return this.#store.lease && !this.#storeDown ? this.#renewLeased(latest) : this.#renewNow(latest);
+    return leasesRenewals(this.#store) && !this.#storeDown ? this.#renewLeased(latest, this.#store) : this.#renewNow(latest);
   }
 
   /**
@@ -252,12 +259,12 @@ export class TokenManager {
    * using a token that has not expired yet, or wait for the holder's. A holder that dies releases
    * nothing: its lease runs out and another instance takes it.
    */
-  async #renewLeased(latest: StoredToken | undefined): Promise<StoredToken> {
+  async #renewLeased(latest: StoredToken | undefined, store: LeasingTokenStore): Promise<StoredToken> {
     const giveUp = this.#now() + 2 * this.#leaseMs;
     for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
       let lease: TokenLease | undefined;
       try {
-        lease = await this.#store.lease!(this.#key, this.#leaseMs);
+        lease = await store.lease(this.#key, this.#leaseMs);
       } catch (error) {
         // No lease to be had: renewed here, as a process alone would.
         this.#storeFailed('take the renewal lease', error);

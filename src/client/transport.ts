@@ -8,7 +8,7 @@
  */
 import { AbortError, ConnectionError, InvalidResponseError, TimeoutError, systemCode } from '../errors/index.js';
 import type { RequestEvent, ResponseEvent } from '../internal/observe.js';
-import type { Span } from '../internal/tracing.js';
+import type { Span, Tracing } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import { backoffMs, decide, retryAfterMs, type RetryMode } from './retry.js';
@@ -28,8 +28,8 @@ export interface CallContext {
   /** The deadline, on the local clock, in ms. */
   readonly deadline: number;
   readonly maxRetries: number;
-  /** The call's span and how many attempts it made, when tracing is on. */
-  readonly trace?: { span: Span; attempts: number } | undefined;
+  /** The call's span, the tracing that opened it and how many attempts it made, when tracing is on. */
+  readonly trace?: { tracing: Tracing; span: Span; attempts: number } | undefined;
 }
 
 /**
@@ -170,7 +170,7 @@ export class Transport {
       const timer = setTimeout(() => stop(DEADLINE, new TimeoutError(correlationId, timeoutMs)), timeoutMs);
       caller?.addEventListener('abort', onAbort);
       const tracing = this.#options.tracing;
-      const trace = tracing ? { span: tracing.startCall(correlationId), attempts: 0 } : undefined;
+      const trace = tracing ? { tracing, span: tracing.startCall(correlationId), attempts: 0 } : undefined;
       let running: Promise<T>;
       try {
         running = run({
@@ -187,7 +187,7 @@ export class Transport {
         // The call's span ends when the call does: at its deadline or abort too.
         running.catch(() => undefined);
         const settle = (error?: unknown) =>
-          tracing!.endCall(trace.span, trace.attempts, error === undefined ? undefined : errorCodeOf(error));
+          trace.tracing.endCall(trace.span, trace.attempts, error === undefined ? undefined : errorCodeOf(error));
         const outcome = new Promise<T>((resolveOutcome, rejectOutcome) => {
           running.then(resolveOutcome, rejectOutcome);
           controller.signal.addEventListener('abort', () =>
@@ -261,10 +261,11 @@ export class Transport {
             },
             budget(),
           );
-          if (decision.action === 'replay') {
+          // decide() replays only an answer to a request that carried a token.
+          if (decision.action === 'replay' && token !== undefined) {
             replayed = true;
             discard(response);
-            await this.#tokens.invalidate(token!);
+            await this.#tokens.invalidate(token);
             continue;
           }
           if (decision.action === 'retry') {
@@ -335,13 +336,13 @@ export class Transport {
     init.headers = headers;
     init.signal = ctx.signal;
     const trace = ctx.trace;
-    let attemptSpan: Span | undefined;
+    let attempt: { tracing: Tracing; span: Span } | undefined;
     if (trace) {
       const { method, path } = this.#event(template, init, ctx, number);
       // Named on every attempt (the same name and attributes): only a retry repeats it.
-      this.#options.tracing!.describeCall(trace.span, method, path);
+      trace.tracing.describeCall(trace.span, method, path);
       trace.attempts = number;
-      attemptSpan = this.#options.tracing!.startAttempt(trace.span, method, path, number, headers);
+      attempt = { tracing: trace.tracing, span: trace.tracing.startAttempt(trace.span, method, path, number, headers) };
     }
     // Events are built only when someone listens: at the default level, one check an attempt.
     const watched = observer.watching('debug');
@@ -355,9 +356,7 @@ export class Transport {
       failure = error;
     }
     if (watched) this.#attempted(this.#event(template, init, ctx, number), performance.now() - started, response, failure, ctx);
-    if (attemptSpan) {
-      this.#options.tracing!.endAttempt(attemptSpan, response?.status, response ? undefined : noAnswerCode(ctx.signal));
-    }
+    attempt?.tracing.endAttempt(attempt.span, response?.status, response ? undefined : noAnswerCode(ctx.signal));
     return { response, failure, token };
   }
 

@@ -35,6 +35,6 @@ let patterns: [RegExp, string][] | undefined;
 /** The template of a concrete path below the base URL (for logs), or the path without its query when it is no operation's. */
 export function templateOf(path: string): string {
   patterns ??= Object.values(ROUTES).map((route): [RegExp, string] => [routePattern(route.path), route.path]);
-  const bare = path.split('?')[0]!;
+  const [bare = ''] = path.split('?');
   return patterns.find(([pattern]) => pattern.test(bare))?.[1] ?? bare;
 }

@@ -171,11 +171,27 @@ export interface InboxStore<Transaction = unknown> {
   warnings?(): Promise<string[]>;
 }
 
-interface Held {
+/** An entry waiting for (or held by) a worker; a worker's lease on it, while one holds it. */
+interface Pending {
+  state: 'pending';
   record: InboxRecord;
-  state: 'pending' | 'dead';
   lease?: { worker: string; token: string; until: number };
-  letter?: DeadLetter;
+}
+
+/** An entry the inbox gave up on, with why. */
+interface Dead {
+  state: 'dead';
+  record: InboxRecord;
+  letter: DeadLetter;
+}
+
+type Held = Pending | Dead;
+
+/** A pending entry under a worker's lease. */
+type Leased = Pending & { lease: NonNullable<Pending['lease']> };
+
+function leasedBy(held: Held | undefined, lease: string): held is Leased {
+  return held?.state === 'pending' && held.lease?.token === lease;
 }
 
 /**
@@ -214,7 +230,7 @@ export class MemoryInboxStore implements InboxStore {
 
   async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
     const due = [...this.#entries.values()].filter(
-      (held) => held.state === 'pending' && held.record.nextAttemptAt <= now && !(held.lease && held.lease.until > now),
+      (held): held is Pending => held.state === 'pending' && held.record.nextAttemptAt <= now && !(held.lease && held.lease.until > now),
     );
     // The entry whose token expires first, first: it has the least time left to be fetched.
     due.sort((a, b) => a.record.tokenExpiresAt - b.record.tokenExpiresAt);
@@ -226,8 +242,8 @@ export class MemoryInboxStore implements InboxStore {
 
   async renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean> {
     const held = this.#holding(claim);
-    if (!held || held.lease!.worker !== worker) return false;
-    held.lease!.until = now + leaseMs;
+    if (held?.lease.worker !== worker) return false;
+    held.lease.until = now + leaseMs;
     return true;
   }
 
@@ -241,25 +257,19 @@ export class MemoryInboxStore implements InboxStore {
   }
 
   async reschedule(claim: InboxClaim, record: InboxRecord): Promise<void> {
-    const held = this.#holding(claim);
-    if (!held) return;
-    held.record = record;
-    delete held.lease;
+    if (!this.#holding(claim)) return;
+    this.#entries.set(claim.record.id, { state: 'pending', record });
   }
 
   async bury(claim: InboxClaim, letter: DeadLetter): Promise<void> {
-    const held = this.#holding(claim);
-    if (!held) return;
-    held.state = 'dead';
-    held.record = letter.record;
-    held.letter = letter;
-    delete held.lease;
+    if (!this.#holding(claim)) return;
+    this.#entries.set(claim.record.id, { state: 'dead', record: letter.record, letter });
   }
 
   async deadLetters(limit: number): Promise<DeadLetter[]> {
     return [...this.#entries.values()]
       .filter((held) => held.state === 'dead')
-      .map((held) => held.letter!)
+      .map((held) => held.letter)
       .sort((a, b) => a.deadAt - b.deadAt)
       .slice(0, limit);
   }
@@ -356,8 +366,8 @@ export class MemoryInboxStore implements InboxStore {
     return true;
   }
 
-  #holding(claim: InboxClaim): Held | undefined {
+  #holding(claim: InboxClaim): Leased | undefined {
     const held = this.#entries.get(claim.record.id);
-    return held?.state === 'pending' && held.lease?.token === claim.lease ? held : undefined;
+    return leasedBy(held, claim.lease) ? held : undefined;
   }
 }

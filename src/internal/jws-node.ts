@@ -61,9 +61,10 @@ export function verifyWithNode(node: NodeCrypto, jws: string, key: CryptoKey, al
     keyObjects.set(key, keyObject);
   }
   const options: NodeVerifyKey = { key: keyObject };
-  if (params.name === 'RSA-PSS') {
+  // RSA-PSS is the one algorithm with a salt length.
+  if (params.saltLength !== undefined) {
     options.padding = node.constants.RSA_PKCS1_PSS_PADDING;
-    options.saltLength = params.saltLength!;
+    options.saltLength = params.saltLength;
   }
   if (params.name === 'ECDSA') options.dsaEncoding = 'ieee-p1363';
   const end = jws.lastIndexOf('.');

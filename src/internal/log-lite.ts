@@ -25,17 +25,23 @@ export interface LiteLogOptions {
   logLevel?: LogLevel;
 }
 
-/** Each level's rank: a line is written when the configured rank is at least its level's. Shared with `observe.ts`. */
-export const RANK: Readonly<Record<string, number>> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+/** The levels in order: a line is written when the configured level is its own or comes after it. Shared with `observe.ts`. */
+export const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
+
+/** A level's rank (its place in {@link LOG_LEVELS}), or -1 for a text that names no level. */
+export function rankOf(level: string): number {
+  return (LOG_LEVELS as readonly string[]).indexOf(level);
+}
 
 /** A `log(level, message, fields)` that writes what the level allows, and never throws. */
 export function liteLog(options: LiteLogOptions = {}): (level: 'info' | 'warn', message: string, fields: object) => void {
   const level =
     options.logLevel ?? (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['ACME_IDENTITY_LOG'];
-  const rank = RANK[level ?? 'warn'] ?? 2;
+  const given = rankOf(level ?? 'warn');
+  const rank = given < 0 ? rankOf('warn') : given;
   const logger = options.logger ?? console;
   return (at, message, fields) => {
-    if (rank < RANK[at]!) return;
+    if (rank < rankOf(at)) return;
     try {
       logger[at](`[acme-identity] ${message}`, fields);
     } catch {

@@ -4,7 +4,7 @@
  * attempt numbers, correlation ids, error codes and reasons; never a header, a body, a token, a
  * secret, a code of a request, a path value or a claim.
  */
-import { RANK, type LogLevel, type Logger } from './log-lite.js';
+import { LOG_LEVELS, rankOf, type LogLevel, type Logger } from './log-lite.js';
 
 export type { LogLevel, Logger };
 
@@ -113,8 +113,7 @@ export interface ObservabilityOptions {
   hooks?: Hooks;
 }
 
-const LEVELS = Object.keys(RANK) as LogLevel[];
-const WARN = RANK['warn']!;
+const WARN = rankOf('warn');
 
 function environmentLevel(): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
@@ -131,12 +130,12 @@ export class Observer {
   constructor(options: ObservabilityOptions = {}, configurationError: (option: string, message: string) => Error) {
     const fromEnvironment = options.logLevel === undefined ? environmentLevel() : undefined;
     const given = options.logLevel ?? fromEnvironment;
-    let rank = given === undefined ? WARN : LEVELS.indexOf(given as LogLevel);
+    let rank = given === undefined ? WARN : rankOf(given);
     // A wrong option is a mistake in code: refused. A wrong environment value must not stop a
     // deployment: warned about, and the default used.
-    if (rank < 0 && fromEnvironment === undefined) throw configurationError('logLevel', `must be one of ${LEVELS.join(', ')}`);
-    const misconfigured = rank < 0;
-    if (misconfigured) rank = WARN;
+    if (rank < 0 && fromEnvironment === undefined) throw configurationError('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
+    const misconfigured = rank < 0 ? fromEnvironment : undefined;
+    if (misconfigured !== undefined) rank = WARN;
     const logger: Logger = options.logger ?? globalThis.console;
     for (const method of ['debug', 'info', 'warn', 'error'] as const) {
       if (typeof logger?.[method] !== 'function') throw configurationError('logger', `must have a ${method}(message, fields) method`);
@@ -150,19 +149,19 @@ export class Observer {
     this.#logger = logger;
     this.#rank = rank;
     this.#hooks = hooks && Object.keys(hooks).length > 0 ? hooks : undefined;
-    if (misconfigured)
-      this.log('warn', `ACME_IDENTITY_LOG is not one of ${LEVELS.join(', ')}: logging at warn`, {
-        ACME_IDENTITY_LOG: fromEnvironment!.slice(0, 16),
+    if (misconfigured !== undefined)
+      this.log('warn', `ACME_IDENTITY_LOG is not one of ${LOG_LEVELS.join(', ')}: logging at warn`, {
+        ACME_IDENTITY_LOG: misconfigured.slice(0, 16),
       });
   }
 
   /** Whether anything listens at `level` or through a hook: the caller skips building events otherwise. */
   watching(level: Exclude<LogLevel, 'off'>): boolean {
-    return this.#hooks !== undefined || this.#rank >= RANK[level]!;
+    return this.#hooks !== undefined || this.#rank >= rankOf(level);
   }
 
   enabled(level: Exclude<LogLevel, 'off'>): boolean {
-    return this.#rank >= RANK[level]!;
+    return this.#rank >= rankOf(level);
   }
 
   log(level: Exclude<LogLevel, 'off'>, message: string, fields: object = {}): void {

@@ -74,12 +74,12 @@ const PREFIX = 'acme-identity.oidc.';
  * by oauth4webapi's `processAuthorizationCodeResponse`.
  */
 const publicExchange: Exchange = (core, as, callback, transaction) =>
-  core.get(as.token_endpoint!, {
+  core.get(as.token_endpoint, {
     method: 'POST',
     headers: { accept: 'application/json' },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
-      code: callback.get('code')!,
+      code: callback.code,
       redirect_uri: transaction.redirectUri,
       code_verifier: transaction.codeVerifier,
       client_id: core.options.clientId,

@@ -138,10 +138,16 @@ export interface SignInResult {
   readonly data?: unknown;
 }
 
+/** A discovery document as a sign-in uses it: with the three endpoints it calls, checked when read. */
+export type DiscoveredServer = AuthorizationServer & { authorization_endpoint: string; token_endpoint: string; jwks_uri: string };
+
+/** The endpoints a sign-in calls, each checked when the discovery document is read. */
+const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const;
+
 /** Shared state of one configured client. */
 export interface OidcCore {
   readonly options: OidcOptions;
-  metadata(refresh?: boolean): Promise<AuthorizationServer>;
+  metadata(refresh?: boolean): Promise<DiscoveredServer>;
   start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
   /** `use` runs once the callback's state and iss are checked, before the code is exchanged. */
   finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult>;
@@ -153,13 +159,14 @@ export interface OidcCore {
   get(url: string, init?: RequestInit): Promise<Response>;
 }
 
+/** A callback that passed {@link checkCallback}: its parameters, and the code they carry. */
+export interface CheckedCallback {
+  readonly params: URLSearchParams;
+  readonly code: string;
+}
+
 /** Sends the token request for a validated callback; the entries differ in how the client authenticates. */
-export type Exchange = (
-  core: OidcCore,
-  as: AuthorizationServer,
-  callback: URLSearchParams,
-  transaction: OidcTransaction,
-) => Promise<Response>;
+export type Exchange = (core: OidcCore, as: DiscoveredServer, callback: CheckedCallback, transaction: OidcTransaction) => Promise<Response>;
 
 const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])$/;
 const STANDARD: readonly string[] = ['openid', 'profile', 'email', 'phone'];
@@ -328,7 +335,7 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
  * oauth4webapi's costs the sign-in page 0.3 KB; the backend still passes oauth4webapi's on to its
  * token request, which requires it.
  */
-export function checkCallback(as: AuthorizationServer, callback: URLSearchParams, state: string): URLSearchParams {
+export function checkCallback(as: AuthorizationServer, callback: URLSearchParams, state: string): CheckedCallback {
   const one = (name: string, code: OidcErrorCode = 'ERR_OIDC_RESPONSE') => {
     const values = callback.getAll(name);
     if (values.length > 1) throw fail(code, `${name} sent twice`);
@@ -342,8 +349,9 @@ export function checkCallback(as: AuthorizationServer, callback: URLSearchParams
   if (error) throw oauthError('ERR_OIDC_AUTHORIZATION', { error, error_description: callback.get('error_description') ?? undefined });
   if (one('id_token') !== undefined || one('token') !== undefined)
     throw fail('ERR_OIDC_RESPONSE', 'implicit and hybrid flows are not supported');
-  if (!one('code')) throw fail('ERR_OIDC_RESPONSE', 'no code');
-  return callback;
+  const code = one('code');
+  if (!code) throw fail('ERR_OIDC_RESPONSE', 'no code');
+  return { params: callback, code };
 }
 
 /**
@@ -360,7 +368,7 @@ export function createCore(
   options: OidcOptions,
   exchange: Exchange,
   mapError: typeof mapFailure = mapFailure,
-  idToken: (keysOf: KeysOf, now: () => number) => (as: AuthorizationServer, jwt: string) => Promise<void> = (keysOf) =>
+  idToken: (keysOf: KeysOf, now: () => number) => (as: DiscoveredServer, jwt: string) => Promise<void> = (keysOf) =>
     jwsVerifier(freshKeys(keysOf)),
 ): OidcCore {
   for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
@@ -373,7 +381,8 @@ export function createCore(
   if (issuer.protocol !== 'https:' && !insecure)
     throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
   /** Only `https:` endpoints, or `http:` where allowed: never `javascript:` or anything else a page could be sent to. */
-  const allowed = (url: unknown) => typeof url === 'string' && (url.startsWith('https:') || (insecure && url.startsWith('http:')));
+  const allowed = (url: unknown): url is string =>
+    typeof url === 'string' && (url.startsWith('https:') || (insecure && url.startsWith('http:')));
   /** The user's fetch, looked up at call time, to allowed URLs only. */
   const get = async (url: string, init?: RequestInit) => {
     if (!allowed(url)) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);
@@ -387,20 +396,22 @@ export function createCore(
     [clockSkew]: Math.floor(now() / 1000) - Math.floor(Date.now() / 1000),
   });
 
-  const discovery = kept<AuthorizationServer>(now);
-  async function readDiscovery(): Promise<AuthorizationServer> {
+  const discovery = kept<DiscoveredServer>(now);
+  async function readDiscovery(): Promise<DiscoveredServer> {
     try {
       const response = await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
       const as = (await response.json()) as AuthorizationServer;
       // The issuer check of OpenID Connect Discovery 1.0 §4.3, as oauth4webapi's processDiscoveryResponse does it.
-      if (new URL(as.issuer).href !== issuer.href || !allowed(as.authorization_endpoint))
-        throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
-      return as;
+      if (new URL(as.issuer).href !== issuer.href) throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
+      // Only https: endpoints (http: where allowed): never a javascript: URL a page could be sent to.
+      const unusable = ENDPOINTS.find((endpoint) => !allowed(as[endpoint]));
+      if (unusable) throw fail('ERR_OIDC_DISCOVERY', `the discovery document's ${unusable} is missing or not https:`);
+      return as as DiscoveredServer;
     } catch (e) {
       throw mapFailure(e, 'ERR_OIDC_DISCOVERY');
     }
   }
-  const metadata = (refresh = false): Promise<AuthorizationServer> =>
+  const metadata = (refresh = false): Promise<DiscoveredServer> =>
     discovery.get(refresh || discovery.age() >= (options.discoveryMaxAgeMs ?? 3_600_000), readDiscovery);
 
   async function start(params: SignInParams) {
@@ -430,7 +441,7 @@ export function createCore(
       maxAge: params.maxAge,
       ...(params.data !== undefined ? { data: params.data } : {}),
     };
-    const url = new URL(as.authorization_endpoint!);
+    const url = new URL(as.authorization_endpoint);
     const query: Record<string, string | undefined> = {
       response_type: 'code',
       client_id: options.clientId,
@@ -459,10 +470,10 @@ export function createCore(
       throw fail('ERR_OIDC_TRANSACTION', "the sign-in is too old or not this client's: start again");
     }
     const c = client();
-    const params = checkCallback(as, callback, transaction.state);
+    const checked = checkCallback(as, callback, transaction.state);
     await use?.();
     try {
-      const response = await exchange(core, as, params, transaction);
+      const response = await exchange(core, as, checked, transaction);
       const { maxAge } = transaction;
       const tokens = await processAuthorizationCodeResponse(as, c, response, {
         expectedNonce: transaction.nonce,
@@ -473,8 +484,10 @@ export function createCore(
         // after the redirect", however long the person took to come back.
         ...(maxAge === undefined ? {} : { maxAge: maxAge + Math.ceil((now() - transaction.createdAt) / 1000) + 1 }),
       });
+      // With requireIdToken, oauth4webapi refused an answer without an ID token.
+      const idToken = tokens.id_token as string;
       // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
-      await verifySignature(as, tokens.id_token!).catch((e: unknown) => {
+      await verifySignature(as, idToken).catch((e: unknown) => {
         throw mapFailure(e, 'ERR_OIDC_ID_TOKEN_SIGNATURE');
       });
       return {

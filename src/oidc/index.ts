@@ -179,7 +179,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
         as,
         c.client(),
         auth,
-        validateAuthResponse(as, c.client(), callback, transaction.state),
+        validateAuthResponse(as, c.client(), callback.params, transaction.state),
         transaction.redirectUri,
         transaction.codeVerifier,
         http(c),
@@ -217,7 +217,11 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
         // Marked before the exchange, so two callbacks racing with one state (on any instance) cannot both finish.
         let first: boolean;
         try {
-          first = await states.use(t.state!, Math.max(1, t.createdAt! + (options.transactionMaxAgeMs ?? 1_800_000) - now()));
+          // The shape was checked above: `transaction` is what its type says.
+          first = await states.use(
+            transaction.state,
+            Math.max(1, transaction.createdAt + (options.transactionMaxAgeMs ?? 1_800_000) - now()),
+          );
         } catch (cause) {
           // The shared store is unreachable: fail closed, the callback may be a replay.
           throw new OidcError('ERR_OIDC_STATE', 'the state store could not be reached: the sign-in cannot be finished safely', { cause });

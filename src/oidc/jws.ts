@@ -13,7 +13,6 @@
  * key set for ten minutes and reads it again at once when no key fits, such reads bounded to one
  * every 30 seconds ({@link cachedKeys}).
  */
-import type { AuthorizationServer } from 'oauth4webapi';
 import { OidcError } from '../errors/index.js';
 import { base64urlBytes, fittingKeys, jwsAlgorithm, verifyJwsSignature } from '../internal/jws.js';
 import { kept } from '../internal/kept.js';
@@ -26,8 +25,13 @@ export type SignatureCheck = (jws: string, key: CryptoKey, alg: string) => Promi
 /** Fetches a JWKS (the allowed URLs only) as JSON. */
 export type KeysOf = (url: string) => Promise<{ keys?: unknown }>;
 
+/** What a key source reads of the issuer's discovery document: where its keys are. */
+export interface KeysHolder {
+  readonly jwks_uri: string;
+}
+
 /** The issuer's keys that `fitting` keeps of its key set. */
-export type KeySource = (as: AuthorizationServer, fitting: (keys: Jwk[]) => Jwk[]) => Promise<Jwk[]>;
+export type KeySource = (as: KeysHolder, fitting: (keys: Jwk[]) => Jwk[]) => Promise<Jwk[]>;
 
 /** The keys of a JWKS document, none when it has no `keys` array. */
 const keysIn = (body: { keys?: unknown } | null): Jwk[] => (Array.isArray(body?.keys) ? (body.keys as Jwk[]) : []);
@@ -36,7 +40,7 @@ const keysIn = (body: { keys?: unknown } | null): Jwk[] => (Array.isArray(body?.
 export const freshKeys =
   (keysOf: KeysOf): KeySource =>
   async (as, fitting) =>
-    fitting(keysIn(await keysOf(as.jwks_uri!)));
+    fitting(keysIn(await keysOf(as.jwks_uri)));
 
 /**
  * The JWKS kept for ten minutes and read again at once when no key of it fits (a key rotated a
@@ -48,7 +52,7 @@ export function cachedKeys(keysOf: KeysOf, now: () => number): KeySource {
   /** When a token no key fitted last caused a read: one such read every 30 seconds at most. */
   let rekeyedAt = Number.NEGATIVE_INFINITY;
   return async (as, fitting) => {
-    const read = async () => keysIn(await keysOf(as.jwks_uri!));
+    const read = async () => keysIn(await keysOf(as.jwks_uri));
     // A set read for this very token is not read again for it.
     const readNow = keySet.age() > 600_000;
     const found = fitting(await keySet.get(readNow, read));
@@ -62,8 +66,9 @@ const signatureError = (message: string) => new OidcError('ERR_OIDC_ID_TOKEN_SIG
 
 /** A verifier for one issuer: `verify(as, jwt)` resolves when the signature is good. */
 export function jwsVerifier(keys: KeySource, check: SignatureCheck = verifyJwsSignature) {
-  return async function verify(as: AuthorizationServer, jwt: string): Promise<void> {
-    const { alg, kid } = JSON.parse(new TextDecoder().decode(base64urlBytes(jwt.split('.')[0]!))) as { alg?: unknown; kid?: unknown };
+  return async function verify(as: KeysHolder, jwt: string): Promise<void> {
+    const [header = ''] = jwt.split('.');
+    const { alg, kid } = JSON.parse(new TextDecoder().decode(base64urlBytes(header))) as { alg?: unknown; kid?: unknown };
     const params = jwsAlgorithm(alg);
     if (!params) throw signatureError(`${alg} is not an asymmetric JWS algorithm`);
     // No fitting key, or none whose signature verifies: the same refusal.

@@ -140,8 +140,9 @@ export class AcmeIdentityStrategy {
   authenticate(request: PassportRequest): void {
     const self = actionsOf(this);
     const params = new URL(request.originalUrl ?? request.url ?? '/', 'http://callback.invalid').searchParams;
+    const state = params.get('state');
     const run =
-      params.has('state') && (params.has('code') || params.has('error')) ? this.finish(self, request, params) : this.start(self, request);
+      state !== null && (params.has('code') || params.has('error')) ? this.finish(self, request, params, state) : this.start(self, request);
     run.catch((error: unknown) => self.error(error));
   }
 
@@ -152,14 +153,15 @@ export class AcmeIdentityStrategy {
     await this.store.set(request, transaction.state, transaction);
     // Saved before the redirect: a session store that writes late would lose the race with the callback.
     const session = request.session as Session | undefined;
-    if (typeof session?.save === 'function')
-      await new Promise<void>((resolve, reject) => session.save!((error) => (error ? reject(error) : resolve())));
+    const save = session?.save;
+    if (typeof save === 'function')
+      await new Promise<void>((resolve, reject) => save.call(session, (error) => (error ? reject(error) : resolve())));
     self.redirect(url.href);
   }
 
   /** The second leg: the callback checked and exchanged, the person handed to your verify function. */
-  private async finish(self: PassportActions, request: PassportRequest, params: URLSearchParams): Promise<void> {
-    const transaction = await this.store.take(request, params.get('state')!);
+  private async finish(self: PassportActions, request: PassportRequest, params: URLSearchParams, state: string): Promise<void> {
+    const transaction = await this.store.take(request, state);
     if (!transaction) {
       self.fail(
         { message: 'ERR_OIDC_STATE: no sign-in of this browser waits for this callback (expired, finished, or another browser)' },

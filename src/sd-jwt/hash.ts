@@ -58,7 +58,8 @@ export function digests(algorithm: HashAlgorithm, inputs: readonly string[], nod
   if (node) {
     const name = algorithm.replace('-', '');
     // One-shot `crypto.hash` (Node >= 20.12) where there is one: no Hash object per disclosure.
-    if (node.hash) return inputs.map((input) => node.hash!(name, input, 'base64url'));
+    const { hash } = node;
+    if (hash) return inputs.map((input) => hash(name, input, 'base64url'));
     return inputs.map((input) => node.createHash(name).update(input).digest('base64url'));
   }
   const name = algorithm.toUpperCase();

@@ -126,7 +126,7 @@ export function localJwks(jwks: JSONWebKeySet, issuer?: string): KeySource {
       return Promise.reject(error);
     }
   };
-  return { issuer, keysFor, keyFor: (header) => keysFor(header).then((keys) => keys[0]!) };
+  return { issuer, keysFor, keyFor: (header) => keysFor(header).then(([key]) => key ?? Promise.reject(keyNotFound(header))) };
 }
 
 export interface RemoteJwksOptions extends LiteLogOptions {
@@ -233,6 +233,10 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
     issuer,
     refresh,
     keysFor,
-    keyFor: async (header) => (await keysFor(header))[0]!,
+    keyFor: async (header) => {
+      const [key] = await keysFor(header);
+      if (!key) throw keyNotFound(header);
+      return key;
+    },
   };
 }

@@ -347,7 +347,7 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   const plain = parts.length === 1;
   if (plain && options.allowPlainJwt === false) throw fail('ERR_SD_JWT_MALFORMED', 'a plain JWT where an SD-JWT was expected');
   // Everything between the JWT and the last "~" is a disclosure; after it, an optional KB-JWT.
-  const kbJwt = plain ? '' : parts[parts.length - 1]!;
+  const kbJwt = plain ? '' : (parts.at(-1) ?? '');
   const encoded = plain ? [] : parts.slice(1, -1);
   if (kbJwt !== '' && kbJwt.split('.').length !== 3) {
     throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT without key binding must end with "~"');
@@ -355,9 +355,10 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   if (options.keyBinding && kbJwt === '') throw fail('ERR_SD_JWT_KEY_BINDING', 'a key-binding JWT is required but absent');
   const segments = jwt.split('.');
   if (segments.length !== 3) throw fail('ERR_SD_JWT_MALFORMED', 'the issuer-signed part is not a compact JWS');
-  if (!isBase64url(segments[2]!)) throw fail('ERR_SD_JWT_MALFORMED', 'the signature is not base64url');
+  const [headerSegment = '', payloadSegment = '', signatureSegment = ''] = segments;
+  if (!isBase64url(signatureSegment)) throw fail('ERR_SD_JWT_MALFORMED', 'the signature is not base64url');
 
-  const header = jwsHeader(segments[0]!, 'the JWS header', allowedAlgorithms(options.algorithms));
+  const header = jwsHeader(headerSegment, 'the JWS header', allowedAlgorithms(options.algorithms));
   const keys = await issuerKeys(options.keys, header);
   // The signature is checked on a worker thread (Web Crypto: `verifyJws` hands it over before its
   // first await) while this thread decodes and hashes the disclosures; with node:crypto, at once.
@@ -366,7 +367,7 @@ export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): P
   signature.catch(() => undefined);
   let processed: Processed;
   try {
-    processed = await processPayload(segments[1]!, encoded, plain);
+    processed = await processPayload(payloadSegment, encoded, plain);
   } catch (error) {
     await signature; // a bad signature is the first thing to report
     throw error;
@@ -398,12 +399,14 @@ async function processPayload(payloadSegment: string, encoded: readonly string[]
     throw fail('ERR_SD_JWT_MALFORMED', 'an SD-JWT (it has _sd_alg) without its "~": not a plain JWT');
   const algorithm = hashAlgorithm(payload['_sd_alg']);
   const hashes = await digests(algorithm, encoded);
+  // biome-ignore lint/style/noNonNullAssertion: digests() returns one digest per input, in order
   const decoded = encoded.map((e, i) => decodeDisclosure(e, i, hashes[i]!));
   const byDigest = new Map<string, Decoded>();
-  hashes.forEach((digest, i) => {
-    if (byDigest.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `disclosure ${i + 1} was sent twice`);
-    byDigest.set(digest, decoded[i]!);
-  });
+  for (const item of decoded) {
+    const { digest } = item.disclosure;
+    if (byDigest.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `disclosure ${item.index + 1} was sent twice`);
+    byDigest.set(digest, item);
+  }
   const { _sd_alg: _, ...rest } = payload;
   const seen: Digests = new Set<string>();
   const claims = reveal(rest, byDigest, seen, 0) as Record<string, unknown>;

@@ -94,14 +94,14 @@ export function tokenRoutes(state: FakeState): RouteEntry[] {
       ROUTES.createApiToken.method,
       routePattern(ROUTES.createApiToken.path),
       async (request, ctx) => {
-        const body = (await readJson(request)) as Record<string, unknown> | null;
+        const body = ((await readJson(request)) ?? {}) as Record<string, unknown>;
         const errors: Record<string, string> = {};
         for (const field of ['client_id', 'client_secret']) {
-          if (typeof body?.[field] !== 'string' || body[field] === '') errors[field] = 'is required';
+          if (typeof body[field] !== 'string' || body[field] === '') errors[field] = 'is required';
         }
         if (Object.keys(errors).length > 0) throw validationError(errors);
-        const client = clientFor(state.clients, body!['client_id']);
-        if (!client || client.clientSecret !== body!['client_secret']) {
+        const client = clientFor(state.clients, body['client_id']);
+        if (!client || client.clientSecret !== body['client_secret']) {
           throw serviceError('E1003', 'Invalid client credentials', { minimal: true });
         }
         return issueTokens(state, client.clientId, ctx);

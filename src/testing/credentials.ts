@@ -96,7 +96,7 @@ export function validateCredentialInput(body: unknown, types: readonly string[])
   const semantic: Record<string, string> = {};
   if (!types.includes(type as string)) semantic['type'] = 'is not a credential type this service issues';
   const detected = FILE_TYPES.find((t) => t.magic.every((byte, i) => data[i] === byte));
-  const extension = (input['file_name'] as string).toLowerCase().split('.').pop()!;
+  const extension = (input['file_name'] as string).toLowerCase().split('.').at(-1) ?? '';
   if (!detected) semantic['file_data'] = 'must be a PNG, JPG or PDF file';
   else if (!detected.extensions.includes(extension)) semantic['file_name'] = `extension must match the ${detected.kind} content`;
   if (Object.keys(semantic).length > 0) {

@@ -118,7 +118,7 @@ export function createJourneys(state: FakeState): Journeys {
       'GET',
       /^\/journey\/([^/]+)$/,
       async (_request, _ctx, [arc]) => {
-        const found = journeyRecord(arc!);
+        const found = journeyRecord(arc);
         if (!found) return noJourney();
         if (found.status === 'pending') {
           found.status = 'opened';
@@ -133,7 +133,7 @@ export function createJourneys(state: FakeState): Journeys {
       /^\/journey\/([^/]+)\/(approve|partial|cancel)$/,
       // The person approves (fully or, via the off-ramp, partially) or cancels; then back to the client's URL.
       async (_request, _ctx, [arc, action]) => {
-        const found = journeyRecord(arc!);
+        const found = journeyRecord(arc);
         if (!found) return noJourney();
         if (!isOpen(found, now())) {
           const condition = isExpired(found, now()) ? 'expired' : found.status;

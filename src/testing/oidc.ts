@@ -40,7 +40,7 @@ export const DEFAULT_OIDC_CLIENT: Readonly<OidcClientRegistration> = Object.free
 });
 
 /** A confidential OIDC client (a backend), authenticating with `client_secret_basic`. */
-export const DEFAULT_OIDC_BACKEND_CLIENT: Readonly<OidcClientRegistration> = Object.freeze({
+export const DEFAULT_OIDC_BACKEND_CLIENT: Readonly<OidcClientRegistration & { clientSecret: string }> = Object.freeze({
   ...DEFAULT_OIDC_CLIENT,
   clientId: 'sandbox-oidc-backend',
   tokenEndpointAuthMethod: 'client_secret_basic',
@@ -147,16 +147,18 @@ function requestedClaims(raw: string | null, supportedClaims: ReadonlySet<string
     throw new OAuthError('invalid_request', 'claims is not a JSON object');
   const keys: string[] = [];
   for (const [namespace, value] of Object.entries(parsed)) {
+    // A scope's own claims (never a key of Object.prototype's).
+    const scopeClaims = STANDARD_SCOPES.includes(namespace) ? STANDARD_SCOPE_CLAIMS[namespace] : undefined;
     if (namespace === 'acme') {
       const problem = claimsProblem(value, supportedClaims);
       if (problem) throw new OAuthError('invalid_request', `claims.acme: ${problem}`);
       keys.push(...(Array.isArray(value) ? (value as string[]) : Object.keys(value as object)));
-    } else if (STANDARD_SCOPES.includes(namespace)) {
+    } else if (scopeClaims) {
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
         throw new OAuthError('invalid_request', `claims.${namespace} must be an array of claim names`);
       }
       // Rule 4: an unrecognised claim key is rejected, under a scope as under acme.
-      const unknown = value.find((name) => !STANDARD_SCOPE_CLAIMS[namespace]!.includes(name));
+      const unknown = value.find((name) => !scopeClaims.includes(name));
       if (unknown !== undefined) {
         throw new OAuthError('invalid_request', `claims.${namespace}: unrecognised claim ${JSON.stringify(unknown)}`);
       }
@@ -238,11 +240,11 @@ async function authenticateClient(
   form: URLSearchParams,
 ): Promise<OidcClientRegistration> {
   const invalid = new OAuthError('invalid_client', 'client authentication failed', 401);
-  const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.get('authorization') ?? '');
+  const [, basic] = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.get('authorization') ?? '') ?? [];
   let clientId = form.get('client_id');
   let secret: string | undefined;
-  if (basic) {
-    const decoded = atob(basic[1]!);
+  if (basic !== undefined) {
+    const decoded = atob(basic);
     const colon = decoded.indexOf(':');
     clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
     secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
@@ -363,7 +365,10 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       if (!issued || issued.transaction.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'unknown code');
       if (issued.used) {
         // A replayed code: refuse it, and revoke what the first use obtained (RFC 6749 §4.1.2).
-        for (const t of issued.accessTokens) accessTokens.get(t)!.revoked = true;
+        for (const t of issued.accessTokens) {
+          const grant = accessTokens.get(t);
+          if (grant) grant.revoked = true;
+        }
         throw new OAuthError('invalid_grant', 'the code was already used');
       }
       issued.used = true;
@@ -411,8 +416,8 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   }
 
   async function userinfo(request: Request): Promise<Response> {
-    const match = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '');
-    const grant = match ? accessTokens.get(match[1]!) : undefined;
+    const [, bearer] = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '') ?? [];
+    const grant = bearer === undefined ? undefined : accessTokens.get(bearer);
     if (!grant || grant.revoked || grant.expiresAt <= ctx.now()) {
       return new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
     }

@@ -7,8 +7,10 @@ import type { IdentityRecord } from './identity.js';
 import type { WebhookDelivery } from './webhooks.js';
 
 /** Text made safe inside HTML. */
-export const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c as keyof typeof ENTITIES]);
+
+/** The five characters HTML text and attributes must not carry as they are. */
+const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' } as const;
 
 const STYLE = `
 :root{color-scheme:light;--ink:#1d2433;--muted:#5b6474;--line:#dfe3ea;--accent:#2f5bea;--ok:#1a7f4b;--bad:#b42318;--bg:#f6f7f9}
@@ -103,7 +105,7 @@ export function homePage(state: HomeState): Response {
     ['OIDC issuer (auth URL)', `<code>${escapeHtml(state.authUrl)}</code>`],
     ['OIDC discovery', link(`${state.authUrl.replace(/\/$/, '')}/.well-known/openid-configuration`)],
     ['JWKS', link(state.jwksUrl)],
-  ].map(([name, value]) => row([name!, value!]));
+  ].map(row);
   const journeys = state.journeys.map((r) =>
     row([
       `<a href="/journey/${encodeURIComponent(r.accessRequestCode)}"><code>${escapeHtml(r.accessRequestCode)}</code></a>`,

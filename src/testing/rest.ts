@@ -75,11 +75,11 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
     },
     async get(request, ctx, [arc, isc]) {
       const client = await authenticateIdentity(state, request, ctx.now);
-      return ok(ctx, requestDetails(findRecord(state.identity, client.clientId, arc!, isc!), state.readings));
+      return ok(ctx, requestDetails(findRecord(state.identity, client.clientId, arc, isc), state.readings));
     },
     async delete(request, ctx, [arc, isc]) {
       const client = await authenticateIdentity(state, request, ctx.now);
-      const record = findRecord(state.identity, client.clientId, arc!, isc!);
+      const record = findRecord(state.identity, client.clientId, arc, isc);
       record.status = 'deleted';
       // The `deleteAnswer` reading: the spec's `{data: {message}}`, or nothing, as 200 or 204.
       if (state.readings.deleteAnswer === 'no-content')
@@ -94,7 +94,7 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       if (!header) throw serviceError('E1003', 'X-Access-Token is required', { minimal: true });
       const token = await verifyJwt(state.allKeys, header, ctx.now);
       if (!token) throw serviceError('E1003', 'X-Access-Token is invalid or expired', { minimal: true });
-      const record = findRecord(state.identity, client.clientId, arc!, isc!);
+      const record = findRecord(state.identity, client.clientId, arc, isc);
       if (token['access_request_code'] !== arc || token['access_token'] !== record.accessToken) {
         throw serviceError('E1004', 'X-Access-Token was not issued for this request', { minimal: true });
       }
@@ -121,17 +121,17 @@ function credentialRoutes(state: FakeState): Record<'submit' | 'verify' | 'fileD
     },
     async verify(request, ctx, [ref]) {
       const client = await authenticate(state, request, ctx.now);
-      const record = usableCredential(state.credentials.get(ref!), client.clientId, ctx.now);
+      const record = usableCredential(state.credentials.get(ref), client.clientId, ctx.now);
       return ok(ctx, await verifiedCredential(record, state.allKeys, ctx.now));
     },
     async fileData(request, ctx, [ref]) {
       const client = await authenticate(state, request, ctx.now);
-      const record = usableCredential(state.credentials.get(ref!), client.clientId, ctx.now);
+      const record = usableCredential(state.credentials.get(ref), client.clientId, ctx.now);
       return ok(ctx, { file_data: await decryptFile(record, state.fileKey) });
     },
     async revoke(request, ctx, [ref]) {
       const client = await authenticate(state, request, ctx.now);
-      const record = revocableCredential(state.credentials.get(ref!), client.clientId);
+      const record = revocableCredential(state.credentials.get(ref), client.clientId);
       record.revoked = true;
       return ok(ctx, { revoked: true });
     },

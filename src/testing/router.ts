@@ -9,7 +9,7 @@ import { sleep } from '../internal/sleep.js';
 import { cutBody, never, proxyBadGateway } from './faults.js';
 import { HttpError, errorResponse, serviceError, type ResponseContext } from './http.js';
 import type { Fault } from './options.js';
-import type { FakeState, RouteEntry } from './state.js';
+import { routeParams, type FakeState, type RouteEntry } from './state.js';
 
 /** Endpoints of the authorization server a browser page calls with `fetch`: discovery, JWKS, token, userinfo. */
 const BROWSER_CALLED = /^\/(\.well-known\/openid-configuration|oauth\/oidc\/(token|userinfo|jwks))$/;
@@ -41,10 +41,10 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
       // What a browser page calls from the relying party's origin: CORS, as an OpenID Provider serves it to SPAs.
       const cors = authPath !== undefined && BROWSER_CALLED.test(authPath);
       if (cors && method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS_HEADERS });
-      for (const [routeMethod, pattern, handler] of authPath === undefined ? [] : authRoutes) {
-        const match = pattern.exec(authPath!);
+      for (const [routeMethod, pattern, handler] of authRoutes) {
+        const match = authPath === undefined ? null : pattern.exec(authPath);
         if (!match || routeMethod !== method) continue;
-        const response = await handler(request, ctx, match.slice(1));
+        const response = await handler(request, ctx, routeParams(match));
         if (cors) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
         return response;
       }
@@ -52,7 +52,7 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
         const match = pattern.exec(path);
         if (!match || routeMethod !== method) continue;
         if (limited) rateLimit(state, ctx);
-        return await handler(request, ctx, match.slice(1));
+        return await handler(request, ctx, routeParams(match));
       }
       throw serviceError('E1005', 'No such endpoint');
     } catch (error) {
@@ -75,17 +75,18 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
 
     const { onExchange } = state.options;
     const fault = takeFault(state, method, path);
-    const sent = onExchange ? request.clone() : undefined;
+    // The request as it arrived, for onExchange: a copy taken before any route reads its body.
+    const sent = onExchange ? { onExchange, request: request.clone() } : undefined;
     if (fault) {
       const response = await faultResponse(fault, ctx, request.signal);
       if (response) {
-        onExchange?.({ request: sent!, response, fault: fault.kind });
+        sent?.onExchange({ request: sent.request, response, fault: fault.kind });
         return response;
       }
       ctx.now = state.now();
     }
     const response = await route(request, url, method, path, ctx);
-    onExchange?.({ request: sent!, response, ...(fault ? { fault: fault.kind } : {}) });
+    sent?.onExchange({ request: sent.request, response, ...(fault ? { fault: fault.kind } : {}) });
     if (fault?.kind === 'reset-after-headers' || fault?.kind === 'stall-body' || fault?.kind === 'truncate') {
       return fault.kind === 'truncate' ? cutBody(response, fault.kind, fault.framing, fault.close) : cutBody(response, fault.kind);
     }
@@ -108,14 +109,13 @@ function rateLimit(state: FakeState, ctx: ResponseContext): void {
 
 /** The first queued fault this request matches, counted down. */
 function takeFault(state: FakeState, method: string, path: string): Fault | undefined {
-  const index = state.faults.findIndex(
+  const fault = state.faults.find(
     (f) =>
       (!f.method || f.method.toUpperCase() === method) && (!f.path || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
   );
-  if (index < 0) return undefined;
-  const fault = state.faults[index]!;
+  if (!fault) return undefined;
   fault.remaining -= 1;
-  if (fault.remaining <= 0) state.faults.splice(index, 1);
+  if (fault.remaining <= 0) state.faults.splice(state.faults.indexOf(fault), 1);
   return fault;
 }
 

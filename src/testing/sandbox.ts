@@ -90,13 +90,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const loopback = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname);
   const running = await serveFetch(
     async (request) => {
+      // The server listens before the fake exists (its origin is the fake's): a request in between waits for nothing.
+      const fake = service;
+      if (!fake) return new Response('the sandbox is starting', { status: 503, headers: { 'retry-after': '1' } });
       // The control API: on a loopback address only (anyone who can reach it can play the service).
-      const controlled = loopback ? await control(request, service!, clock) : undefined;
+      const controlled = loopback ? await control(request, fake, clock) : undefined;
       if (controlled) return controlled;
-      if (!log.enabled('info')) return service!.fetch(request);
+      if (!log.enabled('info')) return fake.fetch(request);
       const started = performance.now();
-      const response = await service!.fetch(request);
-      const path = sandboxPath(new URL(request.url).pathname, new URL(service!.baseUrl).pathname);
+      const response = await fake.fetch(request);
+      const path = sandboxPath(new URL(request.url).pathname, new URL(fake.baseUrl).pathname);
       log.log('info', `sandbox: ${request.method} ${path} ${response.status} in ${Math.round(performance.now() - started)} ms`, {
         method: request.method,
         path,
@@ -111,7 +114,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           outcome: outcome[2],
         });
         // A webhook the integrator waits for and that never comes: say why.
-        if (outcome[1] === 'journey' && !service!.clients.some((client) => client.webhookUrl)) {
+        if (outcome[1] === 'journey' && !fake.clients.some((client) => client.webhookUrl)) {
           log.log('warn', 'sandbox: no webhook sent: no webhook URL is set (start the sandbox with --webhook-url URL)', {
             outcome: outcome[2],
           });
@@ -134,7 +137,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...client,
     redirectUris: [...client.redirectUris, ...(options.redirectUris ?? [])],
   });
-  const oidcClients = [withRedirects(DEFAULT_OIDC_CLIENT), withRedirects(DEFAULT_OIDC_BACKEND_CLIENT)];
+  const browserClient = withRedirects(DEFAULT_OIDC_CLIENT);
+  const oidcClients = [browserClient, withRedirects(DEFAULT_OIDC_BACKEND_CLIENT)];
   const registered = (uri: string) => [...oidcClients, ...(options.fake?.oidcClients ?? [])].some((c) => c.redirectUris.includes(uri));
   try {
     service = await createFakeService({
@@ -181,8 +185,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       webhookSecret: DEFAULT_CLIENT.webhookSecret,
       oidcClientId: DEFAULT_OIDC_CLIENT.clientId,
       oidcBackendClientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
-      oidcBackendClientSecret: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret!,
-      redirectUris: oidcClients[0]!.redirectUris,
+      oidcBackendClientSecret: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret,
+      redirectUris: browserClient.redirectUris,
     },
     close: () => running.close(),
   };

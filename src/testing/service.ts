@@ -141,7 +141,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
     ['GET', /^\/\.well-known\/openid-configuration$/, async (_request, ctx) => json(ctx, oidc.metadata()), false],
     ['GET', new RegExp(`^${JWKS_PATH}$`), (_request, ctx) => jwks(state, ctx), false],
     ['GET', /^\/oauth\/oidc\/authorize$/, (request) => oidc.authorize(request), false],
-    ['POST', /^\/oauth\/oidc\/consent\/([^/]+)\/(approve|cancel)$/, (_request, _ctx, [id, action]) => oidc.consent(id!, action!), false],
+    ['POST', /^\/oauth\/oidc\/consent\/([^/]+)\/(approve|cancel)$/, (_request, _ctx, [id, action]) => oidc.consent(id, action), false],
     ['POST', /^\/oauth\/oidc\/token$/, (request) => oidc.token(request), false],
     ['GET', /^\/oauth\/oidc\/userinfo$/, (request) => oidc.userinfo(request), false],
     ...journeyRoutes,

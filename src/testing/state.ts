@@ -126,8 +126,17 @@ export function clientFor(clients: readonly FakeClientRegistration[], clientId: 
   return clients.find((c) => c.clientId === clientId);
 }
 
+/**
+ * The path's captured parts, in order: no route's pattern captures more than two, and a part it
+ * does not capture is ''.
+ */
+export type RouteParams = readonly [first: string, second: string];
+
+/** The parts a pattern's match captured, as a route reads them. */
+export const routeParams = (match: RegExpExecArray): RouteParams => [match[1] ?? '', match[2] ?? ''];
+
 /** A route's handler: the request, its context, and the path's captured parts. */
-export type Route = (request: Request, ctx: ResponseContext, params: string[]) => Promise<Response>;
+export type Route = (request: Request, ctx: ResponseContext, params: RouteParams) => Promise<Response>;
 
 /** A route: method, path pattern (below the base URL or the auth URL), handler, and whether the rate limit counts it. */
 export type RouteEntry = readonly [method: string, pattern: RegExp, route: Route, limited: boolean];

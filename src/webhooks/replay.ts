@@ -73,6 +73,9 @@ export class MemoryReplayStore implements ReplayStore {
     // Re-inserted, so the map's order stays oldest first for eviction.
     this.#entries.delete(id);
     this.#entries.set(id, entry);
-    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries) break;
+      this.#entries.delete(oldest);
+    }
   }
 }

@@ -396,10 +396,11 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const secretBytes = secretKeys(secrets, options.minSecretBytes ?? 16);
   // Standard Webhooks keys are the base64 after `whsec_`; the secret's own bytes are tried too,
   // until a verified delivery shows which form the sender uses: from then on only that one.
-  const standardForms = secrets.map((secret, i) => {
+  const standardForms = secretBytes.map((bytes, i) => {
+    const secret = secrets[i];
     const text = typeof secret === 'string' ? secret.replace(/^whsec_/, '') : undefined;
     const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
-    return decoded && decoded.length > 0 ? [decoded, secretBytes[i]!] : [secretBytes[i]!];
+    return decoded && decoded.length > 0 ? [decoded, bytes] : [bytes];
   });
   /** A secret (as key bytes) that verified a delivery, and the check it verified. */
   type Match = { key: Uint8Array<ArrayBuffer>; check: Check };
@@ -478,26 +479,28 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
 
     const { accessToken, accessRequestCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));
     const meaning = eventMeaning(accessRequestCode, kind, rawKind);
-    // With node:crypto and no replay store, the delivery id is hashed only if it is read.
-    const id = store || !node ? await bodyDigest(meaning, node) : undefined;
-    if (store) await claimDelivery(store, id!, lease);
     const raw = rawKind === undefined ? {} : { rawKind };
-    let lazyId: string | undefined;
-    // One literal of named fields: spreading eventKind's answer into one with a getter made the whole
-    // verification a third dearer. Without a replay store the delivery id is hashed only if it is read.
-    const event =
-      id === undefined
-        ? {
-            kind,
-            ...raw,
-            accessRequestCode,
-            payload,
-            get deliveryId() {
-              lazyId ??= nodeDigest(node!, meaning);
-              return lazyId;
-            },
-          }
-        : { kind, ...raw, accessRequestCode, payload, deliveryId: id };
+    // One literal of named fields each: spreading eventKind's answer into one with a getter made the
+    // whole verification a third dearer.
+    let event: object;
+    if (!store && node) {
+      // With node:crypto and no replay store, the delivery id is hashed only if it is read.
+      let lazyId: string | undefined;
+      event = {
+        kind,
+        ...raw,
+        accessRequestCode,
+        payload,
+        get deliveryId() {
+          lazyId ??= nodeDigest(node, meaning);
+          return lazyId;
+        },
+      };
+    } else {
+      const id = await bodyDigest(meaning, node);
+      if (store) await claimDelivery(store, id, lease);
+      event = { kind, ...raw, accessRequestCode, payload, deliveryId: id };
+    }
     return Object.defineProperty(event, 'accessToken', { value: accessToken }) as IdentityActionsEvent;
   }
 

@@ -356,6 +356,27 @@ describe('OIDC helper: discovery', () => {
     }
   });
 
+  test('a token_endpoint or jwks_uri missing, empty or not https: is refused when discovery is read, naming it, not when the code comes back', async () => {
+    const s = await oidcSetup();
+    const cases: [endpoint: string, value: string | undefined][] = [
+      ['token_endpoint', undefined],
+      ['token_endpoint', 'javascript:alert(1)'],
+      ['jwks_uri', ''],
+      ['jwks_uri', 'http://auth.acme.test/oauth/oidc/jwks'],
+    ];
+    for (const [endpoint, value] of cases) {
+      const oidc = s.client({
+        fetch: async (input, init) => {
+          const metadata = (await (await fetch(input, init)).json()) as object;
+          return Response.json({ ...metadata, [endpoint]: value });
+        },
+      });
+      const error = await rejection(oidc.startSignIn());
+      expect(error).toBeInstanceOf(OidcError);
+      expect(error).toMatchObject({ code: 'ERR_OIDC_DISCOVERY', message: `the discovery document's ${endpoint} is missing or not https:` });
+    }
+  });
+
   test('an unreachable issuer is ERR_OIDC_DISCOVERY with the network error as cause, and is tried again next time', async () => {
     const s = await oidcSetup();
     let down = true;

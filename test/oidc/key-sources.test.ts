@@ -1,9 +1,14 @@
 /** Where the ID token check gets the issuer's keys: `freshKeys` (a browser page) and `cachedKeys` (a backend). */
 import { describe, expect, test } from 'vitest';
-import type { AuthorizationServer } from 'oauth4webapi';
+import type { DiscoveredServer } from '../../src/oidc/flow.js';
 import { cachedKeys, freshKeys, type KeysOf } from '../../src/oidc/jws.js';
 
-const as = { issuer: 'https://auth.acme.test', jwks_uri: 'https://auth.acme.test/jwks' } as AuthorizationServer;
+const as: DiscoveredServer = {
+  issuer: 'https://auth.acme.test',
+  authorization_endpoint: 'https://auth.acme.test/authorize',
+  token_endpoint: 'https://auth.acme.test/token',
+  jwks_uri: 'https://auth.acme.test/jwks',
+};
 const key = (kid: string) => ({ kty: 'RSA', kid });
 /** Keeps the keys whose kid is `wanted`. */
 const fitting = (wanted: string) => (keys: { kid?: string }[]) => keys.filter((k) => k.kid === wanted);

@@ -27,8 +27,9 @@ export function receiverFor(options: WebhookHandlerOptions): WebhookReceiver {
     options.verifier ??
     (options.secret !== undefined ? createWebhookVerifier({ ...options.verifierOptions, secret: options.secret }) : undefined);
   if (!verifier) throw new ConfigurationError('secret', 'give the webhook secret, or a verifier from createWebhookVerifier');
-  if ((options.onEvent === undefined) === (options.inbox === undefined))
+  const { inbox, onEvent } = options;
+  const handle = onEvent ?? (inbox ? (event: IdentityActionsEvent) => inbox.receive(event) : undefined);
+  if (handle === undefined || (onEvent !== undefined && inbox !== undefined))
     throw new ConfigurationError('onEvent', 'give exactly one of onEvent (your handler) and inbox (an identity inbox)');
-  const inbox = options.inbox;
-  return createWebhookReceiver(verifier, options.onEvent ?? ((event) => inbox!.receive(event)));
+  return createWebhookReceiver(verifier, handle);
 }
