@@ -81,4 +81,20 @@ describe('webhook verifier', () => {
     const throwing = createWebhookVerifier({ secret: SECRET, logger: { info: broken, warn: broken }, logLevel: 'info' });
     expect(await rejection(throwing.verify(body, {}))).toMatchObject({ code: 'ERR_WEBHOOK_MISSING_SIGNATURE' });
   });
+
+  test('an ACME_IDENTITY_LOG that names no level (an Object.prototype key among them) logs at warn: warnings, no info', async () => {
+    for (const value of ['constructor', 'toString', '__proto__', 'verbose']) {
+      vi.stubEnv('ACME_IDENTITY_LOG', value);
+      const log = recorder();
+      const verifier = createWebhookVerifier({ secret: SECRET, logger: log.logger });
+      const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+      await verifier.complete(await verifier.verify(body, { 'x-webhook-signature': signature }));
+      await rejection(verifier.verify(body, { 'x-webhook-signature': signature }));
+      await rejection(verifier.verify(body, {}));
+      expect(
+        log.lines.map((l) => [l.level, l.fields['code']]),
+        value,
+      ).toEqual([['warn', 'ERR_WEBHOOK_MISSING_SIGNATURE']]);
+    }
+  });
 });
