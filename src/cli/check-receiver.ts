@@ -5,7 +5,7 @@
  * and (where the scheme has one) for a stale timestamp. Each failure comes with advice.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Check, CheckStatus } from './doctor.js';
+import type { Check, CheckStatus } from './report.js';
 import { TEST_DELIVERY_FIELD } from '../internal/test-delivery.js';
 
 /** How deliveries are signed: the webhook verifier's schemes. */

@@ -1,7 +1,7 @@
 /**
  * ARCHITECTURE.md is the map of the tree, and a map that drifts misleads (#46): every room under
  * src/ is named in it and every room it names exists; every file it names exists where it says;
- * and every source file opens with the paragraph that says what it is.
+ * every source file opens with the paragraph that says what it is, and none is over 600 lines.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -67,4 +67,12 @@ test('every source file opens with a paragraph saying what it is (after a sheban
     .filter((file) => !/^(#![^\n]*\n)?\/\*\*/.test(readFileSync(join(SRC, file), 'utf8')))
     .map((file) => relative(ROOT, join(SRC, file)));
   expect(bare).toEqual([]);
+});
+
+test('no source file is over 600 lines: a room that grows past it is split into named parts (#46)', () => {
+  const long = files(SRC)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => [relative(ROOT, join(SRC, file)), readFileSync(join(SRC, file), 'utf8').split('\n').length] as const)
+    .filter(([, lines]) => lines > 600);
+  expect(long).toEqual([]);
 });
