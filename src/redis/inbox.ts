@@ -69,14 +69,48 @@ if given.tokenExpiresAt > kept.tokenExpiresAt then
 end
 return 'duplicate'`;
 
-/** KEYS: delayed, stream. ARGV: now, max. Entries whose backoff is over go back on the stream. */
-const PROMOTE = `
+/**
+ * KEYS: delayed, stream. ARGV: now, how many to promote, worker, lease ms, max, the entry key
+ * prefix. One round trip for a worker's turn (#44: it was four): a dead worker's messages whose
+ * lease ran out (XAUTOCLAIM, first: it fails with NOGROUP before anything is written), entries
+ * whose backoff is over back on the stream, then new messages (XREADGROUP), each with its record.
+ * A message whose entry is gone or no longer pending (discarded, or a stale copy) is acknowledged
+ * and deleted here, and not handed out. Returns {message, id, record JSON} for each claimed.
+ */
+const CLAIM = `
+local max = tonumber(ARGV[5])
+local messages = {}
+for _, m in ipairs(redis.call('XAUTOCLAIM', KEYS[2], '${GROUP}', ARGV[3], ARGV[4], '0-0', 'COUNT', max)[2]) do
+  if m[2] then table.insert(messages, m) end
+end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, id in ipairs(due) do
   redis.call('ZREM', KEYS[1], id)
   redis.call('XADD', KEYS[2], '*', 'id', id)
 end
-return #due`;
+if #messages < max then
+  local fresh = redis.call('XREADGROUP', 'GROUP', '${GROUP}', ARGV[3], 'COUNT', max - #messages, 'STREAMS', KEYS[2], '>')
+  if fresh then
+    for _, m in ipairs(fresh[1][2]) do table.insert(messages, m) end
+  end
+end
+local claimed = {}
+for _, m in ipairs(messages) do
+  local id
+  for i = 1, #m[2], 2 do
+    if m[2][i] == 'id' then id = m[2][i + 1] end
+  end
+  if id then
+    local found = redis.call('HMGET', ARGV[6] .. id, 'rec', 'state')
+    if found[1] and found[2] == 'pending' then
+      table.insert(claimed, {m[1], id, found[1]})
+    else
+      redis.call('XACK', KEYS[2], '${GROUP}', m[1])
+      redis.call('XDEL', KEYS[2], m[1])
+    end
+  end
+end
+return claimed`;
 
 /** KEYS: stream. ARGV: message, worker. Renews the lease of a holder. */
 const RENEW = `${OWNED}
@@ -254,60 +288,24 @@ export class RedisInboxStore implements InboxStore {
 
   async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
     await this.#ensureGroup();
-    await evaluate(this.#send, PROMOTE, [`${this.#p}delayed`, this.#stream], [String(now), String(Math.max(max, 100))]);
-    let messages: [string, string][];
+    const claim = () =>
+      evaluate(
+        this.#send,
+        CLAIM,
+        [`${this.#p}delayed`, this.#stream],
+        [String(now), String(Math.max(max, 100)), worker, String(Math.ceil(leaseMs)), String(max), this.#entry('')],
+      ) as Promise<[message: string, id: string, record: string][] | null>;
+    let claimed: [string, string, string][] | null;
     try {
-      messages = await this.#read(worker, max, leaseMs);
+      claimed = await claim();
     } catch (error) {
       // Redis restarted without the group (no persistence of it yet): made again, read again.
       if (!String((error as Error)?.message ?? error).includes('NOGROUP')) throw error;
       this.#group = undefined;
       await this.#ensureGroup();
-      messages = await this.#read(worker, max, leaseMs);
+      claimed = await claim();
     }
-    // The records read side by side: one round trip's wait for the lot, not one per message.
-    const read = await Promise.all(
-      messages.map(async ([message, id]) => {
-        const [rec, state] = (await this.#send('HMGET', this.#entry(id), 'rec', 'state')) as [string | null, string | null];
-        if (typeof rec === 'string' && state === 'pending')
-          return { record: JSON.parse(rec) as InboxRecord, lease: `${message} ${worker}` };
-        // Discarded, or a stale copy: nothing to do for it.
-        await this.#send('XACK', this.#stream, GROUP, message);
-        await this.#send('XDEL', this.#stream, message);
-        return undefined;
-      }),
-    );
-    return read.filter((claim): claim is InboxClaim => claim !== undefined);
-  }
-
-  /** A dead worker's messages first (their lease is over), then new ones. */
-  async #read(worker: string, max: number, leaseMs: number): Promise<[string, string][]> {
-    const taken = (await this.#send(
-      'XAUTOCLAIM',
-      this.#stream,
-      GROUP,
-      worker,
-      String(Math.ceil(leaseMs)),
-      '0-0',
-      'COUNT',
-      String(max),
-    )) as [string, [string, string[]][] | null];
-    const out = messagesOf(taken[1]);
-    if (out.length < max) {
-      const fresh = (await this.#send(
-        'XREADGROUP',
-        'GROUP',
-        GROUP,
-        worker,
-        'COUNT',
-        String(max - out.length),
-        'STREAMS',
-        this.#stream,
-        '>',
-      )) as [string, [string, string[]][]][] | null;
-      for (const [, entries] of fresh ?? []) out.push(...messagesOf(entries));
-    }
-    return out;
+    return (claimed ?? []).map(([message, , record]) => ({ record: JSON.parse(record) as InboxRecord, lease: `${message} ${worker}` }));
   }
 
   async renew(worker: string, claim: InboxClaim): Promise<boolean> {
@@ -492,16 +490,6 @@ function leaseOf(claim: InboxClaim): [string, string] {
 function fieldOf(fields: string[], name: string): string | undefined {
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
   return undefined;
-}
-
-/** [message id, entry id] of stream entries (a deleted entry comes back as null fields, and is skipped). */
-function messagesOf(entries: [string, string[] | null][] | null | undefined): [string, string][] {
-  const out: [string, string][] = [];
-  for (const [message, fields] of entries ?? []) {
-    const id = fields ? fieldOf(fields, 'id') : undefined;
-    if (id !== undefined) out.push([message, id]);
-  }
-  return out;
 }
 
 /** What the STATE script found, as a request's state. */
