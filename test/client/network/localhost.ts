@@ -181,13 +181,30 @@ export function attempts(service: FakeService, op: Pick<Operation, 'method' | 'p
   return service.requests.slice(since).filter((r) => r.method === op.method && r.path === op.path).length;
 }
 
-/** Runs `promise` and measures it: its outcome and the wall time it took, in ms. */
-export async function timed<T>(promise: () => Promise<T>): Promise<{ value?: T; error?: unknown; ms: number }> {
-  const start = performance.now();
+/** Where a call settled among two timers of the test's own. */
+export type Settled = 'before-early' | 'between' | 'after-late';
+
+/**
+ * Runs `call` beside two timers started just before it, of `early` and `late` ms, and says where
+ * it settled among them (#45: no assertion on a measured time). Timers fire in the order they fall
+ * due and a settled promise is seen before the next timer's callback runs, so on a loaded machine
+ * that delays everything alike the order stays: "not before the deadline, and before a margin
+ * past it" holds whatever the machine is doing.
+ */
+export async function settled<T>(
+  call: () => Promise<T>,
+  early: number,
+  late: number,
+): Promise<{ value?: T; error?: unknown; when: Settled }> {
+  let fired = 0;
+  const timers = [setTimeout(() => (fired = Math.max(fired, 1)), early), setTimeout(() => (fired = 2), late)];
+  const where = (): Settled => (['before-early', 'between', 'after-late'] as const)[fired] ?? 'after-late';
   try {
-    const value = await promise();
-    return { value, ms: performance.now() - start };
+    const value = await call();
+    return { value, when: where() };
   } catch (error) {
-    return { error, ms: performance.now() - start };
+    return { error, when: where() };
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
   }
 }
