@@ -83,6 +83,13 @@ describe('Passport strategy, in Chromium', () => {
     await tab.close();
   });
 
+  test('a request with a state but neither code nor error is not a callback: it starts a sign-in', async () => {
+    stage.serve(app());
+    const answer = await fetch(`${origin}/login?state=left-over`, { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get('location')?.startsWith(`${sandbox.authUrl}/oauth/oidc/authorize?`)).toBe(true);
+  });
+
   test('the person cancels: the failure redirect, with the reason', async () => {
     stage.serve(app());
     const tab = await browser.newPage();

@@ -247,6 +247,18 @@ describe("verifySdJwt: the issuer's keys", () => {
     expect(await code(verifySdJwt(`${await signWith(stranger.privateKey)}~`, at(keys)))).toBe('ERR_SD_JWT_SIGNATURE');
   });
 
+  test("keyFor, for a source's callers that take one key, gives the first fitting key in JWKS order", async () => {
+    const [old, current] = [await keyPair(), await keyPair()];
+    const keys = localJwks({ keys: [old.jwk, current.jwk] }, ISSUER);
+    const one = keys.keyFor({ alg: 'ES256' });
+    const first = (await keys.keysFor!({ alg: 'ES256' }))[0];
+    expect(await one).toBe(first);
+    // Only the first: a source whose keysFor a caller ignores verifies the first key's tokens.
+    const onlyKeyFor = { keyFor: keys.keyFor.bind(keys), issuer: ISSUER };
+    await expect(verifySdJwt(`${await signWith(old.privateKey)}~`, at(onlyKeyFor))).resolves.toBeDefined();
+    expect(await code(verifySdJwt(`${await signWith(current.privateKey)}~`, at(onlyKeyFor)))).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+
   test('the keys kept per header tell a kid of "" from no kid, either order', async () => {
     const [a, b] = [await keyPair(), await keyPair()];
     const set = {
