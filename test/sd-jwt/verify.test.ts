@@ -414,7 +414,7 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     expect(verified.keyBinding?.['nonce']).toBe('n-1');
   });
 
-  test('each wrong field is refused: typ, sd_hash, aud, nonce, iat, signer; and absence when required', async () => {
+  test('each wrong or missing field is refused: typ, sd_hash, aud, nonce, iat, signer; and absence when required', async () => {
     const { presented, kb } = await withHolder();
     const other = await generateKeyPair('ES256');
     const cases = [
@@ -425,6 +425,12 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
       await kb({ iat: NOW + 60 }),
       await kb({ iat: NOW - 3600 }),
       await kb({}, 'kb+jwt', other.privateKey),
+      // Each field the checks read, left out: a missing one is never taken as a match.
+      await kb({ sd_hash: undefined }),
+      await kb({ aud: undefined }),
+      await kb({ nonce: undefined }),
+      await kb({ iat: undefined }),
+      await kb({}, ''),
     ];
     for (const kbJwt of cases) expect(await refusal(presented + kbJwt, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');

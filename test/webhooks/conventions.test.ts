@@ -137,6 +137,11 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
     expect((await refusal(verifier().verify(payload, v1a))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
     const rotated = { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32, 7).toString('base64')} ${headers['webhook-signature']}` };
     await expect(verifier().verify(payload, rotated)).resolves.toBeDefined();
+    // An asymmetric v1a entry beside the v1 one is Standard Webhooks' too, and passed over, in either header.
+    const asymmetric = `v1a,${Buffer.alloc(64, 9).toString('base64')} ${headers['webhook-signature']}`;
+    await expect(verifier().verify(payload, { ...headers, 'webhook-signature': asymmetric })).resolves.toBeDefined();
+    const { 'webhook-signature': _, ...rest } = headers;
+    await expect(verifier().verify(payload, { ...rest, 'x-webhook-signature': asymmetric })).resolves.toBeDefined();
   });
 
   test('an Identity Actions event inside data, as enveloping senders write it, is read from there', async () => {
