@@ -400,8 +400,9 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     const cnf = { jwk: await exportJWK(holder.publicKey) };
     const d = disclosure('s', 'name', 'value');
     const presented = await issuer.sdJwt({ cnf, _sd: [digest(d)] }, [d]);
-    const kb = (payload: JWTPayload, typ = 'kb+jwt', key = holder.privateKey) =>
-      new SignJWT({ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: digest(presented), ...payload })
+    // A field given as undefined is left out of the JWT.
+    const kb = (payload: Record<string, unknown>, typ = 'kb+jwt', key = holder.privateKey) =>
+      new SignJWT({ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: digest(presented), ...payload } as JWTPayload)
         .setProtectedHeader({ alg: 'ES256', typ })
         .sign(key);
     return { presented, kb };
