@@ -61,7 +61,7 @@ export async function benchmark(title: string, measure: () => Promise<Medians>, 
     `${show(median(values))} (${show(Math.min(...values))}–${show(Math.max(...values))})`;
   for (const name of Object.keys(runs[0] ?? {})) {
     console.log(
-      `  ${name.padEnd(44)} ${range(
+      `  ${name.padEnd(50)} ${range(
         runs.map((run) => run[name] ?? Number.NaN),
         micros,
       )}`,
@@ -71,7 +71,7 @@ export async function benchmark(title: string, measure: () => Promise<Medians>, 
     const values = runs.map(figure.value);
     let met = '';
     if (figure.atMost !== undefined) met = `  goal ≤ ${figure.atMost}×: ${median(values) <= figure.atMost ? 'met' : 'NOT met'}`;
-    console.log(`  ${figure.label.padEnd(44)} ${range(values, (n) => `${n.toFixed(2)}×`)}${met}`);
+    console.log(`  ${figure.label.padEnd(50)} ${range(values, (n) => `${n.toFixed(2)}×`)}${met}`);
   }
 }
 
