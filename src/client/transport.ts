@@ -336,13 +336,13 @@ export class Transport {
     init.headers = headers;
     init.signal = ctx.signal;
     const trace = ctx.trace;
-    let attempt: { tracing: Tracing; span: Span } | undefined;
+    let attemptTrace: { tracing: Tracing; span: Span } | undefined;
     if (trace) {
       const { method, path } = this.#event(template, init, ctx, number);
       // Named on every attempt (the same name and attributes): only a retry repeats it.
       trace.tracing.describeCall(trace.span, method, path);
       trace.attempts = number;
-      attempt = { tracing: trace.tracing, span: trace.tracing.startAttempt(trace.span, method, path, number, headers) };
+      attemptTrace = { tracing: trace.tracing, span: trace.tracing.startAttempt(trace.span, method, path, number, headers) };
     }
     // Events are built only when someone listens: at the default level, one check an attempt.
     const watched = observer.watching('debug');
@@ -356,7 +356,7 @@ export class Transport {
       failure = error;
     }
     if (watched) this.#attempted(this.#event(template, init, ctx, number), performance.now() - started, response, failure, ctx);
-    attempt?.tracing.endAttempt(attempt.span, response?.status, response ? undefined : noAnswerCode(ctx.signal));
+    attemptTrace?.tracing.endAttempt(attemptTrace.span, response?.status, response ? undefined : noAnswerCode(ctx.signal));
     return { response, failure, token };
   }
 
