@@ -28,5 +28,9 @@ describe('printable', () => {
     expect(printable(42)).toBeUndefined();
     expect(printable('a'.repeat(70))).toBe(`${'a'.repeat(64)}…`);
     expect(printable(`${'a'.repeat(63)}😀b`)).toBe(`${'a'.repeat(63)}…`);
+    // A pair elsewhere, or a lone high surrogate ending a text that is not cut, moves nothing.
+    expect(printable(`😀${'a'.repeat(70)}`)).toBe(`😀${'a'.repeat(62)}…`);
+    expect(printable('ab\ud800')).toBe('ab\ud800');
+    expect(printable(`${'a'.repeat(63)}\ud800`)).toBe(`${'a'.repeat(63)}\ud800`);
   });
 });

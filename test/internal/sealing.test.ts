@@ -1,0 +1,81 @@
+/**
+ * Secrets at rest (internal/sealing.ts): a token in a shared store opens only under the key and the
+ * name it was sealed with, and anything else is refused as not sealed (#45: the boundary mutation
+ * group found these rules held by no test of their own).
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { importAesKey, open, seal } from '../../src/internal/sealing.js';
+import { rejection } from '../helpers.js';
+
+const keyBytes = (fill: number) => new Uint8Array(32).fill(fill);
+const aesKey = async (fill = 1) => (await importAesKey(keyBytes(fill))) as CryptoKey;
+
+describe('importAesKey', () => {
+  test('32 bytes, or their base64, make an AES-GCM key that encrypts and decrypts and cannot be exported', async () => {
+    for (const given of [keyBytes(3), Buffer.from(keyBytes(3)).toString('base64')]) {
+      const key = (await importAesKey(given)) as CryptoKey;
+      expect(key.algorithm.name).toBe('AES-GCM');
+      expect(key.extractable).toBe(false);
+      expect([...key.usages].sort()).toEqual(['decrypt', 'encrypt']);
+    }
+  });
+
+  test('an AES-GCM CryptoKey is taken as it is; another CryptoKey, or not 32 bytes, is what is wrong with it', async () => {
+    const given = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+    expect(await importAesKey(given)).toBe(given);
+    const hmac = await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    expect(importAesKey(hmac)).toBe('must be an AES-GCM key');
+    for (const wrong of [new Uint8Array(31), new Uint8Array(33), Buffer.from(new Uint8Array(16)).toString('base64'), 'not base64!']) {
+      expect(importAesKey(wrong)).toBe('must be 32 bytes (a Uint8Array, or their base64)');
+    }
+  });
+});
+
+describe('seal and open', () => {
+  test('property: any text opens as it was, under its key and name, and under no other key or name', async () => {
+    const key = await aesKey(1);
+    const other = await aesKey(2);
+    await fc.assert(
+      fc.asyncProperty(fc.string(), fc.string({ minLength: 1 }), async (text, name) => {
+        const sealed = await seal(key, text, name);
+        expect(sealed.startsWith('v1.')).toBe(true);
+        expect(await open(key, sealed, name)).toBe(text);
+        await expect(open(key, sealed, `${name}x`)).rejects.toBeDefined();
+        await expect(open(other, sealed, name)).rejects.toBeDefined();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test('the empty text seals to the shortest sealed value (IV and tag, 28 bytes), and opens', async () => {
+    const key = await aesKey();
+    const sealed = await seal(key, '', 'entry');
+    expect(Buffer.from(sealed.slice(3), 'base64')).toHaveLength(28);
+    expect(await open(key, sealed, 'entry')).toBe('');
+  });
+
+  test("what is not sealed (no v1., not base64, shorter than an IV and a tag) is a TypeError, not the cipher's error", async () => {
+    const key = await aesKey();
+    const sealed = await seal(key, 'token', 'entry');
+    for (const value of [sealed.slice(3), `v2.${sealed.slice(3)}`, 'v1.!!!!', `v1.${Buffer.alloc(27, 5).toString('base64')}`]) {
+      const error = await rejection(open(key, value, 'entry'));
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toBe('not sealed');
+    }
+  });
+
+  test('bytes sealed under the right key and name that are not UTF-8 are refused, not read with replacement characters', async () => {
+    const key = await aesKey();
+    const iv = new Uint8Array(12).fill(4);
+    const cipher = new Uint8Array(
+      await crypto.subtle.encrypt(
+        { name: 'AES-GCM', iv, additionalData: new TextEncoder().encode('entry') },
+        key,
+        new Uint8Array([0x61, 0xff, 0x62]),
+      ),
+    );
+    const value = `v1.${Buffer.concat([iv, cipher]).toString('base64')}`;
+    expect(await rejection(open(key, value, 'entry'))).toBeInstanceOf(TypeError);
+  });
+});
