@@ -233,40 +233,53 @@ describe('identityRequests.create: the inputs the schema requires and the prose 
   });
 
   test('property: every option against both readings, any of the three given or not: the outcome the option promises, never more or less sent', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom('auto' as const, 'omit' as const, 'fill' as const),
-        fc.constantFrom('prose' as const, 'schema' as const),
-        fc.subarray([...OPTIONALS]),
-        async (unsetOptionals, optionalInputs, set) => {
-          const { client, service } = await harness({ fake: { readings: { optionalInputs } }, client: { unsetOptionals } });
-          const input = person(Object.fromEntries(set.map((field) => [field, given[field]])));
-          const outcome = await client.identityRequests.create(input).then(
-            (created) => created,
-            (error: unknown) => error,
-          );
-          const unset = OPTIONALS.filter((field) => !set.includes(field));
-          // What each option promises: omit is refused by a service that requires what it leaves out; fill
-          // sends empty addresses, which a service reading them as optional refuses; auto succeeds on both.
-          let refusedFor: readonly string[] = [];
-          if (unsetOptionals === 'omit' && optionalInputs === 'schema') refusedFor = unset;
-          if (unsetOptionals === 'fill' && optionalInputs === 'prose') refusedFor = unset.filter((field) => field !== 'expiry_hours');
-          if (refusedFor.length > 0) {
-            expect(outcome).toBeInstanceOf(ValidationError);
-            expect([...(outcome as ValidationError).fields].sort()).toEqual([...refusedFor].sort());
-            return;
-          }
-          expect(outcome).not.toBeInstanceOf(Error);
-          const { data } = outcome as Awaited<ReturnType<typeof client.identityRequests.create>>;
-          const sent: Record<string, unknown> = { ...service.identityRequest(data.access_request_code)?.input };
-          for (const field of set) expect(sent[field]).toBe(given[field]);
-          // Left unset: absent from the body, unless the option fills it or the service required it.
-          const filled = unsetOptionals === 'fill' || (unsetOptionals === 'auto' && optionalInputs === 'schema');
-          for (const field of unset) expect(Object.hasOwn(sent, field), field).toBe(filled);
-        },
-      ),
-      { numRuns: 40 },
-    );
+    // One fake per reading and one client per option, made once (a fake a run took a third of the
+    // property's time, which a loaded machine stretched past the test's timeout); each run another
+    // person, so no create finds an open request of an earlier run's.
+    let run = 0;
+    for (const optionalInputs of ['prose', 'schema'] as const) {
+      const { service, makeClient } = await harness({ fake: { readings: { optionalInputs } } });
+      const clients = {
+        auto: makeClient({ unsetOptionals: 'auto' }),
+        omit: makeClient({ unsetOptionals: 'omit' }),
+        fill: makeClient({ unsetOptionals: 'fill' }),
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('auto' as const, 'omit' as const, 'fill' as const),
+          fc.subarray([...OPTIONALS]),
+          async (unsetOptionals, set) => {
+            run += 1;
+            const client = clients[unsetOptionals];
+            const someone = { email: `person-${run}@example.com`, phone: `4${String(run).padStart(8, '0')}` };
+            const input = person({ ...someone, ...Object.fromEntries(set.map((field) => [field, given[field]])) });
+            const outcome = await client.identityRequests.create(input).then(
+              (created) => created,
+              (error: unknown) => error,
+            );
+            const unset = OPTIONALS.filter((field) => !set.includes(field));
+            // What each option promises: omit is refused by a service that requires what it leaves out; fill
+            // sends empty addresses, which a service reading them as optional refuses; auto succeeds on both.
+            let refusedFor: readonly string[] = [];
+            if (unsetOptionals === 'omit' && optionalInputs === 'schema') refusedFor = unset;
+            if (unsetOptionals === 'fill' && optionalInputs === 'prose') refusedFor = unset.filter((field) => field !== 'expiry_hours');
+            if (refusedFor.length > 0) {
+              expect(outcome).toBeInstanceOf(ValidationError);
+              expect([...(outcome as ValidationError).fields].sort()).toEqual([...refusedFor].sort());
+              return;
+            }
+            expect(outcome).not.toBeInstanceOf(Error);
+            const { data } = outcome as Awaited<ReturnType<typeof client.identityRequests.create>>;
+            const sent: Record<string, unknown> = { ...service.identityRequest(data.access_request_code)?.input };
+            for (const field of set) expect(sent[field]).toBe(given[field]);
+            // Left unset: absent from the body, unless the option fills it or the service required it.
+            const filled = unsetOptionals === 'fill' || (unsetOptionals === 'auto' && optionalInputs === 'schema');
+            for (const field of unset) expect(Object.hasOwn(sent, field), field).toBe(filled);
+          },
+        ),
+        { numRuns: 24 },
+      );
+    }
   });
 
   test('unsetOptionals that is not auto, omit or fill is a ConfigurationError naming it', () => {
