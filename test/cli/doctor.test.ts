@@ -87,7 +87,8 @@ describe('acme-identity doctor', () => {
         describeReadings(readings),
       ).toEqual([]);
     }
-  });
+    // A doctor run per service: 7 s alone, 20 s beside a mutation run. The timeout is room, never a goal.
+  }, 120_000);
 
   test('the X-Request-Timestamp format the SDK cannot detect: doctor finds the one the service takes and names the setting with its value', async () => {
     for (const timestampFormat of ['unix-ms', 'iso8601'] as const) {
