@@ -90,7 +90,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const loopback = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname);
   const running = await serveFetch(
     async (request) => {
-      // The server listens before the fake exists (its origin is the fake's): a request in between waits for nothing.
+      // The server listens before the fake exists (its origin is the fake's): a request in between is asked to come back.
       const fake = service;
       if (!fake) return new Response('the sandbox is starting', { status: 503, headers: { 'retry-after': '1' } });
       // The control API: on a loopback address only (anyone who can reach it can play the service).
