@@ -75,7 +75,7 @@ return 'duplicate'`;
  * lease ran out (XAUTOCLAIM, first: it fails with NOGROUP before anything is written), entries
  * whose backoff is over back on the stream, then new messages (XREADGROUP), each with its record.
  * A message whose entry is gone or no longer pending (discarded, or a stale copy) is acknowledged
- * and deleted here, and not handed out. Returns {message, id, record JSON} for each claimed.
+ * and deleted here, and not handed out. Returns {message, record JSON} for each claimed.
  */
 const CLAIM = `
 local max = tonumber(ARGV[5])
@@ -103,7 +103,7 @@ for _, m in ipairs(messages) do
   if id then
     local found = redis.call('HMGET', ARGV[6] .. id, 'rec', 'state')
     if found[1] and found[2] == 'pending' then
-      table.insert(claimed, {m[1], id, found[1]})
+      table.insert(claimed, {m[1], found[1]})
     else
       redis.call('XACK', KEYS[2], '${GROUP}', m[1])
       redis.call('XDEL', KEYS[2], m[1])
@@ -294,8 +294,8 @@ export class RedisInboxStore implements InboxStore {
         CLAIM,
         [`${this.#p}delayed`, this.#stream],
         [String(now), String(Math.max(max, 100)), worker, String(Math.ceil(leaseMs)), String(max), this.#entry('')],
-      ) as Promise<[message: string, id: string, record: string][] | null>;
-    let claimed: [string, string, string][] | null;
+      ) as Promise<[message: string, record: string][] | null>;
+    let claimed: [message: string, record: string][] | null;
     try {
       claimed = await claim();
     } catch (error) {
@@ -305,7 +305,7 @@ export class RedisInboxStore implements InboxStore {
       await this.#ensureGroup();
       claimed = await claim();
     }
-    return (claimed ?? []).map(([message, , record]) => ({ record: JSON.parse(record) as InboxRecord, lease: `${message} ${worker}` }));
+    return (claimed ?? []).map(([message, record]) => ({ record: JSON.parse(record) as InboxRecord, lease: `${message} ${worker}` }));
   }
 
   async renew(worker: string, claim: InboxClaim): Promise<boolean> {

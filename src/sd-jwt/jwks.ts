@@ -107,6 +107,15 @@ function keyNotFound(header: KeyHeader): SdJwtVerificationError {
   return new SdJwtVerificationError('ERR_SD_JWT_KEY_NOT_FOUND', `no ${header.alg} key ${kid} in the issuer's JWKS`);
 }
 
+/** `keyFor` of a source with `keysFor`: the first fitting key, in JWKS order. */
+function firstKey(keysFor: (header: KeyHeader) => Promise<CryptoKey[]>): KeySource['keyFor'] {
+  return async (header) => {
+    const [key] = await keysFor(header);
+    if (!key) throw keyNotFound(header);
+    return key;
+  };
+}
+
 /**
  * A key source over a JWKS you already have (for example from your own cache or configuration).
  *
@@ -126,7 +135,7 @@ export function localJwks(jwks: JSONWebKeySet, issuer?: string): KeySource {
       return Promise.reject(error);
     }
   };
-  return { issuer, keysFor, keyFor: (header) => keysFor(header).then(([key]) => key ?? Promise.reject(keyNotFound(header))) };
+  return { issuer, keysFor, keyFor: firstKey(keysFor) };
 }
 
 export interface RemoteJwksOptions extends LiteLogOptions {
@@ -233,10 +242,6 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
     issuer,
     refresh,
     keysFor,
-    keyFor: async (header) => {
-      const [key] = await keysFor(header);
-      if (!key) throw keyNotFound(header);
-      return key;
-    },
+    keyFor: firstKey(keysFor),
   };
 }

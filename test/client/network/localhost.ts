@@ -196,14 +196,20 @@ export async function settled<T>(
   early: number,
   late: number,
 ): Promise<{ value?: T; error?: unknown; when: Settled }> {
-  let fired = 0;
-  const timers = [setTimeout(() => (fired = Math.max(fired, 1)), early), setTimeout(() => (fired = 2), late)];
-  const where = (): Settled => (['before-early', 'between', 'after-late'] as const)[fired] ?? 'after-late';
+  let when: Settled = 'before-early';
+  const timers = [
+    setTimeout(() => {
+      if (when === 'before-early') when = 'between';
+    }, early),
+    setTimeout(() => {
+      when = 'after-late';
+    }, late),
+  ];
   try {
     const value = await call();
-    return { value, when: where() };
+    return { value, when };
   } catch (error) {
-    return { error, when: where() };
+    return { error, when };
   } finally {
     for (const timer of timers) clearTimeout(timer);
   }
