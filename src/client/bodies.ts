@@ -70,6 +70,8 @@ const emailList = z
   .union([z.string(), z.array(z.string())], { error: 'must be a string or a list of strings' })
   .check(z.refine((value) => addresses(value).every((e) => EMAIL.test(e.trim())), { error: 'must be email addresses' }));
 
+// An optional field given as `undefined` is unset, as if left out: TypeScript's default settings
+// (no exactOptionalPropertyTypes) let a caller write `{ expiry_hours: maybeHours }`.
 const IdentityRequestSchema = z.looseObject({
   first_name: nonEmpty,
   last_name: nonEmpty,
@@ -87,14 +89,14 @@ const IdentityRequestSchema = z.looseObject({
   purpose: nonEmpty,
   return_url: httpUrl,
   off_ramp_url: httpUrl,
-  results_emails: z.exactOptional(emailList),
-  download_email: z.exactOptional(z.union([z.literal(''), email], { error: 'must be an email address' })),
-  expiry_hours: z.exactOptional(
+  results_emails: z.optional(emailList),
+  download_email: z.optional(z.union([z.literal(''), email], { error: 'must be an email address' })),
+  expiry_hours: z.optional(
     z.int({ error: 'must be a whole number of hours' }).check(z.minimum(0, { error: 'must be 0 or more (0 disables expiry)' })),
   ),
-  send_email: z.exactOptional(z.boolean({ error: 'must be a boolean' })),
-  payment_via: z.exactOptional(nonEmpty),
-  ruleset: z.exactOptional(nonEmpty),
+  send_email: z.optional(z.boolean({ error: 'must be a boolean' })),
+  payment_via: z.optional(nonEmpty),
+  ruleset: z.optional(nonEmpty),
   claims: z.unknown(),
 });
 
@@ -103,22 +105,23 @@ const CredentialSchema = z.looseObject({
   person_ref: z
     .string({ error: 'is required and must be a string' })
     .check(z.regex(PERSON_REF, { error: 'must have the shape <uid>/<uid>' })),
-  name: z.exactOptional(nonEmpty),
-  description: z.exactOptional(nonEmpty),
-  metadata: z.exactOptional(z.record(z.string(), z.unknown(), { error: 'must be an object' })),
+  name: z.optional(nonEmpty),
+  description: z.optional(nonEmpty),
+  metadata: z.optional(z.record(z.string(), z.unknown(), { error: 'must be an object' })),
   file_name: nonEmpty,
   issuer_name: nonEmpty,
   issuer_url: httpUrl,
   issuer_ref: nonEmpty,
-  time_expires: z.exactOptional(z.union([z.int(), z.date()], { error: 'must be UNIX seconds (an integer) or a Date' })),
+  time_expires: z.optional(z.union([z.int(), z.date()], { error: 'must be UNIX seconds (an integer) or a Date' })),
 });
 
+/**
+ * The issues of an object schema's result, each named by its field's path. Never called on a
+ * non-object (requireObject comes first), so every issue has a path: a field of the input.
+ */
 function issuesOf(result: { success: boolean; error?: z.core.$ZodError }): InputIssue[] {
   if (result.success || !result.error) return [];
-  return result.error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.map(String).join('.') : '(input)',
-    message: issue.message,
-  }));
+  return result.error.issues.map((issue) => ({ field: issue.path.map(String).join('.'), message: issue.message }));
 }
 
 function requireObject(input: unknown, what: string): Record<string, unknown> {
@@ -207,7 +210,7 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
     if (!kind) issues.push({ field: 'file', message: 'must be a PNG, JPG or PDF file' });
     else if (typeof input.file_name === 'string') {
       // A name (no path separators, not only dots), a dot, and the content's extension.
-      const [, extension = ''] = /^[^/\\]*[^/\\.][^/\\]*\.([^./\\]+)$/.exec(input.file_name) ?? [];
+      const extension = /^[^/\\]*[^/\\.][^/\\]*\.([^./\\]+)$/.exec(input.file_name)?.[1] ?? '';
       if (!kind.extensions.includes(extension.toLowerCase())) {
         issues.push({
           field: 'file_name',

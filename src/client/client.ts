@@ -326,7 +326,7 @@ export class AcmeIdentityClient {
   ): Promise<ApiResult<Schemas['IdentityResponseData']>> {
     return this.#call(options, R.getIdentityResponse, AUTHED, S.IdentityResponseData, (fetch, ctx) => {
       const path = this.#codes(request);
-      const accessToken = checkCode('accessToken', request?.accessToken);
+      const accessToken = checkCode('accessToken', request.accessToken);
       return this.#api.GET(R.getIdentityResponse.path, {
         params: { path, header: { ...this.#identityHeaders(ctx), 'X-Access-Token': accessToken } },
         parseAs: 'text',

@@ -128,6 +128,15 @@ describe('an expired identity response is not accepted (the spec: "the client mu
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
   });
 
+  test('the second exp names is already elapsed (as jose judges exp): accepted the millisecond before it, refused at it', async () => {
+    const h = await approvedAt(0);
+    const { data } = await h.client.identityResponses.get(h.request);
+    h.clock.now = (data.exp as number) * 1000 - 1;
+    await expect(h.client.identityResponses.get(h.request)).resolves.toBeDefined();
+    h.clock.now += 1;
+    await expect(h.client.identityResponses.get(h.request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+  });
+
   test("exp is judged on the service's clock: 10 minutes ahead, the response expires 60 s after it was issued", async () => {
     const h = await approvedAt(600_000);
     h.clock.now += 61_000; // the local clock still thinks exp is 9 minutes away

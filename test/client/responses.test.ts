@@ -4,13 +4,15 @@ import {
   AcmeIdentityClient,
   AuthenticationError,
   ConfigurationError,
+  CredentialVerificationFailedError,
   ExternalServiceError,
   InvalidResponseError,
+  PreconditionFailedError,
   ServiceUnavailableError,
   type ClientOptions,
 } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
-import { harness, person, received, rejection } from '../helpers.js';
+import { credentialInput, harness, person, received, rejection } from '../helpers.js';
 
 const base: ClientOptions = {
   baseUrl: 'https://api.acme.test/api/v1',
@@ -168,6 +170,33 @@ describe('reading answers', () => {
     const bare = await client.identityRequests.delete(codes);
     expect(bare).toEqual({ data: { message: 'deleted' }, correlationId: 'c2' });
     expect(Object.keys(bare)).not.toContain('meta');
+  });
+
+  test('a 412 without a known code is a failed verification from every credential endpoint, and a failed precondition from any other', async () => {
+    const client = clientAnswering(() => Response.json({ error: { message: 'no' } }, { status: 412 }));
+    const credentialCalls = [
+      client.credentials.submit(credentialInput()),
+      client.credentials.verify('ref-1'),
+      client.credentials.fileData('ref-1'),
+      client.credentials.revoke('ref-1'),
+    ];
+    for (const call of credentialCalls) expect(await rejection(call)).toBeInstanceOf(CredentialVerificationFailedError);
+    const other = await rejection(client.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }));
+    expect(other).toBeInstanceOf(PreconditionFailedError);
+  });
+
+  test('an error body without its envelope is read when it carries a type or a code; any other JSON is no error body of the service', async () => {
+    const bodies: unknown[] = [
+      { code: 'E1001', message: 'no' },
+      { type: 'VALIDATION_ERROR' },
+      { message: 'upstream says no', retry: true },
+    ];
+    const client = clientAnswering(() => Response.json(bodies.shift(), { status: 400 }));
+    const codes = { accessRequestCode: 'a', identitySessionCode: 'b' };
+    expect(await rejection(client.identityRequests.get(codes))).toMatchObject({ serviceCode: 'E1001', body: { code: 'E1001' } });
+    expect(await rejection(client.identityRequests.get(codes))).toMatchObject({ type: 'VALIDATION_ERROR' });
+    const other = (await rejection(client.identityRequests.get(codes))) as { body: unknown; serviceMessage: unknown };
+    expect([other.body, other.serviceMessage]).toEqual([undefined, undefined]);
   });
 
   test('an empty 200 is an InvalidResponseError', async () => {
