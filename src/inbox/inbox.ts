@@ -15,6 +15,7 @@ import type { IdentityRequestCodes } from '../client/results.js';
 import { digest, EXPIRY_MARGIN_MS, missingReport, outageLog, tokenExpiry, type MissingDelivery } from './rules.js';
 import { createWorker, tokenName, type EntryLog, type InboxClient, type InboxDelivery } from './worker.js';
 import { requestOutcomes, type RequestOutcome, type ReturnUrls, type ServiceView, type WaitOptions } from './outcomes.js';
+import { createSchedule } from './schedule.js';
 import { MemoryInboxStore, type DeadLetter, type InboxRecord, type InboxStats, type InboxStore } from './store.js';
 
 export interface IdentityInboxOptions<Transaction = unknown> extends ObservabilityOptions {
@@ -152,27 +153,13 @@ export interface IdentityInbox {
  * ```
  */
 export function createIdentityInbox<Transaction = unknown>(options: IdentityInboxOptions<Transaction>): IdentityInbox {
-  const { client, onIdentity } = options ?? ({} as Partial<IdentityInboxOptions<Transaction>>);
-  if (typeof client?.identityResponses?.getVerified !== 'function') throw new ConfigurationError('client', 'must be an AcmeIdentityClient');
-  if (typeof onIdentity !== 'function') throw new ConfigurationError('onIdentity', 'must be a function that takes the delivery');
-  const store: InboxStore<Transaction> = options.store ?? (new MemoryInboxStore() as InboxStore<Transaction>);
-  if (typeof store.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
+  const { client, onIdentity, store } = requiredParts(options);
   const key = sealingKey(options, store.durable);
   const observer = new Observer(options, (option, message) => new ConfigurationError(option, message));
   const settings = inboxSettings(options);
   const now = options.now ?? (() => Date.now());
   const serviceNow = () => client.serviceTime?.() ?? now();
-
-  async function sealToken(id: string, token: string): Promise<string> {
-    return key ? seal(await key, token, tokenName(id)) : token;
-  }
-
-  const log: EntryLog = (level, message, record, outcome, fields = {}) => {
-    const event: InboxEvent = { outcome, delivery: record.deliveryId.slice(0, 16), attempts: record.attempts, ...fields };
-    observer.log(level, message, event);
-    observer.emit('onInbox', event);
-  };
-
+  const log = entryLog(observer);
   const outage = outageLog(observer, now);
   const page = requestOutcomes({
     store: store as InboxStore<unknown>,
@@ -199,95 +186,23 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     outage,
     settled: page.settled,
   });
-  let running = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let current: Promise<unknown> = Promise.resolve();
-  /** A pass is under way (`ticking`), and a wake-up came during it (`woken`): one more pass follows at once. */
-  let ticking = false;
-  let woken = false;
-  let unsubscribe: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
-
   const reconcile = () =>
     reconcileRequests({ store, client, observer, now, serviceNow, graceMs: settings.graceMs, onMissing: options.onMissingDelivery });
-
-  let reconcileTimer: ReturnType<typeof setTimeout> | undefined;
-  let reconciling: Promise<unknown> = Promise.resolve();
-
-  /** One reconciliation per interval across every instance: the one that takes the store's lease runs it. */
-  function reconcileTick(interval: number): void {
-    reconciling = store
-      .lease('reconciler', worker, interval, now())
-      .then((mine) => (mine ? reconcile() : undefined))
-      .catch((error: unknown) =>
-        observer.log('warn', 'reconciler failed; it runs again next interval', {
-          error: error instanceof Error ? error.name : typeof error,
-        }),
-      )
-      .finally(() => {
-        if (running) reconcileTimer = setTimeout(() => reconcileTick(interval), interval);
-      });
-  }
-
-  function tick(): void {
-    ticking = true;
-    woken = false;
-    current = runOnce()
-      .catch((error: unknown) => outage.failed(error, 'while looking for due entries (polling goes on)'))
-      .finally(() => {
-        ticking = false;
-        if (!running) return;
-        if (woken) tick();
-        else timer = setTimeout(tick, settings.pollIntervalMs);
-      });
-  }
-
-  /** A delivery was stored somewhere: a pass now, or right after the one under way. */
-  function wake(): void {
-    if (!running) return;
-    if (ticking) {
-      woken = true;
-      return;
-    }
-    clearTimeout(timer);
-    tick();
-  }
+  const schedule = createSchedule({
+    store,
+    observer,
+    outage,
+    worker,
+    now,
+    runOnce,
+    reconcile,
+    pollIntervalMs: settings.pollIntervalMs,
+    reconcileIntervalMs: settings.reconcileIntervalMs,
+  });
+  const parts: InboxParts = { store: store as InboxStore<unknown>, key, observer, outage, log, now, serviceNow };
 
   return {
-    async receive(event) {
-      if (typeof event?.accessRequestCode !== 'string' || event.accessRequestCode === '' || typeof event.accessToken !== 'string') {
-        throw new ConfigurationError('event', 'must be a verified webhook event (accessRequestCode and accessToken)');
-      }
-      const test = testDeliverySource(event.payload);
-      if (test) {
-        // A receiver check: nothing to fetch, nothing to set aside.
-        observer.log('info', `a test delivery from ${printable(test, 32)}: answered, not stored`);
-        observer.emit('onInbox', { outcome: 'test', delivery: (event.deliveryId ?? '').slice(0, 16), attempts: 0 });
-        return 'test';
-      }
-      const id = event.accessRequestCode;
-      const received = now();
-      const record: InboxRecord = {
-        id,
-        kind: event.kind ?? 'unknown',
-        deliveryId: event.deliveryId ?? id,
-        token: await sealToken(id, event.accessToken),
-        tokenExpiresAt: tokenExpiry(event.accessToken, serviceNow(), settings.tokenLifetimeMs),
-        receivedAt: received,
-        attempts: 0,
-        nextAttemptAt: received,
-      };
-      let outcome: Awaited<ReturnType<InboxStore['add']>>;
-      try {
-        outcome = await store.add(record, received);
-      } catch (error) {
-        // Not stored: the receiver answers 500 and the service sends it again.
-        outage.failed(error, 'while storing a delivery (answered 500: the service sends it again)');
-        throw error;
-      }
-      outage.answered();
-      log(outcome === 'duplicate' ? 'debug' : 'info', `delivery ${outcome}`, record, outcome);
-      return outcome;
-    },
+    receive: (event) => receiveDelivery(parts, event, settings.tokenLifetimeMs),
     async expect(codes) {
       if (typeof codes?.accessRequestCode !== 'string' || typeof codes.identitySessionCode !== 'string')
         throw new ConfigurationError('codes', 'must be the accessRequestCode and identitySessionCode that create returned');
@@ -299,57 +214,11 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
       );
     },
     runOnce,
-    start() {
-      if (running) return;
-      running = true;
-      // What the store says an operator should know (a Redis without persistence): once, at start.
-      store.warnings?.().then(
-        (warnings) => {
-          for (const warning of warnings) observer.log('warn', `inbox store: ${warning}`);
-        },
-        () => undefined,
-      );
-      tick();
-      unsubscribe = store.subscribe
-        ? store.subscribe(wake).catch((error: unknown) => {
-            observer.log('warn', 'inbox store: workers are not woken by new deliveries; they poll', {
-              error: error instanceof Error ? error.name : typeof error,
-            });
-            return undefined;
-          })
-        : Promise.resolve(undefined);
-      const interval = settings.reconcileIntervalMs;
-      // The first run one interval after the start: a request is reported only once its grace has passed anyway.
-      if (interval !== false) reconcileTimer = setTimeout(() => reconcileTick(interval), interval);
-    },
-    async stop() {
-      running = false;
-      clearTimeout(timer);
-      clearTimeout(reconcileTimer);
-      const stopListening = await unsubscribe;
-      await Promise.all([current, reconciling, stopListening?.().catch(() => undefined)]);
-    },
+    start: schedule.start,
+    stop: schedule.stop,
     deadLetters: (limit = 100) => store.deadLetters(limit),
-    async replay(id) {
-      const letter = (await store.deadLetters(Number.MAX_SAFE_INTEGER)).find((dead) => dead.record.id === id);
-      if (!letter) throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
-      if (letter.record.tokenExpiresAt - EXPIRY_MARGIN_MS <= serviceNow()) {
-        throw new InboxError(
-          'ERR_INBOX_TOKEN_EXPIRED',
-          id,
-          'its X-Access-Token has expired: ask the service to send the webhook again (the fresh delivery revives it)',
-        );
-      }
-      const { lastError: _last, ...rest } = letter.record;
-      if (!(await store.revive(id, { ...rest, attempts: 0, nextAttemptAt: now() })))
-        throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
-      log('info', 'dead entry replayed', letter.record, 'replayed');
-    },
-    async discard(id) {
-      const letter = (await store.deadLetters(Number.MAX_SAFE_INTEGER)).find((dead) => dead.record.id === id);
-      if (!(await store.discard(id))) throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
-      if (letter) log('info', 'dead entry discarded', letter.record, 'discarded');
-    },
+    replay: (id) => replayDeadEntry(parts, id),
+    discard: (id) => discardDeadEntry(parts, id),
     stats: () => store.stats(now()),
     reconcile,
     returnUrls: page.returnUrls,
@@ -358,6 +227,106 @@ export function createIdentityInbox<Transaction = unknown>(options: IdentityInbo
     waitFor: page.waitFor,
     askService: page.askService,
   };
+}
+
+/** The client, the handler and the store, each checked: a ConfigurationError naming what is missing. */
+function requiredParts<Transaction>(options: IdentityInboxOptions<Transaction>) {
+  const { client, onIdentity } = options ?? ({} as Partial<IdentityInboxOptions<Transaction>>);
+  if (typeof client?.identityResponses?.getVerified !== 'function') throw new ConfigurationError('client', 'must be an AcmeIdentityClient');
+  if (typeof onIdentity !== 'function') throw new ConfigurationError('onIdentity', 'must be a function that takes the delivery');
+  const store: InboxStore<Transaction> = options.store ?? (new MemoryInboxStore() as InboxStore<Transaction>);
+  if (typeof store.add !== 'function') throw new ConfigurationError('store', 'must be an InboxStore (MemoryInboxStore, RedisInboxStore)');
+  return { client, onIdentity, store };
+}
+
+/** What an entry's step logs: a line, and the `onInbox` hook with the same event (the delivery id cut to 16 characters). */
+function entryLog(observer: Observer): EntryLog {
+  return (level, message, record, outcome, fields = {}) => {
+    const event: InboxEvent = { outcome, delivery: record.deliveryId.slice(0, 16), attempts: record.attempts, ...fields };
+    observer.log(level, message, event);
+    observer.emit('onInbox', event);
+  };
+}
+
+/** What receiving a delivery and acting on dead entries share. */
+interface InboxParts {
+  store: InboxStore<unknown>;
+  key: Promise<CryptoKey> | undefined;
+  observer: Observer;
+  outage: ReturnType<typeof outageLog>;
+  log: EntryLog;
+  now(): number;
+  serviceNow(): number;
+}
+
+/**
+ * Stores a verified delivery before the receiver answers, its token sealed to its entry; a test
+ * delivery (a receiver check) is answered and not stored. A store that fails is rethrown: the
+ * receiver answers 500 and the service sends it again.
+ */
+async function receiveDelivery(
+  parts: InboxParts,
+  event: Parameters<IdentityInbox['receive']>[0],
+  tokenLifetimeMs: number,
+): ReturnType<IdentityInbox['receive']> {
+  const { store, key, observer, outage, log, now, serviceNow } = parts;
+  if (typeof event?.accessRequestCode !== 'string' || event.accessRequestCode === '' || typeof event.accessToken !== 'string') {
+    throw new ConfigurationError('event', 'must be a verified webhook event (accessRequestCode and accessToken)');
+  }
+  const test = testDeliverySource(event.payload);
+  if (test) {
+    // A receiver check: nothing to fetch, nothing to set aside.
+    observer.log('info', `a test delivery from ${printable(test, 32)}: answered, not stored`);
+    observer.emit('onInbox', { outcome: 'test', delivery: (event.deliveryId ?? '').slice(0, 16), attempts: 0 });
+    return 'test';
+  }
+  const id = event.accessRequestCode;
+  const received = now();
+  const record: InboxRecord = {
+    id,
+    kind: event.kind ?? 'unknown',
+    deliveryId: event.deliveryId ?? id,
+    token: key ? await seal(await key, event.accessToken, tokenName(id)) : event.accessToken,
+    tokenExpiresAt: tokenExpiry(event.accessToken, serviceNow(), tokenLifetimeMs),
+    receivedAt: received,
+    attempts: 0,
+    nextAttemptAt: received,
+  };
+  let outcome: Awaited<ReturnType<InboxStore['add']>>;
+  try {
+    outcome = await store.add(record, received);
+  } catch (error) {
+    // Not stored: the receiver answers 500 and the service sends it again.
+    outage.failed(error, 'while storing a delivery (answered 500: the service sends it again)');
+    throw error;
+  }
+  outage.answered();
+  log(outcome === 'duplicate' ? 'debug' : 'info', `delivery ${outcome}`, record, outcome);
+  return outcome;
+}
+
+/** A dead entry tried again from its first attempt, while its token is still good. */
+async function replayDeadEntry({ store, log, now, serviceNow }: InboxParts, id: string): Promise<void> {
+  const letter = (await store.deadLetters(Number.MAX_SAFE_INTEGER)).find((dead) => dead.record.id === id);
+  if (!letter) throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
+  if (letter.record.tokenExpiresAt - EXPIRY_MARGIN_MS <= serviceNow()) {
+    throw new InboxError(
+      'ERR_INBOX_TOKEN_EXPIRED',
+      id,
+      'its X-Access-Token has expired: ask the service to send the webhook again (the fresh delivery revives it)',
+    );
+  }
+  const { lastError: _last, ...rest } = letter.record;
+  if (!(await store.revive(id, { ...rest, attempts: 0, nextAttemptAt: now() })))
+    throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
+  log('info', 'dead entry replayed', letter.record, 'replayed');
+}
+
+/** A dead entry dropped for good. */
+async function discardDeadEntry({ store, log }: InboxParts, id: string): Promise<void> {
+  const letter = (await store.deadLetters(Number.MAX_SAFE_INTEGER)).find((dead) => dead.record.id === id);
+  if (!(await store.discard(id))) throw new InboxError('ERR_INBOX_NOT_FOUND', id, 'no dead entry has this id');
+  if (letter) log('info', 'dead entry discarded', letter.record, 'discarded');
 }
 
 /** The inbox's settings: each option checked (a ConfigurationError naming it), defaults filled in. */

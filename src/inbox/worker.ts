@@ -90,175 +90,226 @@ export interface WorkerContext<Transaction> {
 
 /** A worker: `runOnce` settles every entry due now, `concurrency` at a time, and resolves how many. */
 export function createWorker<Transaction>(context: WorkerContext<Transaction>): { runOnce(): Promise<number> } {
-  const { name, store, client, onIdentity, key, settings, now, serviceNow, log, outage } = context;
+  const { name, store, settings, now, outage } = context;
+  return {
+    async runOnce() {
+      let settled = 0;
+      for (;;) {
+        const claims = await store.claim(name, settings.concurrency, settings.leaseMs, now());
+        outage.answered();
+        if (claims.length === 0) return settled;
+        await Promise.all(
+          claims.map((claim) =>
+            heartbeat(context, claim, () => settle(context, claim)).catch((error: unknown) => {
+              // The store failed mid-way: the entry stays where it was, and its lease runs out.
+              outage.failed(error, 'while settling an entry (it is tried again after its lease)');
+            }),
+          ),
+        );
+        settled += claims.length;
+      }
+    },
+  };
+}
 
-  async function bury(claim: InboxClaim, record: InboxRecord, reason: InboxErrorCode, errorCode: string, message: string): Promise<void> {
-    await store.bury(claim, { record, reason, errorCode, message, deadAt: now() });
-    log('error', `identity set aside (${reason}): see deadLetters()`, record, 'dead', { reason, errorCode });
-    context.settled(record.id);
+/**
+ * `work` on `claim`, its lease renewed every third of `leaseMs` until it is done: a live worker
+ * keeps its entry however long the fetch and the handler take; a dead one stops renewing, and
+ * another worker takes the entry over within `leaseMs`. A renewal that finds the entry taken over
+ * stops; the work then hands nothing over (settle checks its lease before handing over).
+ */
+async function heartbeat<T>({ name, store, settings, now }: WorkerContext<T>, claim: InboxClaim, work: () => Promise<void>): Promise<void> {
+  const beat = setInterval(() => {
+    store.renew(name, claim, settings.leaseMs, now()).then(
+      (held) => {
+        if (!held) clearInterval(beat);
+      },
+      () => undefined,
+    );
+  }, settings.leaseMs / 3);
+  // A heartbeat never keeps a process alive on its own.
+  (beat as { unref?: () => void }).unref?.();
+  try {
+    await work();
+  } finally {
+    clearInterval(beat);
   }
+}
 
-  /**
-   * A delivery for a request this relying party never recorded (a sandbox `trigger`, a
-   * `check-receiver` delivery, another application on the same webhook URL, or an `expect` that
-   * was lost): said at once, at `warn`, with its own hook outcome, after one more try for an
-   * `expect` that comes late. It is kept with the dead letters (reason `ERR_INBOX_UNKNOWN_REQUEST`)
-   * so a request whose record was lost can still be replayed once recorded.
-   */
-  async function setAsideUnknown(claim: InboxClaim, record: InboxRecord, failure: Failure): Promise<void> {
-    const reason = 'ERR_INBOX_UNKNOWN_REQUEST';
-    await store.bury(claim, { record, reason, errorCode: failure.code, message: failure.message, deadAt: now() });
-    log(
-      'warn',
-      'a delivery for a request never recorded with expect() (a test delivery, or another application?): set aside as ERR_INBOX_UNKNOWN_REQUEST',
+/**
+ * One attempt at an entry, to its end: handed over, tried again later, or set aside. Each step
+ * that can end it returns what ended it; the last hands the identity over.
+ */
+async function settle<T>(context: WorkerContext<T>, claim: InboxClaim): Promise<void> {
+  const record = claim.record;
+  if (record.tokenExpiresAt - EXPIRY_MARGIN_MS <= context.serviceNow()) {
+    const code = record.lastError?.code ?? 'ERR_INBOX_TOKEN_EXPIRED';
+    return bury(context, claim, record, 'ERR_INBOX_TOKEN_EXPIRED', code, 'the X-Access-Token expired before the identity was fetched');
+  }
+  const accessToken = await openToken(context.key, record);
+  if (accessToken === undefined) {
+    return bury(
+      context,
+      claim,
       record,
-      'unknown-request',
-      { reason, errorCode: failure.code },
+      'ERR_INBOX_REFUSED',
+      'ERR_INVALID_CONFIG',
+      "the stored token does not open with this inbox's encryptionKey",
     );
   }
-
-  async function failed(claim: InboxClaim, failure: Failure): Promise<void> {
-    const record: InboxRecord = {
-      ...claim.record,
-      attempts: claim.record.attempts + 1,
-      lastError: { code: failure.code, message: failure.message },
-    };
-    if (failure.permanent) return bury(claim, record, 'ERR_INBOX_REFUSED', failure.code, failure.message);
-    if (failure.code === 'ERR_INBOX_UNKNOWN_REQUEST' && record.attempts >= Math.min(UNKNOWN_REQUEST_ATTEMPTS, settings.maxAttempts)) {
-      return setAsideUnknown(claim, record, failure);
-    }
-    if (record.attempts >= settings.maxAttempts) {
-      const reason = failure.handler ? 'ERR_INBOX_HANDLER' : 'ERR_INBOX_RETRIES_EXHAUSTED';
-      return bury(claim, record, reason, failure.code, failure.message);
-    }
-    const wait = Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (record.attempts - 1)) * (0.75 + Math.random() * 0.5);
-    // Within the token's lifetime: the last try goes just before it expires, never after.
-    const lastChance = record.tokenExpiresAt - 2 * EXPIRY_MARGIN_MS - serviceNow() + now();
-    if (lastChance <= now())
-      return bury(claim, record, 'ERR_INBOX_TOKEN_EXPIRED', failure.code, 'the X-Access-Token expired before the identity was fetched');
-    // Rounded up: a wait under a millisecond is still a wait, not an expiry.
-    const next = Math.ceil(Math.min(now() + wait, lastChance));
-    await store.reschedule(claim, { ...record, nextAttemptAt: next });
-    log('warn', 'identity not fetched yet: trying again', record, 'retry', { errorCode: failure.code, waitMs: Math.round(next - now()) });
+  const identitySessionCode = (await context.store.expected(record.id))?.identitySessionCode ?? (await context.sessionCode?.(record.id));
+  if (!identitySessionCode) {
+    return failed(context, claim, {
+      code: 'ERR_INBOX_UNKNOWN_REQUEST',
+      message: 'no identity session code for this request: call expect() at create, or give sessionCode',
+      permanent: false,
+    });
   }
+  const fetched = await fetchIdentity(context, record, accessToken, identitySessionCode);
+  if ('failure' in fetched) return failed(context, claim, fetched.failure);
+  return handOver(context, claim, fetched.delivery, fetched.outcome);
+}
 
-  // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one branch per way an attempt can end (handed over, tried again, set aside, its lease lost), each with its own store step and log line
-  async function settle(claim: InboxClaim): Promise<void> {
-    const record = claim.record;
-    if (record.tokenExpiresAt - EXPIRY_MARGIN_MS <= serviceNow()) {
-      const code = record.lastError?.code ?? 'ERR_INBOX_TOKEN_EXPIRED';
-      return bury(claim, record, 'ERR_INBOX_TOKEN_EXPIRED', code, 'the X-Access-Token expired before the identity was fetched');
-    }
-    let accessToken: string;
+/** The entry's X-Access-Token, opened with the inbox's key (kept in clear without one); undefined when it does not open. */
+async function openToken(key: Promise<CryptoKey> | undefined, record: InboxRecord): Promise<string | undefined> {
+  if (!key) return record.token;
+  try {
+    return await open(await key, record.token, tokenName(record.id));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The verified identity, or the request's cancellation, as the delivery to hand over; or why not, this time. */
+async function fetchIdentity<T>(
+  { client, verification }: WorkerContext<T>,
+  record: InboxRecord,
+  accessToken: string,
+  identitySessionCode: string,
+): Promise<{ delivery: InboxDelivery<T>; outcome: InboxOutcome } | { failure: Failure }> {
+  const base = { id: record.id, accessRequestCode: record.id, attempts: record.attempts, receivedAt: record.receivedAt };
+  try {
+    const event = { kind: record.kind, accessRequestCode: record.id, accessToken };
+    const identity = await client.identityResponses.getVerified(event, { ...verification, identitySessionCode });
+    return { delivery: { ...base, kind: 'approved', identity }, outcome: identity.partiallyComplete ? 'partial' : 'verified' };
+  } catch (error) {
+    if (error instanceof IdentityFlowError && error.step === 'cancelled')
+      return { delivery: { ...base, kind: 'cancelled' }, outcome: 'cancelled' };
+    return { failure: failureOf(error) };
+  }
+}
+
+/**
+ * The delivery given to `onIdentity`, if the entry is still this worker's: a worker whose lease ran
+ * out hands nothing over (the one that took the entry does). With a store that settles in a
+ * transaction, the handler's writes and the entry's settlement commit together, or neither does.
+ * A handler that throws is an attempt that failed: tried again, its writes rolled back.
+ */
+async function handOver<T>(context: WorkerContext<T>, claim: InboxClaim, delivery: InboxDelivery<T>, outcome: InboxOutcome): Promise<void> {
+  const { name, store, onIdentity, settings, now, log } = context;
+  const record = claim.record;
+  if (!(await store.renew(name, claim, settings.leaseMs, now()))) {
+    log('warn', 'entry taken over by another worker: not handed over here', record, 'taken-over');
+    return;
+  }
+  let handlerError: { error: unknown } | undefined;
+  const call = async (transaction?: T) => {
     try {
-      accessToken = key ? await open(await key, record.token, tokenName(record.id)) : record.token;
-    } catch {
-      return bury(
-        claim,
-        record,
-        'ERR_INBOX_REFUSED',
-        'ERR_INVALID_CONFIG',
-        "the stored token does not open with this inbox's encryptionKey",
-      );
-    }
-    const identitySessionCode = (await store.expected(record.id))?.identitySessionCode ?? (await context.sessionCode?.(record.id));
-    if (!identitySessionCode) {
-      return failed(claim, {
-        code: 'ERR_INBOX_UNKNOWN_REQUEST',
-        message: 'no identity session code for this request: call expect() at create, or give sessionCode',
-        permanent: false,
-      });
-    }
-    let delivery: InboxDelivery<Transaction>;
-    let outcome: InboxOutcome = 'cancelled';
-    const base = { id: record.id, accessRequestCode: record.id, attempts: record.attempts, receivedAt: record.receivedAt };
-    try {
-      const event = { kind: record.kind, accessRequestCode: record.id, accessToken };
-      const identity = await client.identityResponses.getVerified(event, { ...context.verification, identitySessionCode });
-      delivery = { ...base, kind: 'approved', identity };
-      outcome = identity.partiallyComplete ? 'partial' : 'verified';
+      await onIdentity(transaction === undefined ? delivery : { ...delivery, transaction });
     } catch (error) {
-      if (!(error instanceof IdentityFlowError && error.step === 'cancelled')) return failed(claim, failureOf(error));
-      delivery = { ...base, kind: 'cancelled' };
+      handlerError = { error };
+      throw error;
     }
-    // Still ours? A worker whose lease ran out hands nothing over: the one that took the entry does.
-    if (!(await store.renew(name, claim, settings.leaseMs, now()))) {
-      log('warn', 'entry taken over by another worker: not handed over here', record, 'taken-over');
-      return;
+  };
+  let settledHere = true;
+  try {
+    if (store.completeWith) settledHere = await store.completeWith(claim, settings.doneTtlMs, now(), call, outcome);
+    else {
+      await call();
+      await store.complete(claim, settings.doneTtlMs, now(), outcome);
     }
-    let handlerError: { error: unknown } | undefined;
-    const handOver = async (transaction?: Transaction) => {
-      try {
-        await onIdentity(transaction === undefined ? delivery : { ...delivery, transaction });
-      } catch (error) {
-        handlerError = { error };
-        throw error;
-      }
-    };
-    let settledHere = true;
-    try {
-      if (store.completeWith) {
-        // The handler's writes and the entry's settlement commit together, or neither does.
-        settledHere = await store.completeWith(claim, settings.doneTtlMs, now(), handOver, outcome);
-      } else {
-        await handOver();
-        await store.complete(claim, settings.doneTtlMs, now(), outcome);
-      }
-    } catch (error) {
-      if (!handlerError) throw error;
-      const name = handlerError.error instanceof Error ? handlerError.error.name : typeof handlerError.error;
-      const code = handlerError.error instanceof AcmeIdentityError ? handlerError.error.code : 'ERR_HANDLER';
-      return failed(claim, { code, message: `onIdentity threw ${name}`, permanent: false, handler: true });
-    }
-    if (!settledHere) {
-      log('warn', 'entry taken over by another worker while the handler ran: its writes rolled back here', record, 'taken-over');
-      return;
-    }
-    log('info', `identity handed over (${delivery.kind})`, record, 'handed-over', { kind: delivery.kind });
-    context.settled(record.id);
+  } catch (error) {
+    if (!handlerError) throw error;
+    const thrown = handlerError.error;
+    const code = thrown instanceof AcmeIdentityError ? thrown.code : 'ERR_HANDLER';
+    const message = `onIdentity threw ${thrown instanceof Error ? thrown.name : typeof thrown}`;
+    return failed(context, claim, { code, message, permanent: false, handler: true });
   }
-
-  /**
-   * `work` on `claim`, its lease renewed every third of `leaseMs` until it is done: a live worker
-   * keeps its entry however long the fetch and the handler take; a dead one stops renewing, and
-   * another worker takes the entry over within `leaseMs`. A renewal that finds the entry taken over
-   * stops; the work then hands nothing over (settle checks its lease before handing over).
-   */
-  async function heartbeat(claim: InboxClaim, work: () => Promise<void>): Promise<void> {
-    const beat = setInterval(() => {
-      store.renew(name, claim, settings.leaseMs, now()).then(
-        (held) => {
-          if (!held) clearInterval(beat);
-        },
-        () => undefined,
-      );
-    }, settings.leaseMs / 3);
-    // A heartbeat never keeps a process alive on its own.
-    (beat as { unref?: () => void }).unref?.();
-    try {
-      await work();
-    } finally {
-      clearInterval(beat);
-    }
+  if (!settledHere) {
+    log('warn', 'entry taken over by another worker while the handler ran: its writes rolled back here', record, 'taken-over');
+    return;
   }
+  log('info', `identity handed over (${delivery.kind})`, record, 'handed-over', { kind: delivery.kind });
+  context.settled(record.id);
+}
 
-  async function runOnce(): Promise<number> {
-    let settled = 0;
-    for (;;) {
-      const claims = await store.claim(name, settings.concurrency, settings.leaseMs, now());
-      outage.answered();
-      if (claims.length === 0) return settled;
-      await Promise.all(
-        claims.map((claim) =>
-          heartbeat(claim, () => settle(claim)).catch((error: unknown) => {
-            // The store failed mid-way: the entry stays where it was, and its lease runs out.
-            outage.failed(error, 'while settling an entry (it is tried again after its lease)');
-          }),
-        ),
-      );
-      settled += claims.length;
-    }
+/**
+ * An attempt that failed: set aside when it cannot succeed (refused, attempts used up, the token
+ * about to expire, a request never recorded), else tried again after a backoff with jitter, and
+ * within the token's lifetime: the last try goes just before it expires, never after.
+ */
+async function failed<T>(context: WorkerContext<T>, claim: InboxClaim, failure: Failure): Promise<void> {
+  const { settings, now, serviceNow, store, log } = context;
+  const record: InboxRecord = {
+    ...claim.record,
+    attempts: claim.record.attempts + 1,
+    lastError: { code: failure.code, message: failure.message },
+  };
+  if (failure.permanent) return bury(context, claim, record, 'ERR_INBOX_REFUSED', failure.code, failure.message);
+  if (failure.code === 'ERR_INBOX_UNKNOWN_REQUEST' && record.attempts >= Math.min(UNKNOWN_REQUEST_ATTEMPTS, settings.maxAttempts)) {
+    return setAsideUnknown(context, claim, record, failure);
   }
+  if (record.attempts >= settings.maxAttempts) {
+    const reason = failure.handler ? 'ERR_INBOX_HANDLER' : 'ERR_INBOX_RETRIES_EXHAUSTED';
+    return bury(context, claim, record, reason, failure.code, failure.message);
+  }
+  const wait = Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (record.attempts - 1)) * (0.75 + Math.random() * 0.5);
+  const lastChance = record.tokenExpiresAt - 2 * EXPIRY_MARGIN_MS - serviceNow() + now();
+  if (lastChance <= now()) {
+    return bury(
+      context,
+      claim,
+      record,
+      'ERR_INBOX_TOKEN_EXPIRED',
+      failure.code,
+      'the X-Access-Token expired before the identity was fetched',
+    );
+  }
+  // Rounded up: a wait under a millisecond is still a wait, not an expiry.
+  const next = Math.ceil(Math.min(now() + wait, lastChance));
+  await store.reschedule(claim, { ...record, nextAttemptAt: next });
+  log('warn', 'identity not fetched yet: trying again', record, 'retry', { errorCode: failure.code, waitMs: Math.round(next - now()) });
+}
 
-  return { runOnce };
+/** An entry set aside with its reason, for `deadLetters()` and a replay. */
+async function bury<T>(
+  context: WorkerContext<T>,
+  claim: InboxClaim,
+  record: InboxRecord,
+  reason: InboxErrorCode,
+  errorCode: string,
+  message: string,
+): Promise<void> {
+  await context.store.bury(claim, { record, reason, errorCode, message, deadAt: context.now() });
+  context.log('error', `identity set aside (${reason}): see deadLetters()`, record, 'dead', { reason, errorCode });
+  context.settled(record.id);
+}
+
+/**
+ * A delivery for a request this relying party never recorded (a sandbox `trigger`, a
+ * `check-receiver` delivery, another application on the same webhook URL, or an `expect` that
+ * was lost): said at once, at `warn`, with its own hook outcome, after one more try for an
+ * `expect` that comes late. It is kept with the dead letters (reason `ERR_INBOX_UNKNOWN_REQUEST`)
+ * so a request whose record was lost can still be replayed once recorded.
+ */
+async function setAsideUnknown<T>(context: WorkerContext<T>, claim: InboxClaim, record: InboxRecord, failure: Failure): Promise<void> {
+  const reason = 'ERR_INBOX_UNKNOWN_REQUEST';
+  await context.store.bury(claim, { record, reason, errorCode: failure.code, message: failure.message, deadAt: context.now() });
+  context.log(
+    'warn',
+    'a delivery for a request never recorded with expect() (a test delivery, or another application?): set aside as ERR_INBOX_UNKNOWN_REQUEST',
+    record,
+    'unknown-request',
+    { reason, errorCode: failure.code },
+  );
 }

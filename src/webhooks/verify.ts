@@ -368,6 +368,125 @@ function signatureSettings(
   };
 }
 
+/** A secret (as key bytes) that verified a delivery, and the check it verified. */
+type Match = { key: Uint8Array<ArrayBuffer>; check: Check };
+
+/**
+ * Each secret's candidate key forms for Standard Webhooks: the base64 after `whsec_` when it
+ * decodes, and the secret's own bytes. Both are tried until a verified delivery shows which form
+ * the sender uses ({@link learnKeyForm}).
+ */
+function standardKeyForms(secrets: readonly unknown[], secretBytes: readonly Uint8Array<ArrayBuffer>[]): Uint8Array<ArrayBuffer>[][] {
+  return secretBytes.map((bytes, i) => {
+    const secret = secrets[i];
+    const text = typeof secret === 'string' ? secret.replace(/^whsec_/, '') : undefined;
+    const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
+    return decoded && decoded.length > 0 ? [decoded, bytes] : [bytes];
+  });
+}
+
+/**
+ * Web Crypto HMAC keys, imported once per set of secrets and hash: a set narrowed by
+ * {@link learnKeyForm} is a new set, imported afresh.
+ */
+function webCryptoKeys(): (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => Promise<CryptoKey[]> {
+  const keys = new WeakMap<readonly Uint8Array<ArrayBuffer>[], Map<Hash, Promise<CryptoKey[]>>>();
+  return (set, hash) => {
+    const byHash = keys.get(set) ?? new Map<Hash, Promise<CryptoKey[]>>();
+    keys.set(set, byHash);
+    let found = byHash.get(hash);
+    if (!found) {
+      found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])));
+      byHash.set(hash, found);
+    }
+    return found;
+  };
+}
+
+/**
+ * The secret (as key bytes) whose HMAC of the signed content is one of the check's MACs, if any,
+ * with Web Crypto's `verify`, which compares in constant time (browsers, edge runtimes). Every
+ * pair is compared, match or not.
+ */
+async function webCryptoMatch(
+  checks: readonly Check[],
+  keysFor: (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => Promise<CryptoKey[]>,
+): Promise<Match | undefined> {
+  const results = await Promise.all(
+    checks.map(async (check) => {
+      const signed = joined(check.prefix, check.body as Uint8Array<ArrayBuffer>);
+      const keys = await keysFor(check.secrets, check.hash);
+      const verified = await Promise.all(
+        keys.map(async (key) =>
+          (await Promise.all(check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed)))).includes(true),
+        ),
+      );
+      return check.secrets.filter((_, i) => verified[i]).map((key) => ({ key, check }));
+    }),
+  );
+  return results.flat()[0];
+}
+
+/**
+ * {@link webCryptoMatch} with `node:crypto`'s `createHmac` and `timingSafeEqual`: synchronous, no
+ * promise per delivery, and far cheaper per call for small bodies. Every pair is compared.
+ */
+function nodeMatch(node: NodeCrypto, checks: readonly Check[]): Match | undefined {
+  let found: Match | undefined;
+  for (const check of checks) {
+    const name = NODE_NAMES[check.hash];
+    for (const secret of check.secrets) {
+      const hmac = node.createHmac(name, secret);
+      // The plain scheme signs the body alone: no update for an empty prefix (each costs a call into C++).
+      if (check.prefix !== '') hmac.update(check.prefix);
+      const expected = hmac.update(check.body).digest();
+      for (const mac of check.macs) if (node.timingSafeEqual(expected, mac)) found ??= { key: secret, check };
+    }
+  }
+  return found;
+}
+
+/**
+ * After a verified delivery: a secret whose Standard Webhooks key form was undecided keeps only the
+ * form that verified, so each later delivery costs one HMAC per secret, not two (#44).
+ */
+function learnKeyForm({ key, check }: Match, signing: SignatureSettings, standardForms: Uint8Array<ArrayBuffer>[][]): void {
+  // Only a Standard Webhooks signature says which form the sender keys with.
+  if (check.secrets !== signing.standardSecrets) return;
+  const i = standardForms.findIndex((forms) => forms.length > 1 && forms.includes(key));
+  if (i < 0) return;
+  standardForms[i] = [key];
+  signing.standardSecrets = standardForms.flat();
+}
+
+/**
+ * What a refused delivery logs, by its code and reason (never a value of the delivery), before the
+ * refusal goes on to the caller. Each is a delivery lost until it is mended (a wrong secret, a
+ * parsed body, an unknown signature form): `warn`, once per kind a minute, since a wrong secret
+ * refuses every delivery and one line says it. A redelivery, and one another attempt is
+ * processing, are normal: `info`.
+ */
+function refusalLog(options: WebhookVerifierOptions): (error: unknown) => never {
+  const log = liteLog(options);
+  // Read at each refusal, as the clock is then (a test's fake timers included).
+  const now = () => (options.now ?? Date.now)();
+  /** When each kind of refusal was last warned about. */
+  const warned: Record<string, number> = {};
+  return (error) => {
+    if (error instanceof WebhookVerificationError) {
+      const { code } = error;
+      const at = now();
+      if (code === 'ERR_WEBHOOK_DUPLICATE' || code === 'ERR_WEBHOOK_IN_PROGRESS')
+        log('info', `webhook delivery refused: ${code}`, { code });
+      else if (!(at - (warned[code] ?? Number.NEGATIVE_INFINITY) < 60_000)) {
+        warned[code] = at;
+        log('warn', `webhook delivery refused: ${code}: ${error.message}`, { code });
+      }
+    }
+    throw error;
+  };
+}
+
 /**
  * Creates a webhook verifier. It checks `X-Webhook-Signature` as an HMAC (SHA-256 by default) of
  * the **exact raw body** with Web Crypto, whose `verify` compares in constant time; then parses
@@ -394,88 +513,17 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
   const secretBytes = secretKeys(secrets, options.minSecretBytes ?? 16);
-  // Standard Webhooks keys are the base64 after `whsec_`; the secret's own bytes are tried too,
-  // until a verified delivery shows which form the sender uses: from then on only that one.
-  const standardForms = secretBytes.map((bytes, i) => {
-    const secret = secrets[i];
-    const text = typeof secret === 'string' ? secret.replace(/^whsec_/, '') : undefined;
-    const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
-    return decoded && decoded.length > 0 ? [decoded, bytes] : [bytes];
-  });
-  /** A secret (as key bytes) that verified a delivery, and the check it verified. */
-  type Match = { key: Uint8Array<ArrayBuffer>; check: Check };
+  const standardForms = standardKeyForms(secrets, secretBytes);
   const signing = signatureSettings(options, secretBytes, standardForms.flat());
-  // Web Crypto keys, imported once per set of secrets and hash: a set narrowed by learnKeyForm is a new set, imported afresh.
-  const keys = new WeakMap<readonly Uint8Array<ArrayBuffer>[], Map<Hash, Promise<CryptoKey[]>>>();
-  const hmacKeys = (set: readonly Uint8Array<ArrayBuffer>[], hash: Hash) => {
-    const byHash = keys.get(set) ?? new Map<Hash, Promise<CryptoKey[]>>();
-    keys.set(set, byHash);
-    let found = byHash.get(hash);
-    if (!found) {
-      found = Promise.all(set.map((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['verify'])));
-      byHash.set(hash, found);
-    }
-    return found;
-  };
-
-  /**
-   * The secret (as key bytes) whose HMAC of the signed content is one of the check's MACs, if any.
-   * Node: `createHmac` and `timingSafeEqual` (synchronous, far cheaper per call for small bodies);
-   * elsewhere Web Crypto's `verify`, which compares in constant time. Every pair is compared,
-   * match or not.
-   */
-  async function matches(checks: readonly Check[]): Promise<Match | undefined> {
-    const results = await Promise.all(
-      checks.map(async (check) => {
-        const signed = joined(check.prefix, check.body as Uint8Array<ArrayBuffer>);
-        const keys = await hmacKeys(check.secrets, check.hash);
-        const verified = await Promise.all(
-          keys.map(async (key) =>
-            (await Promise.all(check.macs.map((mac) => crypto.subtle.verify('HMAC', key, mac, signed)))).includes(true),
-          ),
-        );
-        return check.secrets.filter((_, i) => verified[i]).map((key) => ({ key, check }));
-      }),
-    );
-    return results.flat()[0];
-  }
-
-  /** {@link matches} with `node:crypto`, synchronously: no promise per delivery. */
-  function nodeMatches(crypto: NodeCrypto, checks: readonly Check[]): Match | undefined {
-    let found: Match | undefined;
-    for (const check of checks) {
-      const name = NODE_NAMES[check.hash];
-      for (const secret of check.secrets) {
-        const hmac = crypto.createHmac(name, secret);
-        // The plain scheme signs the body alone: no update for an empty prefix (each costs a call into C++).
-        if (check.prefix !== '') hmac.update(check.prefix);
-        const expected = hmac.update(check.body).digest();
-        for (const mac of check.macs) if (crypto.timingSafeEqual(expected, mac)) found ??= { key: secret, check };
-      }
-    }
-    return found;
-  }
-
-  /**
-   * After a verified delivery: a secret whose Standard Webhooks key form was undecided keeps only the
-   * form that verified, so each later delivery costs one HMAC per secret, not two (#44).
-   */
-  function learnKeyForm({ key, check }: Match): void {
-    // Only a Standard Webhooks signature says which form the sender keys with.
-    if (check.secrets !== signing.standardSecrets) return;
-    const i = standardForms.findIndex((forms) => forms.length > 1 && forms.includes(key));
-    if (i < 0) return;
-    standardForms[i] = [key];
-    signing.standardSecrets = standardForms.flat();
-  }
+  const keysFor = webCryptoKeys();
 
   async function verify(body: RawBody, headers: HeaderSource): Promise<IdentityActionsEvent> {
     // With node:crypto a string body is hashed as it is, never copied into bytes first.
     const bytes = bodyBytes(body, maxBodyBytes, node !== null);
     const checks = signatureChecks(bytes, headers, signing);
-    const matched = node ? nodeMatches(node, checks) : await matches(checks);
+    const matched = node ? nodeMatch(node, checks) : await webCryptoMatch(checks, keysFor);
     if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
-    learnKeyForm(matched);
+    learnKeyForm(matched, signing, standardForms);
 
     const { accessToken, accessRequestCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));
     const meaning = eventMeaning(accessRequestCode, kind, rawKind);
@@ -504,29 +552,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
     return Object.defineProperty(event, 'accessToken', { value: accessToken }) as IdentityActionsEvent;
   }
 
-  const log = liteLog(options);
-  /**
-   * A refusal, logged by its code and reason (never a value of the delivery) at `warn`, once per
-   * kind a minute: each is a delivery lost until it is mended (a wrong secret, a parsed body, an
-   * unknown signature form). A redelivery, and one another attempt is processing, are normal: `info`.
-   */
-  /** When each kind of refusal was last warned about. */
-  const warned: Record<string, number> = {};
-  const refused = (error: unknown) => {
-    if (error instanceof WebhookVerificationError) {
-      const { code } = error;
-      const now = (options.now ?? Date.now)();
-      if (code === 'ERR_WEBHOOK_DUPLICATE' || code === 'ERR_WEBHOOK_IN_PROGRESS')
-        log('info', `webhook delivery refused: ${code}`, { code });
-      // Once per kind a minute: a wrong secret refuses every delivery, and one line says it.
-      else if (!(now - (warned[code] ?? Number.NEGATIVE_INFINITY) < 60_000)) {
-        warned[code] = now;
-        log('warn', `webhook delivery refused: ${code}: ${error.message}`, { code });
-      }
-    }
-    throw error;
-  };
-
+  const refused = refusalLog(options);
   return {
     // One promise per delivery: a refusal is logged on its way out, a success adds nothing.
     verify: (body, headers) => verify(body, headers).catch(refused),
