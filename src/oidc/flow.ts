@@ -354,6 +354,81 @@ export function checkCallback(as: AuthorizationServer, callback: URLSearchParams
   return { params: callback, code };
 }
 
+/** The options a client cannot work without, checked: the issuer's URL, and whether plain http: is allowed (loopback by default). */
+function checkedOptions(options: OidcOptions): { issuer: URL; insecure: boolean } {
+  for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
+    if (!(key === 'clientId' ? isString(options?.[key]) : URL.canParse(options?.[key])))
+      throw new ConfigurationError(key, 'is required (URLs absolute)');
+  }
+  const issuer = new URL(options.authUrl);
+  const insecure = options.allowInsecureRequests ?? LOOPBACK.test(issuer.hostname);
+  if (issuer.protocol !== 'https:' && !insecure)
+    throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
+  return { issuer, insecure };
+}
+
+/**
+ * The issuer's discovery document, checked: it names this issuer (OpenID Connect Discovery 1.0
+ * §4.3, as oauth4webapi's processDiscoveryResponse checks it), and each endpoint the sign-in uses
+ * is allowed (https:, or http: where allowed): never a javascript: URL a page could be sent to.
+ */
+async function readDiscovery(
+  issuer: URL,
+  get: (url: string) => Promise<Response>,
+  allowed: (url: unknown) => url is string,
+): Promise<DiscoveredServer> {
+  try {
+    const as = (await (await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`)).json()) as AuthorizationServer;
+    if (new URL(as.issuer).href !== issuer.href) throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
+    const unusable = ENDPOINTS.find((endpoint) => !allowed(as[endpoint]));
+    if (unusable) throw fail('ERR_OIDC_DISCOVERY', `the discovery document's ${unusable} is missing or not https:`);
+    return as as DiscoveredServer;
+  } catch (e) {
+    throw mapFailure(e, 'ERR_OIDC_DISCOVERY');
+  }
+}
+
+/**
+ * The authorization URL of a sign-in whose parameters were checked, and the transaction its
+ * callback is checked against: fresh state, nonce and PKCE verifier, the S256 challenge.
+ */
+async function authorizationRequest(
+  as: DiscoveredServer,
+  options: OidcOptions,
+  params: SignInParams,
+  scope: readonly string[],
+  createdAt: number,
+): Promise<{ url: URL; transaction: OidcTransaction }> {
+  const transaction: OidcTransaction = {
+    issuer: as.issuer,
+    clientId: options.clientId,
+    redirectUri: options.redirectUri,
+    state: generateRandomState(),
+    nonce: generateRandomNonce(),
+    codeVerifier: generateRandomCodeVerifier(),
+    createdAt,
+    maxAge: params.maxAge,
+    ...(params.data !== undefined ? { data: params.data } : {}),
+  };
+  const url = new URL(as.authorization_endpoint);
+  const query: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    scope: scope.join(' '),
+    state: transaction.state,
+    nonce: transaction.nonce,
+    code_challenge: await calculatePKCECodeChallenge(transaction.codeVerifier),
+    code_challenge_method: 'S256',
+    claims: params.claims && JSON.stringify({ ...params.claims, acme: wireClaims(params.claims.acme) }),
+    phone_country_code: params.phoneCountryCode?.toString(),
+    max_age: params.maxAge?.toString(),
+  };
+  for (const option of TEXT) query[TEXT_PARAMETERS[option]] = textOf(params, option);
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+  return { url, transaction };
+}
+
 /**
  * The shared machinery of one client; `exchange` says how it calls the token endpoint.
  * @param mapError How a failure of the token exchange becomes an `OidcError`. The backend entry
@@ -371,15 +446,8 @@ export function createCore(
   idToken: (keysOf: KeysOf, now: () => number) => (as: DiscoveredServer, jwt: string) => Promise<void> = (keysOf) =>
     jwsVerifier(freshKeys(keysOf)),
 ): OidcCore {
-  for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
-    if (!(key === 'clientId' ? isString(options?.[key]) : URL.canParse(options?.[key])))
-      throw new ConfigurationError(key, 'is required (URLs absolute)');
-  }
-  const issuer = new URL(options.authUrl);
+  const { issuer, insecure } = checkedOptions(options);
   const now = () => (options.now ?? Date.now)();
-  const insecure = options.allowInsecureRequests ?? LOOPBACK.test(issuer.hostname);
-  if (issuer.protocol !== 'https:' && !insecure)
-    throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
   /** Only `https:` endpoints, or `http:` where allowed: never `javascript:` or anything else a page could be sent to. */
   const allowed = (url: unknown): url is string =>
     typeof url === 'string' && (url.startsWith('https:') || (insecure && url.startsWith('http:')));
@@ -397,22 +465,8 @@ export function createCore(
   });
 
   const discovery = kept<DiscoveredServer>(now);
-  async function readDiscovery(): Promise<DiscoveredServer> {
-    try {
-      const response = await get(`${issuer.href.replace(/\/$/, '')}/.well-known/openid-configuration`);
-      const as = (await response.json()) as AuthorizationServer;
-      // The issuer check of OpenID Connect Discovery 1.0 §4.3, as oauth4webapi's processDiscoveryResponse does it.
-      if (new URL(as.issuer).href !== issuer.href) throw fail('ERR_OIDC_DISCOVERY', `the discovery document is not ${issuer.href}'s`);
-      // Only https: endpoints (http: where allowed): never a javascript: URL a page could be sent to.
-      const unusable = ENDPOINTS.find((endpoint) => !allowed(as[endpoint]));
-      if (unusable) throw fail('ERR_OIDC_DISCOVERY', `the discovery document's ${unusable} is missing or not https:`);
-      return as as DiscoveredServer;
-    } catch (e) {
-      throw mapFailure(e, 'ERR_OIDC_DISCOVERY');
-    }
-  }
   const metadata = (refresh = false): Promise<DiscoveredServer> =>
-    discovery.get(refresh || discovery.age() >= (options.discoveryMaxAgeMs ?? 3_600_000), readDiscovery);
+    discovery.get(refresh || discovery.age() >= (options.discoveryMaxAgeMs ?? 3_600_000), () => readDiscovery(issuer, get, allowed));
 
   async function start(params: SignInParams) {
     const scope = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [...(params.scope ?? ['openid'])];
@@ -429,35 +483,7 @@ export function createCore(
       issues = check();
     }
     if (issues.length) throw new InvalidInputError(issues);
-
-    const transaction: OidcTransaction = {
-      issuer: as.issuer,
-      clientId: options.clientId,
-      redirectUri: options.redirectUri,
-      state: generateRandomState(),
-      nonce: generateRandomNonce(),
-      codeVerifier: generateRandomCodeVerifier(),
-      createdAt: now(),
-      maxAge: params.maxAge,
-      ...(params.data !== undefined ? { data: params.data } : {}),
-    };
-    const url = new URL(as.authorization_endpoint);
-    const query: Record<string, string | undefined> = {
-      response_type: 'code',
-      client_id: options.clientId,
-      redirect_uri: options.redirectUri,
-      scope: scope.join(' '),
-      state: transaction.state,
-      nonce: transaction.nonce,
-      code_challenge: await calculatePKCECodeChallenge(transaction.codeVerifier),
-      code_challenge_method: 'S256',
-      claims: params.claims && JSON.stringify({ ...params.claims, acme: wireClaims(params.claims.acme) }),
-      phone_country_code: params.phoneCountryCode?.toString(),
-      max_age: params.maxAge?.toString(),
-    };
-    for (const option of TEXT) query[TEXT_PARAMETERS[option]] = textOf(params, option);
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
-    return { url, transaction };
+    return authorizationRequest(as, options, params, scope, now());
   }
 
   async function finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult> {
