@@ -16,7 +16,7 @@ import { median } from './stats.js';
 /** A time in µs, with a decimal below 100 µs. */
 const micros = (ms: number) => `${(ms * 1000).toFixed(ms < 0.1 ? 1 : 0)} µs`;
 
-/** What one process measured: each contender's median time per call, in ms. */
+/** What one process measured: each contender's median time per call, in ms (or a count, named `count: …`). */
 export type Medians = Record<string, number>;
 
 /** A figure to print: a ratio of two medians from one process (or any number derived from them), with its goal. */
@@ -28,6 +28,8 @@ export interface Figure {
 }
 
 const CHILD = 'BENCH_CHILD';
+/** The start of a measured name that is a count, not a time per call. */
+export const COUNT = 'count: ';
 const MARK = 'bench-medians:';
 
 /**
@@ -60,15 +62,19 @@ export async function benchmark(title: string, measure: () => Promise<Medians>, 
   const range = (values: number[], show: (n: number) => string) =>
     `${show(median(values))} (${show(Math.min(...values))}–${show(Math.max(...values))})`;
   for (const name of Object.keys(runs[0] ?? {})) {
+    // A name starting `count: ` is a count (Redis commands a call), not a time.
+    const show = name.startsWith(COUNT) ? (n: number) => String(Number(n.toFixed(3))) : micros;
     console.log(
       `  ${name.padEnd(50)} ${range(
         runs.map((run) => run[name] ?? Number.NaN),
-        micros,
+        show,
       )}`,
     );
   }
   for (const figure of figures) {
     const values = runs.map(figure.value);
+    // A contender this machine could not run (no redis-server) has no figure.
+    if (values.every(Number.isNaN)) continue;
     let met = '';
     if (figure.atMost !== undefined) met = `  goal ≤ ${figure.atMost}×: ${median(values) <= figure.atMost ? 'met' : 'NOT met'}`;
     console.log(`  ${figure.label.padEnd(50)} ${range(values, (n) => `${n.toFixed(2)}×`)}${met}`);

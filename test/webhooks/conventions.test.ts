@@ -72,6 +72,14 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
     }
   });
 
+  test("a set whose only right MAC is under v0= (another scheme of Stripe's) is not verified by it: only v1 is ours", async () => {
+    const payload = body();
+    const t = Math.floor(NOW / 1000);
+    const mac = createHmac('sha256', SECRET).update(`${t}.${payload}`).digest('hex');
+    const error = await refusal(verifier().verify(payload, { 'x-webhook-signature': `t=${t},v0=${mac},v1=${'ab'.repeat(32)}` }));
+    expect(error.code).toBe('ERR_WEBHOOK_SIGNATURE');
+  });
+
   test('a header of that form with two timestamps, no v1, or a v1 that is not hex is malformed, and says which forms were tried', async () => {
     const payload = body();
     const good = stripe(payload);
@@ -113,6 +121,19 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
         'x-webhook-signature': headers['webhook-signature'],
       }),
     ).resolves.toBeDefined();
+  });
+
+  test('an entry in X-Webhook-Signature with a stray comma before or after it is still a Standard Webhooks entry', async () => {
+    const payload = body();
+    const headers = sign(payload);
+    for (const written of [`,${headers['webhook-signature']}`, `${headers['webhook-signature']},`, `,,${headers['webhook-signature']},`]) {
+      const signed = {
+        'webhook-id': headers['webhook-id'],
+        'webhook-timestamp': headers['webhook-timestamp'],
+        'x-webhook-signature': written,
+      };
+      await expect(verifier().verify(payload, signed), written).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+    }
   });
 
   test('the id and the timestamp are signed: changing either is refused; a stale timestamp too', async () => {

@@ -63,6 +63,17 @@ describe('webhooks: one rule for a header sent twice', () => {
     await expect(verifier().verify(BODY, headers)).resolves.toBeDefined();
   });
 
+  test("the timestamp option's tolerance is 300 s unless given, either way of the clock", async () => {
+    const now = Date.UTC(2026, 10, 24);
+    const signed = (stamp: number) => ({
+      'x-webhook-signature': `sha256=${createHmac('sha256', SECRET).update(`${stamp}.${BODY}`).digest('hex')}`,
+      'x-webhook-timestamp': String(stamp),
+    });
+    const v = verifier({ timestamp: { header: 'x-webhook-timestamp' }, now: () => now });
+    for (const off of [-300, 300]) await expect(v.verify(BODY, signed(now / 1000 + off))).resolves.toBeDefined();
+    for (const off of [-301, 301]) expect(await code(v.verify(BODY, signed(now / 1000 + off)))).toBe('ERR_WEBHOOK_TIMESTAMP');
+  });
+
   test('a timestamp header sent twice is refused in both forms', async () => {
     const now = Date.UTC(2026, 10, 24);
     const stamp = String(now / 1000);
