@@ -1,3 +1,4 @@
+import { KeyObject, createSign } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { SdJwtVerificationError, localJwks, verifySdJwt, type SdJwtErrorCode } from '../../src/sd-jwt/index.js';
@@ -159,6 +160,13 @@ describe('verifySdJwt: the MUSTs of RFC 9901 §7.1', () => {
   test('rejects a three-element disclosure referenced from an array', async () => {
     const d = disclosure('s', 'name', 'value');
     expect(await refusal(await issuer.sdJwt({ list: [{ '...': digest(d) }] }, [d]))).toBe('ERR_SD_JWT_DISCLOSURE_FORM');
+  });
+
+  test('rejects a disclosure of one element, or of four, as neither form, and says which forms there are', async () => {
+    for (const d of [disclosure('s'), disclosure('s', 'name', 'value', 'more')]) {
+      const error = await rejection(verifySdJwt(await issuer.sdJwt({ _sd: [digest(d)] }, [d]), at(issuer.keys)));
+      expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: 'disclosure 1 is not [salt, name, value] or [salt, value]' });
+    }
   });
 
   test('rejects a digest that appears twice in the payload', async () => {
@@ -485,6 +493,19 @@ describe('verifySdJwt: JWS rules', () => {
     // The same token without crit verifies: the refusal is the extension's.
     const plain = await issuer.sign({ iss: ISSUER, exp: NOW + 60 });
     await expect(verifySdJwt(`${plain}~`, at(issuer.keys))).resolves.toBeDefined();
+  });
+
+  test('rejects a crit that is not even a list of names (a malformed JWS jose would not sign), whatever its value', async () => {
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const signed = (header: object) => {
+      const input = `${encode(header)}.${encode({ iss: ISSUER, exp: NOW + 60 })}`;
+      return `${input}.${createSign('RSA-SHA256').update(input).sign(KeyObject.from(issuer.privateKey)).toString('base64url')}`;
+    };
+    // Signed by hand the same way, without crit: verified (the refusals below are crit's).
+    await expect(verifySdJwt(`${signed({ alg: 'RS256', kid: 'k1' })}~`, at(issuer.keys))).resolves.toBeDefined();
+    for (const crit of ['acme-ext', {}, null, false, []]) {
+      expect(await refusal(`${signed({ alg: 'RS256', kid: 'k1', crit })}~`), JSON.stringify(crit)).toBe('ERR_SD_JWT_ALG_NOT_ALLOWED');
+    }
   });
 
   test.each(['exp', 'nbf', 'iat'])('a %s that is not a number is malformed, never skipped', async (claim) => {
