@@ -9,6 +9,7 @@ import {
   InvalidResponseError,
   PreconditionFailedError,
   ServiceUnavailableError,
+  responseOf,
   type ClientOptions,
 } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
@@ -197,6 +198,84 @@ describe('reading answers', () => {
     expect(await rejection(client.identityRequests.get(codes))).toMatchObject({ type: 'VALIDATION_ERROR' });
     const other = (await rejection(client.identityRequests.get(codes))) as { body: unknown; serviceMessage: unknown };
     expect([other.body, other.serviceMessage]).toEqual([undefined, undefined]);
+  });
+
+  test('a refresh goes to /auth/api-token/refresh with the refresh token, a first token to /auth/api-token', async () => {
+    const paths: string[] = [];
+    const client = new AcmeIdentityClient({
+      ...base,
+      fetch: async (request) => {
+        paths.push(`${new URL(request.url).pathname} ${request.method}`);
+        return Response.json({ data: { access_token: 'a.b.c', refresh_token: 'r1', expires_in: 900 } });
+      },
+    });
+    await client.auth.createToken();
+    await client.auth.refreshToken('r0');
+    expect(paths).toEqual(['/api/v1/auth/api-token POST', '/api/v1/auth/api-token/refresh POST']);
+    // And a refusal names the endpoint the refresh went to.
+    const missing = new AcmeIdentityClient({ ...base, fetch: async () => Response.json({}, { status: 404 }) });
+    expect(await rejection(missing.auth.refreshToken('r0'))).toMatchObject({
+      message: expect.stringContaining(`no token endpoint at ${base.baseUrl}/auth/api-token/refresh;`),
+    });
+  });
+
+  test('what a result carries beside its data: its answer (status, headers, attempts) on `response`, not enumerable; none on a status record', async () => {
+    const client = clientAnswering(() =>
+      Response.json({ data: { first_name: 'Jane' }, correlation_id: 'c' }, { headers: { 'x-served-by': 'edge-1' } }),
+    );
+    const result = await client.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' });
+    expect(result.response).toMatchObject({ status: 200, attempts: 1 });
+    expect(result.response?.headers.get('x-served-by')).toBe('edge-1');
+    expect(Object.keys(result)).toEqual(['data', 'correlationId']);
+    expect(responseOf(result)).toBe(result.response);
+    const health = await clientAnswering(() => Response.json({ status: 'healthy' })).status.health();
+    expect(Object.hasOwn(health, 'response')).toBe(false);
+    expect(responseOf(health)?.status).toBe(200);
+  });
+
+  test('an error answer without a correlation id in its body carries the one of its header', async () => {
+    const client = clientAnswering(() =>
+      Response.json({ error: { code: 'E1001' } }, { status: 400, headers: { 'x-correlation-id': 'from-header' } }),
+    );
+    expect(await rejection(client.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }))).toMatchObject({
+      correlationId: 'from-header',
+    });
+  });
+
+  test('a body that is blank or not JSON is refused for what it is; a status endpoint answering nothing too', async () => {
+    const bodies = ['  \n', '{"data": ', ''];
+    const client = clientAnswering(() => new Response(bodies.shift(), { status: 200 }));
+    const codes = { accessRequestCode: 'a', identitySessionCode: 'b' };
+    expect(await rejection(client.identityRequests.get(codes))).toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+      message: expect.stringContaining('empty body'),
+    });
+    expect(await rejection(client.identityRequests.get(codes))).toMatchObject({ message: expect.stringContaining('the body is not JSON') });
+    expect(await rejection(client.status.health())).toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+      message: expect.stringContaining('empty body'),
+    });
+  });
+
+  test('a DELETE answered with no body, or a blank one, is the success it says', async () => {
+    const client = clientAnswering(() => new Response(' ', { status: 200 }));
+    await expect(client.identityRequests.delete({ accessRequestCode: 'a', identitySessionCode: 'b' })).resolves.toMatchObject({ data: {} });
+  });
+
+  test('a record in which none of the documented fields arrived is refused as a whole, at the root', async () => {
+    const client = clientAnswering(() => Response.json({ data: { unexpected: 1 } }));
+    expect(await rejection(client.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }))).toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+      issues: ['(root)'],
+    });
+  });
+
+  test('file_data that is not base64 is refused by download, naming the field, never returned as bytes', async () => {
+    const client = clientAnswering(() => Response.json({ data: { file_data: '*** not base64 ***' } }));
+    expect(await rejection(client.credentials.download('ref-1'))).toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+      issues: ['data.file_data'],
+    });
   });
 
   test('an empty 200 is an InvalidResponseError', async () => {

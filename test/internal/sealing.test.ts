@@ -4,7 +4,7 @@
  * group found these rules held by no test of their own).
  */
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { importAesKey, open, seal } from '../../src/internal/sealing.js';
 import { rejection } from '../helpers.js';
 
@@ -78,4 +78,16 @@ describe('seal and open', () => {
     const value = `v1.${Buffer.concat([iv, cipher]).toString('base64')}`;
     expect(await rejection(open(key, value, 'entry'))).toBeInstanceOf(TypeError);
   });
+});
+
+test('a runtime without a global CryptoKey (an older one) still takes 32 bytes, and never throws a raw TypeError', async () => {
+  const bytes = new Uint8Array(32).fill(5);
+  vi.stubGlobal('CryptoKey', undefined);
+  try {
+    const key = await importAesKey(bytes);
+    expect((key as CryptoKey).algorithm.name).toBe('AES-GCM');
+    expect(importAesKey(new Uint8Array(3))).toBe('must be 32 bytes (a Uint8Array, or their base64)');
+  } finally {
+    vi.unstubAllGlobals();
+  }
 });
