@@ -1,4 +1,5 @@
 /** `@acme/identity/oidc` against the fake authorization server: the whole flow, and what it sends. */
+import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
 import { http, HttpResponse } from 'msw';
@@ -139,6 +140,19 @@ describe('OIDC helper: the flow against the fake', () => {
     await expect(signIn(30, -25_000, 10_000)).resolves.toHaveProperty('claims.auth_time');
     // Without max_age, an old authentication is fine.
     await expect(signIn(undefined, -50_000, 0)).resolves.toHaveProperty('claims');
+  });
+
+  test("max_age is judged to the whole second, with a second for the clocks' rounding: 31 s before a max_age 30 request is accepted, 32 s refused", async () => {
+    const s = await oidcSetup();
+    const signIn = async (offsetMs: number) => {
+      const { url, transaction } = await s.client().startSignIn({ maxAge: 30 });
+      s.advance(offsetMs);
+      const callback = await s.visit(url);
+      s.advance(-offsetMs);
+      return s.client().finishSignIn(callback, transaction);
+    };
+    await expect(signIn(-31_000)).resolves.toHaveProperty('claims.auth_time');
+    await expect(signIn(-32_000)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
   });
 
   test('max_age 0 ("sign in again") takes an authentication after the redirect, however long the person took to come back', async () => {
@@ -343,9 +357,26 @@ describe('OIDC helper: discovery', () => {
     expect(error).toMatchObject({ code: 'ERR_OIDC_DISCOVERY' });
   });
 
+  test('an issuer on the same host but another path (another tenant) is another issuer: refused', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client({
+      fetch: async (input, init) => {
+        const metadata = (await (await fetch(input, init)).json()) as { issuer: string };
+        return Response.json({ ...metadata, issuer: new URL('/tenants/other', metadata.issuer).href });
+      },
+    });
+    await expect(oidc.startSignIn()).rejects.toMatchObject({ code: 'ERR_OIDC_DISCOVERY', message: expect.stringMatching(/is not .*'s$/) });
+  });
+
   test('an authorization_endpoint that is not https: (javascript:, say) is refused before any page is sent there', async () => {
     const s = await oidcSetup();
-    for (const endpoint of ['javascript:alert(1)', 'http://auth.acme.test/oauth/oidc/authorize', undefined]) {
+    // A scheme that merely starts with "https" (httpsx:) is no https: URL.
+    for (const endpoint of [
+      'javascript:alert(1)',
+      'http://auth.acme.test/oauth/oidc/authorize',
+      'httpsx://auth.acme.test/authorize',
+      undefined,
+    ]) {
       const oidc = s.client({
         fetch: async (input, init) => {
           const metadata = (await (await fetch(input, init)).json()) as object;
@@ -445,6 +476,23 @@ describe('OIDC helper: refused before the person is sent away, each naming the k
     expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field });
     expect((error as InvalidInputError).issues[0]!.message).toMatch(message);
     expect(s.calls(/authorize$/)).toBe(0);
+  });
+
+  test("property: a scope token is printable ASCII but space, '\"' and '\\' (RFC 6749 §3.3); any other is refused before the redirect", async () => {
+    const s = await oidcSetup();
+    const client = s.client();
+    const character = fc.integer({ min: 0x1f, max: 0x80 }).map((code) => String.fromCharCode(code));
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: character, minLength: 1, maxLength: 4 }), async (token) => {
+        const valid = [...token].every((c) => c >= '!' && c <= '~' && c !== '"' && c !== '\\');
+        const outcome = await client.startSignIn({ scope: ['openid', token] }).then(
+          () => 'sent',
+          (error: unknown) => (error as InvalidInputError).field,
+        );
+        expect(outcome).toBe(valid ? 'sent' : 'scope');
+      }),
+      { examples: [['"'], ['\\'], ['a"b'], ['!'], ['~'], ['#'], ['[]']] },
+    );
   });
 
   test('the service would have answered invalid_request for each: the fake agrees', async () => {
