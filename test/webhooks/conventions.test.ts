@@ -17,6 +17,7 @@ import { eventKind } from '../../src/webhooks/verify.js';
 import { rejection } from '../fixtures.js';
 
 const SECRET = 'whsec_c2FuZGJveC1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
+const OTHER = 'whsec_another_secret_0123456789abcdef';
 const NOW = 1_790_000_000_000;
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2ln';
 const body = (fields: Record<string, unknown> = { event: 'approved' }) =>
@@ -371,5 +372,75 @@ describe('webhook event kinds: rawKind', () => {
   test('a kind field that says neither approved nor cancelled is kept as rawKind, cut to 64 characters', () => {
     expect(eventKind({ type: 'identity_action' })).toEqual({ kind: 'unknown', rawKind: 'identity_action' });
     expect(eventKind({ type: 'x'.repeat(100) }).rawKind).toHaveLength(64);
+  });
+});
+
+describe('webhook signatures: the header read whatever the sender writes around the signatures (mutation survivors, #45)', () => {
+  const hmac = (payload: string, encoding: 'hex' | 'base64' = 'hex', secret = SECRET) =>
+    createHmac('sha256', secret).update(payload).digest(encoding);
+
+  test('empty entries between commas are passed over, not read as signatures', async () => {
+    const payload = body();
+    const written = `sha256=${hmac(payload)},,sha256=${hmac(payload, 'hex', OTHER)}`;
+    await expect(verifier().verify(payload, { 'x-webhook-signature': written })).resolves.toBeDefined();
+  });
+
+  test('a base64 HMAC that happens to end in "t=" or "v1=" is still an HMAC of the body, not a Stripe item', async () => {
+    // Bodies differing in one field until the base64 MAC ends as a Stripe key would: about one in 64.
+    let payload = '';
+    for (let i = 0; !/(t|v\d+)=$/.test(hmac(payload, 'base64')); i++) payload = body({ event: 'approved', n: i });
+    await expect(verifier().verify(payload, { 'x-webhook-signature': hmac(payload, 'base64') })).resolves.toBeDefined();
+  });
+
+  test('a Stripe set with an item of its own (scheme=…) beside t= and v1= is still a Stripe set', async () => {
+    const payload = body();
+    await expect(verifier().verify(payload, { 'x-webhook-signature': `${stripe(payload)},scheme=v1` })).resolves.toBeDefined();
+  });
+
+  test('signatures are counted across conventions: two HMACs and a Stripe set of three are five, over the four checked', async () => {
+    const payload = body();
+    const t = Math.floor(NOW / 1000);
+    const wrong = 'ab'.repeat(32);
+    const written = `${hmac(payload, 'base64', OTHER)} ${hmac(payload, 'base64')} t=${t},v1=${wrong},v1=${wrong},v1=${wrong}`;
+    expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': written }))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    // Four (one HMAC fewer) are checked, and the right one among them verifies.
+    const four = `${hmac(payload, 'base64')} t=${t},v1=${wrong},v1=${wrong},v1=${wrong}`;
+    await expect(verifier().verify(payload, { 'x-webhook-signature': four })).resolves.toBeDefined();
+  });
+
+  test('with two whsec_ secrets, each keeps its own Standard Webhooks key form once a delivery showed it', async () => {
+    const second = 'whsec_c2Vjb25kLXNhbmRib3gtc2VjcmV0LTAxMjM0NTY3ODk=';
+    const v = verifier({ secret: [SECRET, second] });
+    const signed = (secret: string, id: string) => {
+      const payload = body();
+      return [
+        payload,
+        {
+          'webhook-id': id,
+          'webhook-timestamp': String(NOW / 1000),
+          'webhook-signature': new Webhook(secret).sign(id, new Date(NOW), payload),
+        },
+      ] as const;
+    };
+    // The second secret's form is learnt first; the first secret's deliveries still verify after it, and so do the second's.
+    for (const [secret, id] of [
+      [second, 'msg_1'],
+      [SECRET, 'msg_2'],
+      [second, 'msg_3'],
+      [SECRET, 'msg_4'],
+    ] as const) {
+      await expect(v.verify(...signed(secret, id)), id).resolves.toBeDefined();
+    }
+  });
+
+  test('events of two unknown kinds for one request are two deliveries (their ids differ), one kind sent again is the same', async () => {
+    const v = verifier();
+    const idOf = async (kind: string, token = TOKEN) => {
+      const payload = JSON.stringify({ event: kind, access_request_code: 'arc_1', access_token: token });
+      return (await v.verify(payload, { 'x-webhook-signature': hmac(payload) })).deliveryId;
+    };
+    expect(await idOf('escalated')).not.toBe(await idOf('reviewed'));
+    expect(await idOf('escalated')).toBe(await idOf('escalated', `${TOKEN}x`));
+    expect(await idOf('escalated')).not.toBe(await idOf('approved'));
   });
 });

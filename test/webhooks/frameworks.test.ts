@@ -44,11 +44,29 @@ describe('@acme/identity/webhooks/express', () => {
     const warnings: string[] = [];
     const app = express();
     app.use(express.json());
-    const logger = { info() {}, warn: (message: string) => warnings.push(message) };
+    const fields: unknown[] = [];
+    const logger = {
+      info() {},
+      warn: (message: string, field: unknown) => {
+        warnings.push(message);
+        fields.push(field);
+      },
+    };
     app.post('/webhooks/acme', acmeWebhookHandler({ secret: SECRET, verifierOptions: { logger }, onEvent: () => undefined }));
     const url = await listen(app);
     expect(await post(`${url}/webhooks/acme`)).toEqual({ status: 500, json: { error: 'ERR_WEBHOOK_PARSED_BODY' } });
     expect(warnings.join()).toContain('mount acmeWebhookHandler before any body parser');
+    expect(fields).toEqual([{ code: 'ERR_WEBHOOK_PARSED_BODY' }]);
+  });
+
+  test('behind express.json(), a delivery of another content type (which the parser left unread) is read and verified', async () => {
+    const events: IdentityActionsEvent[] = [];
+    const app = express();
+    app.use(express.json());
+    app.post('/webhooks/acme', acmeWebhookHandler({ secret: SECRET, onEvent: (event) => events.push(event) }));
+    const url = await listen(app);
+    expect(await post(`${url}/webhooks/acme`, 'application/octet-stream')).toEqual({ status: 200, json: { received: true } });
+    expect(events).toHaveLength(1);
   });
 
   test('after express.raw or express.text the bytes are still the signed ones: verified; other routes keep their JSON parser', async () => {
@@ -143,8 +161,10 @@ describe('the handlers refuse options they cannot work with', () => {
     ['no secret or verifier', {}, 'secret'],
     ['no handler and no inbox', { secret: SECRET }, 'onEvent'],
     ['both a handler and an inbox', { secret: SECRET, onEvent: () => undefined, inbox: { receive: async () => undefined } }, 'onEvent'],
+    ['no options at all (null)', null, 'options'],
+    ['options that are a string (the secret alone)', SECRET, 'options'],
   ])('%s', (_name, options, option) => {
-    for (const make of [acmeWebhookHandler, createWebhookRoute, acmeWebhook] as ((o: object) => unknown)[]) {
+    for (const make of [acmeWebhookHandler, createWebhookRoute, acmeWebhook] as ((o: unknown) => unknown)[]) {
       expect(() => make(options)).toThrow(ConfigurationError);
       expect(() => make(options)).toThrow(expect.objectContaining({ option }));
     }
