@@ -113,36 +113,50 @@ describe('leases inside the token’s life (#40): a heartbeat while a worker wor
     });
   }
 
+  // On a controlled clock (#45: no test of a lease may depend on how busy the machine is): a loaded
+  // machine once delayed the real heartbeat past the 150 ms lease, and the other instance took over.
   test('a live worker keeps its entry past leaseMs however long its handler takes; no other worker takes it over', async () => {
-    const store = new MemoryInboxStore();
-    const gate = held<void>();
-    const handed: string[] = [];
-    const a = slow(store, gate.promise, handed);
-    const b = slow(store, Promise.resolve(), handed);
-    await a.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' });
-    await a.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: token() });
-    const working = a.runOnce();
-    // Four leases' worth of time, the other instance polling all along: the heartbeat keeps the entry a's.
-    for (let i = 0; i < 12; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await b.runOnce()).toBe(0);
+    vi.useFakeTimers();
+    try {
+      const store = new MemoryInboxStore();
+      const gate = held<void>();
+      const handed: string[] = [];
+      const a = slow(store, gate.promise, handed);
+      const b = slow(store, Promise.resolve(), handed);
+      await a.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' });
+      await a.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: token() });
+      const working = a.runOnce();
+      // Four leases' worth of time, the other instance polling all along: the heartbeat keeps the entry a's.
+      for (let i = 0; i < 12; i++) {
+        await vi.advanceTimersByTimeAsync(50);
+        expect(await b.runOnce()).toBe(0);
+      }
+      gate.release();
+      await working;
+      expect(handed).toEqual(['arc_1']);
+      expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+    } finally {
+      vi.useRealTimers();
     }
-    gate.release();
-    await working;
-    expect(handed).toEqual(['arc_1']);
-    expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
   });
 
   test('a dead worker’s entry (no heartbeat) is taken over once its lease runs out, and handed over once', async () => {
-    const store = new MemoryInboxStore();
-    const handed: string[] = [];
-    const b = slow(store, Promise.resolve(), handed);
-    await b.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' });
-    await b.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: token() });
-    // A worker claims it and dies: nothing renews its lease.
-    expect(await store.claim('dead-worker', 1, 150, Date.now())).toHaveLength(1);
-    expect(await b.runOnce()).toBe(0);
-    await expect.poll(() => b.runOnce(), { interval: 50, timeout: 5_000 }).toBe(1);
-    expect(handed).toEqual(['arc_1']);
+    vi.useFakeTimers();
+    try {
+      const store = new MemoryInboxStore();
+      const handed: string[] = [];
+      const b = slow(store, Promise.resolve(), handed);
+      await b.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' });
+      await b.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: token() });
+      // A worker claims it and dies: nothing renews its lease.
+      expect(await store.claim('dead-worker', 1, 150, Date.now())).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(149);
+      expect(await b.runOnce()).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await b.runOnce()).toBe(1);
+      expect(handed).toEqual(['arc_1']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
