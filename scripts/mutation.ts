@@ -152,9 +152,14 @@ function sourcesHash(files: Record<string, string>): string {
   return hash.digest('hex');
 }
 
-/** The files in the repository matching `globs`, with their contents. */
+/**
+ * The files in the repository matching `globs`, with their contents. Each is a `:(glob)` pathspec:
+ * a bare one makes `**\/` match only below a subfolder, so `test/inbox/**\/*.test.ts` missed every
+ * file directly in `test/inbox/` (the tests of a group went unhashed, a new source file unseen).
+ */
 function tracked(globs: readonly string[]): Record<string, string> {
-  const listed = spawnSync('git', ['ls-files', '--', ...globs], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n');
+  const pathspecs = globs.map((glob) => `:(glob)${glob}`);
+  const listed = spawnSync('git', ['ls-files', '--', ...pathspecs], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n');
   return Object.fromEntries(listed.filter((path) => path.endsWith('.ts')).map((path) => [path, readFileSync(`${ROOT}${path}`, 'utf8')]));
 }
 
@@ -213,7 +218,12 @@ function changedSince(summary: Summary, group: Group): string | undefined {
   const files = Object.fromEntries(
     summary.files.map((path) => [path, existsSync(`${ROOT}${path}`) ? readFileSync(`${ROOT}${path}`, 'utf8') : '']),
   );
-  const added = Object.keys(tracked(group.mutate)).filter((path) => !summary.files.includes(path));
+  // A file the report does not list had nothing to mutate (an index of re-exports) if it reads as
+  // it did at the measured commit; any other is new, or changed since.
+  const asMeasured = (path: string, text: string) =>
+    summary.commit !== undefined &&
+    spawnSync('git', ['show', `${summary.commit}:${path}`], { cwd: ROOT, encoding: 'utf8' }).stdout === text;
+  const added = Object.entries(tracked(group.mutate)).filter(([path, text]) => !summary.files.includes(path) && !asMeasured(path, text));
   const sources = added.length > 0 || sourcesHash(files) !== summary.sources;
   const tests = summary.tests !== undefined && sourcesHash(tracked(group.tests)) !== summary.tests;
   if (sources && tests) return 'sources and tests changed since';
