@@ -158,7 +158,8 @@ export function requestOutcomes(context: OutcomesContext) {
       try {
         const { data } = await context.readRequest(request);
         if (data.completed_at !== undefined) return 'completed';
-        if (data.time_expires !== undefined && data.time_expires * 1000 <= context.serviceNow()) return 'expired';
+        // No expiry time in the answer: never taken as expired.
+        if ((data.time_expires ?? Number.POSITIVE_INFINITY) * 1000 <= context.serviceNow()) return 'expired';
         return data.opened_at !== undefined ? 'in-progress' : 'not-started';
       } catch (error) {
         context.observer.log('warn', 'could not read a request for its return page', {
@@ -205,7 +206,7 @@ function waiters() {
         };
         const timer = setTimeout(done, Math.max(0, ms));
         set.add(done);
-        signal?.addEventListener('abort', done, { once: true });
+        signal?.addEventListener('abort', done);
       });
     },
   };

@@ -125,7 +125,7 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
     },
     async fetch(request) {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return new Response(JSON.stringify({ error: 'method_not_allowed' }), { status: 405, headers: { ...HEADERS, allow: 'GET' } });
+        return new Response(JSON.stringify({ error: 'method_not_allowed' }), { status: 405, headers: { ...HEADERS, allow: 'GET, HEAD' } });
       }
       const url = new URL(request.url);
       const reference = await inbox.openReference(url.searchParams.get(RETURN_PARAMETER) ?? '');
@@ -136,14 +136,12 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
       const wait = clamp(Number(url.searchParams.get('wait')), 0, 30);
       const since = url.searchParams.get('since') ?? undefined;
       const started = Date.now();
-      const outcome =
-        wait > 0
-          ? await inbox.waitFor(reference.accessRequestCode, {
-              timeoutMs: wait * 1000,
-              signal: request.signal,
-              ...(since ? { since: since as RequestOutcome['state'] } : {}),
-            })
-          : await inbox.outcome(reference.accessRequestCode);
+      // A wait of 0 answers the state now.
+      const outcome = await inbox.waitFor(reference.accessRequestCode, {
+        timeoutMs: wait * 1000,
+        signal: request.signal,
+        ...(since ? { since: since as RequestOutcome['state'] } : {}),
+      });
       const body = await stateOf(outcome, reference, waitedMs + Date.now() - started);
       return new Response(JSON.stringify(body), { status: 200, headers: HEADERS });
     },

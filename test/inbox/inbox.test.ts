@@ -330,12 +330,15 @@ describe('identity inbox (memory store)', () => {
   });
 
   test('the reconciler reports a request that expired unopened', async () => {
-    const { client, inbox, advance } = await setup();
+    const { client, inbox, advance, lines } = await setup();
     const { data } = await client.identityRequests.create(someone({ expiry_hours: 1 }));
     await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
     expect(await inbox.reconcile()).toEqual([]);
     advance(3_601_000);
     expect(await inbox.reconcile()).toMatchObject([{ accessRequestCode: data.access_request_code, reason: 'expired' }]);
+    expect(lines.filter((line) => line.includes('no webhook for a request that'))).toEqual([
+      expect.stringContaining('no webhook for a request that expired unopened'),
+    ]);
   });
 
   test("the sandbox's home page shows an attached inbox: its figures and its dead letters with their reasons", async () => {

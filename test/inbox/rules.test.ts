@@ -334,6 +334,89 @@ describe('inbox: one worker at a time', () => {
     }
   });
 
+  test("the heartbeat renews the lease every third of it while the handler runs, stops once the entry is another's, and stops with the work", async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const renewals: boolean[] = [];
+      class Counting extends MemoryInboxStore {
+        held = true;
+        override async renew(...args: Parameters<MemoryInboxStore['renew']>) {
+          const result = this.held && (await super.renew(...args));
+          renewals.push(result);
+          return result;
+        }
+      }
+      let release: () => void = () => undefined;
+      const store = new Counting();
+      const { inbox } = setup({
+        store,
+        leaseMs: 3_000,
+        verify: async () => {
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          return { claims: {} } as never;
+        },
+      });
+      await received(inbox, 'arc_1');
+      const running = inbox.runOnce();
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(renewals).toEqual([true, true]);
+      store.held = false;
+      await vi.advanceTimersByTimeAsync(5_000);
+      // Taken over at the third beat: no beat after it.
+      expect(renewals).toEqual([true, true, false]);
+      release();
+      await running;
+      store.held = true;
+      await received(inbox, 'arc_2');
+      const second = inbox.runOnce();
+      await vi.advanceTimersByTimeAsync(1_000);
+      release();
+      await second;
+      const beats = renewals.length;
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(renewals).toHaveLength(beats);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('a store that settles in a transaction and finds the entry taken over: the handler ran there and is rolled back, said at warn, not as handed over', async () => {
+    class TakenOver extends MemoryInboxStore {
+      async completeWith(_claim: unknown, _ttl: number, _now: number, handOver: (transaction: unknown) => Promise<void>) {
+        await handOver('tx');
+        return false;
+      }
+    }
+    const { inbox, lines, handed, events } = setup({ store: new TakenOver() });
+    await received(inbox);
+    await inbox.runOnce();
+    expect(handed).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ outcome: 'taken-over' });
+    expect(lines.filter((line) => /handed over|taken over/.test(line.message)).map((line) => [line.level, line.message])).toEqual([
+      ['warn', 'entry taken over by another worker while the handler ran: its writes rolled back here'],
+    ]);
+  });
+
+  test('the outage line says how long the store did not answer, in whole seconds', async () => {
+    let failing = true;
+    class Down extends MemoryInboxStore {
+      override async add(...args: Parameters<MemoryInboxStore['add']>) {
+        if (failing) throw new RangeError('connection refused');
+        return super.add(...args);
+      }
+    }
+    const { inbox, lines, clock } = setup({ store: new Down() });
+    await expect(received(inbox, 'arc_1')).rejects.toThrow();
+    clock.now += 2_600;
+    failing = false;
+    expect(await received(inbox, 'arc_1')).toBe('added');
+    expect(lines.filter((line) => line.message.startsWith('inbox store answers again')).map((line) => line.message)).toEqual([
+      'inbox store answers again, after 3 s',
+    ]);
+  });
+
   test('each inbox is a worker of its own name: the process and a random part', async () => {
     const workers: string[] = [];
     class Named extends MemoryInboxStore {
@@ -377,6 +460,48 @@ describe('inbox: what it refuses and reports', () => {
       expect(make(options)).toThrow(ConfigurationError);
       expect(make(options)).toThrow(expect.objectContaining({ option }));
     }
+  });
+
+  test("a test delivery (a receiver check) is answered 'test': not stored, nothing fetched, said at info, its delivery id cut to 16 characters", async () => {
+    const { inbox, lines, events, verify } = setup();
+    const payload = { acme_identity_test: 'acme-identity doctor' };
+    const delivery = { kind: 'approved', accessRequestCode: 'arc_t', accessToken: tokenExpiring(T0 / 1000 + 60), payload } as const;
+    expect(await inbox.receive({ ...delivery, deliveryId: 'd'.repeat(40) })).toBe('test');
+    expect(await inbox.receive(delivery)).toBe('test');
+    expect(await inbox.stats()).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+    expect(await inbox.runOnce()).toBe(0);
+    expect(verify).not.toHaveBeenCalled();
+    expect(events).toEqual([
+      { outcome: 'test', delivery: 'd'.repeat(16), attempts: 0 },
+      { outcome: 'test', delivery: '', attempts: 0 },
+    ]);
+    expect(lines.filter((line) => line.level === 'info').map((line) => line.message)).toEqual([
+      'a test delivery from acme-identity doctor: answered, not stored',
+      'a test delivery from acme-identity doctor: answered, not stored',
+    ]);
+  });
+
+  test('a delivery for a request never recorded: tried once more, then set aside, said at warn with the reason and the error code', async () => {
+    const { inbox, lines, clock } = setup();
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_u', accessToken: tokenExpiring(T0 / 1000 + 3_600) });
+    await inbox.runOnce();
+    clock.now += 60_000;
+    await inbox.runOnce();
+    expect(await inbox.deadLetters()).toMatchObject([{ reason: 'ERR_INBOX_UNKNOWN_REQUEST' }]);
+    expect(lines.find((line) => line.message.startsWith('a delivery for a request never recorded'))).toMatchObject({
+      level: 'warn',
+      fields: { reason: 'ERR_INBOX_UNKNOWN_REQUEST', errorCode: expect.stringMatching(/^ERR_/) },
+    });
+  });
+
+  test('with allowPlaintext, the token is kept as it came and the identity fetched with it', async () => {
+    const { inbox, verify, handed } = setup({ allowPlaintext: true });
+    const token = tokenExpiring(T0 / 1000 + 3_600);
+    await inbox.expect({ accessRequestCode: 'arc_p', identitySessionCode: 'isc_p' });
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_p', accessToken: token });
+    await inbox.runOnce();
+    expect(verify.mock.calls[0]?.[0]).toMatchObject({ accessRequestCode: 'arc_p', accessToken: token });
+    expect(handed).toHaveLength(1);
   });
 
   test('a redelivery is logged at debug, a new delivery at info', async () => {
@@ -578,6 +703,76 @@ describe('MemoryInboxStore', () => {
     expect((await store.awaiting(10, T0 + 10_001)).map((r) => r.accessRequestCode)).toEqual(['b']);
     expect(await store.awaiting(10, T0 + 10_002)).toEqual([]);
     expect(await store.expected('a')).toBeUndefined();
+  });
+});
+
+describe('MemoryInboxStore: every time ends at its millisecond (#45)', () => {
+  const record = (id: string, overrides: Partial<InboxRecord> = {}): InboxRecord => ({
+    id,
+    kind: 'approved',
+    deliveryId: id,
+    token: 't',
+    tokenExpiresAt: T0 + 60_000,
+    receivedAt: T0,
+    attempts: 0,
+    nextAttemptAt: T0,
+    ...overrides,
+  });
+  const expected = (code: string, createdAt = T0) => ({ accessRequestCode: code, identitySessionCode: `isc_${code}`, createdAt });
+
+  test('a claim takes the entry whose token expires first, first, whatever the order they came in (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 8 }), async (lifetimes) => {
+        const store = new MemoryInboxStore();
+        for (const [i, ms] of lifetimes.entries()) await store.add(record(`arc_${i}`, { tokenExpiresAt: T0 + ms }), T0);
+        const claimed = [];
+        for (let i = 0; i < lifetimes.length; i++) claimed.push((await store.claim('w', 1, 60_000, T0))[0]!.record.tokenExpiresAt - T0);
+        expect(claimed).toEqual([...lifetimes].sort((a, b) => a - b));
+      }),
+      { seed: 45, numRuns: 100 },
+    );
+  });
+
+  test("a request's state: its outcome through the last millisecond of doneTtl; awaiting through the last of its ttl; a dead entry at its deadAt", async () => {
+    const store = new MemoryInboxStore();
+    await store.add(record('arc_done'), T0);
+    const [claim] = await store.claim('w', 1, 1_000, T0);
+    await store.complete(claim!, 10_000, T0, 'verified');
+    expect(await store.state('arc_done', T0 + 9_999)).toEqual({ state: 'verified', at: T0 });
+    expect(await store.state('arc_done', T0 + 10_000)).toBeUndefined();
+    await store.expect(expected('arc_wait'), 5_000);
+    expect(await store.state('arc_wait', T0 + 4_999)).toEqual({ state: 'awaiting', at: T0 });
+    expect(await store.state('arc_wait', T0 + 5_000)).toBeUndefined();
+    await store.add(record('arc_dead'), T0);
+    const [dying] = await store.claim('w', 1, 1_000, T0);
+    await store.bury(dying!, { record: dying!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'x', deadAt: T0 + 7 });
+    expect(await store.state('arc_dead', T0 + 50)).toEqual({ state: 'failed', at: T0 + 7 });
+  });
+
+  test('reported missing: through the last millisecond of its ttl, not at it; not while its hand-over is remembered, and again after', async () => {
+    const store = new MemoryInboxStore();
+    await store.expect(expected('arc_a'), 5_000);
+    await store.expect(expected('arc_b'), 5_000);
+    expect(await store.reportMissing('arc_a', T0 + 5_000)).toBe(false);
+    expect(await store.reportMissing('arc_b', T0 + 4_999)).toBe(true);
+    await store.add(record('arc_h'), T0);
+    const [claim] = await store.claim('w', 1, 1_000, T0);
+    await store.complete(claim!, 1_000, T0);
+    await store.expect(expected('arc_h'), 60_000);
+    expect(await store.reportMissing('arc_h', T0 + 999)).toBe(false);
+    expect(await store.reportMissing('arc_h', T0 + 1_000)).toBe(true);
+  });
+
+  test('a reference names its request through the last millisecond before its until; a lease is held through its last millisecond', async () => {
+    const store = new MemoryInboxStore();
+    await store.refer('ref', 'arc_1', T0 + 10);
+    expect(await store.referred('ref', T0 + 9)).toBe('arc_1');
+    expect(await store.referred('ref', T0 + 10)).toBeUndefined();
+    // Read again after it ended (and was dropped): still nothing.
+    expect(await store.referred('ref', T0 + 9)).toBeUndefined();
+    expect(await store.lease('reconciler', 'a', 300, T0)).toBe(true);
+    expect(await store.lease('reconciler', 'b', 300, T0 + 299)).toBe(false);
+    expect(await store.lease('reconciler', 'b', 300, T0 + 300)).toBe(true);
   });
 });
 
