@@ -167,65 +167,50 @@ export class AcmeIdentityClient {
       // function here spares openapi-fetch building a serializer on every call.
       querySerializer: noQuery,
     });
-    // Token requests run under their own deadline, never a caller's (see TokenManager).
-    const tokenRequest: RequestOptions = { timeoutMs: this.#options.tokenTimeoutMs };
-    this.#tokens = new TokenManager({
+    this.#tokens = this.#tokenManager();
+    // The token manager's endpoints call through the transport only when a token is needed, after both exist.
+    this.#transport = new Transport(this.#options, this.#clock, this.#tokens);
+    this.auth = this.#authResource();
+    this.identityRequests = this.#identityRequestsResource();
+    this.identityResponses = this.#identityResponsesResource();
+    this.credentials = this.#credentialsResource();
+    this.status = this.#statusResource();
+  }
+
+  /** The token manager, whose token requests run under their own deadline, never a caller's. */
+  #tokenManager(): TokenManager {
+    const options = this.#options;
+    const tokenRequest: RequestOptions = { timeoutMs: options.tokenTimeoutMs };
+    return new TokenManager({
       endpoints: {
         authenticate: async () => (await this.#tokenCall(undefined, tokenRequest)).data,
         refresh: async (refreshToken) => (await this.#tokenCall(refreshToken, tokenRequest)).data,
       },
-      store: this.#options.tokenStore,
-      key: `${this.#options.baseUrl}#${this.#options.clientId}`,
-      refreshMarginSeconds: this.#options.refreshMarginSeconds,
-      now: this.#options.now,
+      store: options.tokenStore,
+      key: `${options.baseUrl}#${options.clientId}`,
+      refreshMarginSeconds: options.refreshMarginSeconds,
+      now: options.now,
       serviceOffsetMs: () => this.#clock.offsetMs(),
-      retries: this.#options.maxRetries,
-      observer: this.#options.observer,
+      retries: options.maxRetries,
+      observer: options.observer,
       // A shared store's renewal lease outlives the longest renewal: every token request timing out.
-      leaseMs: this.#options.tokenTimeoutMs * (this.#options.maxRetries + 1) + 5_000,
-      tokenTimeoutMs: this.#options.tokenTimeoutMs,
-      ...(this.#options.tokenHedgeDelayMs === undefined ? {} : { hedgeDelayMs: this.#options.tokenHedgeDelayMs }),
+      leaseMs: options.tokenTimeoutMs * (options.maxRetries + 1) + 5_000,
+      tokenTimeoutMs: options.tokenTimeoutMs,
+      ...(options.tokenHedgeDelayMs === undefined ? {} : { hedgeDelayMs: options.tokenHedgeDelayMs }),
     });
-    // The token manager's endpoints call through the transport only when a token is needed, after both exist.
-    this.#transport = new Transport(this.#options, this.#clock, this.#tokens);
+  }
 
-    this.auth = {
+  #authResource(): AuthResource {
+    return {
       createToken: (options) => this.#tokenCall(undefined, options),
       refreshToken: async (refreshToken, options) => this.#tokenCall(checkCode('refreshToken', refreshToken), options),
       accessToken: (options) => this.#transport.call(options, async (ctx) => this.#tokens.accessToken(ctx.signal)),
     };
+  }
 
-    const create = (input: IdentityRequestInput, options: CreateIdentityRequestOptions | undefined, fill: boolean) =>
-      this.#call(options, R.createIdentityRequest, CREATE, S.IdentityRequestCreated, (fetch, ctx) => {
-        const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
-        return this.#api.POST(R.createIdentityRequest.path, {
-          body: identityRequestBody(input, supported, fill),
-          params: { header: this.#identityHeaders(ctx) },
-          parseAs: 'text',
-          fetch,
-        });
-      });
-    this.identityRequests = {
-      create: async (input, options) => {
-        if (this.#options.unsetOptionals !== 'auto' || this.#fillsUnsetOptionals) {
-          return create(input, options, this.#options.unsetOptionals !== 'omit');
-        }
-        try {
-          return await create(input, options, false);
-        } catch (error) {
-          // A service that follows the schema: the refusal names only what was left unset, and nothing was created.
-          if (!(error instanceof ValidationError) || !refusesOnlyUnsetOptionals(error.fields, input)) throw error;
-          this.#fillsUnsetOptionals = true;
-          this.#options.observer.log(
-            'info',
-            'the service requires results_emails, download_email and expiry_hours: unset ones are sent filled from now on',
-            {
-              fields: error.fields.join(','),
-            },
-          );
-          return create(input, options, true);
-        }
-      },
+  #identityRequestsResource(): IdentityRequestsResource {
+    return {
+      create: (input, options) => this.#createIdentityRequest(input, options),
       get: (codes, options) =>
         this.#call(options, R.getIdentityRequest, AUTHED, S.IdentityRequestDetails, (fetch, ctx) =>
           this.#api.GET(R.getIdentityRequest.path, {
@@ -243,8 +228,42 @@ export class AcmeIdentityClient {
           }),
         ),
     };
+  }
 
-    this.identityResponses = {
+  /**
+   * POST /identity/request. With `unsetOptionals: 'auto'`, the first request leaves the unset
+   * optionals out; a service that refuses exactly those (and so created nothing) gets them filled,
+   * on this request and every later one.
+   */
+  async #createIdentityRequest(input: IdentityRequestInput, options: CreateIdentityRequestOptions | undefined) {
+    const { unsetOptionals, observer } = this.#options;
+    if (unsetOptionals !== 'auto' || this.#fillsUnsetOptionals) return this.#sendIdentityRequest(input, options, unsetOptionals !== 'omit');
+    try {
+      return await this.#sendIdentityRequest(input, options, false);
+    } catch (error) {
+      if (!(error instanceof ValidationError) || !refusesOnlyUnsetOptionals(error.fields, input)) throw error;
+      this.#fillsUnsetOptionals = true;
+      observer.log('info', 'the service requires results_emails, download_email and expiry_hours: unset ones are sent filled from now on', {
+        fields: error.fields.join(','),
+      });
+      return this.#sendIdentityRequest(input, options, true);
+    }
+  }
+
+  #sendIdentityRequest(input: IdentityRequestInput, options: CreateIdentityRequestOptions | undefined, fillUnsetOptionals: boolean) {
+    return this.#call(options, R.createIdentityRequest, CREATE, S.IdentityRequestCreated, (fetch, ctx) => {
+      const supported = options?.supportedClaims ? new Set(options.supportedClaims) : undefined;
+      return this.#api.POST(R.createIdentityRequest.path, {
+        body: identityRequestBody(input, supported, fillUnsetOptionals),
+        params: { header: this.#identityHeaders(ctx) },
+        parseAs: 'text',
+        fetch,
+      });
+    });
+  }
+
+  #identityResponsesResource(): IdentityResponsesResource {
+    return {
       getVerified: (event, options) =>
         verifiedIdentity(
           // Expiry is checked once, by the verification step, with the caller's tolerance.
@@ -256,7 +275,9 @@ export class AcmeIdentityClient {
         ),
       get: (request, options) => this.#identityResponse(request, options, 0),
     };
+  }
 
+  #credentialsResource(): CredentialsResource {
     // credential_ref goes into the path verbatim (spec): openapi-fetch would percent-encode it.
     const verbatim = pathSerializer((value) => value);
     const byRef =
@@ -280,7 +301,7 @@ export class AcmeIdentityClient {
           }),
         );
     const fileData = byRef(R.getCredentialFileData, S.CredentialFileData, (init) => this.#api.GET(R.getCredentialFileData.path, init));
-    this.credentials = {
+    return {
       submit: (input, options) =>
         this.#call(options, R.submitCredential, CREDENTIAL_CREATE, S.CredentialSubmitted, async (fetch) =>
           this.#api.POST(R.submitCredential.path, { body: await credentialBody(input), parseAs: 'text', fetch }),
@@ -295,8 +316,10 @@ export class AcmeIdentityClient {
       },
       revoke: byRef(R.revokeCredential, S.CredentialRevoked, (init) => this.#api.POST(R.revokeCredential.path, init)),
     };
+  }
 
-    this.status = {
+  #statusResource(): StatusResource {
+    return {
       current: (options) =>
         this.#callBare(options, R.getCurrentStatus, S.StatusCurrent, (fetch) =>
           this.#api.GET(R.getCurrentStatus.path, { parseAs: 'text', fetch }),
