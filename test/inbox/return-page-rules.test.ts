@@ -271,10 +271,20 @@ describe('node(), for Node http handlers', () => {
 
   test('the page going away (the response closes) stops the stream: the wait under way is aborted, the response ended', async () => {
     const script = scriptedInbox();
-    let aborted: Promise<void> | undefined;
+    let waiting: () => void = () => undefined;
+    const waited = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    let aborted = false;
+    // A wait that ends only when its signal aborts.
     script.inbox.waitFor = (_code, options = {}) => {
-      aborted = new Promise((resolve) => options.signal?.addEventListener('abort', () => resolve()));
-      return aborted.then(() => ({ state: 'awaiting', at: T0, final: false }));
+      waiting();
+      return new Promise((resolve) =>
+        options.signal?.addEventListener('abort', () => {
+          aborted = true;
+          resolve({ state: 'awaiting', at: T0, final: false });
+        }),
+      );
     };
     const page = createReturnPage({ inbox: script.inbox });
     const { response, written, head, close } = nodeResponse();
@@ -285,10 +295,11 @@ describe('node(), for Node http handlers', () => {
       headers: { accept: ['text/event-stream'], 'x-empty': undefined },
     };
     const serving = page.node(request, response);
-    await vi.waitUntil(() => aborted !== undefined);
-    expect(written).toHaveLength(1);
+    await waited;
+    expect([written.length, aborted]).toEqual([1, false]);
     close();
     await serving;
+    expect(aborted).toBe(true);
     expect(head).toMatchObject({ status: 200, headers: { 'content-type': 'text/event-stream' } });
     expect(written.at(-1)).toBe('<end>');
   });

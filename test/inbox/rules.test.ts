@@ -346,15 +346,22 @@ describe('inbox: one worker at a time', () => {
           return result;
         }
       }
-      let release: () => void = () => undefined;
+      // Each fetch waits for the test to let it go (whether it was asked for yet or not).
+      const opened = () => {
+        let open: () => void = () => undefined;
+        const promise = new Promise<void>((resolve) => {
+          open = resolve;
+        });
+        return { promise, open };
+      };
+      let gate = opened();
+      const release = () => gate.open();
       const store = new Counting();
       const { inbox } = setup({
         store,
         leaseMs: 3_000,
         verify: async () => {
-          await new Promise<void>((resolve) => {
-            release = resolve;
-          });
+          await gate.promise;
           return { claims: {} } as never;
         },
       });
@@ -369,6 +376,7 @@ describe('inbox: one worker at a time', () => {
       release();
       await running;
       store.held = true;
+      gate = opened();
       await received(inbox, 'arc_2');
       const second = inbox.runOnce();
       await vi.advanceTimersByTimeAsync(1_000);
