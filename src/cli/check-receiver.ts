@@ -70,124 +70,156 @@ function payload(code = `arc_check_${randomUUID().slice(0, 12)}`): { body: strin
   return { body: JSON.stringify(object), object };
 }
 
-/** Runs the receiver checks; resolves one check per rule. */
-export async function checkReceiver(options: CheckReceiverOptions): Promise<Check[]> {
-  const scheme = options.scheme ?? 'prefixed-hex';
-  const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const now = () => Math.floor(Date.now() / 1000);
-  const send = async (body: string, headers: Record<string, string>): Promise<number | string> => {
+/** A delivery's answer: the status, or why there was none. */
+type Answer = number | string;
+type Send = (body: string, headers: Record<string, string>) => Promise<Answer>;
+/** Headers that sign `body` with the endpoint's scheme (under `secret`, at `timestamp`, when given). */
+type Sign = (body: string, secret?: string, timestamp?: number) => Record<string, string>;
+
+/** POSTs one delivery to the endpoint, within `timeoutMs`; its body is not read. */
+function deliverTo(url: string, fetchImpl: (request: Request) => Promise<Response>, timeoutMs: number): Send {
+  return async (body, headers) => {
     try {
-      const response = await fetchImpl(
-        new Request(options.url, {
-          method: 'POST',
-          body,
-          headers: { 'content-type': 'application/json', ...headers },
-          signal: AbortSignal.timeout(timeoutMs),
-        }),
-      );
+      const request = new Request(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...headers },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const response = await fetchImpl(request);
       await response.body?.cancel();
       return response.status;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
   };
-  const checks: Check[] = [];
-  const judge = (name: string, answer: number | string, expect: (status: number) => CheckStatus, advice: string, detail?: string) => {
-    const status = typeof answer === 'number' ? expect(answer) : 'fail';
-    checks.push({
-      name,
-      status,
-      detail: detail ?? (typeof answer === 'number' ? `answered ${answer}` : `no answer: ${answer}`),
-      ...(status === 'ok' ? {} : { advice }),
-    });
-  };
-  const refused = (status: number): CheckStatus => {
-    if (status === 400) return 'ok';
-    return status >= 400 && status < 500 ? 'warn' : 'fail';
-  };
+}
 
+/** A check from an answer: `judge` rates a status; no answer at all fails. Advice only when not ok. */
+function judged(name: string, answer: Answer, judge: (status: number) => CheckStatus, advice: string): Check {
+  const status = typeof answer === 'number' ? judge(answer) : 'fail';
+  const detail = typeof answer === 'number' ? `answered ${answer}` : `no answer: ${answer}`;
+  return { name, status, detail, ...(status === 'ok' ? {} : { advice }) };
+}
+
+/** A delivery that must be refused: 400 is right, another 4xx works, anything else lets it through. */
+function refused(status: number): CheckStatus {
+  if (status === 400) return 'ok';
+  return status >= 400 && status < 500 ? 'warn' : 'fail';
+}
+
+/** A first delivery: 200 once stored; another 2xx works; anything else makes the service retry. */
+function stored(status: number): CheckStatus {
+  if (status === 200) return 'ok';
+  return status >= 200 && status < 300 ? 'warn' : 'fail';
+}
+
+/** A redelivery: 200 (a duplicate); 409 while the first is still in hand. */
+function duplicate(status: number): CheckStatus {
+  if (status === 200) return 'ok';
+  return status === 409 ? 'warn' : 'fail';
+}
+
+/** A delivery whose handler failed: 5xx, so the service retries. */
+function retried(status: number): CheckStatus {
+  if (status >= 500) return 'ok';
+  return status >= 400 ? 'warn' : 'fail';
+}
+
+async function firstDelivery(send: Send, sign: Sign, scheme: SigningScheme, url: string) {
   const first = payload();
-  const signed = signDelivery(options.secret, first.body, scheme, now(), options.header);
-  const firstAnswer = await send(first.body, signed);
-  if (firstAnswer === 404 || firstAnswer === 405) {
+  const signed = sign(first.body);
+  const answer = await send(first.body, signed);
+  const resend = () => send(first.body, signed);
+  if (answer === 404 || answer === 405) {
     // Nothing takes deliveries at this URL: what the other checks would see says nothing about a receiver.
-    checks.push({
+    const check: Check = {
       name: 'first delivery',
       status: 'fail',
-      detail: `answered ${firstAnswer}: no webhook route at ${options.url}`,
+      detail: `answered ${answer}: no webhook route at ${url}`,
       advice: `check the URL: its path must be your receiver's POST route (the other checks need one, and were not run)`,
-    });
-    return checks;
+    };
+    return { check, resend: undefined };
   }
-  judge(
-    'first delivery',
-    firstAnswer,
-    (status) => {
-      if (status === 200) return 'ok';
-      return status >= 200 && status < 300 ? 'warn' : 'fail';
-    },
-    firstAnswer === 400 || firstAnswer === 401 || firstAnswer === 403
+  const advice =
+    answer === 400 || answer === 401 || answer === 403
       ? `a correctly signed delivery was refused: is the endpoint's secret this one, and its scheme ${scheme}?`
-      : 'answer 200 once the delivery is stored; the service retries anything else',
-  );
-  const again = await send(first.body, signed);
-  judge(
-    'redelivery',
-    again,
-    (status) => {
-      if (status === 200) return 'ok';
-      return status === 409 ? 'warn' : 'fail';
-    },
-    again === 409
+      : 'answer 200 once the delivery is stored; the service retries anything else';
+  return { check: judged('first delivery', answer, stored, advice), resend };
+}
+
+async function redelivery(resend: () => Promise<Answer>): Promise<Check> {
+  const answer = await resend();
+  const advice =
+    answer === 409
       ? 'still processing the first: fine if it settles; a finished delivery answers 200'
-      : 'a redelivery of a processed delivery answers 200 (and is not processed again), or the service keeps retrying',
-  );
+      : 'a redelivery of a processed delivery answers 200 (and is not processed again), or the service keeps retrying';
+  return judged('redelivery', answer, duplicate, advice);
+}
 
+async function badSignature(send: Send, sign: Sign, secret: string): Promise<Check> {
   const forged = payload();
-  const wrong = signDelivery(`${options.secret}-not-it`, forged.body, scheme, now(), options.header);
-  judge(
-    'bad signature',
-    await send(forged.body, wrong),
-    refused,
-    'your endpoint accepted a bad signature: it is not verifying (answer 400)',
-  );
+  const answer = await send(forged.body, sign(forged.body, `${secret}-not-it`));
+  return judged('bad signature', answer, refused, 'your endpoint accepted a bad signature: it is not verifying (answer 400)');
+}
 
+async function reformattedBody(send: Send, sign: Sign): Promise<Check> {
   const reshaped = payload();
-  const original = signDelivery(options.secret, reshaped.body, scheme, now(), options.header);
-  judge(
+  const answer = await send(JSON.stringify(reshaped.object, null, 2), sign(reshaped.body));
+  return judged(
     'reformatted body',
-    await send(JSON.stringify(reshaped.object, null, 2), original),
+    answer,
     refused,
     'it accepted a body re-serialised after signing: verify the raw bytes, before any JSON parsing (express.raw, not express.json)',
   );
+}
 
-  if (scheme === 'stripe' || scheme === 'standard') {
-    const stale = payload();
-    judge(
-      'stale timestamp',
-      await send(stale.body, signDelivery(options.secret, stale.body, scheme, now() - 3_600, options.header)),
-      refused,
-      'it accepted a delivery signed an hour ago: check the timestamp (toleranceSeconds), or replays get through',
-    );
-  } else checks.push({ name: 'stale timestamp', status: 'skip', detail: `the ${scheme} scheme signs no timestamp` });
+async function staleTimestamp(send: Send, sign: Sign, scheme: SigningScheme, now: number): Promise<Check> {
+  if (scheme !== 'stripe' && scheme !== 'standard') {
+    return { name: 'stale timestamp', status: 'skip', detail: `the ${scheme} scheme signs no timestamp` };
+  }
+  const stale = payload();
+  const answer = await send(stale.body, sign(stale.body, undefined, now - 3_600));
+  return judged(
+    'stale timestamp',
+    answer,
+    refused,
+    'it accepted a delivery signed an hour ago: check the timestamp (toleranceSeconds), or replays get through',
+  );
+}
 
-  if (options.failingCode) {
-    const failing = payload(options.failingCode);
-    judge(
-      'handler failure',
-      await send(failing.body, signDelivery(options.secret, failing.body, scheme, now(), options.header)),
-      (status) => {
-        if (status >= 500) return 'ok';
-        return status >= 400 ? 'warn' : 'fail';
-      },
-      'your endpoint answered success although its handler failed: the service will not retry, and the identity is lost (answer 5xx)',
-    );
-  } else
-    checks.push({
+async function handlerFailure(send: Send, sign: Sign, failingCode: string | undefined): Promise<Check> {
+  if (!failingCode) {
+    return {
       name: 'handler failure',
       status: 'skip',
       detail: 'give --handler-failure <access_request_code>, a code your test handler throws for',
-    });
-  return checks;
+    };
+  }
+  const failing = payload(failingCode);
+  const answer = await send(failing.body, sign(failing.body));
+  return judged(
+    'handler failure',
+    answer,
+    retried,
+    'your endpoint answered success although its handler failed: the service will not retry, and the identity is lost (answer 5xx)',
+  );
+}
+
+/** Runs the receiver checks, one delivery after another; resolves one check per rule. */
+export async function checkReceiver(options: CheckReceiverOptions): Promise<Check[]> {
+  const scheme = options.scheme ?? 'prefixed-hex';
+  const now = () => Math.floor(Date.now() / 1000);
+  const sign: Sign = (body, secret = options.secret, timestamp = now()) => signDelivery(secret, body, scheme, timestamp, options.header);
+  const send = deliverTo(options.url, options.fetch ?? ((request) => globalThis.fetch(request)), options.timeoutMs ?? 10_000);
+  const first = await firstDelivery(send, sign, scheme, options.url);
+  if (!first.resend) return [first.check];
+  return [
+    first.check,
+    await redelivery(first.resend),
+    await badSignature(send, sign, options.secret),
+    await reformattedBody(send, sign),
+    await staleTimestamp(send, sign, scheme, now()),
+    await handlerFailure(send, sign, options.failingCode),
+  ];
 }

@@ -32,6 +32,7 @@ function refusal(build: () => unknown): readonly InputIssue[] {
 const identityIssues = (change: Record<string, unknown>) =>
   refusal(() => identityRequestBody({ ...person(), ...change } as IdentityRequestInput, undefined, false));
 
+/** As `refusal`, for `credentialBody`, which is async (it reads the file's bytes); the identity rules stay synchronous for `fc.property`. */
 async function credentialIssues(change: Record<string, unknown>): Promise<readonly InputIssue[]> {
   try {
     await credentialBody({ ...credentialInput(), ...change } as CredentialSubmitInput);
