@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   AcmeIdentityClient,
@@ -133,6 +134,35 @@ describe('reading answers', () => {
     }
     const client = clientAnswering(() => Response.json({ success: true, result: {} }));
     expect((await rejection(client.status.health())) as Error).toMatchObject({ message: expect.stringContaining('success, result') });
+  });
+
+  test('a numeric field reads a number or its digits as that number, and refuses any other kind naming the field; absent stays absent (property)', async () => {
+    const codes = { accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' };
+    const fields = ['phone_country_code', 'time_expires', 'opened_at', 'completed_at'] as const;
+    let answer: Record<string, unknown> = {};
+    const client = clientAnswering(() => Response.json({ data: answer, correlation_id: 'c' }));
+    const other = fc.oneof(fc.boolean(), fc.constant({}), fc.constant([1]), fc.constant('soon'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...fields),
+        fc.integer({ min: 1, max: 4_000_000_000 }),
+        fc.constantFrom('number', 'digits', 'other', 'absent'),
+        other,
+        async (field, value, form, wrong) => {
+          const given = { number: value, digits: String(value), other: wrong, absent: undefined }[form];
+          answer = { first_name: 'Ada', ...(given === undefined ? {} : { [field]: given }) };
+          const read = client.identityRequests.get(codes);
+          if (form === 'other') {
+            expect(await rejection(read)).toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: [`data.${field}`] });
+            return;
+          }
+          const { data } = await read;
+          if (form === 'absent') expect(data).not.toHaveProperty(field);
+          else expect(data[field]).toBe(value);
+        },
+      ),
+      { seed: 45, numRuns: 200 },
+    );
   });
 
   test('null stands for an absent optional field', async () => {
