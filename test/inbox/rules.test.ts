@@ -601,19 +601,20 @@ describe('inbox: what it refuses and reports', () => {
   });
 });
 
-describe('MemoryInboxStore', () => {
-  const record = (id: string, overrides: Partial<InboxRecord> = {}): InboxRecord => ({
-    id,
-    kind: 'approved',
-    deliveryId: id,
-    token: 't',
-    tokenExpiresAt: T0 + 60_000,
-    receivedAt: T0,
-    attempts: 0,
-    nextAttemptAt: T0,
-    ...overrides,
-  });
+/** A record as the memory store's tests put it in: received at T0, due at once, its token good for a minute. */
+const record = (id: string, overrides: Partial<InboxRecord> = {}): InboxRecord => ({
+  id,
+  kind: 'approved',
+  deliveryId: id,
+  token: 't',
+  tokenExpiresAt: T0 + 60_000,
+  receivedAt: T0,
+  attempts: 0,
+  nextAttemptAt: T0,
+  ...overrides,
+});
 
+describe('MemoryInboxStore', () => {
   test('an entry claimed is not claimed again until its lease runs out; at most max entries a claim', async () => {
     const store = new MemoryInboxStore();
     for (const id of ['a', 'b', 'c']) await store.add(record(id), T0);
@@ -715,17 +716,6 @@ describe('MemoryInboxStore', () => {
 });
 
 describe('MemoryInboxStore: every time ends at its millisecond (#45)', () => {
-  const record = (id: string, overrides: Partial<InboxRecord> = {}): InboxRecord => ({
-    id,
-    kind: 'approved',
-    deliveryId: id,
-    token: 't',
-    tokenExpiresAt: T0 + 60_000,
-    receivedAt: T0,
-    attempts: 0,
-    nextAttemptAt: T0,
-    ...overrides,
-  });
   const expected = (code: string, createdAt = T0) => ({ accessRequestCode: code, identitySessionCode: `isc_${code}`, createdAt });
 
   test('a claim takes the entry whose token expires first, first, whatever the order they came in (property)', async () => {
@@ -809,16 +799,6 @@ describe('inbox: a sealed token is bound to its entry (#45)', () => {
   test('the memory store forgets handed-over requests only once their time is over: a redelivery inside the window is a duplicate after the sweep', async () => {
     const store = new MemoryInboxStore();
     const now = T0;
-    const record = (id: string): InboxRecord => ({
-      id,
-      kind: 'approved',
-      deliveryId: id,
-      token: 't',
-      tokenExpiresAt: now + 3_600_000,
-      receivedAt: now,
-      attempts: 0,
-      nextAttemptAt: now,
-    });
     // 1,000 hand-overs trigger a sweep; the first of them is still inside its window.
     for (let i = 0; i < 1_000; i++) {
       await store.add(record(`arc_${i}`), now);
