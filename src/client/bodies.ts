@@ -9,34 +9,45 @@ import { InvalidInputError, type InputIssue } from '../errors/index.js';
 import { toBase64 } from '../internal/encoding.js';
 import type { Schemas } from './schemas.js';
 
+/** The keys of `T` whose property is optional. */
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+
 /**
- * The body of POST /identity/request, as the SDK takes it.
+ * `T` with each optional field also taking `undefined`, which the input checks read as unset: a
+ * caller's `send_email: maybe` type-checks under `exactOptionalPropertyTypes` as it runs.
+ */
+type UnsetAllowed<T> = { [K in keyof T as K extends OptionalKeys<T> ? never : K]: T[K] } & {
+  [K in OptionalKeys<T>]?: T[K] | undefined;
+};
+
+/**
+ * The body of POST /identity/request, as the SDK takes it. An optional field given as `undefined`
+ * is unset.
  * @interface
  */
-export type IdentityRequestInput = Omit<
-  Schemas['IdentityRequestInput'],
-  'results_emails' | 'download_email' | 'expiry_hours' | 'claims'
+export type IdentityRequestInput = UnsetAllowed<
+  Omit<Schemas['IdentityRequestInput'], 'results_emails' | 'download_email' | 'expiry_hours' | 'claims'>
 > & {
   /** Emails notified of results: a comma-separated string or a list. @default none */
-  results_emails?: string | readonly string[];
+  results_emails?: string | readonly string[] | undefined;
   /** Email that gets a download link for source files. @default none */
-  download_email?: string;
+  download_email?: string | undefined;
   /** Hours the request stays valid; 0 disables expiry (not recommended). @default 24 */
-  expiry_hours?: number;
+  expiry_hours?: number | undefined;
   claims: ClaimsRequest;
 };
 
-/** What POST /credentials/submit takes, with the file as bytes (the SDK does the base64). */
+/** What POST /credentials/submit takes, with the file as bytes (the SDK does the base64). An optional field given as `undefined` is unset. */
 export interface CredentialSubmitInput {
   /** Credential type, e.g. `acicncchc`; more types are added over time. */
   type: string;
   /** Person reference of the shape `<uid>/<uid>`. */
   person_ref: string;
   /** Display name; required unless `type` is `acicncchc`. */
-  name?: string;
+  name?: string | undefined;
   /** Required unless `type` is `acicncchc`. */
-  description?: string;
-  metadata?: Record<string, unknown>;
+  description?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
   /** The original document: PNG, JPG or PDF, at most 5 MB. `Buffer` is a `Uint8Array`. */
   file: Uint8Array | ArrayBuffer | Blob;
   /** Source file name, with the extension of its content (`.png`, `.jpg`/`.jpeg`, `.pdf`). */
@@ -46,7 +57,7 @@ export interface CredentialSubmitInput {
   /** The issuer's public ID for this credential. */
   issuer_ref: string;
   /** Expiry as UNIX seconds or a `Date`; required unless `type` is `acicncchc`. */
-  time_expires?: number | Date;
+  time_expires?: number | Date | undefined;
 }
 
 /** Files above this size are refused before upload (the service answers 413). */
@@ -158,7 +169,9 @@ export function identityRequestBody(
     download_email: input.download_email,
     expiry_hours: input.expiry_hours,
   };
-  const body: Record<string, unknown> = { ...input, claims: wireClaims(input.claims) };
+  // A field given as undefined is unset: no key for it in the body.
+  const body: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+  body['claims'] = wireClaims(input.claims);
   for (const field of Object.keys(UNSET_OPTIONALS) as UnsetOptional[]) {
     const value = given[field] ?? (fill ? UNSET_OPTIONALS[field] : undefined);
     if (value === undefined) delete body[field];
@@ -220,9 +233,13 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
     }
   }
   if (issues.length > 0) throw new InvalidInputError(issues);
-  const { file: _file, time_expires, ...rest } = input;
+  // The optional fields given as undefined are unset: left out of the body.
+  const { file: _file, time_expires, name, description, metadata, ...required } = input;
   return {
-    ...rest,
+    ...required,
+    ...(name === undefined ? {} : { name }),
+    ...(description === undefined ? {} : { description }),
+    ...(metadata === undefined ? {} : { metadata }),
     file_data: toBase64(bytes as Uint8Array),
     ...(time_expires !== undefined
       ? { time_expires: time_expires instanceof Date ? Math.floor(time_expires.getTime() / 1000) : time_expires }

@@ -152,14 +152,36 @@ describe('an identity request: each refusal says what the field must be', () => 
   });
 
   test('an unset optional, left out or given as undefined, leaves no key in the body unless it is filled, and a filled one is the spec default', () => {
-    const unset = { results_emails: undefined, download_email: undefined, expiry_hours: undefined };
-    // As a caller without exactOptionalPropertyTypes may write it (the type, under that setting, leaves undefined out).
-    for (const input of [person(), person(unset as never)]) {
+    // The types let a caller write it under exactOptionalPropertyTypes too (this project's setting).
+    const unset: Partial<IdentityRequestInput> = { results_emails: undefined, download_email: undefined, expiry_hours: undefined };
+    for (const input of [person(), person(unset)]) {
       const body = identityRequestBody(input, undefined, false);
       for (const field of Object.keys(unset)) expect(Object.hasOwn(body, field), field).toBe(false);
       expect(identityRequestBody(input, undefined, true)).toMatchObject({ results_emails: '', download_email: '', expiry_hours: 24 });
     }
   });
+});
+
+test('every optional field of either input, given as undefined, is unset: it type-checks as written, and leaves no key in the body', async () => {
+  const maybe = (): undefined => undefined;
+  const identity: IdentityRequestInput = {
+    ...person(),
+    send_email: maybe(),
+    payment_via: maybe(),
+    ruleset: maybe(),
+    expiry_hours: maybe(),
+  };
+  const body = identityRequestBody(identity, undefined, false);
+  for (const field of ['send_email', 'payment_via', 'ruleset', 'expiry_hours']) expect(Object.hasOwn(body, field), field).toBe(false);
+  const credential: CredentialSubmitInput = {
+    ...credentialInput(),
+    name: maybe(),
+    description: maybe(),
+    metadata: maybe(),
+    time_expires: maybe(),
+  };
+  const submitted = await credentialBody(credential);
+  for (const field of ['name', 'description', 'metadata', 'time_expires']) expect(Object.hasOwn(submitted, field), field).toBe(false);
 });
 
 describe('refusesOnlyUnsetOptionals: whether a refusal names nothing but optionals the caller left unset', () => {
