@@ -184,6 +184,16 @@ test('every optional field of either input, given as undefined, is unset: it typ
   for (const field of ['name', 'description', 'metadata', 'time_expires']) expect(Object.hasOwn(submitted, field), field).toBe(false);
 });
 
+test('the optional fields given are sent as given: a credential keeps its name, description and metadata; a download email that is not one (or not a string) is refused as such', async () => {
+  const given = { type: 'vc_other', name: 'Licence', description: 'Driver licence', metadata: { class: 'C' }, time_expires: 1_900_000_000 };
+  expect(await credentialBody({ ...credentialInput(), ...given })).toMatchObject(given);
+  for (const download_email of ['not an email', 42, ['b@rp.example']]) {
+    expect(identityIssues({ download_email }), JSON.stringify(download_email)).toEqual([
+      { field: 'download_email', message: 'must be an email address' },
+    ]);
+  }
+});
+
 describe('refusesOnlyUnsetOptionals: whether a refusal names nothing but optionals the caller left unset', () => {
   const OPTIONALS = ['results_emails', 'download_email', 'expiry_hours'] as const;
   const given = { results_emails: 'a@rp.example', download_email: 'b@rp.example', expiry_hours: 48 };
