@@ -126,30 +126,25 @@ function retried(status: number): CheckStatus {
   return status >= 400 ? 'warn' : 'fail';
 }
 
-async function firstDelivery(send: Send, sign: Sign, scheme: SigningScheme, url: string) {
-  const first = payload();
-  const signed = sign(first.body);
-  const answer = await send(first.body, signed);
-  const resend = () => send(first.body, signed);
-  if (answer === 404 || answer === 405) {
-    // Nothing takes deliveries at this URL: what the other checks would see says nothing about a receiver.
-    const check: Check = {
-      name: 'first delivery',
-      status: 'fail',
-      detail: `answered ${answer}: no webhook route at ${url}`,
-      advice: `check the URL: its path must be your receiver's POST route (the other checks need one, and were not run)`,
-    };
-    return { check, resend: undefined };
-  }
+/** A first delivery answered 404 or 405: nothing takes deliveries at this URL. */
+function noRoute(answer: number, url: string): Check {
+  return {
+    name: 'first delivery',
+    status: 'fail',
+    detail: `answered ${answer}: no webhook route at ${url}`,
+    advice: `check the URL: its path must be your receiver's POST route (the other checks need one, and were not run)`,
+  };
+}
+
+function firstDelivery(answer: Answer, scheme: SigningScheme): Check {
   const advice =
     answer === 400 || answer === 401 || answer === 403
       ? `a correctly signed delivery was refused: is the endpoint's secret this one, and its scheme ${scheme}?`
       : 'answer 200 once the delivery is stored; the service retries anything else';
-  return { check: judged('first delivery', answer, stored, advice), resend };
+  return judged('first delivery', answer, stored, advice);
 }
 
-async function redelivery(resend: () => Promise<Answer>): Promise<Check> {
-  const answer = await resend();
+function redelivery(answer: Answer): Check {
   const advice =
     answer === 409
       ? 'still processing the first: fine if it settles; a finished delivery answers 200'
@@ -212,11 +207,14 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
   const now = () => Math.floor(Date.now() / 1000);
   const sign: Sign = (body, secret = options.secret, timestamp = now()) => signDelivery(secret, body, scheme, timestamp, options.header);
   const send = deliverTo(options.url, options.fetch ?? ((request) => globalThis.fetch(request)), options.timeoutMs ?? 10_000);
-  const first = await firstDelivery(send, sign, scheme, options.url);
-  if (!first.resend) return [first.check];
+  const first = payload();
+  const signed = sign(first.body);
+  const answer = await send(first.body, signed);
+  // Nothing takes deliveries at this URL: what the other checks would see says nothing about a receiver.
+  if (answer === 404 || answer === 405) return [noRoute(answer, options.url)];
   return [
-    first.check,
-    await redelivery(first.resend),
+    firstDelivery(answer, scheme),
+    redelivery(await send(first.body, signed)),
     await badSignature(send, sign, options.secret),
     await reformattedBody(send, sign),
     await staleTimestamp(send, sign, scheme, now()),

@@ -60,6 +60,13 @@ export interface CredentialSubmitInput {
   time_expires?: number | Date | undefined;
 }
 
+/** `input` without its fields given as `undefined`: such an optional field is unset, and leaves no key in the body. */
+function withoutUnset<T extends object>(input: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}
+
 /** Files above this size are refused before upload (the service answers 413). */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -169,9 +176,7 @@ export function identityRequestBody(
     download_email: input.download_email,
     expiry_hours: input.expiry_hours,
   };
-  // A field given as undefined is unset: no key for it in the body.
-  const body: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
-  body['claims'] = wireClaims(input.claims);
+  const body: Record<string, unknown> = { ...withoutUnset(input), claims: wireClaims(input.claims) };
   for (const field of Object.keys(UNSET_OPTIONALS) as UnsetOptional[]) {
     const value = given[field] ?? (fill ? UNSET_OPTIONALS[field] : undefined);
     if (value === undefined) delete body[field];
@@ -233,13 +238,9 @@ export async function credentialBody(input: CredentialSubmitInput): Promise<Sche
     }
   }
   if (issues.length > 0) throw new InvalidInputError(issues);
-  // The optional fields given as undefined are unset: left out of the body.
-  const { file: _file, time_expires, name, description, metadata, ...required } = input;
+  const { file: _file, time_expires, ...rest } = withoutUnset(input);
   return {
-    ...required,
-    ...(name === undefined ? {} : { name }),
-    ...(description === undefined ? {} : { description }),
-    ...(metadata === undefined ? {} : { metadata }),
+    ...rest,
     file_data: toBase64(bytes as Uint8Array),
     ...(time_expires !== undefined
       ? { time_expires: time_expires instanceof Date ? Math.floor(time_expires.getTime() / 1000) : time_expires }
