@@ -401,7 +401,8 @@ export class AcmeIdentityClient {
         throw this.#baseUrlHint(error, 'token endpoint', route.path);
       }
       const result = this.#unwrap(S.TokenResponse, body, sent.response, ctx);
-      if (!sent.response.headers.has('date')) this.#clock.learnFromToken(result.data.access_token);
+      // Learnt only by a service that sends no Date header: the clock never puts a token's iat over a Date.
+      this.#clock.learnFromToken(result.data.access_token);
       return withResponse(result, sent.response, true);
     });
   }
@@ -505,9 +506,9 @@ export class AcmeIdentityClient {
   #validate<T>(schema: S.ShapeOf<T>, opened: OpenedAnswer, response: Response, correlationId: string): T {
     const parsed = z.safeParse(schema, opened.data);
     if (parsed.success) return parsed.data;
-    const issues = S.issuePaths(parsed.error).map((issue) =>
-      issue === '(root)' && opened.path ? opened.path.slice(0, -1) : opened.path + issue,
-    );
+    // Named from the body's root. An opened envelope always holds an object (client/envelope.ts),
+    // which no record schema refuses as a whole: a `(root)` issue only comes from a bare body.
+    const issues = S.issuePaths(parsed.error).map((issue) => opened.path + issue);
     throw new InvalidResponseError(response.status, correlationId, 'the body is not of the documented shape', issues);
   }
 }

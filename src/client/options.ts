@@ -88,7 +88,12 @@ export interface ClientOptions extends ObservabilityOptions {
   maxRetryAfterMs?: number;
   /** Refresh the access token this many seconds before it expires (at most half its lifetime). @default 60 */
   refreshMarginSeconds?: number;
-  /** Where tokens are kept; share one across processes to share tokens. @default an in-memory store */
+  /**
+   * Where tokens are kept; share one across processes to share tokens. A store that offers
+   * `lease()` (the Redis one does) gets one renewal across them all, under a lease of
+   * `tokenTimeoutMs × (maxRetries + 1) + 5 s`: longer than a renewal whose every attempt times out.
+   * @default an in-memory store
+   */
   tokenStore?: TokenStore;
   /** The `fetch` used for every request. @default `globalThis.fetch`, looked up at each call */
   fetch?: (request: Request) => Promise<Response>;

@@ -110,6 +110,13 @@ describe('the clock learnt from a token, for a service that sends no Date header
     expect(offset()).toBe(0);
   });
 
+  test("a token answer with a Date header is read by its Date, whatever its token's iat says", async () => {
+    // The token's iat is 10 minutes ahead; the Date header of the same answer, 1 minute behind.
+    const { client, offset } = await dated(600_000, () => new Date(T0 - 60_000).toUTCString());
+    await client.auth.accessToken();
+    expect(offset()).toBe(-60_000);
+  });
+
   test('an unreadable Date header teaches nothing: the offset learnt before it stands', async () => {
     let date = new Date(T0 + 600_000).toUTCString();
     const { client, offset } = await dated(0, () => date);

@@ -10,7 +10,7 @@ import {
   claimKey,
 } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
-import { harness, person, received, rejection } from '../helpers.js';
+import { harness, person, received, recorder, rejection } from '../helpers.js';
 
 const codesOf = (data: { access_request_code: string; identity_session_code: string }) => ({
   accessRequestCode: data.access_request_code,
@@ -210,8 +210,13 @@ describe('identityRequests.create: the inputs the schema requires and the prose 
   const given = { results_emails: 'results@example.com', download_email: 'files@example.com', expiry_hours: 48 };
 
   test('auto, against a service that requires them: refused once, sent again filled, and filled at once from then on', async () => {
-    const { client, service } = await harness({ fake: { readings: { optionalInputs: 'schema' } } });
+    const { logger, lines } = recorder();
+    const { client, service } = await harness({ fake: { readings: { optionalInputs: 'schema' } }, client: { logger, logLevel: 'info' } });
     const first = await client.identityRequests.create(person());
+    // Said once, at info, with the fields the service refused.
+    const said = lines.filter((line) => line.message.includes('unset ones are sent filled'));
+    expect(said).toEqual([{ level: 'info', message: expect.any(String), fields: { fields: expect.any(String) } }]);
+    expect(String(said[0]?.fields['fields']).split(',').sort()).toEqual([...OPTIONALS].sort());
     expect(service.identityRequest(first.data.access_request_code)?.input).toMatchObject({
       results_emails: '',
       download_email: '',

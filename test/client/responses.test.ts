@@ -257,6 +257,8 @@ describe('reading answers', () => {
     expect(result.response).toMatchObject({ status: 200, attempts: 1 });
     expect(result.response?.headers.get('x-served-by')).toBe('edge-1');
     expect(Object.keys(result)).toEqual(['data', 'correlationId']);
+    // As an error's own fields: read-only, and a caller's wrapper (a cache, a test double) may redefine it.
+    expect(Object.getOwnPropertyDescriptor(result, 'response')).toMatchObject({ enumerable: false, writable: false, configurable: true });
     expect(responseOf(result)).toBe(result.response);
     const health = await clientAnswering(() => Response.json({ status: 'healthy' })).status.health();
     expect(Object.hasOwn(health, 'response')).toBe(false);

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import {
   AcmeIdentityClient,
   AuthenticationError,
@@ -256,5 +257,34 @@ describe('token lifecycle', () => {
     expect(sent!.headers['authorization']).toBeUndefined();
     expect(sent!.headers['x-tenant-id']).toBeUndefined();
     expect(sent!.headers['content-type']).toBe('application/json');
+  });
+});
+
+describe("a shared store's renewal lease", () => {
+  test('property: the lease a leasing store is asked for outlasts the longest renewal (every token attempt timing out) by 5 s', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 120_000 }), fc.integer({ min: 0, max: 10 }), async (tokenTimeoutMs, maxRetries) => {
+        const leases: number[] = [];
+        const kept = new Map<string, StoredToken>();
+        const tokenStore: TokenStore = {
+          get: async (key) => kept.get(key),
+          set: async (key, token) => void kept.set(key, token),
+          lease: async (_key, ttlMs) => {
+            leases.push(ttlMs);
+            return { release: async () => undefined };
+          },
+        };
+        const client = new AcmeIdentityClient({
+          ...DEFAULT_CLIENT,
+          baseUrl: 'https://api.acme.test/api/v1',
+          tokenStore,
+          tokenTimeoutMs,
+          maxRetries,
+          fetch: async () => Response.json({ data: { access_token: 'a.b.c', expires_in: 900 } }),
+        });
+        await client.auth.accessToken();
+        expect(leases).toEqual([tokenTimeoutMs * (maxRetries + 1) + 5_000]);
+      }),
+    );
   });
 });
