@@ -2,7 +2,7 @@
  * The Redis stores (#14) against a real redis-server started here, with both clients people use
  * (node-redis v5 and ioredis), and several processes where the issue is across processes.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -207,10 +207,24 @@ describe.each(kinds)('a process killed inside the webhook handler, with %s', (ki
     const dying = spawn(process.execPath, ['--import', 'tsx', WORKER, 'webhook', kind, server.url, secret, body, signature, '60000', '8'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    await new Promise<void>((resolve) => dying.stderr.on('data', (chunk) => String(chunk).includes('handling') && resolve()));
+    // The first redelivery's process is started and connected beforehand, and delivers at once
+    // after the kill: well inside the 8 s lease, however long a process takes to start here.
+    const redelivery = spawn(
+      process.execPath,
+      ['--import', 'tsx', WORKER, 'webhook', kind, server.url, secret, body, signature, '0', '8', 'armed'],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const said = (child: ChildProcess, word: string) =>
+      new Promise<void>((resolve) => child.stderr!.on('data', (chunk) => String(chunk).includes(word) && resolve()));
+    await Promise.all([said(dying, 'handling'), said(redelivery, 'armed')]);
     dying.kill('SIGKILL');
     const killedAt = Date.now();
-    expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 409, processed: 0 });
+    redelivery.stdin!.end('go\n');
+    const { code, stdout } = await ended(redelivery);
+    expect(code).toBe(0);
+    expect(lastJsonLine(stdout)).toEqual({ status: 409, processed: 0 });
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + 8_300 - Date.now())));
     expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 1 });
     expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 0 });

@@ -3,7 +3,9 @@
  * stores. Prints one JSON line with what it saw.
  *
  *   tokens  <client> <redisUrl> <baseUrl> <calls> <not before, ms> (the second round runs just after the token's exp)
- *   webhook <client> <redisUrl> <secret> <body> <signature> <holdMs> [leaseSeconds]   (writes "handling" to stderr in the handler)
+ *   webhook <client> <redisUrl> <secret> <body> <signature> <holdMs> [leaseSeconds] [armed]
+ *     (writes "handling" to stderr in the handler; armed: writes "armed" to stderr once connected,
+ *     and delivers only when a line arrives on stdin)
  *   hold-lease <client> <redisUrl> <tokenKey> <ttlMs>      (then hangs: the test kills it)
  *   tokens-short <client> <redisUrl> <baseUrl> <calls>
  */
@@ -58,7 +60,7 @@ if (mode === 'tokens') {
   const tokens = new Set(await Promise.all(Array.from({ length: Number(calls) }, () => acme.auth.accessToken({ timeoutMs: 20_000 }))));
   process.stdout.write(`${JSON.stringify({ tokens: tokens.size })}\n`);
 } else if (mode === 'webhook') {
-  const [secret, body, signature, holdMs, leaseSeconds] = rest;
+  const [secret, body, signature, holdMs, leaseSeconds, armed] = rest;
   let processed = 0;
   const verifier = createWebhookVerifier({
     secret: secret!,
@@ -70,6 +72,10 @@ if (mode === 'tokens') {
     process.stderr.write('handling\n');
     await new Promise((resolve) => setTimeout(resolve, Number(holdMs)));
   });
+  if (armed === 'armed') {
+    process.stderr.write('armed\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+  }
   const outcome = await receiver.handle(body!, { 'x-webhook-signature': signature! });
   process.stdout.write(`${JSON.stringify({ status: outcome.status, processed })}\n`);
 }
