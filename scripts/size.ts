@@ -19,9 +19,12 @@ interface Budget {
   budgetBytes: number;
   /** The issue's target, reported, when it sets one. */
   goalBytes?: number;
+  /** The issue's target as a peer to stay below (one of `peers`, measured in the same run), reported. */
+  goalBelow?: string;
 }
 
 const KB = 1024;
+const OPENID_CLIENT_PAGE = "openid-client's sign-in page";
 const budgets: Budget[] = [
   {
     name: 'sd-jwt: verifySdJwt + remoteJwks',
@@ -68,7 +71,10 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // #46's invariants stated in types rather than with `!`: the discovery document's three
     // endpoints checked when it is read (a missing token_endpoint or jwks_uri was refused only at
     // the callback, as "undefined is not https:"): 9,347 B, 17 B above openid-client's page.
+    // createCore's sign-in steps at module level (discoveryOf, startSignIn, checkTransaction,
+    // finishSignIn) rather than 90 lines of closures: 9,458 B, 128 B above it (printed as the goal).
     budgetBytes: 9600,
+    goalBelow: OPENID_CLIENT_PAGE,
   },
   {
     // #42: the return page's script: Server-Sent Events, long polling where they fail, nothing else.
@@ -113,9 +119,10 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // and #28's inbox (jose's decodeJwt, the sealing, the memory store; #40's reconciler, heartbeat,
   // transactional hand-over and wake-ups took it past 7.5 KB, #42's request states and return
   // references past 8 KB: a backend entry, never in a page).
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14 * KB },
+  // #46's sign-in steps at module level (oidc/flow.ts) took authjs and better-auth 0.08 KB further.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.1 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.25 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.35 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB.
   { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.25 * KB },
   {
@@ -133,7 +140,7 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
 /** What the peers' users load, bundled the same way: printed beside ours, never enforced. */
 const peers = [
   {
-    name: "peer: openid-client's sign-in page (discovery, PKCE, authorizationCodeGrant)",
+    name: `peer: ${OPENID_CLIENT_PAGE} (discovery, PKCE, authorizationCodeGrant)`,
     code: `import * as client from 'openid-client';
 const config = await client.discovery(new URL('https://auth.example'), 'c');
 document.querySelector('#go').onclick = async () => {
@@ -167,18 +174,29 @@ async function gzipped(code: string): Promise<{ gzip: number; minified: number }
 const KiB = (n: number) => `${(n / KB).toFixed(2)} KB`;
 const exact = (n: number) => `${n.toLocaleString('en')} B`;
 
+/** Each peer's size, measured first: a goal may be to stay below one. */
+const peerSizes = new Map<string, { gzip: number; minified: number }>();
+for (const peer of peers) peerSizes.set(peer.name, await gzipped(peer.code));
+
+/** What the issue set, met or not: a size, or staying below a peer measured in this run. */
+function goalOf(budget: Budget, gzip: number): string {
+  if (budget.goalBytes !== undefined) return `; goal ${exact(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
+  if (budget.goalBelow === undefined) return '';
+  const below = budget.goalBelow;
+  const peer = [...peerSizes].find(([name]) => name.includes(below))?.[1];
+  if (!peer) throw new Error(`no peer named ${below}`);
+  return `; goal below ${below} (${exact(peer.gzip)}) ${gzip < peer.gzip ? 'met' : `NOT met (${exact(gzip - peer.gzip)} above)`}`;
+}
+
 let failed = false;
 for (const budget of budgets) {
   const { gzip, minified } = await gzipped(budget.code);
   const within = gzip <= budget.budgetBytes;
   failed ||= !within;
-  const goal = budget.goalBytes === undefined ? '' : `; goal ${exact(budget.goalBytes)} ${gzip <= budget.goalBytes ? 'met' : 'NOT met'}`;
   console.log(
-    `${within ? 'ok  ' : 'OVER'} ${budget.name}: ${KiB(gzip)} (${exact(gzip)}) gzip (${KiB(minified)} minified); budget ${KiB(budget.budgetBytes)}${goal}`,
+    `${within ? 'ok  ' : 'OVER'} ${budget.name}: ${KiB(gzip)} (${exact(gzip)}) gzip (${KiB(minified)} minified); budget ${KiB(budget.budgetBytes)}${goalOf(budget, gzip)}`,
   );
 }
-for (const peer of peers) {
-  const { gzip, minified } = await gzipped(peer.code);
-  console.log(`     ${peer.name}: ${KiB(gzip)} (${exact(gzip)}) gzip (${KiB(minified)} minified)`);
-}
+for (const [name, { gzip, minified }] of peerSizes)
+  console.log(`     ${name}: ${KiB(gzip)} (${exact(gzip)}) gzip (${KiB(minified)} minified)`);
 if (failed) process.exit(1);

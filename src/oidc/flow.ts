@@ -464,68 +464,116 @@ export function createCore(
     [clockSkew]: Math.floor(now() / 1000) - Math.floor(Date.now() / 1000),
   });
 
-  const discovery = kept<DiscoveredServer>(now);
-  const metadata = (refresh = false): Promise<DiscoveredServer> =>
-    discovery.get(refresh || discovery.age() >= (options.discoveryMaxAgeMs ?? 3_600_000), () => readDiscovery(issuer, get, allowed));
-
-  async function start(params: SignInParams) {
-    const scope = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [...(params.scope ?? ['openid'])];
-    // When the document this sign-in starts from was read (long ago when none was).
-    const readAt = now() - discovery.age();
-    let as = await metadata();
-    const check = () => {
-      return paramIssues(params, scope, as);
-    };
-    let issues = check();
-    // A claim key the cached acme_claims_supported does not know may be new: read it again, once, before refusing.
-    if (issues.length && now() - readAt >= REFRESH_COOLDOWN_MS) {
-      as = await metadata(true);
-      issues = check();
-    }
-    if (issues.length) throw new InvalidInputError(issues);
-    return authorizationRequest(as, options, params, scope, now());
-  }
-
-  async function finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult> {
-    const as = await metadata();
-    if (
-      as.issuer !== transaction.issuer ||
-      transaction.clientId !== options.clientId ||
-      !(now() - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000))
-    ) {
-      throw fail('ERR_OIDC_TRANSACTION', "the sign-in is too old or not this client's: start again");
-    }
-    const c = client();
-    const checked = checkCallback(as, callback, transaction.state);
-    await use?.();
-    try {
-      const response = await exchange(core, as, checked, transaction);
-      const { maxAge } = transaction;
-      const tokens = await processAuthorizationCodeResponse(as, c, response, {
-        expectedNonce: transaction.nonce,
-        requireIdToken: true,
-        // max_age counts back from the request, as the service applies it (OpenID Connect Core
-        // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
-        // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
-        // after the redirect", however long the person took to come back.
-        ...(maxAge === undefined ? {} : { maxAge: maxAge + Math.ceil((now() - transaction.createdAt) / 1000) + 1 }),
-      });
-      // With requireIdToken, oauth4webapi refused an answer without an ID token.
-      const idToken = tokens.id_token as string;
-      // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
-      await verifySignature(as, idToken).catch((e: unknown) => {
-        throw mapFailure(e, 'ERR_OIDC_ID_TOKEN_SIGNATURE');
-      });
-      return {
-        claims: getValidatedIdTokenClaims(tokens) as IdTokenClaims,
-        tokens: tokens as SignInResult['tokens'],
-        data: transaction.data,
-      };
-    } catch (e) {
-      throw mapError(e, 'ERR_OIDC_TOKEN');
-    }
-  }
-
-  const core: OidcCore = { options, metadata, start, finish, client, insecure, get };
+  const discovery = discoveryOf(issuer, options.discoveryMaxAgeMs ?? 3_600_000, get, allowed, now);
+  const finishing: FinishSteps = { exchange, mapError, verifySignature, now };
+  const core: OidcCore = {
+    options,
+    metadata: discovery.read,
+    start: (params) => startSignIn(options, discovery, now, params),
+    finish: (callback, transaction, use) => finishSignIn(core, finishing, callback, transaction, use),
+    client,
+    insecure,
+    get,
+  };
   return core;
+}
+
+/** The discovery document: kept for `maxAgeMs`, read again when older or when asked to. */
+function discoveryOf(
+  issuer: URL,
+  maxAgeMs: number,
+  get: (url: string) => Promise<Response>,
+  allowed: (url: unknown) => url is string,
+  now: () => number,
+) {
+  const document = kept<DiscoveredServer>(now);
+  return {
+    read: (refresh = false): Promise<DiscoveredServer> =>
+      document.get(refresh || document.age() >= maxAgeMs, () => readDiscovery(issuer, get, allowed)),
+    /** When the document in hand was read (long ago when there is none). */
+    readAt: (): number => now() - document.age(),
+  };
+}
+
+/**
+ * The authorization request for `params`, checked against the discovery document. A claim key
+ * the kept document's `acme_claims_supported` does not know may be new: the document is read
+ * again, once (unless it was read within a minute), before the key is refused.
+ */
+async function startSignIn(
+  options: OidcOptions,
+  discovery: ReturnType<typeof discoveryOf>,
+  now: () => number,
+  params: SignInParams,
+): Promise<{ url: URL; transaction: OidcTransaction }> {
+  const scope = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : [...(params.scope ?? ['openid'])];
+  const readAt = discovery.readAt();
+  let as = await discovery.read();
+  let issues = paramIssues(params, scope, as);
+  if (issues.length && now() - readAt >= REFRESH_COOLDOWN_MS) {
+    as = await discovery.read(true);
+    issues = paramIssues(params, scope, as);
+  }
+  if (issues.length) throw new InvalidInputError(issues);
+  return authorizationRequest(as, options, params, scope, now());
+}
+
+/** What finishing a sign-in takes beside the core: see {@link createCore}'s parameters. */
+interface FinishSteps {
+  exchange: Exchange;
+  mapError: typeof mapFailure;
+  verifySignature: (as: DiscoveredServer, jwt: string) => Promise<void>;
+  now: () => number;
+}
+
+/** `ERR_OIDC_TRANSACTION` for a transaction of another issuer or client, or older than `transactionMaxAgeMs`. */
+function checkTransaction(options: OidcOptions, as: DiscoveredServer, transaction: OidcTransaction, now: number): void {
+  const fresh = now - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000);
+  if (as.issuer !== transaction.issuer || transaction.clientId !== options.clientId || !fresh) {
+    throw fail('ERR_OIDC_TRANSACTION', "the sign-in is too old or not this client's: start again");
+  }
+}
+
+/**
+ * The callback of a sign-in `start` began: the transaction and the callback checked, `use` run,
+ * the code exchanged, and the ID token checked (by oauth4webapi, then its signature here).
+ */
+async function finishSignIn(
+  core: OidcCore,
+  steps: FinishSteps,
+  callback: URLSearchParams,
+  transaction: OidcTransaction,
+  use?: () => void | Promise<void>,
+): Promise<SignInResult> {
+  const as = await core.metadata();
+  checkTransaction(core.options, as, transaction, steps.now());
+  const c = core.client();
+  const checked = checkCallback(as, callback, transaction.state);
+  await use?.();
+  try {
+    const response = await steps.exchange(core, as, checked, transaction);
+    const { maxAge } = transaction;
+    const tokens = await processAuthorizationCodeResponse(as, c, response, {
+      expectedNonce: transaction.nonce,
+      requireIdToken: true,
+      // max_age counts back from the request, as the service applies it (OpenID Connect Core
+      // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
+      // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
+      // after the redirect", however long the person took to come back.
+      ...(maxAge === undefined ? {} : { maxAge: maxAge + Math.ceil((steps.now() - transaction.createdAt) / 1000) + 1 }),
+    });
+    // With requireIdToken, oauth4webapi refused an answer without an ID token.
+    const idToken = tokens.id_token as string;
+    // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
+    await steps.verifySignature(as, idToken).catch((e: unknown) => {
+      throw mapFailure(e, 'ERR_OIDC_ID_TOKEN_SIGNATURE');
+    });
+    return {
+      claims: getValidatedIdTokenClaims(tokens) as IdTokenClaims,
+      tokens: tokens as SignInResult['tokens'],
+      data: transaction.data,
+    };
+  } catch (e) {
+    throw steps.mapError(e, 'ERR_OIDC_TOKEN');
+  }
 }
