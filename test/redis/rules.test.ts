@@ -1,0 +1,261 @@
+/**
+ * The Redis stores' own rules, in this process (where a mutation run sees them): which client a
+ * store takes and how it sends, the command deadline, the fail-fast while a client reconnects, the
+ * key prefix, a late write undone, a release, and the lifetimes each key is given. Against a real
+ * redis-server, through node-redis; the clients' differences are in stores.test.ts.
+ */
+import fc from 'fast-check';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
+import { ConfigurationError } from '../../src/index.js';
+import type { StoredToken } from '../../src/client/tokens.js';
+import { RedisReplayStore, RedisStateStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
+
+let server: RedisServer;
+let redis: Awaited<ReturnType<typeof connect>>;
+const connect = () => createClient({ url: server.url }).connect();
+beforeAll(async () => {
+  server = await startRedis();
+  redis = await connect();
+});
+afterAll(async () => {
+  await redis?.quit();
+  await server?.stop();
+});
+
+let unique = 0;
+/** A prefix no other test uses. */
+const fresh = () => `rules-${++unique}:`;
+const raw = (...args: string[]) => redis.sendCommand(args);
+const pttl = async (key: string) => Number(await raw('PTTL', key));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Keeps a command in `log` and answers it as Redis answers a write: OK. */
+const recorded = <T>(log: T[], command: T) => {
+  log.push(command);
+  return 'OK';
+};
+
+/**
+ * node-redis, each reply held back `lateMs` for the commands `late` picks: the command has run in
+ * Redis, but its answer arrives after the store gave up on it (commandTimeoutMs), as a client
+ * queueing commands through an outage delivers them.
+ */
+function lateClient(late: (args: string[]) => boolean, lateMs: number) {
+  const sent: string[][] = [];
+  const client = {
+    isOpen: true,
+    isReady: true,
+    sendCommand: async (args: string[]) => {
+      sent.push(args);
+      const reply = await redis.sendCommand(args);
+      if (late(args)) await sleep(lateMs);
+      return reply;
+    },
+  };
+  return { client, sent };
+}
+
+describe('which client a store takes', () => {
+  test('property: anything but an ioredis client (call) or a node-redis client (sendCommand) is a ConfigurationError naming the client', () => {
+    const refused = fc.oneof(
+      fc.constantFrom<unknown>(null, undefined, 0, 'redis://localhost', true),
+      // A function has a `call` of its own: it is not an ioredis client.
+      fc.constant<unknown>(() => undefined),
+      fc.constant<unknown>({}),
+      fc.constant<unknown>({ send: async () => 'OK' }),
+      // node-redis's isOpen with ioredis's call and no sendCommand: neither.
+      fc.constant<unknown>({ isOpen: true, call: async () => 'OK' }),
+      fc.constant<unknown>({ call: 'not a function', sendCommand: 42 }),
+    );
+    fc.assert(
+      fc.property(refused, fc.constantFrom('replay', 'state', 'token'), (client, store) => {
+        const make = () => {
+          const given = client as RedisClientLike;
+          if (store === 'replay') return new RedisReplayStore(given);
+          if (store === 'state') return new RedisStateStore(given);
+          return new RedisTokenStore(given, { allowPlaintext: true });
+        };
+        expect(make).toThrow(ConfigurationError);
+        expect(make).toThrow(/client/);
+      }),
+    );
+  });
+
+  test('an ioredis client is sent to by call(command, ...args); a node-redis one (isOpen) by sendCommand([command, ...args]), even with a call of its own', async () => {
+    const io: unknown[][] = [];
+    const ioredis = { status: 'ready', call: async (...args: unknown[]) => recorded(io, args) };
+    expect(await new RedisStateStore(ioredis, { prefix: 'p:' }).use('s', 1_000)).toBe(true);
+    expect(io).toEqual([['SET', 'p:oidc-state:s', expect.any(String), 'NX', 'PX', '1000']]);
+    const node: string[][] = [];
+    const noderedis = {
+      isOpen: true,
+      isReady: true,
+      call: () => Promise.reject(new Error('not this one')),
+      sendCommand: async (args: string[]) => recorded(node, args),
+    };
+    expect(await new RedisStateStore(noderedis, { prefix: 'p:' }).use('s', 1_000)).toBe(true);
+    expect(node).toEqual([['SET', 'p:oidc-state:s', expect.any(String), 'NX', 'PX', '1000']]);
+  });
+});
+
+describe('how commands go', () => {
+  test('a command unanswered within commandTimeoutMs is refused, naming the command and the time', async () => {
+    const silent = { isOpen: true, isReady: true, sendCommand: () => new Promise<never>(() => undefined) };
+    const store = new RedisStateStore(silent, { commandTimeoutMs: 20 });
+    await expect(store.use('s', 1_000)).rejects.toThrow('Redis did not answer SET within 20 ms');
+  });
+
+  test('while the client says it is between connections, nothing is sent: the command fails at once, saying how the client stands', async () => {
+    const away = [
+      [{ isOpen: true, isReady: false }, 'reconnecting'],
+      [{ status: 'reconnecting' }, 'reconnecting'],
+      [{ status: 'close' }, 'close'],
+      [{ status: 'end' }, 'end'],
+    ] as const;
+    for (const [state, said] of away) {
+      const sent: unknown[] = [];
+      const send = async (...args: unknown[]) => recorded(sent, args);
+      const client = ('isOpen' in state ? { ...state, sendCommand: send } : { ...state, call: send }) as RedisClientLike;
+      await expect(new RedisStateStore(client).use('s', 1_000)).rejects.toThrow(`Redis is not connected (${said}): SET not sent`);
+      expect(sent).toEqual([]);
+    }
+  });
+
+  test('a client still making its first connection, or connected, is sent to (its commands wait for it, as they would without the SDK)', async () => {
+    const connecting = [
+      { isOpen: false, isReady: false },
+      { isOpen: true, isReady: true },
+      { status: 'connecting' },
+      { status: 'wait' },
+      { status: 'ready' },
+    ];
+    for (const state of connecting) {
+      const sent: unknown[] = [];
+      const send = async (...args: unknown[]) => recorded(sent, args);
+      const client = ('isOpen' in state ? { ...state, sendCommand: send } : { ...state, call: send }) as RedisClientLike;
+      expect(await new RedisStateStore(client).use('s', 1_000)).toBe(true);
+      expect(sent).toHaveLength(1);
+    }
+  });
+
+  test('property: a prefix is printable ASCII without spaces, every character of it; anything else is a ConfigurationError naming the prefix', () => {
+    const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)) });
+    const outside = fc
+      .oneof(fc.integer({ min: 0, max: 0x20 }), fc.constant(0x7f), fc.integer({ min: 0x80, max: 0x2fff }))
+      .map((c) => String.fromCharCode(c));
+    fc.assert(
+      fc.property(printable, outside, printable, (before, bad, after) => {
+        const client = { isOpen: true, isReady: true, sendCommand: async () => 'OK' };
+        expect(() => new RedisReplayStore(client, { prefix: `${before}${after}` })).not.toThrow();
+        expect(() => new RedisReplayStore(client, { prefix: `${before}${bad}${after}` })).toThrow(ConfigurationError);
+        expect(() => new RedisReplayStore(client, { prefix: `${before}${bad}${after}` })).toThrow(/prefix/);
+      }),
+    );
+  });
+});
+
+describe('a write whose answer came too late is undone', () => {
+  test('a delivery claimed after its caller gave up is free again at once: the redelivery is processed, not refused for 2 minutes', async () => {
+    const prefix = fresh();
+    const { client } = lateClient((args) => args[0] === 'EVAL' && args[3]?.endsWith(':webhook:d') === true, 100);
+    const late = new RedisReplayStore(client, { prefix, commandTimeoutMs: 30 });
+    await expect(late.claim('d', 120)).rejects.toThrow(/did not answer EVAL/);
+    await sleep(150);
+    expect(await raw('GET', `${prefix}webhook:d`)).toBeNull();
+    expect(await new RedisReplayStore(redis, { prefix }).claim('d', 120)).toBe('claimed');
+  });
+
+  test('a token lease taken after its caller gave up is released at once: the next renewal is not held up by a lease nobody owns', async () => {
+    const prefix = fresh();
+    const { client } = lateClient((args) => args[0] === 'SET' && args[1]?.endsWith(':lease') === true, 100);
+    const late = new RedisTokenStore(client, { allowPlaintext: true, prefix, commandTimeoutMs: 30 });
+    await expect(late.lease('k', 30_000)).rejects.toThrow(/did not answer SET/);
+    await sleep(150);
+    expect(await raw('GET', `${prefix}token:k:lease`)).toBeNull();
+    expect(await new RedisTokenStore(redis, { allowPlaintext: true, prefix }).lease('k', 30_000)).toBeDefined();
+  });
+
+  test('a sign-in state marked used after its caller gave up is unmarked: that callback can be tried again', async () => {
+    const prefix = fresh();
+    const { client } = lateClient((args) => args[0] === 'SET', 100);
+    await expect(new RedisStateStore(client, { prefix, commandTimeoutMs: 30 }).use('s', 60_000)).rejects.toThrow(/did not answer SET/);
+    await sleep(150);
+    expect(await new RedisStateStore(redis, { prefix }).use('s', 60_000)).toBe(true);
+  });
+});
+
+describe('RedisReplayStore', () => {
+  test('a release (the handler failed) frees the delivery at once for a redelivery to any instance; a release by an instance that did not claim it frees nothing', async () => {
+    const prefix = fresh();
+    const [a, b, c] = [1, 2, 3].map(() => new RedisReplayStore(redis, { prefix }));
+    expect(await a!.claim('d', 120)).toBe('claimed');
+    expect(await b!.claim('d', 120)).toBe('processing');
+    await b!.release('d');
+    expect(await c!.claim('d', 120)).toBe('processing');
+    await a!.release('d');
+    expect(await c!.claim('d', 120)).toBe('claimed');
+    await c!.complete('d', 60);
+    expect(await a!.claim('d', 120)).toBe('done');
+    // A release after completion does not undo it.
+    await c!.release('d');
+    expect(await b!.claim('d', 120)).toBe('done');
+  });
+
+  test('a claim holds the delivery for its lease, a completion for its ttl, to the second', async () => {
+    const prefix = fresh();
+    const store = new RedisReplayStore(redis, { prefix });
+    await store.claim('d', 90);
+    expect(await pttl(`${prefix}webhook:d`)).toBeGreaterThan(89_000);
+    expect(await pttl(`${prefix}webhook:d`)).toBeLessThanOrEqual(90_000);
+    await store.complete('d', 600);
+    expect(await pttl(`${prefix}webhook:d`)).toBeGreaterThan(599_000);
+    expect(await pttl(`${prefix}webhook:d`)).toBeLessThanOrEqual(600_000);
+  });
+});
+
+describe('RedisTokenStore', () => {
+  const T0 = Date.UTC(2026, 10, 28, 12);
+  const token = (expiresAt: number, accessToken = 'at'): StoredToken => ({ accessToken, refreshToken: 'rt', expiresAt, obtainedAt: T0 });
+
+  test('property: a token is kept in Redis for what is left of its life plus ttlSeconds (an expired one for ttlSeconds)', async () => {
+    const prefix = fresh();
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: -600, max: 3_600 }), fc.integer({ min: 60, max: 86_400 }), async (leftSeconds, ttlSeconds) => {
+        const store = new RedisTokenStore(redis, { allowPlaintext: true, prefix, ttlSeconds, now: () => T0 });
+        await store.set('k', token(T0 + leftSeconds * 1000));
+        const expected = (Math.max(leftSeconds, 0) + ttlSeconds) * 1000;
+        const kept = await pttl(`${prefix}token:k`);
+        expect(kept).toBeLessThanOrEqual(expected);
+        expect(kept).toBeGreaterThan(expected - 1_000);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  test('a renewal lease lasts the time asked for (at least 1 ms)', async () => {
+    const prefix = fresh();
+    const store = new RedisTokenStore(redis, { allowPlaintext: true, prefix });
+    await store.lease('k', 45_000);
+    const kept = await pttl(`${prefix}token:k:lease`);
+    expect(kept).toBeGreaterThan(44_000);
+    expect(kept).toBeLessThanOrEqual(45_000);
+  });
+
+  test("this process's copy serves until the instant it expires; from then on Redis is read (another process's renewal)", async () => {
+    const prefix = fresh();
+    let now = T0;
+    const here = new RedisTokenStore(redis, { allowPlaintext: true, prefix, now: () => now });
+    const elsewhere = new RedisTokenStore(redis, { allowPlaintext: true, prefix, now: () => now });
+    await here.set('k', token(T0 + 1_000, 'old'));
+    await elsewhere.set('k', token(T0 + 900_000, 'renewed'));
+    now = T0 + 999;
+    expect(await here.get('k')).toMatchObject({ accessToken: 'old' });
+    expect(await here.get('k', { fresh: true })).toMatchObject({ accessToken: 'renewed' });
+    const again = new RedisTokenStore(redis, { allowPlaintext: true, prefix, now: () => now });
+    await again.set('k', token(T0 + 1_000, 'old'));
+    await elsewhere.set('k', token(T0 + 900_000, 'renewed'));
+    now = T0 + 1_000;
+    expect(await again.get('k')).toMatchObject({ accessToken: 'renewed' });
+  });
+});
