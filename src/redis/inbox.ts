@@ -55,7 +55,7 @@ if state == 'dead' then
   if letter then redis.call('XDEL', KEYS[5], letter) end
   given.receivedAt = kept.receivedAt
   redis.call('HSET', KEYS[1], 'rec', cjson.encode(given), 'state', 'pending')
-  redis.call('HDEL', KEYS[1], 'dead')
+  redis.call('HDEL', KEYS[1], 'dead', 'deadAt')
   redis.call('PERSIST', KEYS[1])
   redis.call('ZADD', KEYS[4], kept.receivedAt, ARGV[1])
   redis.call('XADD', KEYS[3], '*', 'id', ARGV[1])
@@ -135,12 +135,12 @@ redis.call('HSET', KEYS[2], 'rec', ARGV[4])
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[3])
 return 1`;
 
-/** KEYS: stream, entry, dead, live. ARGV: message, worker, id, record JSON, letter JSON, max dead letters, dead TTL ms. */
+/** KEYS: stream, entry, dead, live. ARGV: message, worker, id, record JSON, letter JSON, max dead letters, dead TTL ms, dead at (ms). */
 const BURY = `${OWNED}
 redis.call('XACK', KEYS[1], '${GROUP}', ARGV[1])
 redis.call('XDEL', KEYS[1], ARGV[1])
 local letter = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[6], '*', 'id', ARGV[3], 'letter', ARGV[5])
-redis.call('HSET', KEYS[2], 'rec', ARGV[4], 'state', 'dead', 'dead', letter)
+redis.call('HSET', KEYS[2], 'rec', ARGV[4], 'state', 'dead', 'dead', letter, 'deadAt', ARGV[8])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 redis.call('ZREM', KEYS[4], ARGV[3])
 return 1`;
@@ -151,7 +151,7 @@ if redis.call('HGET', KEYS[1], 'state') ~= 'dead' then return 0 end
 local letter = redis.call('HGET', KEYS[1], 'dead')
 if letter then redis.call('XDEL', KEYS[2], letter) end
 redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'state', 'pending')
-redis.call('HDEL', KEYS[1], 'dead')
+redis.call('HDEL', KEYS[1], 'dead', 'deadAt')
 redis.call('PERSIST', KEYS[1])
 redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
 redis.call('XADD', KEYS[3], '*', 'id', ARGV[1])
@@ -211,8 +211,8 @@ return 1`;
 const STATE = `
 local done = redis.call('GET', KEYS[1])
 if done then return { 'done', done } end
-local entry = redis.call('HMGET', KEYS[2], 'state', 'rec', 'dead')
-if entry[1] then return { 'entry', entry[1], entry[2] or '', entry[3] or '' } end
+local entry = redis.call('HMGET', KEYS[2], 'state', 'rec', 'dead', 'deadAt')
+if entry[1] then return { 'entry', entry[1], entry[2] or '', entry[3] or '', entry[4] or '' } end
 local watched = redis.call('HGET', KEYS[3], ARGV[1])
 if watched then return { 'expected', watched } end
 return {}`;
@@ -261,13 +261,13 @@ export class RedisInboxStore implements InboxStore {
     return `${this.#p}done:${id}`;
   }
 
-  async add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'> {
+  async add(record: InboxRecord, _now: number): Promise<'added' | 'revived' | 'duplicate'> {
     const p = this.#p;
     const outcome = await evaluate(
       this.#send,
       ADD,
       [this.#entry(record.id), this.#done(record.id), this.#stream, `${p}live`, `${p}dead`],
-      [record.id, JSON.stringify(record), String(now)],
+      [record.id, JSON.stringify(record), String(record.receivedAt)],
     );
     return outcome as 'added' | 'revived' | 'duplicate';
   }
@@ -370,7 +370,16 @@ export class RedisInboxStore implements InboxStore {
       this.#send,
       BURY,
       [this.#stream, this.#entry(id), `${this.#p}dead`, `${this.#p}live`],
-      [message, worker, id, JSON.stringify(letter.record), JSON.stringify(letter), String(this.#maxDead), String(this.#deadTtlMs)],
+      [
+        message,
+        worker,
+        id,
+        JSON.stringify(letter.record),
+        JSON.stringify(letter),
+        String(this.#maxDead),
+        String(this.#deadTtlMs),
+        String(letter.deadAt),
+      ],
     );
   }
 
@@ -434,7 +443,8 @@ export class RedisInboxStore implements InboxStore {
       [`${this.#p}expected`],
       [String(now), String(limit), `${this.#p}e:`, `${this.#p}done:`],
     )) as string[];
-    return values.map(requestOf).sort((a, b) => a.createdAt - b.createdAt);
+    // Oldest first: the script sorted them before it applied the limit.
+    return values.map(requestOf);
   }
 
   async reportMissing(accessRequestCode: string, now: number): Promise<boolean> {
@@ -494,7 +504,7 @@ function fieldOf(fields: string[], name: string): string | undefined {
 
 /** What the STATE script found, as a request's state. */
 function stateOf(found: string[], now: number): RequestState | undefined {
-  const [source, first, second, third] = found;
+  const [source, first, second, third, fourth] = found;
   if (source === 'done') {
     // '1' for a request settled before outcomes were kept: settled, how is not known.
     const done = first?.startsWith('{') ? (JSON.parse(first) as { outcome?: InboxOutcome; at?: number; until?: number }) : {};
@@ -502,8 +512,9 @@ function stateOf(found: string[], now: number): RequestState | undefined {
     return done.outcome ? { state: done.outcome, at: done.at ?? now } : undefined;
   }
   if (source === 'entry') {
-    // A dead letter's stream id starts with the time it was written, in ms.
-    if (first === 'dead') return { state: 'failed', at: Number(third?.split('-')[0]) || now };
+    // Failed since the dead letter's time; for an entry set aside before that was kept, the time
+    // its letter was written (a stream id starts with it, in ms).
+    if (first === 'dead') return { state: 'failed', at: Number(fourth) || Number(third?.split('-')[0]) || now };
     const record = second ? (JSON.parse(second) as InboxRecord) : undefined;
     return { state: 'processing', at: record?.receivedAt ?? now };
   }

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { ConfigurationError } from '../../src/index.js';
 import type { StoredToken } from '../../src/client/tokens.js';
-import { RedisReplayStore, RedisStateStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
+import type { InboxRecord } from '../../src/inbox/index.js';
+import { RedisInboxStore, RedisReplayStore, RedisStateStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 
 let server: RedisServer;
 let redis: Awaited<ReturnType<typeof connect>>;
@@ -257,5 +258,44 @@ describe('RedisTokenStore', () => {
     await elsewhere.set('k', token(T0 + 900_000, 'renewed'));
     now = T0 + 1_000;
     expect(await again.get('k')).toMatchObject({ accessToken: 'renewed' });
+  });
+});
+
+describe('RedisInboxStore', () => {
+  const entry = (id: string, now: number): InboxRecord => ({
+    id,
+    kind: 'approved',
+    deliveryId: `d-${id}`,
+    token: `sealed-${id}`,
+    tokenExpiresAt: now + 3_600_000,
+    receivedAt: now - 1_000,
+    attempts: 0,
+    nextAttemptAt: now - 1_000,
+  });
+
+  test('a second instance on the same Redis finds the consumer group made; one Redis lost (a restart without persistence) is made again, and its entries claimed', async () => {
+    const prefix = fresh();
+    const now = Date.now();
+    const first = new RedisInboxStore(redis, { prefix });
+    await first.add(entry('arc_1', now), now);
+    expect((await first.claim('w1', 5, 60_000, now)).map((c) => c.record.id)).toEqual(['arc_1']);
+    const second = new RedisInboxStore(redis, { prefix });
+    await second.add(entry('arc_2', now), now);
+    expect((await second.claim('w2', 5, 60_000, now)).map((c) => c.record.id)).toEqual(['arc_2']);
+    await raw('XGROUP', 'DESTROY', `${prefix}{inbox}:stream`, 'workers');
+    await first.add(entry('arc_3', now), now);
+    // The group is made again from the stream's start: every entry not handed over is claimable.
+    expect((await first.claim('w1', 5, 60_000, now)).map((c) => c.record.id).sort()).toEqual(['arc_1', 'arc_2', 'arc_3']);
+  });
+
+  test('an entry in the dead-letter stream that is not a dead letter (written by something else) is passed over', async () => {
+    const prefix = fresh();
+    const now = Date.now();
+    const store = new RedisInboxStore(redis, { prefix });
+    await store.add(entry('arc_d', now), now);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await raw('XADD', `${prefix}{inbox}:dead`, '*', 'note', 'not a letter');
+    await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
+    expect((await store.deadLetters(10)).map((letter) => letter.record.id)).toEqual(['arc_d']);
   });
 });
