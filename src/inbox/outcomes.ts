@@ -69,106 +69,121 @@ export interface OutcomesContext {
 
 /** The inbox's page side: the public methods, `bind` for `expect`, and `settled` for the worker to call after each settlement. */
 export function requestOutcomes(context: OutcomesContext) {
-  const { store, key, now } = context;
   const waiting = waiters();
-
-  /** The key references are sealed with: the inbox's own; a ConfigurationError when there is none, or the store keeps no references. */
-  function referenceKey(): Promise<CryptoKey> {
-    if (!key)
-      throw new ConfigurationError(
-        'encryptionKey',
-        "is needed to seal a return page's references (allowPlaintext leaves the inbox without one)",
-      );
-    if (typeof store.refer !== 'function' || typeof store.referred !== 'function')
-      throw new ConfigurationError('store', 'keeps no references (refer(), referred()): a return page needs them');
-    return key;
-  }
-
-  async function outcome(accessRequestCode: string): Promise<RequestOutcome> {
-    if (typeof store.state !== 'function')
-      throw new ConfigurationError('store', 'keeps no request states (state()): a return page needs them');
-    const found = await store.state(accessRequestCode, now());
-    const state = found?.state ?? 'unknown';
-    return { state, ...(found ? { at: found.at } : {}), final: FINAL_STATES.has(state) };
-  }
-
   return {
     /** A settlement of `id` on this instance: its waiters read the store again now. */
     settled: (id: string) => waiting.notify(id),
-
     /** Binds `reference` (from `returnUrls`) to the request `expect` records. */
-    async bind(reference: unknown, accessRequestCode: string): Promise<void> {
-      if (typeof reference !== 'string' || reference === '')
-        throw new ConfigurationError('reference', 'must be the reference returnUrls gave');
-      await referenceKey();
-      await store.refer?.(reference, accessRequestCode, now() + context.referenceTtlMs);
-    },
-
-    async returnUrls(urls: { returnUrl: string | URL; offRampUrl: string | URL }): Promise<ReturnUrls> {
-      const sealing = referenceKey();
-      const reference = randomId(16);
-      const expires = now() + context.referenceTtlMs;
-      const withReference = async (given: string | URL, name: string, offRamp: boolean) => {
-        const url = urlOf(given, name);
-        const sealed = await seal(await sealing, JSON.stringify({ r: reference, o: offRamp ? 1 : 0, e: expires }), REFERENCE_NAME);
-        url.searchParams.set(RETURN_PARAMETER, sealed);
-        return url.href;
-      };
-      return {
-        return_url: await withReference(urls?.returnUrl, 'returnUrl', false),
-        off_ramp_url: await withReference(urls?.offRampUrl, 'offRampUrl', true),
-        reference,
-      };
-    },
-
-    async openReference(sealed: string): Promise<{ accessRequestCode: string; offRamp: boolean } | undefined> {
-      if (!key || typeof sealed !== 'string' || sealed.length > 1_000 || typeof store.referred !== 'function') return undefined;
-      // One spelling per reference: base64 leaves a few bits of its last character unused, and a
-      // reference that differs there is not the one this inbox wrote.
-      const bytes = fromBase64(sealed.slice(3));
-      if (!sealed.startsWith('v1.') || !bytes || `v1.${toBase64(bytes)}` !== sealed) return undefined;
-      let opened: { r?: unknown; o?: unknown; e?: unknown };
-      try {
-        opened = JSON.parse(await open(await key, sealed, REFERENCE_NAME)) as typeof opened;
-      } catch {
-        return undefined;
-      }
-      if (typeof opened.r !== 'string' || typeof opened.e !== 'number' || opened.e <= now()) return undefined;
-      const accessRequestCode = await store.referred(opened.r, now());
-      return accessRequestCode ? { accessRequestCode, offRamp: opened.o === 1 } : undefined;
-    },
-
-    outcome,
-
-    async waitFor(accessRequestCode: string, options: WaitOptions = {}): Promise<RequestOutcome> {
-      const until = now() + (options.timeoutMs ?? 25_000);
-      const pollMs = options.pollMs ?? 500;
-      for (;;) {
-        const current = await outcome(accessRequestCode);
-        const changed = options.since !== undefined && current.state !== options.since;
-        if (current.final || changed || options.signal?.aborted || now() >= until) return current;
-        // Woken at once by a settlement on this instance; by the next read for one elsewhere.
-        await waiting.wait(accessRequestCode, Math.min(pollMs, until - now()), options.signal);
-      }
-    },
-
-    async askService(accessRequestCode: string): Promise<ServiceView | undefined> {
-      const request = await store.expected(accessRequestCode);
-      if (!request) return undefined;
-      try {
-        const { data } = await context.readRequest(request);
-        if (data.completed_at !== undefined) return 'completed';
-        // No expiry time in the answer: never taken as expired.
-        if ((data.time_expires ?? Number.POSITIVE_INFINITY) * 1000 <= context.serviceNow()) return 'expired';
-        return data.opened_at !== undefined ? 'in-progress' : 'not-started';
-      } catch (error) {
-        context.observer.log('warn', 'could not read a request for its return page', {
-          errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
-        });
-        return undefined;
-      }
-    },
+    bind: (reference: unknown, accessRequestCode: string) => bindReference(context, reference, accessRequestCode),
+    returnUrls: (urls: { returnUrl: string | URL; offRampUrl: string | URL }) => returnUrls(context, urls),
+    openReference: (sealed: string) => openReference(context, sealed),
+    outcome: (accessRequestCode: string) => outcomeOf(context, accessRequestCode),
+    waitFor: (accessRequestCode: string, options?: WaitOptions) => waitFor(context, waiting, accessRequestCode, options),
+    askService: (accessRequestCode: string) => askService(context, accessRequestCode),
   };
+}
+
+/** The key references are sealed with: the inbox's own; a ConfigurationError when there is none, or the store keeps no references. */
+function referenceKey({ key, store }: OutcomesContext): Promise<CryptoKey> {
+  if (!key)
+    throw new ConfigurationError(
+      'encryptionKey',
+      "is needed to seal a return page's references (allowPlaintext leaves the inbox without one)",
+    );
+  if (typeof store.refer !== 'function' || typeof store.referred !== 'function')
+    throw new ConfigurationError('store', 'keeps no references (refer(), referred()): a return page needs them');
+  return key;
+}
+
+async function bindReference(context: OutcomesContext, reference: unknown, accessRequestCode: string): Promise<void> {
+  if (typeof reference !== 'string' || reference === '') throw new ConfigurationError('reference', 'must be the reference returnUrls gave');
+  await referenceKey(context);
+  await context.store.refer?.(reference, accessRequestCode, context.now() + context.referenceTtlMs);
+}
+
+/** Both URLs with the same new reference, sealed with whether it is the off-ramp and until when it names the request. */
+async function returnUrls(context: OutcomesContext, urls: { returnUrl: string | URL; offRampUrl: string | URL }): Promise<ReturnUrls> {
+  const sealing = referenceKey(context);
+  const reference = randomId(16);
+  const expires = context.now() + context.referenceTtlMs;
+  const withReference = async (given: string | URL, name: string, offRamp: boolean) => {
+    const url = urlOf(given, name);
+    const sealed = await seal(await sealing, JSON.stringify({ r: reference, o: offRamp ? 1 : 0, e: expires }), REFERENCE_NAME);
+    url.searchParams.set(RETURN_PARAMETER, sealed);
+    return url.href;
+  };
+  return {
+    return_url: await withReference(urls?.returnUrl, 'returnUrl', false),
+    off_ramp_url: await withReference(urls?.offRampUrl, 'offRampUrl', true),
+    reference,
+  };
+}
+
+/** The request a sealed reference names, and whether it came by the off-ramp; `undefined` for anything forged, altered, expired or unknown. */
+async function openReference(
+  { key, store, now }: OutcomesContext,
+  sealed: string,
+): Promise<{ accessRequestCode: string; offRamp: boolean } | undefined> {
+  if (!key || typeof sealed !== 'string' || sealed.length > 1_000 || typeof store.referred !== 'function') return undefined;
+  // One spelling per reference: base64 leaves a few bits of its last character unused, and a
+  // reference that differs there is not the one this inbox wrote.
+  const bytes = fromBase64(sealed.slice(3));
+  if (!sealed.startsWith('v1.') || !bytes || `v1.${toBase64(bytes)}` !== sealed) return undefined;
+  let opened: { r?: unknown; o?: unknown; e?: unknown };
+  try {
+    opened = JSON.parse(await open(await key, sealed, REFERENCE_NAME)) as typeof opened;
+  } catch {
+    return undefined;
+  }
+  if (typeof opened.r !== 'string' || typeof opened.e !== 'number' || opened.e <= now()) return undefined;
+  const accessRequestCode = await store.referred(opened.r, now());
+  return accessRequestCode ? { accessRequestCode, offRamp: opened.o === 1 } : undefined;
+}
+
+/** Where the request stands now, in the store every instance shares. */
+async function outcomeOf({ store, now }: OutcomesContext, accessRequestCode: string): Promise<RequestOutcome> {
+  if (typeof store.state !== 'function')
+    throw new ConfigurationError('store', 'keeps no request states (state()): a return page needs them');
+  const found = await store.state(accessRequestCode, now());
+  const state = found?.state ?? 'unknown';
+  return { state, ...(found ? { at: found.at } : {}), final: FINAL_STATES.has(state) };
+}
+
+/** The outcome once it is final or no longer `since`, the wait is aborted, or `timeoutMs` has passed. */
+async function waitFor(
+  context: OutcomesContext,
+  waiting: ReturnType<typeof waiters>,
+  accessRequestCode: string,
+  options: WaitOptions = {},
+): Promise<RequestOutcome> {
+  const { now } = context;
+  const until = now() + (options.timeoutMs ?? 25_000);
+  const pollMs = options.pollMs ?? 500;
+  for (;;) {
+    const current = await outcomeOf(context, accessRequestCode);
+    const changed = options.since !== undefined && current.state !== options.since;
+    if (current.final || changed || options.signal?.aborted || now() >= until) return current;
+    // Woken at once by a settlement on this instance; by the next read for one elsewhere.
+    await waiting.wait(accessRequestCode, Math.min(pollMs, until - now()), options.signal);
+  }
+}
+
+/** What the service says of a request still awaiting its webhook; `undefined` when it is not expected here, or the read failed (logged by its code). */
+async function askService(context: OutcomesContext, accessRequestCode: string): Promise<ServiceView | undefined> {
+  const request = await context.store.expected(accessRequestCode);
+  if (!request) return undefined;
+  try {
+    const { data } = await context.readRequest(request);
+    if (data.completed_at !== undefined) return 'completed';
+    // No expiry time in the answer: never taken as expired.
+    if ((data.time_expires ?? Number.POSITIVE_INFINITY) * 1000 <= context.serviceNow()) return 'expired';
+    return data.opened_at !== undefined ? 'in-progress' : 'not-started';
+  } catch (error) {
+    context.observer.log('warn', 'could not read a request for its return page', {
+      errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',
+    });
+    return undefined;
+  }
 }
 
 /** An absolute http(s) URL, or a ConfigurationError naming the option. */

@@ -81,9 +81,32 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
   const inbox = options?.inbox;
   if (typeof inbox?.openReference !== 'function' || typeof inbox.waitFor !== 'function')
     throw new ConfigurationError('inbox', 'must be an identity inbox (createIdentityInbox)');
-  const lateAfterMs = positiveOption('lateAfterSeconds', options.lateAfterSeconds, 10) * 1000;
-  const streamMs = positiveOption('streamSeconds', options.streamSeconds, 60) * 1000;
-  /** When each request's service view was last asked for, and what it was: one read per `lateAfterMs`. */
+  const endpoint: Endpoint = {
+    inbox,
+    streamMs: positiveOption('streamSeconds', options.streamSeconds, 60) * 1000,
+    states: pageStates(inbox, positiveOption('lateAfterSeconds', options.lateAfterSeconds, 10) * 1000),
+  };
+  const web = (request: Request) => answer(endpoint, request);
+  return { fetch: web, node: (request, response) => answerNode(web, request, response) };
+}
+
+/** A reference the inbox opened: the request it stands for, and whether it came by the off-ramp. */
+type Opened = { accessRequestCode: string; offRamp: boolean };
+
+/** What every answer of one status endpoint shares. */
+interface Endpoint {
+  inbox: IdentityInbox;
+  streamMs: number;
+  states: ReturnType<typeof pageStates>;
+}
+
+/**
+ * The outcome as the page sees it: with the service's view once the page has waited `lateAfterMs`
+ * for a webhook. The service is asked at most once per `lateAfterMs` for each request (the last
+ * 10,000 requests remembered).
+ */
+function pageStates(inbox: IdentityInbox, lateAfterMs: number) {
+  /** When each request's service view was last asked for, and what it was. */
   const asked = new Map<string, { at: number; view: ServiceView | undefined }>();
 
   async function serviceView(code: string): Promise<ServiceView | undefined> {
@@ -95,97 +118,108 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
     return view;
   }
 
-  /** The outcome as the page sees it: with the service's view once the page has waited long enough for a webhook. */
-  async function stateOf(
-    outcome: RequestOutcome,
-    reference: { accessRequestCode: string; offRamp: boolean },
-    waitedMs: number,
-  ): Promise<ReturnPageState> {
+  return async (outcome: RequestOutcome, reference: Opened, waitedMs: number): Promise<ReturnPageState> => {
     const late = outcome.state === 'awaiting' && waitedMs >= lateAfterMs;
     const view = late ? await serviceView(reference.accessRequestCode) : undefined;
     return { ...outcome, offRamp: reference.offRamp, ...(view ? { service: view } : {}) };
-  }
-
-  const page: ReturnPage = {
-    async node(request, response) {
-      const stopped = new AbortController();
-      response.once('close', () => stopped.abort());
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === 'string') headers.set(name, value);
-        else if (Array.isArray(value)) headers.set(name, value.join(', '));
-      }
-      // Only the path and query matter here: the host is a placeholder, never trusted or echoed.
-      const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://return-page.invalid');
-      const answer = await page.fetch(new Request(url, { method: request.method ?? 'GET', headers, signal: stopped.signal }));
-      response.writeHead(answer.status, Object.fromEntries(answer.headers));
-      const reader = answer.body?.getReader();
-      for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) response.write(read.value);
-      response.end();
-    },
-    async fetch(request) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return new Response(JSON.stringify({ error: 'method_not_allowed' }), { status: 405, headers: { ...HEADERS, allow: 'GET, HEAD' } });
-      }
-      const url = new URL(request.url);
-      const reference = await inbox.openReference(url.searchParams.get(RETURN_PARAMETER) ?? '');
-      if (!reference) return new Response(NOT_FOUND, { status: 404, headers: HEADERS });
-      // How long the page says it has waited, in seconds: the service is asked once it is long enough.
-      const waitedMs = clamp(Number(url.searchParams.get('waited')), 0, 86_400) * 1000;
-      if ((request.headers.get('accept') ?? '').includes('text/event-stream')) return stream(reference, waitedMs, request.signal);
-      const wait = clamp(Number(url.searchParams.get('wait')), 0, 30);
-      const since = url.searchParams.get('since') ?? undefined;
-      const started = Date.now();
-      // A wait of 0 answers the state now.
-      const outcome = await inbox.waitFor(reference.accessRequestCode, {
-        timeoutMs: wait * 1000,
-        signal: request.signal,
-        ...(since ? { since: since as RequestOutcome['state'] } : {}),
-      });
-      const body = await stateOf(outcome, reference, waitedMs + Date.now() - started);
-      return new Response(JSON.stringify(body), { status: 200, headers: HEADERS });
-    },
   };
-  return page;
+}
 
-  /** Server-Sent Events: the state now, then each change, until a final state, the page leaves, or `streamMs`. */
-  function stream(reference: { accessRequestCode: string; offRamp: boolean }, waitedMs: number, signal: AbortSignal): Response {
-    const encoder = new TextEncoder();
-    const started = Date.now();
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        const send = (text: string) => controller.enqueue(encoder.encode(text));
-        let lastState: RequestOutcome['state'] | undefined;
-        let lastSent: string | undefined;
-        try {
-          for (;;) {
-            const remaining = streamMs - (Date.now() - started);
-            const outcome =
-              lastState === undefined
-                ? await inbox.outcome(reference.accessRequestCode)
-                : await inbox.waitFor(reference.accessRequestCode, {
-                    since: lastState,
-                    timeoutMs: Math.min(15_000, Math.max(0, remaining)),
-                    signal,
-                  });
-            const text = JSON.stringify(await stateOf(outcome, reference, waitedMs + Date.now() - started));
-            // A change (or the service's view arriving) is an event; nothing new is a comment that keeps the connection open.
-            send(text === lastSent ? ': still waiting\n\n' : `event: state\ndata: ${text}\n\n`);
-            lastSent = text;
-            lastState = outcome.state;
-            if (outcome.final || signal.aborted || Date.now() - started >= streamMs) break;
-          }
-        } catch {
-          // The page went away, or the store did: the browser reconnects, or falls back to polling.
-        }
-        controller.close();
-      },
-    });
-    return new Response(body, {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' },
-    });
+/** One request to the endpoint: 405 but for GET and HEAD, one 404 for any reference not opened, else the state. */
+async function answer(endpoint: Endpoint, request: Request): Promise<Response> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return new Response(JSON.stringify({ error: 'method_not_allowed' }), { status: 405, headers: { ...HEADERS, allow: 'GET, HEAD' } });
   }
+  const url = new URL(request.url);
+  const reference = await endpoint.inbox.openReference(url.searchParams.get(RETURN_PARAMETER) ?? '');
+  if (!reference) return new Response(NOT_FOUND, { status: 404, headers: HEADERS });
+  // How long the page says it has waited, in seconds: the service is asked once it is long enough.
+  const waitedMs = clamp(Number(url.searchParams.get('waited')), 0, 86_400) * 1000;
+  if ((request.headers.get('accept') ?? '').includes('text/event-stream')) return stream(endpoint, reference, waitedMs, request.signal);
+  return poll(endpoint, reference, waitedMs, url.searchParams, request.signal);
+}
+
+/** The state as JSON: now, or once it is not `since` any more (or is final), waiting at most `wait` seconds. */
+async function poll(
+  endpoint: Endpoint,
+  reference: Opened,
+  waitedMs: number,
+  query: URLSearchParams,
+  signal: AbortSignal,
+): Promise<Response> {
+  const wait = clamp(Number(query.get('wait')), 0, 30);
+  const since = query.get('since') ?? undefined;
+  const started = Date.now();
+  // A wait of 0 answers the state now.
+  const outcome = await endpoint.inbox.waitFor(reference.accessRequestCode, {
+    timeoutMs: wait * 1000,
+    signal,
+    ...(since ? { since: since as RequestOutcome['state'] } : {}),
+  });
+  const body = await endpoint.states(outcome, reference, waitedMs + Date.now() - started);
+  return new Response(JSON.stringify(body), { status: 200, headers: HEADERS });
+}
+
+/** Server-Sent Events: the state now, then each change, until a final state, the page leaves, or `streamMs`. */
+function stream(endpoint: Endpoint, reference: Opened, waitedMs: number, signal: AbortSignal): Response {
+  const { inbox, streamMs } = endpoint;
+  const encoder = new TextEncoder();
+  const started = Date.now();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (text: string) => controller.enqueue(encoder.encode(text));
+      let lastState: RequestOutcome['state'] | undefined;
+      let lastSent: string | undefined;
+      try {
+        for (;;) {
+          const remaining = streamMs - (Date.now() - started);
+          const outcome =
+            lastState === undefined
+              ? await inbox.outcome(reference.accessRequestCode)
+              : await inbox.waitFor(reference.accessRequestCode, {
+                  since: lastState,
+                  timeoutMs: Math.min(15_000, Math.max(0, remaining)),
+                  signal,
+                });
+          const text = JSON.stringify(await endpoint.states(outcome, reference, waitedMs + Date.now() - started));
+          // A change (or the service's view arriving) is an event; nothing new is a comment that keeps the connection open.
+          send(text === lastSent ? ': still waiting\n\n' : `event: state\ndata: ${text}\n\n`);
+          lastSent = text;
+          lastState = outcome.state;
+          if (outcome.final || signal.aborted || Date.now() - started >= streamMs) break;
+        }
+      } catch {
+        // The page went away, or the store did: the browser reconnects, or falls back to polling.
+      }
+      controller.close();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' },
+  });
+}
+
+/** A Node request answered by the Web handler `web`: its body streamed to `response` as it comes, stopped when the page goes away. */
+async function answerNode(
+  web: (request: Request) => Promise<Response>,
+  request: NodeRequestLike,
+  response: NodeResponseLike,
+): Promise<void> {
+  const stopped = new AbortController();
+  response.once('close', () => stopped.abort());
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(', '));
+  }
+  // Only the path and query matter here: the host is a placeholder, never trusted or echoed.
+  const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://return-page.invalid');
+  const answered = await web(new Request(url, { method: request.method ?? 'GET', headers, signal: stopped.signal }));
+  response.writeHead(answered.status, Object.fromEntries(answered.headers));
+  const reader = answered.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) response.write(read.value);
+  response.end();
 }
 
 /** `value` within [min, max]; 0 for what is not a number. */
