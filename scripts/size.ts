@@ -134,7 +134,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     budgetBytes: 9.75 * KB,
   },
   // #42's return page: the status endpoint beside the inbox (JSON, long poll, Server-Sent Events).
-  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 10.75 * KB },
+  // #46's page side in named steps (requestOutcomes, createReturnPage) took it to 11,006 B.
+  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 11 * KB },
 ];
 
 /** What the peers' users load, bundled the same way: printed beside ours, never enforced. */

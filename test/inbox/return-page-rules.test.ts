@@ -224,6 +224,12 @@ describe('Server-Sent Events, on a controlled clock', () => {
     ]);
   });
 
+  test('streamSeconds is a minute by default: four waits of 15 s, then closed', async () => {
+    const { get, waits } = pageOn();
+    await get('arc_1', '', { headers: { accept: 'text/event-stream' } });
+    expect(waits.map((w) => w.options.timeoutMs)).toEqual([15_000, 15_000, 15_000, 15_000]);
+  });
+
   test('the state now, then each change; closed at a final state', async () => {
     const { get, setNext } = pageOn();
     const coming: RequestOutcome[] = [
