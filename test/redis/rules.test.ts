@@ -288,6 +288,44 @@ describe('RedisInboxStore', () => {
     expect((await first.claim('w1', 5, 60_000, now)).map((c) => c.record.id).sort()).toEqual(['arc_1', 'arc_2', 'arc_3']);
   });
 
+  test('a claim that fails for another reason than a lost group fails as it did: the group is not made again, nor the claim sent twice', async () => {
+    const prefix = fresh();
+    const now = Date.now();
+    let refuse = false;
+    const sent: string[] = [];
+    const client = {
+      isOpen: true,
+      isReady: true,
+      sendCommand: (args: string[]) => {
+        sent.push(args[0]!);
+        if (refuse && args[0] === 'EVAL') {
+          refuse = false;
+          return Promise.reject(new Error('OOM command not allowed when used memory > maxmemory'));
+        }
+        return redis.sendCommand(args);
+      },
+    };
+    const store = new RedisInboxStore(client, { prefix });
+    await store.add(entry('arc_o', now), now);
+    await store.claim('w', 1, 60_000, now - 5_000);
+    sent.length = 0;
+    refuse = true;
+    await expect(store.claim('w', 1, 60_000, now)).rejects.toThrow(/^OOM/);
+    expect(sent).toEqual(['EVAL']);
+  });
+
+  test('a server that does not answer CONFIG (a managed one) is not judged: no warning', async () => {
+    const client = {
+      isOpen: true,
+      isReady: true,
+      sendCommand: (args: string[]) =>
+        args[0] === 'CONFIG' ? Promise.reject(new Error("ERR unknown command 'CONFIG'")) : redis.sendCommand(args),
+    };
+    expect(await new RedisInboxStore(client, { prefix: fresh() }).warnings()).toEqual([]);
+    // The same server answering it: judged (this one runs without AOF).
+    expect(await new RedisInboxStore(redis, { prefix: fresh() }).warnings()).toHaveLength(1);
+  });
+
   test('an entry in the dead-letter stream that is not a dead letter (written by something else) is passed over', async () => {
     const prefix = fresh();
     const now = Date.now();
