@@ -14,7 +14,14 @@ import type { VerifiedIdentityOptions, WebhookEventLike } from '../client/identi
 import type { IdentityRequestCodes } from '../client/results.js';
 import { digest, EXPIRY_MARGIN_MS, missingReport, outageLog, tokenExpiry, type MissingDelivery } from './rules.js';
 import { createWorker, tokenName, type EntryLog, type InboxClient, type InboxDelivery } from './worker.js';
-import { requestOutcomes, type RequestOutcome, type ReturnUrls, type ServiceView, type WaitOptions } from './outcomes.js';
+import {
+  requestOutcomes,
+  type OpenedReference,
+  type RequestOutcome,
+  type ReturnUrls,
+  type ServiceView,
+  type WaitOptions,
+} from './outcomes.js';
 import { createSchedule } from './schedule.js';
 import { MemoryInboxStore, type DeadLetter, type InboxRecord, type InboxStats, type InboxStore } from './store.js';
 
@@ -121,7 +128,7 @@ export interface IdentityInbox {
    */
   askService(accessRequestCode: string): Promise<ServiceView | undefined>;
   /** The request a return page's `acme_ref` names, and whether it came by the off-ramp; undefined for a reference forged, altered, expired or unknown. */
-  openReference(sealed: string): Promise<{ accessRequestCode: string; offRamp: boolean } | undefined>;
+  openReference(sealed: string): Promise<OpenedReference | undefined>;
   /** Processes every entry due now, and resolves how many were settled. For tests, cron jobs and serverless. */
   runOnce(): Promise<number>;
   /** Polls for due entries every `pollIntervalMs`, and reconciles every `reconcileIntervalMs` (once across instances), until `stop`. */

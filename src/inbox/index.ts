@@ -27,7 +27,7 @@ export type { IdentityInbox, IdentityInboxOptions } from './inbox.js';
 export type { InboxClient, InboxDelivery } from './worker.js';
 export type { MissingDelivery } from './rules.js';
 export { RETURN_PARAMETER } from './outcomes.js';
-export type { RequestOutcome, ReturnUrls, ServiceView, WaitOptions } from './outcomes.js';
+export type { OpenedReference, RequestOutcome, ReturnUrls, ServiceView, WaitOptions } from './outcomes.js';
 export { createReturnPage } from './return-page.js';
 export type { NodeRequestLike, NodeResponseLike, ReturnPage, ReturnPageOptions, ReturnPageState } from './return-page.js';
 export { MemoryInboxStore } from './store.js';

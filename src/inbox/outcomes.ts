@@ -30,6 +30,12 @@ export interface RequestOutcome {
   readonly final: boolean;
 }
 
+/** What a return page's sealed reference opened to: the request it names, and whether the person came by the off-ramp. */
+export interface OpenedReference {
+  readonly accessRequestCode: string;
+  readonly offRamp: boolean;
+}
+
 /** What the service says of a request still awaiting its webhook. */
 export type ServiceView = 'completed' | 'in-progress' | 'not-started' | 'expired';
 
@@ -120,10 +126,7 @@ async function returnUrls(context: OutcomesContext, urls: { returnUrl: string | 
 }
 
 /** The request a sealed reference names, and whether it came by the off-ramp; `undefined` for anything forged, altered, expired or unknown. */
-async function openReference(
-  { key, store, now }: OutcomesContext,
-  sealed: string,
-): Promise<{ accessRequestCode: string; offRamp: boolean } | undefined> {
+async function openReference({ key, store, now }: OutcomesContext, sealed: string): Promise<OpenedReference | undefined> {
   if (!key || typeof sealed !== 'string' || sealed.length > 1_000 || typeof store.referred !== 'function') return undefined;
   // One spelling per reference: base64 leaves a few bits of its last character unused, and a
   // reference that differs there is not the one this inbox wrote.

@@ -16,7 +16,7 @@
 import { ConfigurationError } from '../errors/index.js';
 import { positiveOption } from '../errors/options.js';
 import type { IdentityInbox } from './inbox.js';
-import { RETURN_PARAMETER, type RequestOutcome, type ServiceView } from './outcomes.js';
+import { RETURN_PARAMETER, type OpenedReference, type RequestOutcome, type ServiceView } from './outcomes.js';
 
 export interface ReturnPageOptions {
   /** The inbox the webhooks go to (on every instance, sharing one store). */
@@ -90,9 +90,6 @@ export function createReturnPage(options: ReturnPageOptions): ReturnPage {
   return { fetch: web, node: (request, response) => answerNode(web, request, response) };
 }
 
-/** A reference the inbox opened: the request it stands for, and whether it came by the off-ramp. */
-type Opened = { accessRequestCode: string; offRamp: boolean };
-
 /** What every answer of one status endpoint shares. */
 interface Endpoint {
   inbox: IdentityInbox;
@@ -118,7 +115,7 @@ function pageStates(inbox: IdentityInbox, lateAfterMs: number) {
     return view;
   }
 
-  return async (outcome: RequestOutcome, reference: Opened, waitedMs: number): Promise<ReturnPageState> => {
+  return async (outcome: RequestOutcome, reference: OpenedReference, waitedMs: number): Promise<ReturnPageState> => {
     const late = outcome.state === 'awaiting' && waitedMs >= lateAfterMs;
     const view = late ? await serviceView(reference.accessRequestCode) : undefined;
     return { ...outcome, offRamp: reference.offRamp, ...(view ? { service: view } : {}) };
@@ -142,7 +139,7 @@ async function answer(endpoint: Endpoint, request: Request): Promise<Response> {
 /** The state as JSON: now, or once it is not `since` any more (or is final), waiting at most `wait` seconds. */
 async function poll(
   endpoint: Endpoint,
-  reference: Opened,
+  reference: OpenedReference,
   waitedMs: number,
   query: URLSearchParams,
   signal: AbortSignal,
@@ -161,7 +158,7 @@ async function poll(
 }
 
 /** Server-Sent Events: the state now, then each change, until a final state, the page leaves, or `streamMs`. */
-function stream(endpoint: Endpoint, reference: Opened, waitedMs: number, signal: AbortSignal): Response {
+function stream(endpoint: Endpoint, reference: OpenedReference, waitedMs: number, signal: AbortSignal): Response {
   const { inbox, streamMs } = endpoint;
   const encoder = new TextEncoder();
   const started = Date.now();

@@ -8,7 +8,7 @@ import { expect, test } from 'vitest';
 import type { InboxRecord, InboxStore } from '../../src/inbox/index.js';
 
 /** A record due since a second ago: a test's `now`, read just before, finds it due. */
-function record(id: string, overrides: Partial<InboxRecord> = {}): InboxRecord {
+export function record(id: string, overrides: Partial<InboxRecord> = {}): InboxRecord {
   const now = Date.now() - 1_000;
   return {
     id,

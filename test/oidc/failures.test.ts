@@ -3,10 +3,9 @@
  * case below carries a message that says nothing, and is still sorted as the real one is.
  */
 import { INVALID_RESPONSE, JWT_CLAIM_COMPARISON, JWT_TIMESTAMP_CHECK, OperationProcessingError, PARSE_ERROR } from 'oauth4webapi';
-import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { OidcError } from '../../src/errors/index.js';
-import { createCore, mapFailure } from '../../src/oidc/flow.js';
+import { mapFailure } from '../../src/oidc/flow.js';
 
 /** An ID token's claims as the SDK's sign-in receives them: it always sends a nonce, so one is always required. */
 const good = { aud: 'c', exp: 2e9, iat: 1e9, iss: 'https://i.example', sub: 'p', nonce: 'n' };
@@ -60,36 +59,5 @@ describe('mapFailure', () => {
     expect(mapFailure(network, 'ERR_OIDC_DISCOVERY')).toMatchObject({ code: 'ERR_OIDC_DISCOVERY', cause: network });
     const own = new OidcError('ERR_OIDC_STATE', 'x');
     expect(mapFailure(own, 'ERR_OIDC_TOKEN')).toBe(own);
-  });
-});
-
-describe("the core's fetch", () => {
-  test('property: only https: URLs are fetched, and http: ones where plain http is allowed (a loopback issuer); any other scheme is refused unsent', async () => {
-    const sent: string[] = [];
-    const fetch = async (request: string | URL | Request) => {
-      sent.push(String(request));
-      return new Response('{}');
-    };
-    const secure = createCore(
-      { authUrl: 'https://auth.example', redirectUri: 'https://rp.example/cb', clientId: 'c', fetch },
-      async () => new Response(),
-    );
-    const loopback = createCore(
-      { authUrl: 'http://localhost:4000', redirectUri: 'http://localhost:3000/cb', clientId: 'c', fetch },
-      async () => new Response(),
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom('data:', 'javascript:', 'file:', 'blob:', 'ftp:', 'httpsx:'), fc.webPath(), async (scheme, path) => {
-        for (const core of [secure, loopback]) {
-          await expect(core.get(`${scheme}//host${path}`)).rejects.toMatchObject({ code: 'ERR_OIDC_RESPONSE' });
-        }
-        await expect(secure.get(`http://host${path}`)).rejects.toMatchObject({ code: 'ERR_OIDC_RESPONSE' });
-        expect(sent).toEqual([]);
-        await loopback.get(`http://host${path}`);
-        await secure.get(`https://host${path}`);
-        expect(sent).toEqual([`http://host${path}`, `https://host${path}`]);
-        sent.length = 0;
-      }),
-    );
   });
 });

@@ -12,6 +12,7 @@ import {
   type OidcTransaction,
 } from '../../src/oidc/index.js';
 import { createBrowserSignIn } from '../../src/oidc/browser.js';
+import { createCore } from '../../src/oidc/flow.js';
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
 import { rejection, server } from '../helpers.js';
 import { REDIRECT, discovery, oidcSetup } from './setup.js';
@@ -761,5 +762,36 @@ describe('OIDC helper: configuration', () => {
       expect(() => create(undefined as never)).toThrow(ConfigurationError);
       expect(() => create(undefined as never)).toThrow(expect.objectContaining({ option: 'authUrl' }));
     }
+  });
+});
+
+describe("the core's fetch", () => {
+  test('property: only https: URLs are fetched, and http: ones where plain http is allowed (a loopback issuer); any other scheme is refused unsent', async () => {
+    const sent: string[] = [];
+    const fetch = async (request: string | URL | Request) => {
+      sent.push(String(request));
+      return new Response('{}');
+    };
+    const secure = createCore(
+      { authUrl: 'https://auth.example', redirectUri: 'https://rp.example/cb', clientId: 'c', fetch },
+      async () => new Response(),
+    );
+    const loopback = createCore(
+      { authUrl: 'http://localhost:4000', redirectUri: 'http://localhost:3000/cb', clientId: 'c', fetch },
+      async () => new Response(),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('data:', 'javascript:', 'file:', 'blob:', 'ftp:', 'httpsx:'), fc.webPath(), async (scheme, path) => {
+        for (const core of [secure, loopback]) {
+          await expect(core.get(`${scheme}//host${path}`)).rejects.toMatchObject({ code: 'ERR_OIDC_RESPONSE' });
+        }
+        await expect(secure.get(`http://host${path}`)).rejects.toMatchObject({ code: 'ERR_OIDC_RESPONSE' });
+        expect(sent).toEqual([]);
+        await loopback.get(`http://host${path}`);
+        await secure.get(`https://host${path}`);
+        expect(sent).toEqual([`http://host${path}`, `https://host${path}`]);
+        sent.length = 0;
+      }),
+    );
   });
 });

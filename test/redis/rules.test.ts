@@ -1,8 +1,10 @@
 /**
  * The Redis stores' own rules, in this process (where a mutation run sees them): which client a
  * store takes and how it sends, the command deadline, the fail-fast while a client reconnects, the
- * key prefix, a late write undone, a release, and the lifetimes each key is given. Against a real
- * redis-server, through node-redis; the clients' differences are in stores.test.ts.
+ * key prefix, a late write undone, a release, the lifetimes each key is given, and what only the
+ * inbox store on Redis meets (its consumer group, CONFIG, its dead-letter stream). Against a real
+ * redis-server, through node-redis; the clients' differences are in stores.test.ts, the rules every
+ * inbox store keeps in inbox.test.ts.
  */
 import fc from 'fast-check';
 import { createClient } from 'redis';
@@ -10,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { ConfigurationError } from '../../src/index.js';
 import type { StoredToken } from '../../src/client/tokens.js';
-import type { InboxRecord } from '../../src/inbox/index.js';
+import { record } from '../inbox/store-rules.js';
 import { RedisInboxStore, RedisReplayStore, RedisStateStore, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 
 let server: RedisServer;
@@ -42,19 +44,16 @@ const recorded = <T>(log: T[], command: T) => {
  * Redis, but its answer arrives after the store gave up on it (commandTimeoutMs), as a client
  * queueing commands through an outage delivers them.
  */
-function lateClient(late: (args: string[]) => boolean, lateMs: number) {
-  const sent: string[][] = [];
-  const client = {
+function lateClient(late: (args: string[]) => boolean, lateMs: number): RedisClientLike {
+  return {
     isOpen: true,
     isReady: true,
     sendCommand: async (args: string[]) => {
-      sent.push(args);
       const reply = await redis.sendCommand(args);
       if (late(args)) await sleep(lateMs);
       return reply;
     },
   };
-  return { client, sent };
 }
 
 describe('which client a store takes', () => {
@@ -159,7 +158,7 @@ describe('how commands go', () => {
 describe('a write whose answer came too late is undone', () => {
   test('a delivery claimed after its caller gave up is free again at once: the redelivery is processed, not refused for 2 minutes', async () => {
     const prefix = fresh();
-    const { client } = lateClient((args) => args[0] === 'EVAL' && args[3]?.endsWith(':webhook:d') === true, 100);
+    const client = lateClient((args) => args[0] === 'EVAL' && args[3]?.endsWith(':webhook:d') === true, 100);
     const late = new RedisReplayStore(client, { prefix, commandTimeoutMs: 30 });
     await expect(late.claim('d', 120)).rejects.toThrow(/did not answer EVAL/);
     await sleep(150);
@@ -169,7 +168,7 @@ describe('a write whose answer came too late is undone', () => {
 
   test('a token lease taken after its caller gave up is released at once: the next renewal is not held up by a lease nobody owns', async () => {
     const prefix = fresh();
-    const { client } = lateClient((args) => args[0] === 'SET' && args[1]?.endsWith(':lease') === true, 100);
+    const client = lateClient((args) => args[0] === 'SET' && args[1]?.endsWith(':lease') === true, 100);
     const late = new RedisTokenStore(client, { allowPlaintext: true, prefix, commandTimeoutMs: 30 });
     await expect(late.lease('k', 30_000)).rejects.toThrow(/did not answer SET/);
     await sleep(150);
@@ -179,7 +178,7 @@ describe('a write whose answer came too late is undone', () => {
 
   test('a sign-in state marked used after its caller gave up is unmarked: that callback can be tried again', async () => {
     const prefix = fresh();
-    const { client } = lateClient((args) => args[0] === 'SET', 100);
+    const client = lateClient((args) => args[0] === 'SET', 100);
     await expect(new RedisStateStore(client, { prefix, commandTimeoutMs: 30 }).use('s', 60_000)).rejects.toThrow(/did not answer SET/);
     await sleep(150);
     expect(await new RedisStateStore(redis, { prefix }).use('s', 60_000)).toBe(true);
@@ -262,30 +261,18 @@ describe('RedisTokenStore', () => {
 });
 
 describe('RedisInboxStore', () => {
-  const entry = (id: string, now: number): InboxRecord => ({
-    id,
-    kind: 'approved',
-    deliveryId: `d-${id}`,
-    token: `sealed-${id}`,
-    tokenExpiresAt: now + 3_600_000,
-    receivedAt: now - 1_000,
-    attempts: 0,
-    nextAttemptAt: now - 1_000,
-  });
-
   test('a second instance on the same Redis finds the consumer group made; one Redis lost (a restart without persistence) is made again, and its entries claimed', async () => {
     const prefix = fresh();
-    const now = Date.now();
     const first = new RedisInboxStore(redis, { prefix });
-    await first.add(entry('arc_1', now), now);
-    expect((await first.claim('w1', 5, 60_000, now)).map((c) => c.record.id)).toEqual(['arc_1']);
+    await first.add(record('arc_1'), Date.now());
+    expect((await first.claim('w1', 5, 60_000, Date.now())).map((c) => c.record.id)).toEqual(['arc_1']);
     const second = new RedisInboxStore(redis, { prefix });
-    await second.add(entry('arc_2', now), now);
-    expect((await second.claim('w2', 5, 60_000, now)).map((c) => c.record.id)).toEqual(['arc_2']);
+    await second.add(record('arc_2'), Date.now());
+    expect((await second.claim('w2', 5, 60_000, Date.now())).map((c) => c.record.id)).toEqual(['arc_2']);
     await raw('XGROUP', 'DESTROY', `${prefix}{inbox}:stream`, 'workers');
-    await first.add(entry('arc_3', now), now);
+    await first.add(record('arc_3'), Date.now());
     // The group is made again from the stream's start: every entry not handed over is claimable.
-    expect((await first.claim('w1', 5, 60_000, now)).map((c) => c.record.id).sort()).toEqual(['arc_1', 'arc_2', 'arc_3']);
+    expect((await first.claim('w1', 5, 60_000, Date.now())).map((c) => c.record.id).sort()).toEqual(['arc_1', 'arc_2', 'arc_3']);
   });
 
   test('a claim that fails for another reason than a lost group fails as it did: the group is not made again, nor the claim sent twice', async () => {
@@ -306,7 +293,7 @@ describe('RedisInboxStore', () => {
       },
     };
     const store = new RedisInboxStore(client, { prefix });
-    await store.add(entry('arc_o', now), now);
+    await store.add(record('arc_o'), now);
     await store.claim('w', 1, 60_000, now - 5_000);
     sent.length = 0;
     refuse = true;
@@ -330,7 +317,7 @@ describe('RedisInboxStore', () => {
     const prefix = fresh();
     const now = Date.now();
     const store = new RedisInboxStore(redis, { prefix });
-    await store.add(entry('arc_d', now), now);
+    await store.add(record('arc_d'), now);
     const [claim] = await store.claim('w', 1, 60_000, now);
     await raw('XADD', `${prefix}{inbox}:dead`, '*', 'note', 'not a letter');
     await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
