@@ -41,10 +41,12 @@ const budgets: Budget[] = [
     // boundary (claims disclosed inside a signed credential are the identity's, a disclosure without
     // a salt kept as unchecked, an answer with no claim refused rather than read as cancelled, the
     // hash named in any spelling, an issuer with or without its slash, `_sd` digests in any
-    // encoding) to 8.39 KB, budget 8.6 KB. The goal stays 6.5 KB.
+    // encoding) to 8.39 KB, budget 8.6 KB. #45: remoteJwks reads keys over https: only (an http:
+    // authUrl or jwks_uri refused, loopback and allowInsecureRequests aside), each refusal saying
+    // why: 8.72 KB, budget 8.8 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 8.6 * KB,
+    budgetBytes: 8.8 * KB,
     goalBytes: 6.5 * KB,
   },
   {

@@ -116,11 +116,12 @@ export function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => v
 
 /** OIDC discovery and the JWKS, read by `remoteJwks` as the verifiers read them; the claims offered against this SDK's list. */
 export async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }: Probe, declared: readonly string[]): Promise<void> {
-  const keys = remoteJwks(authUrl, {
-    fetch: (url, init) => fetch(new Request(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })),
-    logLevel: 'off',
-  });
   try {
+    // Inside the try: an authUrl the verifiers would refuse (http: on a public host) is this check's failure.
+    const keys = remoteJwks(authUrl, {
+      fetch: (url, init) => fetch(new Request(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })),
+      logLevel: 'off',
+    });
     await keys.refresh();
   } catch (error) {
     add({

@@ -6,6 +6,7 @@
  */
 import { ConfigurationError } from '../errors/index.js';
 import { isObject } from '../internal/guards.js';
+import { isLoopbackHost } from '../internal/loopback.js';
 import { Observer, type ObservabilityOptions } from '../internal/observe.js';
 import { Tracing, type OpenTelemetryApi } from '../internal/tracing.js';
 import { VERSION } from '../version.js';
@@ -214,7 +215,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   } catch {
     throw new ConfigurationError('baseUrl', 'must be an absolute URL');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new ConfigurationError('baseUrl', 'must use https (plain http is allowed for localhost only)');
   }
   const tenantId = requireString(record, 'tenantId');
@@ -301,10 +302,6 @@ function sender(fetch: ClientOptions['fetch']): ResolvedOptions['send'] {
   // Looked up at each call, so a fetch patched after the client was made (msw, tests) is used.
   // (url, init) rather than a Request: undici copies a Request it is given, so this saves one.
   return (url, init) => globalThis.fetch(url, init);
-}
-
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 export function formatTimestamp(format: TimestampFormat, ms: number): string {

@@ -27,6 +27,7 @@ import {
 import { claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
 import { kept } from '../internal/kept.js';
+import { isLoopbackHost } from '../internal/loopback.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
 /** Options both entries take. */
@@ -48,7 +49,7 @@ export interface OidcOptions {
   /** How long a sign-in may take from redirect to callback. @default 1_800_000 (30 minutes) */
   transactionMaxAgeMs?: number;
   /**
-   * Allow plain `http:` endpoints. By default only loopback issuers (`localhost`, `127.0.0.1`,
+   * Allow plain `http:` endpoints. By default only loopback issuers (`localhost`, `127.0.0.0/8`,
    * `[::1]`) may use `http:`, so the fake served locally works and nothing else is sent in clear.
    */
   allowInsecureRequests?: boolean;
@@ -168,7 +169,6 @@ export interface CheckedCallback {
 /** Sends the token request for a validated callback; the entries differ in how the client authenticates. */
 export type Exchange = (core: OidcCore, as: DiscoveredServer, callback: CheckedCallback, transaction: OidcTransaction) => Promise<Response>;
 
-const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])$/;
 const STANDARD: readonly string[] = ['openid', 'profile', 'email', 'phone'];
 /** How soon after a fetch an unknown claim key may refetch discovery (new keys are added over time). */
 const REFRESH_COOLDOWN_MS = 60_000;
@@ -361,7 +361,7 @@ function checkedOptions(options: OidcOptions): { issuer: URL; insecure: boolean 
       throw new ConfigurationError(key, 'is required (URLs absolute)');
   }
   const issuer = new URL(options.authUrl);
-  const insecure = options.allowInsecureRequests ?? LOOPBACK.test(issuer.hostname);
+  const insecure = options.allowInsecureRequests ?? isLoopbackHost(issuer.hostname);
   if (issuer.protocol !== 'https:' && !insecure)
     throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
   return { issuer, insecure };

@@ -4,6 +4,8 @@ import { MAX_KEY_CANDIDATES, fittingKeys, importVerifyKey } from '../internal/jw
 import { ConfigurationError, JwksError, SdJwtVerificationError } from '../errors/index.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 import { sameIssuer } from '../internal/issuer.js';
+import { isLoopbackHost } from '../internal/loopback.js';
+import { printable } from '../internal/text.js';
 
 /** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
 export const ASYMMETRIC_ALGORITHMS = [
@@ -151,6 +153,13 @@ export interface RemoteJwksOptions extends LiteLogOptions {
   cooldownMs?: number;
   /** The clock, in ms. @default Date.now */
   now?: () => number;
+  /**
+   * Read discovery and the key set over plain `http:` too. Keys read over `http:` can be swapped
+   * by anyone on the path, and every credential signed with theirs would then verify as the
+   * issuer's. @default true for a loopback `authUrl` (`localhost`, `127.0.0.0/8`, `[::1]`: the
+   * fake served locally), else false: `authUrl` and the discovery document's `jwks_uri` must be `https:`.
+   */
+  allowInsecureRequests?: boolean;
 }
 
 /** A {@link KeySource} that also says where its keys come from and can be refreshed. */
@@ -161,12 +170,31 @@ export interface RemoteKeySource extends KeySource {
 }
 
 /**
+ * Which URLs a remote key source may read, from its `authUrl`: `https:` ones, and `http:` ones too
+ * where allowed (a loopback `authUrl` by default). Refuses an `authUrl` it could not read from.
+ */
+function fetchableUrls(issuer: string, allowInsecureRequests: boolean | undefined): (url: string) => boolean {
+  const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new ConfigurationError('authUrl', 'must be an absolute https: URL');
+  const insecure = allowInsecureRequests ?? isLoopbackHost(url.hostname);
+  if (url.protocol === 'http:' && !insecure) {
+    throw new ConfigurationError(
+      'authUrl',
+      'must be https: (http: only for localhost, or with allowInsecureRequests): keys read over http: can be swapped on the way',
+    );
+  }
+  return (candidate) => /^https:/i.test(candidate) || (insecure && /^http:/i.test(candidate));
+}
+
+/**
  * The issuer's keys through discovery: `{authUrl}/.well-known/openid-configuration` (whose `issuer`
- * must equal `authUrl`), then its `jwks_uri`. The key set is cached for `maxAgeMs`, fetched once
+ * must equal `authUrl`), then its `jwks_uri`, each `https:` (`http:` for a loopback `authUrl`, or
+ * with `allowInsecureRequests`). The key set is cached for `maxAgeMs`, fetched once
  * more when a token names an unknown `kid` (key rotation), and fetched by one request however many
  * verifications wait on it.
  *
- * @throws {JwksError} `ERR_JWKS` when discovery or the JWKS cannot be fetched or read.
+ * @throws {ConfigurationError} naming `authUrl` when it is not an absolute URL, or is `http:` where that is not allowed.
+ * @throws {JwksError} `ERR_JWKS` when discovery or the JWKS cannot be fetched or read, or `jwks_uri` is not `https:` (where `http:` is not allowed).
  * @example
  * ```ts
  * const keys = remoteJwks('https://auth.acme.example');
@@ -178,6 +206,7 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
   if (typeof authUrl !== 'string' && !(authUrl instanceof URL))
     throw new ConfigurationError('authUrl', 'must be a URL, as a string or a URL');
   const issuer = String(authUrl).replace(/\/+$/, '');
+  const fetchable = fetchableUrls(issuer, options.allowInsecureRequests);
   const maxAge = options.maxAgeMs ?? 600_000;
   const cooldown = options.cooldownMs ?? 30_000;
   const now = () => (options.now ?? Date.now)();
@@ -210,6 +239,8 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
     if (!sameIssuer(metadata?.issuer, issuer))
       throw new JwksError(discoveryUrl, `issuer is not "${issuer}" (with or without a trailing slash)`);
     if (!metadata || typeof metadata.jwks_uri !== 'string') throw new JwksError(discoveryUrl, 'has no jwks_uri');
+    if (!fetchable(metadata.jwks_uri))
+      throw new JwksError(discoveryUrl, `has a jwks_uri that is not https: (${printable(metadata.jwks_uri)})`);
     cache.url = metadata.jwks_uri;
     cache.set(keysOf(await getJson(metadata.jwks_uri), metadata.jwks_uri));
     fetchedAt = now();

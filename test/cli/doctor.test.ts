@@ -121,6 +121,20 @@ describe('acme-identity doctor', () => {
     expect(byName['clock']).toMatchObject({ status: 'ok', detail: expect.stringContaining('Age 400 s') });
   });
 
+  test('an auth URL on plain http: (not loopback) fails OIDC discovery as the verifiers would refuse it, and is never fetched', async () => {
+    const asked: string[] = [];
+    const { byName, report } = await doctor({
+      config: { authUrl: 'http://auth.example' },
+      fetch: (inner) => async (request) => {
+        asked.push(request.url);
+        return inner(request);
+      },
+    });
+    expect(report.ok).toBe(false);
+    expect(byName['OIDC discovery']).toMatchObject({ status: 'fail', option: 'authUrl', detail: expect.stringMatching(/authUrl.*https:/) });
+    expect(asked.filter((url) => url.startsWith('http://auth.example'))).toEqual([]);
+  });
+
   test('a /docs/spec that answers 404 is not read as a contract', async () => {
     const { byName } = await doctor({
       fetch: (inner) => async (request) =>

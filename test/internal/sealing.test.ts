@@ -48,6 +48,15 @@ describe('seal and open', () => {
     );
   });
 
+  test('each seal draws a fresh IV: one text sealed again and again under one key and name never repeats its IV (AES-GCM must never reuse one)', async () => {
+    const key = await aesKey();
+    const sealed = await Promise.all(Array.from({ length: 64 }, () => seal(key, 'the same token', 'entry')));
+    const ivs = sealed.map((value) => Buffer.from(value.slice(3), 'base64').subarray(0, 12).toString('hex'));
+    expect(new Set(ivs).size).toBe(64);
+    expect(new Set(sealed).size).toBe(64);
+    for (const value of sealed) expect(await open(key, value, 'entry')).toBe('the same token');
+  });
+
   test('the empty text seals to the shortest sealed value (IV and tag, 28 bytes), and opens', async () => {
     const key = await aesKey();
     const sealed = await seal(key, '', 'entry');

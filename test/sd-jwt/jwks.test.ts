@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError, JwksError, type SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { signJwt } from '../../src/testing/keys.js';
@@ -20,6 +21,107 @@ describe('remoteJwks', () => {
       expect(() => remoteJwks(authUrl as never)).toThrow(ConfigurationError);
       expect(() => remoteJwks(authUrl as never)).toThrow(expect.objectContaining({ option: 'authUrl' }));
     }
+  });
+
+  test('property: keys are read over https: only; http: only from a loopback host (localhost, 127.0.0.0/8, [::1]) or with allowInsecureRequests', () => {
+    const loopback = fc.oneof(
+      fc.constant('localhost'),
+      fc.constant('[::1]'),
+      fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => `127.${parts.join('.')}`),
+    );
+    const publicHost = fc.oneof(
+      fc.domain(),
+      fc
+        .tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.nat(255))
+        .filter(([a]) => a !== 127)
+        .map((p) => p.join('.')),
+      fc.constant('[2001:db8::1]'),
+      // Looks local, is not: a name that only starts with one.
+      fc.constant('localhost.evil.example'),
+      fc.constant('127.0.0.1.nip.io'),
+    );
+    const path = fc.constantFrom('', '/', '/realms/acme', '/tenant/');
+    fc.assert(
+      fc.property(publicHost, loopback, path, (host, local, at) => {
+        expect(remoteJwks(`https://${host}${at}`).issuer).toBe(`https://${host}${at}`.replace(/\/+$/, ''));
+        expect(remoteJwks(`http://${local}${at}`).issuer).toMatch(/^http:/);
+        expect(remoteJwks(`http://${host}${at}`, { allowInsecureRequests: true }).issuer).toMatch(/^http:/);
+        for (const refused of [
+          () => remoteJwks(`http://${host}${at}`),
+          () => remoteJwks(`http://${local}${at}`, { allowInsecureRequests: false }),
+        ]) {
+          expect(refused).toThrow(ConfigurationError);
+          expect(refused).toThrow(expect.objectContaining({ option: 'authUrl', message: expect.stringMatching(/https:/) }));
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test('an auth URL that is not an absolute http(s) URL is a ConfigurationError naming authUrl, before anything is fetched', () => {
+    const fetched: string[] = [];
+    for (const authUrl of [
+      '',
+      'auth.example',
+      '/realms/acme',
+      'ftp://auth.example',
+      'file:///etc/keys',
+      'javascript:alert(1)',
+      'data:,{}',
+    ]) {
+      const fetch = async (url: string) => {
+        fetched.push(url);
+        return Response.json({});
+      };
+      const make = () => remoteJwks(authUrl, { fetch });
+      expect(make).toThrow(ConfigurationError);
+      expect(make).toThrow(expect.objectContaining({ option: 'authUrl' }));
+    }
+    expect(fetched).toEqual([]);
+  });
+
+  test('property: a jwks_uri that is not https: is refused before it is fetched, whatever the issuer says of it', async () => {
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const scheme = fc.constantFrom('http:', 'HTTP:', 'ftp:', 'file:', 'data:', 'javascript:', 'ws:', 'blob:', '');
+    await fc.assert(
+      fc.asyncProperty(scheme, async (given) => {
+        const fetched: string[] = [];
+        const jwksUri = given === 'data:' ? 'data:application/json,{"keys":[]}' : `${given}//keys.example/jwks`;
+        const keys = remoteJwks(h.service.authUrl, {
+          fetch: async (url, init) => {
+            fetched.push(url);
+            const answer = await h.service.fetch(new Request(url, init));
+            return url.includes('/.well-known/') ? Response.json({ ...((await answer.json()) as object), jwks_uri: jwksUri }) : answer;
+          },
+        });
+        const error = await rejection(verifySdJwt(jwt, { keys, requiredClaims: [] }));
+        expect(error).toBeInstanceOf(JwksError);
+        expect((error as JwksError).message).toMatch(/jwks_uri that is not https:/);
+        expect(fetched).toEqual([`${h.service.authUrl}/.well-known/openid-configuration`]);
+      }),
+      { numRuns: 20 },
+    );
+    // An https: one in any case is read; a loopback issuer may name an http: one.
+    const upper = remoteJwks(h.service.authUrl, {
+      fetch: async (url, init) => {
+        const answer = await h.service.fetch(new Request(url, init));
+        if (!url.includes('/.well-known/')) return answer;
+        const metadata = (await answer.json()) as { jwks_uri: string };
+        return Response.json({ ...metadata, jwks_uri: metadata.jwks_uri.replace(/^https:/, 'HTTPS:') });
+      },
+    });
+    await expect(verifySdJwt(jwt, { keys: upper, requiredClaims: [] })).resolves.toBeDefined();
+    const local = 'http://localhost:4010';
+    const read: string[] = [];
+    const loopback = remoteJwks(local, {
+      fetch: async (url) => {
+        read.push(url);
+        return Response.json(url.includes('/.well-known/') ? { issuer: local, jwks_uri: `${local}/jwks` } : { keys: [] });
+      },
+    });
+    await loopback.refresh();
+    expect(read).toEqual([`${local}/.well-known/openid-configuration`, `${local}/jwks`]);
   });
 
   test('a credential JWT from the credential API verifies against the JWKS found by discovery', async () => {
@@ -96,6 +198,20 @@ describe('remoteJwks', () => {
     expect(error).toBeInstanceOf(JwksError);
     expect((error as JwksError).code).toBe('ERR_JWKS');
     expect((error as JwksError).message).toMatch(/issuer is not/);
+  });
+
+  test('by default the key set is used for 10 minutes, and read again once older', async () => {
+    let clock = Date.now();
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    const keys = remoteJwks(h.service.authUrl, { now: () => clock });
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    clock += 600_000;
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    expect(received(h.service, JWKS)).toHaveLength(1);
+    clock += 1;
+    await verifySdJwt(jwt, { keys, requiredClaims: [] });
+    expect(received(h.service, JWKS)).toHaveLength(2);
   });
 
   test('the key set is used for maxAgeMs, and fetched again once older, not before', async () => {

@@ -201,6 +201,35 @@ describe('createWebhookVerifier: refuses', () => {
     await expect(webhooks.verify(body, { 'x-webhook-signature': good() })).resolves.toBeDefined();
   });
 
+  test('by default a delivery is held for 60 s while processed and remembered as done for 24 h: the replay window of a signature without a timestamp', async () => {
+    let clock = Date.UTC(2026, 10, 24);
+    const asked: string[] = [];
+    const store = new MemoryReplayStore({ now: () => clock });
+    const webhooks = verifier({
+      replayStore: {
+        claim: (id, leaseSeconds) => {
+          asked.push(`claim ${leaseSeconds}`);
+          return store.claim(id, leaseSeconds);
+        },
+        complete: (id, ttlSeconds) => {
+          asked.push(`complete ${ttlSeconds}`);
+          store.complete(id, ttlSeconds);
+        },
+        release: (id) => store.release(id),
+      },
+    });
+    await webhooks.verify(body, { 'x-webhook-signature': good() });
+    clock += 59_999;
+    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_IN_PROGRESS');
+    clock += 1;
+    await webhooks.complete(await webhooks.verify(body, { 'x-webhook-signature': good() }));
+    clock += 86_399_999;
+    expect(await refusal(webhooks.verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_DUPLICATE');
+    clock += 1;
+    await expect(webhooks.verify(body, { 'x-webhook-signature': good() })).resolves.toBeDefined();
+    expect(new Set(asked)).toEqual(new Set(['claim 60', 'complete 86400']));
+  });
+
   test('MemoryReplayStore: an entry lasts until its time exactly, and past maxEntries the oldest is forgotten first', () => {
     let clock = 1_000_000;
     const store = new MemoryReplayStore({ now: () => clock, maxEntries: 2 });
