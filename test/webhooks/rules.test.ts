@@ -4,6 +4,7 @@
  * a streamed body is read, what a refusal carries and logs, and what the receiver answers.
  */
 import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../src/index.js';
 import {
@@ -145,6 +146,27 @@ describe('webhooks: a body read from a Web request', () => {
     const size = new TextEncoder().encode(BODY).length;
     expect(await outcome(verifier({ maxBodyBytes: size }).verifyRequest(streamed(thirds)))).toBe('accepted');
     expect(await outcome(verifier({ maxBodyBytes: size - 1 }).verifyRequest(streamed(thirds)))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+  });
+
+  test('property: a body given as a string is measured in UTF-8 bytes, not characters: at maxBodyBytes it is read, one byte over it is refused', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), async (note) => {
+        const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: TOKEN, note });
+        const size = new TextEncoder().encode(body).length;
+        const headers = { 'x-webhook-signature': mac(body).digest('hex') };
+        expect(await outcome(verifier({ maxBodyBytes: size }).verify(body, headers))).toBe('accepted');
+        expect(await outcome(verifier({ maxBodyBytes: size - 1 }).verify(body, headers))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+      }),
+      { numRuns: 60 },
+    );
+    // Three bytes a character (each € is one UTF-16 unit): a text far within the limit counted in
+    // units, or in twice the units, is one byte over it in UTF-8.
+    const wide = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: TOKEN, note: '€'.repeat(400) });
+    const bytes = new TextEncoder().encode(wide).length;
+    expect(bytes).toBeGreaterThan(2 * wide.length);
+    const headers = { 'x-webhook-signature': mac(wide).digest('hex') };
+    expect(await outcome(verifier({ maxBodyBytes: bytes - 1 }).verify(wide, headers))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+    expect(await outcome(verifier({ maxBodyBytes: bytes }).verify(wide, headers))).toBe('accepted');
   });
 
   test('a Content-Length that is not a decimal number is not trusted either way: the body is read, within the limit', async () => {

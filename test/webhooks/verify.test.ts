@@ -256,6 +256,16 @@ describe('createWebhookVerifier: refuses', () => {
     expect(store.claim('a', 10)).toBe('claimed');
   });
 
+  test('MemoryReplayStore remembers 100,000 deliveries by default: 99,999 others do not make it forget one; the 100,001st forgets the oldest', () => {
+    const store = new MemoryReplayStore();
+    store.complete('first', 3600);
+    for (let i = 0; i < 99_999; i++) store.claim(`flood-${i}`, 60);
+    expect(store.claim('first', 60)).toBe('done');
+    store.claim('one-more', 60);
+    expect(store.claim('flood-0', 60)).toBe('processing');
+    expect(store.claim('first', 60)).toBe('claimed');
+  });
+
   test('replayTtlSeconds and processingLeaseSeconds must be above 0', () => {
     for (const value of [0, -1, NaN, Infinity]) {
       expect(() => verifier({ processingLeaseSeconds: value })).toThrow(/processingLeaseSeconds/);
