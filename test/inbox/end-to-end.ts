@@ -70,7 +70,7 @@ export function endToEnd(setup: { sandbox(): Sandbox; store(): Promise<InboxStor
     expect(handed).toMatchObject([{ kind: 'approved', id: arc, attempts: 3 }]);
     for (let i = 0; i < 3; i++) await inbox.runOnce();
     expect(handed).toHaveLength(1);
-  }, 30_000);
+  }, 120_000);
 
   test('a token that expires while the service is down is set aside with the expiry code, replayable only with a fresh delivery', async () => {
     const short = await startSandbox({ fake: { webhookTokenTtlSeconds: 8 } });
@@ -96,7 +96,7 @@ export function endToEnd(setup: { sandbox(): Sandbox; store(): Promise<InboxStor
     } finally {
       await short.close();
     }
-  }, 30_000);
+  }, 120_000);
 
   test('a cancelled request is handed over once, as cancelled; its redelivery is a duplicate', async () => {
     const sandbox = setup.sandbox();
@@ -108,7 +108,7 @@ export function endToEnd(setup: { sandbox(): Sandbox; store(): Promise<InboxStor
     expect(await deliver(payload)).toBe('duplicate');
     await inbox.runOnce();
     expect(handed.map((delivery) => [delivery.kind, delivery.id])).toEqual([['cancelled', arc]]);
-  }, 30_000);
+  }, 120_000);
 
   test('a webhook that never came: reported once across two instances, and the resend asked for is handed over once', async () => {
     const sandbox = setup.sandbox();
@@ -131,5 +131,5 @@ export function endToEnd(setup: { sandbox(): Sandbox; store(): Promise<InboxStor
     expect([...first.handed, ...second.handed].map((delivery) => delivery.id)).toEqual([arc]);
     await Promise.all([first.inbox.reconcile(), second.inbox.reconcile()]);
     expect(reported).toEqual([arc]);
-  }, 30_000);
+  }, 120_000);
 }

@@ -315,7 +315,7 @@ describe('workers woken by LISTEN/NOTIFY (PostgreSQL)', () => {
     } finally {
       await listening.stop();
     }
-  }, 40_000);
+  }, 120_000);
 
   test('a pool whose clients cannot listen: said once at warn, and the inbox polls', async () => {
     const name = await schema();

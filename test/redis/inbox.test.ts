@@ -154,7 +154,7 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     } finally {
       await durable.stop();
     }
-  }, 30_000);
+  }, 120_000);
 
   test('a durable store without an encryption key is refused; the token is sealed in Redis', async () => {
     const redis = await connect(kind);

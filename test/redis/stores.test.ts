@@ -228,7 +228,7 @@ describe.each(kinds)('a process killed inside the webhook handler, with %s', (ki
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + 8_300 - Date.now())));
     expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 1 });
     expect(await worker(['webhook', kind, server.url, secret, body, signature, '0', '8'])).toEqual({ status: 200, processed: 0 });
-  }, 30_000);
+  }, 120_000);
 });
 
 describe.each(kinds)('a lease holder killed mid-renewal, with %s', (kind) => {
@@ -254,7 +254,7 @@ describe.each(kinds)('a lease holder killed mid-renewal, with %s', (kind) => {
     } finally {
       await sandbox.close();
     }
-  }, 30_000);
+  }, 120_000);
 });
 
 describe.each(kinds)('Redis stopped and started again mid-run, with %s', (kind) => {
@@ -315,7 +315,7 @@ describe.each(kinds)('Redis stopped and started again mid-run, with %s', (kind) 
       await node.quit().catch(() => undefined);
       await flaky.stop();
     }
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('when Redis is unreachable', () => {
