@@ -40,6 +40,28 @@ function discard(response: Response): void {
   response.body?.cancel().catch(() => undefined);
 }
 
+/**
+ * A redirect is an answer, never followed: each request goes out with `redirect: 'manual'`, since
+ * fetch would send the token request's client secret (a 307 or 308 repeats the body), the
+ * identity headers (`X-Access-Token`, `X-Tenant-Id`; it drops only `Authorization` across origins)
+ * and the request itself to wherever a `Location` points. A browser's fetch shows such an answer
+ * as an `opaqueredirect` of status 0.
+ */
+function isRedirect(response: Response): boolean {
+  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
+}
+
+/** What a redirect is refused as: the status, and where it pointed (its origin only: a path may hold codes). */
+function redirectRefused(response: Response, url: string, correlationId: string): InvalidResponseError {
+  const location = response.headers.get('location');
+  const target = location !== null && URL.canParse(location, url) ? ` to ${new URL(location, url).origin}` : '';
+  return new InvalidResponseError(
+    response.status,
+    response.headers.get('x-correlation-id') ?? correlationId,
+    `a redirect${target}, which the SDK does not follow (the request's secrets would go with it): set baseUrl to the address the service answers at`,
+  );
+}
+
 /** Bodies of successful answers must be UTF-8 (they are JSON); error bodies are read leniently. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const LENIENT = new TextDecoder('utf-8');
@@ -250,6 +272,10 @@ export class Transport {
             discard(response);
             throw ctx.signal.reason;
           }
+          if (isRedirect(response)) {
+            discard(response);
+            throw redirectRefused(response, url, ctx.correlationId);
+          }
           this.#clock.learnFromDate(response.headers.get('date'));
           const answered = response;
           const decision = decide(
@@ -335,6 +361,7 @@ export class Transport {
     if (this.#options.userAgent !== undefined) headers.set('user-agent', this.#options.userAgent);
     init.headers = headers;
     init.signal = ctx.signal;
+    init.redirect = 'manual';
     const trace = ctx.trace;
     let attemptTrace: { tracing: Tracing; span: Span } | undefined;
     if (trace) {

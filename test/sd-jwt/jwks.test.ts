@@ -58,6 +58,32 @@ describe('remoteJwks', () => {
     );
   });
 
+  test('discovery or a key set reached through a redirect to http: is not read (fetch follows https: down to http:)', async () => {
+    const h = await harness();
+    const jwt = await credentialJwt(h);
+    for (const redirected of ['/.well-known/', '/jwks']) {
+      const keys = remoteJwks(h.service.authUrl, {
+        fetch: async (url, init) => {
+          const answer = await h.service.fetch(new Request(url, init));
+          if (!url.includes(redirected)) return answer;
+          // What fetch answers after following a redirect: the last URL it was sent to.
+          return Object.defineProperty(answer, 'url', { value: url.replace(/^https:/, 'http:') });
+        },
+      });
+      const error = await rejection(verifySdJwt(jwt, { keys, requiredClaims: [] }));
+      expect(error, redirected).toBeInstanceOf(JwksError);
+      expect((error as JwksError).message, redirected).toMatch(/redirected to a URL that is not https:/);
+    }
+    // Followed to another https: URL, it is read.
+    const moved = remoteJwks(h.service.authUrl, {
+      fetch: async (url, init) => {
+        const answer = await h.service.fetch(new Request(url, init));
+        return url.includes('/jwks') ? Object.defineProperty(answer, 'url', { value: 'https://keys.example/moved' }) : answer;
+      },
+    });
+    await expect(verifySdJwt(jwt, { keys: moved, requiredClaims: [] })).resolves.toBeDefined();
+  });
+
   test('an auth URL that is not an absolute http(s) URL is a ConfigurationError naming authUrl, before anything is fetched', () => {
     const fetched: string[] = [];
     for (const authUrl of [
