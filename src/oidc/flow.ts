@@ -460,8 +460,13 @@ export function createCore(
   const client = (): Client => ({
     client_id: options.clientId,
     [clockTolerance]: options.clockToleranceSeconds ?? 0,
-    // oauth4webapi reads the system clock: shift it onto ours.
-    [clockSkew]: Math.floor(now() / 1000) - Math.floor(Date.now() / 1000),
+    // oauth4webapi reads the system clock: shifted onto ours when it reads the skew, beside its own
+    // read of the system clock. A skew taken when this object is made counts the token exchange's
+    // time again on a clock that does not follow the system's (a test's), and a second boundary
+    // crossed meanwhile shifts every check by a second.
+    get [clockSkew]() {
+      return Math.floor(now() / 1000) - Math.floor(Date.now() / 1000);
+    },
   });
 
   const discovery = discoveryOf(issuer, options.discoveryMaxAgeMs ?? 3_600_000, get, allowed, now);

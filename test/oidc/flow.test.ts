@@ -156,6 +156,34 @@ describe('OIDC helper: the flow against the fake', () => {
     await expect(signIn(-32_000)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
   });
 
+  test("the system clock moving on during the token exchange (a slow network) moves no judgment made on the client's clock: still 31 s accepted, 32 s refused", async () => {
+    const s = await oidcSetup();
+    const realNow = Date.now.bind(Date);
+    const slow = s.client({
+      fetch: async (input, init) => {
+        // The token endpoint answers 1.5 s of system time later; the client's own clock (a test's, or the service's) stands still.
+        if (new URL(input instanceof Request ? input.url : input).pathname.includes('/token')) {
+          const shifted = realNow() + 1_500;
+          vi.spyOn(Date, 'now').mockImplementation(() => shifted);
+        }
+        return fetch(input, init);
+      },
+    });
+    const signIn = async (offsetMs: number) => {
+      const { url, transaction } = await slow.startSignIn({ maxAge: 30 });
+      s.advance(offsetMs);
+      const callback = await s.visit(url);
+      s.advance(-offsetMs);
+      try {
+        return await slow.finishSignIn(callback, transaction);
+      } finally {
+        vi.restoreAllMocks();
+      }
+    };
+    await expect(signIn(-31_000)).resolves.toHaveProperty('claims.auth_time');
+    await expect(signIn(-32_000)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN', claim: 'auth_time' });
+  });
+
   test('max_age 0 ("sign in again") takes an authentication after the redirect, however long the person took to come back', async () => {
     const s = await oidcSetup();
     const { url, transaction } = await s.client().startSignIn({ maxAge: 0 });
