@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { SdJwtVerificationError } from '../../src/errors/index.js';
-import { digests, hashAlgorithm } from '../../src/sd-jwt/hash.js';
+import { canonicalDigest, digests, hashAlgorithm } from '../../src/sd-jwt/hash.js';
 import { bodyDigest } from '../../src/webhooks/verify.js';
 import { nodeCrypto } from '../../src/internal/node-crypto.js';
 
@@ -86,6 +86,57 @@ describe('_sd_alg: every spelling of the same hash (#39)', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('an _sd digest in any encoding an issuer may write (#39): canonicalDigest', () => {
+  const ALGORITHMS = [
+    ['sha-256', 32],
+    ['sha-384', 48],
+    ['sha-512', 64],
+  ] as const;
+  const digest = fc
+    .constantFrom(...ALGORITHMS)
+    .chain(([algorithm, size]) => fc.tuple(fc.constant(algorithm), fc.uint8Array({ minLength: size, maxLength: size })));
+
+  test('property: hex (either case), base64 (padded or not) and base64url of a digest all read as its base64url, RFC 9901 form', () => {
+    fc.assert(
+      fc.property(digest, ([algorithm, bytes]) => {
+        const canonical = Buffer.from(bytes).toString('base64url');
+        const hex = Buffer.from(bytes).toString('hex');
+        const base64 = Buffer.from(bytes).toString('base64');
+        for (const form of [canonical, hex, hex.toUpperCase(), base64, base64.replace(/=+$/, '')]) {
+          expect(canonicalDigest(algorithm, form), form).toBe(canonical);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test("property: a text that is no digest of the hash (another length, another alphabet, another hash's size) is kept as it is, matching nothing", () => {
+    fc.assert(
+      fc.property(digest, fc.integer({ min: 1, max: 3 }), ([algorithm, bytes], cut) => {
+        const short = bytes.subarray(cut);
+        const longer = Buffer.concat([bytes, Buffer.alloc(cut, 7)]);
+        for (const other of [short, longer]) {
+          for (const form of [
+            Buffer.from(other).toString('hex'),
+            Buffer.from(other).toString('base64url'),
+            Buffer.from(other).toString('base64'),
+          ]) {
+            expect(canonicalDigest(algorithm, form), form).toBe(form);
+          }
+        }
+        const canonical = Buffer.from(bytes).toString('base64url');
+        // A character outside every alphabet, or padding in the middle, at the digest's length and
+        // with a character that base64 and base64url write differently: not a digest either.
+        for (const form of [`${canonical.slice(2)}!+`, `${canonical.slice(0, 10)}=${canonical.slice(12)}/`]) {
+          expect(form).toHaveLength(canonical.length);
+          expect(canonicalDigest(algorithm, form), form).toBe(form);
+        }
+      }),
+      { numRuns: 150 },
     );
   });
 });

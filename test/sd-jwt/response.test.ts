@@ -83,6 +83,80 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     expect(verified.proof).toBe('signature');
   });
 
+  test("a credential_jwt a signed credential itself discloses is the credential's, not a claim of the identity (#45)", async () => {
+    const issuer = await testIssuer();
+    const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
+    const inner = disclosure('salt-i', 'acicncchc.credential_jwt', 'eyJ.inner.sig~');
+    const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(given), digest(inner)] }, [given, inner]);
+    const data = {
+      sub: 'person-1',
+      exp: NOW + 600,
+      request_code: 'isc-1',
+      'acmeidentity.credential_jwt': credential,
+      disclosures: [],
+      _sd: [],
+    };
+    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS });
+    expect(verified.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
+  });
+
+  test("two signed credentials that disclose one claim with different values are refused: which is the person's cannot be told (#45)", async () => {
+    const issuer = await testIssuer();
+    const jane = disclosure('salt-1', 'acmeidentity.given_name', 'Jane');
+    const mallory = disclosure('salt-2', 'acmeidentity.given_name', 'Mallory');
+    const first = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(jane)] }, [jane]);
+    const second = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(mallory)] }, [mallory]);
+    const data = {
+      sub: 'person-1',
+      exp: NOW + 600,
+      request_code: 'isc-1',
+      'acmeidentity.credential_jwt': first,
+      'acicncchc.credential_jwt': second,
+    };
+    const options = { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS };
+    const error = await rejection(verifyIdentityResponse({ data }, options));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_ENVELOPE_MISMATCH', message: expect.stringContaining('two signed credentials') });
+    // The same value in both: one claim, proven.
+    const again = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(jane)] }, [jane]);
+    const agreeing = await verifyIdentityResponse({ data: { ...data, 'acicncchc.credential_jwt': again } }, options);
+    expect(agreeing.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
+  });
+
+  test('a credential_jwt that is a plain JWT is refused as not the full SD-JWT credential the spec names (#45)', async () => {
+    const issuer = await testIssuer();
+    const plain = await issuer.sign({ iss: 'https://issuer.example', sub: 'person-1', exp: NOW + 3600, 'acmeidentity.given_name': 'Jane' });
+    const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', 'acmeidentity.credential_jwt': plain };
+    const error = await rejection(verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS }));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: expect.stringContaining('not the full SD-JWT credential') });
+  });
+
+  test('claims only inside a credential_jwt, verified without keys: no claim, and the refusal says to pass keys (#45)', async () => {
+    const issuer = await testIssuer();
+    const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
+    const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(given)] }, [given]);
+    const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', 'acmeidentity.credential_jwt': credential };
+    const error = await rejection(verifyIdentityResponse({ data }, { requestCode: 'isc-1', now: () => NOW_MS }));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS', message: expect.stringContaining('pass keys') });
+    expect((error as Error).message).toContain('"acmeidentity.credential_jwt"');
+    // Nothing at all: no hint about keys, which would not help.
+    const empty = await rejection(
+      verifyIdentityResponse(
+        { data: { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1' } },
+        { requestCode: 'isc-1', now: () => NOW_MS },
+      ),
+    );
+    expect(empty).toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS' });
+    expect((empty as Error).message).not.toContain('pass keys');
+    // A field that only ends like one is not a credential, and neither is one named by a prefix.
+    const other = await rejection(
+      verifyIdentityResponse(
+        { data: { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', note: 'x', 'credential_jwt.note': 'y' } },
+        { requestCode: 'isc-1', now: () => NOW_MS },
+      ),
+    );
+    expect((other as Error).message).not.toContain('pass keys');
+  });
+
   test('a disclosure without a salt is proven by a signed credential that carries it, and refused when the credential disagrees', async () => {
     const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
     const unsalted = tampered(response, (d) => {

@@ -445,6 +445,19 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
   });
 
+  test('a key-binding JWT on an SD-JWT without cnf.jwk is refused for that, before any key is tried (#45)', async () => {
+    const holder = await generateKeyPair('ES256');
+    const d = disclosure('s', 'name', 'value');
+    for (const cnf of [undefined, {}, { jwk: 'not a key' }]) {
+      const presented = await issuer.sdJwt({ ...(cnf === undefined ? {} : { cnf }), _sd: [digest(d)] }, [d]);
+      const kbJwt = await new SignJWT({ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: digest(presented) })
+        .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
+        .sign(holder.privateKey);
+      const error = await rejection(verifySdJwt(presented + kbJwt, { ...at(issuer.keys), ...expectations }));
+      expect(error, JSON.stringify(cnf)).toMatchObject({ code: 'ERR_SD_JWT_KEY_BINDING', message: expect.stringContaining('no cnf.jwk') });
+    }
+  });
+
   test('a cnf.jwk Web Crypto cannot import is a key-binding refusal with the import’s error as its cause', async () => {
     const holder = await generateKeyPair('ES256');
     const jwk = await exportJWK(holder.publicKey);
