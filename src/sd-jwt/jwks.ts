@@ -225,8 +225,9 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
       throw new JwksError(url, 'could not be fetched', { cause });
     }
     if (!response.ok) throw new JwksError(url, `answered HTTP ${response.status}`);
-    // A redirect followed to where keys may not be read (https: down to http:) reads nothing.
-    if (response.url !== '' && !fetchable(response.url)) throw new JwksError(url, 'was redirected to a URL that is not https:');
+    // A redirect followed to where keys may not be read (https: down to http:) reads nothing. (An
+    // answer made by hand, with no url of its own, was not redirected.)
+    if (!fetchable(response.url || url)) throw new JwksError(url, 'was redirected to a URL that is not https:');
     try {
       return await response.json();
     } catch (cause) {
