@@ -208,22 +208,25 @@ describe('remoteJwks', () => {
     expect(received(h.service, JWKS)).toHaveLength(2);
   });
 
-  test('refuses discovery whose issuer is not the auth URL', async () => {
+  test('refuses discovery whose issuer is not the auth URL, or that names none', async () => {
     const h = await harness();
     const jwt = await credentialJwt(h);
     const keys = remoteJwks(`${h.service.authUrl}/`);
     await expect(verifySdJwt(jwt, { keys, requiredClaims: [] })).resolves.toBeDefined(); // a trailing slash is the same issuer
-    // The service's own discovery and key set, but the document names another issuer: only the issuer check can refuse it (#45).
-    const otherIssuer = async (input: string | URL | Request) => {
-      const answer = await fetch(input);
-      if (!String(input instanceof Request ? input.url : input).includes('/.well-known/')) return answer;
-      return Response.json({ ...((await answer.json()) as object), issuer: 'https://evil.example' });
-    };
-    const wrong = remoteJwks(h.service.authUrl, { fetch: otherIssuer });
-    const error = await rejection(verifySdJwt(jwt, { keys: wrong, requiredClaims: [] }));
-    expect(error).toBeInstanceOf(JwksError);
-    expect((error as JwksError).code).toBe('ERR_JWKS');
-    expect((error as JwksError).message).toMatch(/issuer is not/);
+    // The service's own discovery and key set, but the document names another issuer, or none
+    // (the field is REQUIRED): only the issuer check can refuse it (#45).
+    for (const issuer of ['https://evil.example', h.service.authUrl.toUpperCase(), undefined, 1]) {
+      const otherIssuer = async (input: string | URL | Request) => {
+        const answer = await fetch(input);
+        if (!String(input instanceof Request ? input.url : input).includes('/.well-known/')) return answer;
+        return Response.json({ ...((await answer.json()) as object), issuer });
+      };
+      const wrong = remoteJwks(h.service.authUrl, { fetch: otherIssuer });
+      const error = await rejection(verifySdJwt(jwt, { keys: wrong, requiredClaims: [] }));
+      expect(error).toBeInstanceOf(JwksError);
+      expect((error as JwksError).code).toBe('ERR_JWKS');
+      expect((error as JwksError).message).toMatch(/issuer is not/);
+    }
   });
 
   test.each([

@@ -122,12 +122,12 @@ describe('verifySdJwt: signature and algorithm', () => {
     expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_ISSUER');
   });
 
-  test('an issuer with or without its trailing slash is the same issuer; another path is not (#39)', async () => {
+  test('an issuer with or without its trailing slash is the same issuer; another path or case is not (#39)', async () => {
     for (const iss of [`${ISSUER}/`, ISSUER.replace(/\/$/, '')]) {
       const jwt = await issuer.sign({ iss, exp: NOW + 60 });
       await expect(verifySdJwt(`${jwt}~`, at(issuer.keys))).resolves.toMatchObject({ claims: { iss } });
     }
-    for (const iss of [`${ISSUER}/x`, `${ISSUER}//`, ` ${ISSUER}`]) {
+    for (const iss of [`${ISSUER}/x`, `${ISSUER}//`, ` ${ISSUER}`, ISSUER.toUpperCase()]) {
       const jwt = await issuer.sign({ iss, exp: NOW + 60 });
       expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_ISSUER');
     }
