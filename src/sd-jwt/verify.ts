@@ -220,8 +220,9 @@ const NBF_LEEWAY_SECONDS = 2;
 export function checkTimes(claims: Record<string, unknown>, options: TimeOptions, required: readonly string[]): void {
   const now = nowSeconds(options);
   const tolerance = toleranceOf(options);
+  // A claim of the payload's own: `toString` or `constructor` is not present for being inherited.
   for (const name of required) {
-    if (claims[name] === undefined) throw fail('ERR_SD_JWT_MISSING_CLAIM', `required claim "${name}" is absent`);
+    if (!Object.hasOwn(claims, name)) throw fail('ERR_SD_JWT_MISSING_CLAIM', `required claim "${name}" is absent`);
   }
   for (const name of ['exp', 'nbf', 'iat']) {
     const value = claims[name];

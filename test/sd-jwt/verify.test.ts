@@ -400,6 +400,17 @@ describe('verifySdJwt: time, after processing', () => {
     expect(await refusal(`${jwt}~`)).toBe('ERR_SD_JWT_MISSING_CLAIM');
     await expect(verifySdJwt(`${jwt}~`, { ...at(issuer.keys), requiredClaims: [] })).resolves.toBeDefined();
   });
+
+  test('a required claim is one the payload carries: a name every object inherits (toString, constructor) is absent until it does (#45)', async () => {
+    const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60, vct: 'id' });
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      expect(await refusal(`${jwt}~`, { requiredClaims: ['exp', name] }), name).toBe('ERR_SD_JWT_MISSING_CLAIM');
+    }
+    await expect(verifySdJwt(`${jwt}~`, { ...at(issuer.keys), requiredClaims: ['exp', 'vct'] })).resolves.toBeDefined();
+    // Carried, even as null: present. A claim named like an inherited one counts once it is the payload's.
+    const own = await issuer.sign({ iss: ISSUER, exp: NOW + 60, toString: 'x', constructor: null });
+    await expect(verifySdJwt(`${own}~`, { ...at(issuer.keys), requiredClaims: ['toString', 'constructor'] })).resolves.toBeDefined();
+  });
 });
 
 describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
@@ -493,7 +504,8 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     expect(await verify(NOW - 306, { clockToleranceSeconds: 5 })).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await verify(NOW - 60, { maxAgeSeconds: 60 })).toBe('accepted');
     expect(await verify(NOW - 61, { maxAgeSeconds: 60 })).toBe('ERR_SD_JWT_KEY_BINDING');
-    expect(await verify('1700000000' as unknown as number)).toBe('ERR_SD_JWT_KEY_BINDING');
+    // A number written as a string is no iat, even one that would be in bounds as a number.
+    expect(await verify(String(NOW) as unknown as number)).toBe('ERR_SD_JWT_KEY_BINDING');
   });
 });
 
