@@ -6,7 +6,7 @@
  * for an absent optional); meaning is never guessed: a record in which none of the fields the
  * spec names arrived is refused, naming the fields that did.
  */
-import { isObject } from '../internal/guards.js';
+import { isObject, setOwn } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
 
 /** How deep envelopes are opened: the spec's one, and one more a gateway may add. */
@@ -40,7 +40,8 @@ function withoutNulls(value: unknown): unknown {
   const kept: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (field === null) continue;
-    kept[key] = key === 'value' ? field : withoutNulls(field);
+    // A field named `__proto__` stays a field: never the prototype the record's other fields are read through.
+    setOwn(kept, key, key === 'value' ? field : withoutNulls(field));
   }
   return kept;
 }

@@ -6,6 +6,7 @@
  */
 import { readClaim } from '../claims/decoders.js';
 import { InvalidInputError } from '../errors/index.js';
+import { setOwn } from '../internal/guards.js';
 import { createOidcClient, type SignInParams } from './index.js';
 
 /** What each sign-in asks for, as an integration's options take it. */
@@ -60,12 +61,15 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
   const acme: Record<string, unknown> = {};
   for (const key of Object.keys(profile)) {
     if (STANDARD.has(key)) continue;
+    let value: unknown;
     try {
-      acme[key] = readClaim(profile, key);
+      value = readClaim(profile, key);
     } catch {
       // A value the decoder cannot read is kept as the service sent it (readClaim says why, if called).
-      acme[key] = profile[key];
+      value = profile[key];
     }
+    // A claim named `__proto__` is a claim, never the prototype the other claims are read through.
+    setOwn(acme, key, value);
   }
   const decoded = acme['acmeidentity.name'];
   const name = typeof decoded === 'object' && decoded !== null ? (decoded as { first_name?: unknown; last_name?: unknown }) : undefined;

@@ -1,6 +1,6 @@
 /** Verification of a compact SD-JWT (or plain JWT) per RFC 9901 §7.1 and §7.3. */
 import type { JWK } from 'jose';
-import { isObject } from '../internal/guards.js';
+import { isObject, setOwn } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
 import { sameIssuer } from '../internal/issuer.js';
 import { importVerifyKey } from '../internal/jws.js';
@@ -86,12 +86,6 @@ function decodeJson(segment: string, what: string): unknown {
   }
 }
 
-/** Sets an own property, even one named `__proto__`, without touching the prototype. */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 /** A disclosure as the result shows it, with where it was sent; `used` marks a digest that referenced it. */
 interface Decoded {
   readonly disclosure: VerifiedDisclosure;
@@ -155,7 +149,7 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Di
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (key !== '_sd') put(out, key, reveal(value[key], byDigest, seen, depth + 1));
+    if (key !== '_sd') setOwn(out, key, reveal(value[key], byDigest, seen, depth + 1));
   }
   if (!Object.hasOwn(value, '_sd')) return out;
   const sd = value['_sd'];
@@ -171,7 +165,7 @@ function reveal(value: unknown, byDigest: ReadonlyMap<string, Decoded>, seen: Di
     if (name === '_sd' || name === '...')
       throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosure ${disclosure.index + 1} names the reserved claim ${shown(name)}`);
     if (Object.hasOwn(out, name)) throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosed claim ${shown(name)} already exists at its level`);
-    put(out, name, reveal(disclosure.disclosure.value, byDigest, seen, depth + 1));
+    setOwn(out, name, reveal(disclosure.disclosure.value, byDigest, seen, depth + 1));
   }
   return out;
 }

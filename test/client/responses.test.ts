@@ -389,6 +389,23 @@ describe('reading answers', () => {
     expect(result.meta).toEqual({ page: 1 });
   });
 
+  test('a field named __proto__ in an answer stays a field: never the prototype its record is read through', async () => {
+    // As JSON.parse reads it: "__proto__" an own key, whose fields must not stand in for the record's.
+    const body =
+      '{"data":{"access_request_code":"a","identity_session_code":"i","__proto__":{"redirect_url":"https://evil.example"}},"correlation_id":"c"}';
+    const client = clientAnswering(() => new Response(body, { headers: { 'content-type': 'application/json' } }));
+    // redirect_url, required, is not the record's: the answer is refused (it was read through the prototype).
+    const error = await rejection(client.identityRequests.create(person()));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).issues).toEqual(['data.redirect_url']);
+    // Beside the record's own fields, the key is kept as the data it is.
+    const kept = '{"data":{"access_request_code":"a","identity_session_code":"i","redirect_url":"https://x","__proto__":{"y":1}}}';
+    const fine = clientAnswering(() => new Response(kept, { headers: { 'content-type': 'application/json' } }));
+    const data = (await fine.identityRequests.create(person())).data as Record<string, unknown>;
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(data['y']).toBeUndefined();
+  });
+
   test('a token response is accepted wrapped in {data} or bare', async () => {
     const client = new AcmeIdentityClient({
       ...base,

@@ -57,6 +57,17 @@ describe('acmeIdentityProfile: the user a framework keeps', () => {
     expect(acmeIdentityProfile({ sub: 42 }).id).toBe('42');
   });
 
+  test('a claim named __proto__ is kept as a claim, never made the prototype the other claims are read through', () => {
+    // JSON.parse makes "__proto__" an own key, as an ID token's or userinfo's claims arrive.
+    const profile = JSON.parse('{"sub":"p","__proto__":{"acmeidentity.name":{"first_name":"Eve"},"x":1},"given_name":"Jane"}');
+    const user = acmeIdentityProfile(profile);
+    expect(user.name).toBe('Jane');
+    expect(Object.getPrototypeOf(user.acme)).toBe(Object.prototype);
+    expect(Object.hasOwn(user.acme, '__proto__')).toBe(true);
+    expect(Object.keys(user.acme)).toEqual(['__proto__', 'given_name']);
+    expect((user.acme as Record<string, unknown>)['x']).toBeUndefined();
+  });
+
   test('a profile that is not an object is a typed input error naming it', () => {
     for (const profile of [null, undefined, 'claims', 7]) {
       expect(() => acmeIdentityProfile(profile as never)).toThrow(InvalidInputError);
