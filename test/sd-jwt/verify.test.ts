@@ -1,6 +1,6 @@
 import { KeyObject, createSign } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
+import { CompactSign, SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { SdJwtVerificationError, localJwks, verifySdJwt, type SdJwtErrorCode } from '../../src/sd-jwt/index.js';
 import { rejection } from '../helpers.js';
 import { ISSUER, NOW, NOW_MS, at, digest, disclosure, testIssuer, type TestIssuer } from './issuer.js';
@@ -454,6 +454,26 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     ];
     for (const kbJwt of cases) expect(await refusal(presented + kbJwt, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
+    // An expected nonce of '' is expected all the same: another nonce is refused.
+    const emptyNonce = { keyBinding: { audience: 'https://rp.example', nonce: '' } };
+    expect(await refusal(presented + (await kb({})), emptyNonce)).toBe('ERR_SD_JWT_KEY_BINDING');
+    await expect(verifySdJwt(presented + (await kb({ nonce: '' })), { ...at(issuer.keys), ...emptyNonce })).resolves.toBeDefined();
+  });
+
+  test('a key-binding JWT whose payload is JSON but not an object is refused as such', async () => {
+    const holder = await generateKeyPair('ES256');
+    const d = disclosure('s', 'name', 'value');
+    const presented = await issuer.sdJwt({ cnf: { jwk: await exportJWK(holder.publicKey) }, _sd: [digest(d)] }, [d]);
+    for (const payload of [[{ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: digest(presented) }], 5, 'kb', null]) {
+      const kbJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
+        .sign(holder.privateKey);
+      const error = await rejection(verifySdJwt(presented + kbJwt, { ...at(issuer.keys), ...expectations }));
+      expect(error, JSON.stringify(payload)).toMatchObject({
+        code: 'ERR_SD_JWT_KEY_BINDING',
+        message: expect.stringContaining('payload is not an object'),
+      });
+    }
   });
 
   test('a key-binding JWT on an SD-JWT without cnf.jwk is refused for that, before any key is tried (#45)', async () => {
@@ -518,6 +538,20 @@ describe('verifySdJwt: JWS rules', () => {
     // The same token without crit verifies: the refusal is the extension's.
     const plain = await issuer.sign({ iss: ISSUER, exp: NOW + 60 });
     await expect(verifySdJwt(`${plain}~`, at(issuer.keys))).resolves.toBeDefined();
+  });
+
+  test('a signed payload that is JSON but not an object (an array, a number, a string, true, null) is malformed, never claims', async () => {
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const signed = (payload: unknown) => {
+      const input = `${encode({ alg: 'RS256', kid: 'k1' })}.${encode(payload)}`;
+      return `${input}.${createSign('RSA-SHA256').update(input).sign(KeyObject.from(issuer.privateKey)).toString('base64url')}`;
+    };
+    // An array's elements would read as claims "0", "1"…; a number or a string as none at all.
+    for (const payload of [[{ iss: ISSUER, exp: NOW + 60 }], 5, 'claims', true, null]) {
+      for (const options of [{}, { requiredClaims: [], keys: localJwks({ keys: [issuer.publicJwk] }) }]) {
+        expect(await refusal(`${signed(payload)}~`, options), JSON.stringify(payload)).toBe('ERR_SD_JWT_MALFORMED');
+      }
+    }
   });
 
   test('rejects a crit that is not even a list of names (a malformed JWS jose would not sign), whatever its value', async () => {

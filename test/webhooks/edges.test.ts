@@ -39,13 +39,17 @@ describe('webhooks: bounded work per delivery', () => {
     );
   });
 
-  test('a huge signature header is refused without being split', async () => {
-    const split = vi.spyOn(String.prototype, 'split');
-    try {
-      expect(await code(verifier().verify(BODY, { 'x-webhook-signature': 'a'.repeat(1_000_000) }))).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
-      expect(split.mock.contexts.some((context) => String(context).length >= 1_000_000)).toBe(false);
-    } finally {
-      split.mockRestore();
+  test("a huge signature header is refused without being split, X-Webhook-Signature or Standard Webhooks' own", async () => {
+    const stamped = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
+    for (const name of ['x-webhook-signature', 'webhook-signature']) {
+      const split = vi.spyOn(String.prototype, 'split');
+      try {
+        const error = await rejection(verifier().verify(BODY, { ...stamped, [name]: `v1,${'a'.repeat(1_000_000)}` }));
+        expect(error, name).toMatchObject({ code: 'ERR_WEBHOOK_MALFORMED_SIGNATURE', message: expect.stringContaining('longer than') });
+        expect(split.mock.contexts.some((context) => String(context).length >= 1_000_000)).toBe(false);
+      } finally {
+        split.mockRestore();
+      }
     }
   });
 
@@ -55,6 +59,12 @@ describe('webhooks: bounded work per delivery', () => {
 });
 
 describe('webhooks: one rule for a header sent twice', () => {
+  test("a plain object's headers are its own: a signature it inherits is no signature", async () => {
+    const inherited = Object.create({ 'x-webhook-signature': sign(BODY) }) as Record<string, string>;
+    expect(await code(verifier().verify(BODY, inherited))).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
+    await expect(verifier().verify(BODY, { ...Object.getPrototypeOf(inherited) })).resolves.toBeDefined();
+  });
+
   test('as Node array or Headers, every value counts: the good signature in the second value verifies in both forms', async () => {
     const values = [sign(BODY, OTHER), sign(BODY)];
     await expect(verifier().verify(BODY, { 'x-webhook-signature': values })).resolves.toBeDefined();
