@@ -113,6 +113,22 @@ describe.each(kinds)('with %s', (kind) => {
       }
     });
 
+    test("a token Redis no longer holds (evicted, flushed) is still this process's own copy, refresh token included; another process has none", async () => {
+      const redis = await connect(kind);
+      try {
+        const prefix = `e-${kind}:`;
+        const writer = new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix });
+        const token = { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() - 1_000, obtainedAt: Date.now() - 60_000 };
+        await writer.set('k', token);
+        await redis.raw(['DEL', `${prefix}token:k`]);
+        // Read afresh (the client is about to renew): the refresh token survives Redis's loss of it.
+        expect(await writer.get('k', { fresh: true })).toEqual(token);
+        expect(await new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix }).get('k', { fresh: true })).toBeUndefined();
+      } finally {
+        await redis.close();
+      }
+    });
+
     test('the lease is one holder at a time, released only by its holder, and expires when the holder dies', async () => {
       const redis = await connect(kind);
       try {
