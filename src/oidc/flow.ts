@@ -27,7 +27,7 @@ import {
 import { claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
 import { kept } from '../internal/kept.js';
-import { isLoopbackHost } from '../internal/loopback.js';
+import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
 /** Options both entries take. */
@@ -449,8 +449,7 @@ export function createCore(
   const { issuer, insecure } = checkedOptions(options);
   const now = () => (options.now ?? Date.now)();
   /** Only `https:` endpoints, or `http:` where allowed: never `javascript:` or anything else a page could be sent to. */
-  const allowed = (url: unknown): url is string =>
-    typeof url === 'string' && (url.startsWith('https:') || (insecure && url.startsWith('http:')));
+  const allowed = (url: unknown): url is string => isFetchableUrl(url, insecure);
   /** The user's fetch, looked up at call time, to allowed URLs only. */
   const get = async (url: string, init?: RequestInit) => {
     if (!allowed(url)) throw fail('ERR_OIDC_RESPONSE', `${url} is not https:`);

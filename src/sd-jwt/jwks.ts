@@ -4,7 +4,7 @@ import { MAX_KEY_CANDIDATES, fittingKeys, importVerifyKey } from '../internal/jw
 import { ConfigurationError, JwksError, SdJwtVerificationError } from '../errors/index.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 import { sameIssuer } from '../internal/issuer.js';
-import { isLoopbackHost } from '../internal/loopback.js';
+import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
 import { printable } from '../internal/text.js';
 
 /** Asymmetric JWS algorithms only: never `none`, never HMAC (RFC 9901 §7.1 step 2a). */
@@ -183,7 +183,7 @@ function fetchableUrls(issuer: string, allowInsecureRequests: boolean | undefine
       'must be https: (http: only for localhost, or with allowInsecureRequests): keys read over http: can be swapped on the way',
     );
   }
-  return (candidate) => /^https:/i.test(candidate) || (insecure && /^http:/i.test(candidate));
+  return (candidate) => isFetchableUrl(candidate, insecure);
 }
 
 /**

@@ -815,9 +815,14 @@ describe("the core's fetch", () => {
         }
         await expect(secure.get(`http://host${path}`)).rejects.toMatchObject({ code: 'ERR_OIDC_RESPONSE' });
         expect(sent).toEqual([]);
+        await expect(secure.get(`HTTP://host${path}`)).rejects.toMatchObject({ code: 'ERR_OIDC_RESPONSE' });
+        expect(sent).toEqual([]);
         await loopback.get(`http://host${path}`);
         await secure.get(`https://host${path}`);
-        expect(sent).toEqual([`http://host${path}`, `https://host${path}`]);
+        // A scheme is case-insensitive (RFC 3986 §3.1): HTTPS: is https:, as the SD-JWT key source reads it.
+        await secure.get(`HTTPS://host${path}`);
+        await loopback.get(`Http://host${path}`);
+        expect(sent).toEqual([`http://host${path}`, `https://host${path}`, `HTTPS://host${path}`, `Http://host${path}`]);
         sent.length = 0;
       }),
     );
