@@ -113,7 +113,7 @@ describe.each(kinds)('with %s', (kind) => {
       }
     });
 
-    test("a token Redis no longer holds (evicted, flushed) is still this process's own copy, refresh token included; another process has none", async () => {
+    test("a token Redis no longer holds (evicted, flushed) is still this process's own copy, refresh token included; another process has none; a token read is kept", async () => {
       const redis = await connect(kind);
       try {
         const prefix = `e-${kind}:`;
@@ -124,6 +124,13 @@ describe.each(kinds)('with %s', (kind) => {
         // Read afresh (the client is about to renew): the refresh token survives Redis's loss of it.
         expect(await writer.get('k', { fresh: true })).toEqual(token);
         expect(await new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix }).get('k', { fresh: true })).toBeUndefined();
+        // A token read from Redis is kept as this process's copy: while valid, it is used without a round trip.
+        const valid = { ...token, expiresAt: Date.now() + 60_000 };
+        await writer.set('k', valid);
+        const reader = new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix });
+        expect(await reader.get('k')).toEqual(valid);
+        await redis.raw(['DEL', `${prefix}token:k`]);
+        expect(reader.get('k')).toEqual(valid);
       } finally {
         await redis.close();
       }
