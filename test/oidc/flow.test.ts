@@ -677,6 +677,9 @@ describe('OIDC helper: configuration', () => {
     expect(make('http://localhost:4000')).not.toThrow();
     expect(make('http://127.0.0.1:4000')).not.toThrow();
     expect(make('http://auth.internal', true)).not.toThrow();
+    // Set to false, it is false for a loopback issuer too.
+    expect(make('http://localhost:4000', false)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'authUrl' }));
+    expect(make('https://localhost:4000', false)).not.toThrow();
     // Loopback by its whole name: a host that only starts or ends like one is anyone's.
     for (const lookalike of [
       'http://localhost.evil.example',
