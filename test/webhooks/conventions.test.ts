@@ -373,6 +373,18 @@ describe('webhook payloads: the documented fields, checked by hand', () => {
     const event = await verifier().verify(text, sign(text));
     expect(event.payload).toEqual({ type: 'identity.request.approved', id: 'evt_1', data: { access_request_code: 'arc_1', extra: 1 } });
   });
+
+  test('a flat event is read at the top even when it also has a data object: its access_request_code says where the event is', async () => {
+    const text = JSON.stringify({
+      event: 'approved',
+      access_request_code: 'arc_top',
+      access_token: TOKEN,
+      data: { access_request_code: 'arc_inner', access_token: 'x.y.z', note: "the sender's own field" },
+    });
+    const event = await verifier().verify(text, sign(text));
+    expect(event).toMatchObject({ kind: 'approved', accessRequestCode: 'arc_top', accessToken: TOKEN });
+    expect(event.payload).toMatchObject({ access_request_code: 'arc_top', data: { access_request_code: 'arc_inner' } });
+  });
 });
 
 describe('webhook event kinds: rawKind', () => {

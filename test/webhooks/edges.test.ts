@@ -119,6 +119,31 @@ describe('webhooks: verifyRequest stops at maxBodyBytes', () => {
     expect(pulled).toBeLessThanOrEqual(1);
   });
 
+  test('a body without Content-Length is read until it passes the limit, not a chunk further, and then cancelled', async () => {
+    let pulled = 0;
+    let cancelled = false;
+    const body = new ReadableStream({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(1024));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const request = new Request('https://rp.example/webhooks', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'x-webhook-signature': sign(BODY) },
+    } as RequestInit);
+    expect(await code(verifier({ maxBodyBytes: 8 * 1024 }).verifyRequest(request))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+    // Nine chunks pass 8 KB; the stream may have queued one more ahead of the reader.
+    expect(pulled).toBeGreaterThanOrEqual(9);
+    expect(pulled).toBeLessThanOrEqual(10);
+    expect(cancelled).toBe(true);
+  });
+
   test('an endless chunked body over a real socket is read to the limit and no further', async () => {
     let sent = 0;
     let outcome: string | undefined;

@@ -60,4 +60,21 @@ describe('a whsec_ secret’s key form, decided once', () => {
     // Learnt: the text form alone is tried now.
     expect(hmacs).toHaveBeenCalledTimes(1);
   });
+
+  test('only a leading whsec_ marks the base64 form: one further in is part of the text, never cut out to make a key', async () => {
+    // 'ab' + 'whsec_' + base64: cut out, what is left would decode to another key.
+    const inner = `ab${SECRET}`;
+    const cutKey = Buffer.from(inner.replace('whsec_', ''), 'base64');
+    const v = createWebhookVerifier({ secret: inner, replayStore: false, now: () => NOW, logLevel: 'off' });
+    const payload = body('arc_1');
+    const signed = (key: Buffer | string, id: string) => ({
+      'webhook-id': id,
+      'webhook-timestamp': String(NOW / 1000),
+      'webhook-signature': `v1,${createHmac('sha256', key)
+        .update(`${id}.${NOW / 1000}.${payload}`)
+        .digest('base64')}`,
+    });
+    await expect(v.verify(payload, signed(cutKey, 'msg_1'))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+    await expect(v.verify(payload, signed(inner, 'msg_2'))).resolves.toBeDefined();
+  });
 });
