@@ -274,7 +274,8 @@ function signatureRequiredReason(
  *    without a salt (the spec gives it "when applicable") is checked against a signed credential
  *    that carries the claim, or stated as plainly as the envelope states it;
  * 6. the claims a verified credential JWT discloses are claims of the identity too (the signed
- *    value wins; an envelope that disagrees is refused);
+ *    value wins: a disclosure that disagrees is refused, a plain field of `data` named like the
+ *    claim is left in `data` as it came);
  * 7. an answer with no claim, no credential and nothing missing is refused (`ERR_SD_JWT_NO_CLAIMS`),
  *    never taken as an empty identity or as a cancellation.
  *
@@ -347,9 +348,10 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     keep(claim, value, compact !== undefined);
   }
   // A claim disclosed only inside a signed credential is a claim of the identity all the same:
-  // the result is never emptier than the answer.
+  // the result is never emptier than the answer. One the envelope also states as a plain field of
+  // `data` (unsigned, undigested) is the signed value; `data` keeps what the envelope said.
   for (const [claim, disclosure] of byName) {
-    if (isClaimKey(claim) && !Object.hasOwn(claims, claim) && !Object.hasOwn(data, claim)) keep(claim, disclosure.value, true);
+    if (isClaimKey(claim) && !Object.hasOwn(claims, claim)) keep(claim, disclosure.value, true);
   }
   refuseEmpty(data, claims, disclosuresMissing, credentials);
   const proven = Object.keys(bound).length > 0 && signedClaims.length === Object.keys(claims).length;

@@ -84,6 +84,29 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     expect(verified.proof).toBe('signature');
   });
 
+  test("a signed claim the envelope also states as a plain field of data is the identity's claim, with the signed value (a reading with claims flat in data)", async () => {
+    const issuer = await testIssuer();
+    const pep = disclosure('salt-p', 'sanctionscheck.is_pep', 'No');
+    const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
+    const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(pep), digest(given)] }, [pep, given]);
+    const data = {
+      sub: 'person-1',
+      exp: NOW + 600,
+      request_code: 'isc-1',
+      // Flat, unsigned and undigested: one as the credential says, one not.
+      'sanctionscheck.is_pep': 'Yes',
+      'acmeidentity.given_name': 'Jane',
+      'acmeidentity.credential_jwt': credential,
+      disclosures: [],
+      _sd: [],
+    };
+    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS });
+    expect(verified.claims).toEqual({ 'sanctionscheck.is_pep': 'No', 'acmeidentity.given_name': 'Jane' });
+    expect(verified.signedClaims).toEqual(['sanctionscheck.is_pep', 'acmeidentity.given_name']);
+    expect(verified.proof).toBe('signature');
+    expect(verified.data['sanctionscheck.is_pep']).toBe('Yes');
+  });
+
   test("two signed credentials that disclose one claim with different values are refused: which is the person's cannot be told (#45)", async () => {
     const issuer = await testIssuer();
     const jane = disclosure('salt-1', 'acmeidentity.given_name', 'Jane');
