@@ -157,13 +157,20 @@ function stringList(value: unknown, field: string): string[] {
   return list;
 }
 
-/** The disclosures of verified credential JWTs, by salt: the issuer's exact bytes for a claim. */
-function compactBySalt(credentials: Record<string, VerifiedSdJwt>): Map<string, VerifiedDisclosure> {
-  const bySalt = new Map<string, VerifiedDisclosure>();
+/** Where {@link compactByDisclosure} files a disclosure: its salt and its claim name together. */
+const disclosureKey = (salt: string, name: string | undefined) => JSON.stringify([salt, name]);
+
+/**
+ * The named disclosures of verified credential JWTs, by salt and claim name: the issuer's exact
+ * bytes for a claim. By both, not the salt alone: an issuer that gives every disclosure one salt
+ * (`''`, say) still has each claim found, whatever order its credentials come in.
+ */
+function compactByDisclosure(credentials: Record<string, VerifiedSdJwt>): Map<string, VerifiedDisclosure> {
+  const found = new Map<string, VerifiedDisclosure>();
   for (const verified of Object.values(credentials)) {
-    for (const d of verified.disclosures) bySalt.set(d.salt, d);
+    for (const d of verified.disclosures) if (d.name !== undefined) found.set(disclosureKey(d.salt, d.name), d);
   }
-  return bySalt;
+  return found;
 }
 
 /**
@@ -319,7 +326,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
 
   const credentials = await verifyCredentials(data, options);
   const bound = boundCredentials(credentials, data);
-  const bySalt = compactBySalt(bound);
+  const byDisclosure = compactByDisclosure(bound);
   const byName = signedByName(bound);
   const claims: Record<string, unknown> = {};
   const signedClaims: string[] = [];
@@ -330,8 +337,9 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     if (signed) signedClaims.push(claim);
   };
   for (const { claim, salt, value } of disclosures) {
-    const compact = salt === undefined ? byName.get(claim) : bySalt.get(salt);
-    if (compact && (compact.name !== claim || !sameJson(compact.value, value))) {
+    const compact = salt === undefined ? byName.get(claim) : byDisclosure.get(disclosureKey(salt, claim));
+    // Found by its claim name (with its salt, when it has one): only its value can differ.
+    if (compact && !sameJson(compact.value, value)) {
       throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${shown(claim)} differs from the one in the signed credential`);
     }
     // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is

@@ -74,6 +74,16 @@ describe('verifyIdentityResponse: the envelope follows RFC 9901 §7.1 too', () =
     for (let i = 0; i < 40; i++) fine = { a: fine };
     await expect(verifyIdentityResponse(envelope({ 'acmeidentity.name': fine }), REQUEST)).resolves.toBeDefined();
   });
+
+  test('64 levels are the limit, the envelope counted: data (1), disclosures (2), a disclosure (3), then its value', async () => {
+    const nested = (levels: number) => {
+      let value: unknown = 'x';
+      for (let i = 0; i < levels; i++) value = i % 2 ? { a: value } : [value];
+      return value;
+    };
+    await expect(verifyIdentityResponse(envelope({ 'acmeidentity.name': nested(61) }), REQUEST)).resolves.toBeDefined();
+    expect(await code(verifyIdentityResponse(envelope({ 'acmeidentity.name': nested(62) }), REQUEST))).toBe('ERR_SD_JWT_MALFORMED');
+  });
 });
 
 describe('verifyIdentityResponse: embedded credentials', () => {

@@ -456,13 +456,46 @@ describe('verifyIdentityResponse: the envelope against the signed credential', (
     expect((await verifyIdentityResponse(response, { ...options, requireSignature: true })).proof).toBe('signature');
   });
 
-  test('a signed disclosure renamed in the envelope is an envelope mismatch', async () => {
+  test('a signed disclosure renamed in the envelope is refused: no issuer disclosed it under that name, and no digest commits to it', async () => {
     const { response, options } = await fetched(SIGNED, {}, VALUES);
     const forged = tampered(response, (d) => {
       const first = (d['disclosures'] as { claim: string }[]).find((x) => x.claim === 'acmeidentity.name')!;
       first.claim = 'acmeidentity.family_name';
     });
-    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+    expect(await refusal(forged, options)).toBe('ERR_SD_JWT_DIGEST_MISMATCH');
+  });
+
+  test('an issuer that gives every disclosure one salt has each claim found by its name, in whatever order its credentials come', async () => {
+    const issuer = await testIssuer();
+    const given = disclosure('', 'acmeidentity.given_name', 'Jane');
+    const pep = disclosure('', 'sanctionscheck.is_pep', 'No');
+    const first = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(given)] }, [given]);
+    const second = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(pep)] }, [pep]);
+    const envelope = [
+      { claim: 'acmeidentity.given_name', salt: '', value: 'Jane' },
+      { claim: 'sanctionscheck.is_pep', salt: '', value: 'No' },
+    ];
+    const options = { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS, requireSignature: true };
+    for (const [a, b] of [
+      [first, second],
+      [second, first],
+    ]) {
+      const data = {
+        sub: 'person-1',
+        exp: NOW + 600,
+        request_code: 'isc-1',
+        _sd: [digest(given), digest(pep)],
+        disclosures: envelope,
+        'acmeidentity.credential_jwt': a,
+        'acicncchc.credential_jwt': b,
+      };
+      const verified = await verifyIdentityResponse({ data }, options);
+      expect(verified.claims).toEqual({ 'acmeidentity.given_name': 'Jane', 'sanctionscheck.is_pep': 'No' });
+      expect(verified.proof).toBe('signature');
+      // A value changed in the envelope is still the signed credential's to refuse.
+      const changed = { ...data, disclosures: [envelope[0], { ...envelope[1], value: 'Yes' }] };
+      expect(await refusal({ data: changed }, options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+    }
   });
 
   test.each([
