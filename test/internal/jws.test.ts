@@ -100,6 +100,9 @@ describe('JWS signatures with Web Crypto', () => {
     expect(jwkFits({ ...rsa, kty: 'EC' }, 'RS256', 'k1')).toBe(false);
     expect(jwkFits({ ...rsa, crv: 'P-256' }, 'RS256', 'k1')).toBe(false);
     expect(jwkFits(rsa, 'RS256', 'k2')).toBe(false);
+    // A token naming a kid is checked with that key only, as jose's key sets do: a key without a kid is not it.
+    expect(jwkFits({ kty: 'RSA', alg: 'RS256' }, 'RS256', 'k1')).toBe(false);
+    expect(jwkFits({ kty: 'RSA', alg: 'RS256' }, 'RS256', undefined)).toBe(true);
     expect(jwkFits({ ...rsa, alg: 'RS384' }, 'RS256', 'k1')).toBe(false);
     expect(jwkFits({ ...rsa, use: 'enc' }, 'RS256', 'k1')).toBe(false);
     expect(jwkFits(ec, 'ES256', 'e1')).toBe(true);
