@@ -82,6 +82,16 @@ describe('cachedKeys: a backend', () => {
     expect(reads).toHaveLength(3);
   });
 
+  test('a set read for this very token, because the kept one was old, is not read again when no key of it fits', async () => {
+    let clock = 0;
+    const { reads, keysOf } = endpoint({ keys: [key('a')] }, { keys: [key('a')] }, { keys: [key('b')] });
+    const source = cachedKeys(keysOf, () => clock);
+    await source(as, fitting('a'));
+    clock = 600_001;
+    expect(await source(as, fitting('b'))).toEqual([]);
+    expect(reads).toHaveLength(2);
+  });
+
   test('a read that failed is not kept: the next check reads again at once', async () => {
     const { reads, keysOf } = endpoint(new Error('unavailable'), { keys: [key('a')] });
     const source = cachedKeys(keysOf, () => 0);
