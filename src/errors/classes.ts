@@ -1,4 +1,5 @@
 /** The error classes: one root, the HTTP errors by the service's type, and one class per family of refusal. */
+import { setOwn } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
 import type { ErrorCode, InboxErrorCode, OidcErrorCode, SdJwtErrorCode, WebhookErrorCode } from './codes.js';
 
@@ -157,10 +158,10 @@ function fieldMessages(raw: unknown): Record<string, string> {
       const where = entry['field'] ?? entry['name'] ?? entry['path'] ?? entry['loc'];
       const field = Array.isArray(where) ? where.join('.') : where;
       if (typeof field !== 'string' || field === '') continue;
-      messages[field] = String(entry['message'] ?? entry['msg'] ?? entry['error'] ?? '');
+      setOwn(messages, field, String(entry['message'] ?? entry['msg'] ?? entry['error'] ?? ''));
     }
   } else if (raw && typeof raw === 'object') {
-    for (const [field, message] of Object.entries(raw)) messages[field] = String(message);
+    for (const [field, message] of Object.entries(raw)) setOwn(messages, field, String(message));
   }
   return messages;
 }

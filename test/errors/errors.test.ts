@@ -83,6 +83,22 @@ describe('apiErrorFrom maps the spec error table to classes', () => {
     }
   });
 
+  test('a refused field named __proto__ is named like any other, in either form (never taken for the prototype)', () => {
+    const map = JSON.parse('{"__proto__":"not allowed","email":"must be an email address"}');
+    for (const validationErrors of [
+      map,
+      [
+        { field: '__proto__', message: 'not allowed' },
+        { field: 'email', message: 'must be an email address' },
+      ],
+    ]) {
+      const error = apiErrorFrom(init(400, { code: 'E1001', details: { validation_errors: validationErrors } })) as sdk.ValidationError;
+      expect(error.fields).toEqual(['__proto__', 'email']);
+      expect(Object.getPrototypeOf(error.validationErrors)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(error.validationErrors, '__proto__')?.value).toBe('not allowed');
+    }
+  });
+
   test('a RateLimitError carries the wait it was given', () => {
     expect(apiErrorFrom(init(429, { type: 'RATE_LIMIT_EXCEEDED', code: 'E1007' }), 3000)).toMatchObject({ retryAfterMs: 3000 });
   });
