@@ -247,6 +247,8 @@ export async function buildIdentityResponse(
     if (values[key] === undefined) missing.push(key);
     else disclosures.push(await disclose(key, values[key], context.encoding));
   }
+  const placement = context.readings?.claimPlacement ?? 'both';
+  const onlySigned = placement !== 'both' && credentials.length > 0;
   const iat = Math.floor(context.nowMs / 1000);
   const common = {
     iss: context.issuer,
@@ -261,15 +263,14 @@ export async function buildIdentityResponse(
     jti: randomId(16),
     _sd: (await digestsWithDecoys(disclosures, 2)).map((digest) => digestAs(context.readings?.digestEncoding ?? 'base64url', digest)),
     _sd_alg: context.readings?.sdAlg ?? 'sha256',
-    // Under the `claimPlacement: 'credential'` reading the claims are only inside the signed credentials.
-    disclosures:
-      context.readings?.claimPlacement === 'credential' && credentials.length > 0
-        ? []
-        : disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
+    // Under the `claimPlacement: 'credential'` and `'flat'` readings the claims are inside the signed
+    // credentials (and, for `flat`, plain fields of `data` too), not in `disclosures`.
+    disclosures: onlySigned ? [] : disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
     disclosures_missing: missing,
     request_code: context.readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,
     partially_complete: options.partiallyComplete ?? false,
   };
+  if (onlySigned && placement === 'flat') for (const { claim, value } of disclosures) data[claim] = value;
   for (const credential of credentials) {
     const name = credential.slice(0, -'.credential'.length);
     data[`${name}.credential_jwt`] = await issueSdJwt(

@@ -70,10 +70,11 @@ export interface FakeReadings {
   issuer?: 'origin' | 'slash';
   /**
    * Where an identity response's claims are when a credential was requested: in `disclosures` and
-   * in the signed `*.credential_jwt` (`both`, the default), or only inside the signed credential,
-   * `disclosures` empty (`credential`).
+   * in the signed `*.credential_jwt` (`both`, the default), only inside the signed credential,
+   * `disclosures` empty (`credential`), or inside it and as plain fields of `data` beside it,
+   * `disclosures` empty (`flat`).
    */
-  claimPlacement?: 'both' | 'credential';
+  claimPlacement?: 'both' | 'credential' | 'flat';
   /** The token response's `expires`: RFC 2822 (`rfc2822`, the spec's), ISO 8601 with its zone (`iso8601`), or ISO 8601 without one (`naive`: Python's `utcnow().isoformat()`), the one form no reader can place in time. */
   expiresForm?: 'rfc2822' | 'iso8601' | 'naive';
   /** The unit of the token response's `expires_in`: seconds (`seconds`, the spec's) or milliseconds (`milliseconds`). */
@@ -161,7 +162,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   envelope: ['spec', 'success', 'jsend', 'nested'],
   absent: ['omitted', 'null'],
   issuer: ['origin', 'slash'],
-  claimPlacement: ['both', 'credential'],
+  claimPlacement: ['both', 'credential', 'flat'],
   expiresForm: ['rfc2822', 'iso8601', 'naive'],
   expiresInUnit: ['seconds', 'milliseconds'],
   redelivery: ['same', 'fresh-token'],
