@@ -124,6 +124,9 @@ describe('a redirect from the service', () => {
           const error = await rejection(call());
           expect(error, name).toBeInstanceOf(InvalidResponseError);
           expect(error, name).toMatchObject({ status: given });
+          // Where it pointed, by its origin only: the Location's path holds the request's codes.
+          expect((error as Error).message, name).toContain(`redirect to ${elsewhere.origin},`);
+          expect((error as Error).message, name).not.toMatch(/arc_1|isc_1/);
         }
         expect(asked.filter((path) => path.includes('/identity/'))).toHaveLength(calls.length);
         expect(reached).toEqual([]);
