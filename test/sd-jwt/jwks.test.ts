@@ -232,19 +232,27 @@ describe('remoteJwks', () => {
   test.each([
     ['by default, 10 minutes', undefined, 600_000],
     ['maxAgeMs', 60_000, 60_000],
-  ] as const)('the key set is used for %s, and fetched again once older, not before', async (_name, maxAgeMs, age) => {
-    let clock = Date.now();
-    const h = await harness();
-    const jwt = await credentialJwt(h);
-    const keys = remoteJwks(h.service.authUrl, { now: () => clock, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) });
-    await verifySdJwt(jwt, { keys, requiredClaims: [] });
-    clock += age;
-    await verifySdJwt(jwt, { keys, requiredClaims: [] });
-    expect(received(h.service, JWKS)).toHaveLength(1);
-    clock += 1;
-    await verifySdJwt(jwt, { keys, requiredClaims: [] });
-    expect(received(h.service, JWKS)).toHaveLength(2);
-  });
+  ] as const)(
+    'the key set is used for %s, and fetched again once older, not before; once only for a token no key of it fits',
+    async (_name, maxAgeMs, age) => {
+      let clock = Date.now();
+      const h = await harness();
+      const jwt = await credentialJwt(h);
+      const keys = remoteJwks(h.service.authUrl, { now: () => clock, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) });
+      await verifySdJwt(jwt, { keys, requiredClaims: [] });
+      clock += age;
+      await verifySdJwt(jwt, { keys, requiredClaims: [] });
+      expect(received(h.service, JWKS)).toHaveLength(1);
+      clock += 1;
+      await verifySdJwt(jwt, { keys, requiredClaims: [] });
+      expect(received(h.service, JWKS)).toHaveLength(2);
+      // Read afresh for a token because it was old, the set is not read a second time when no key of it fits.
+      clock += age + 1;
+      const stranger = await signJwt({ ...h.service.keys, kid: 'not-in-the-set' }, { iss: h.service.authUrl }, { nowMs: clock });
+      expect(await rejection(verifySdJwt(stranger, { keys, requiredClaims: [] }))).toMatchObject({ code: 'ERR_SD_JWT_KEY_NOT_FOUND' });
+      expect(received(h.service, JWKS)).toHaveLength(3);
+    },
+  );
 
   test.each([
     [
