@@ -108,6 +108,19 @@ describe('verifyIdentityResponse: embedded credentials', () => {
     expect(verified.signedClaims).toEqual([]);
     const error = await rejection(verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys, requireSignature: true }));
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_SIGNATURE_REQUIRED', message: expect.stringContaining('subject') });
+    // Nor does it prove a claim disclosed without a salt, or add a claim only it discloses.
+    const pep = disclosure('salt-p', 'sanctionscheck.is_pep', 'No');
+    const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
+    const unbound = await issuer.sdJwt({ _sd: [digest(pep), digest(given)] }, [pep, given]);
+    const unsalted = {
+      ...envelope({}),
+      disclosures: [{ claim: 'acmeidentity.given_name', value: 'Jane' }],
+      'acmeidentity.credential_jwt': unbound,
+    };
+    const read = await verifyIdentityResponse(unsalted, { ...REQUEST, keys: issuer.keys });
+    expect(read.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
+    expect(read.uncheckedClaims).toEqual(['acmeidentity.given_name']);
+    expect(read.signedClaims).toEqual([]);
   });
 
   test('a plain JWT as credential_jwt is refused: the spec calls it a full SD-JWT credential', async () => {

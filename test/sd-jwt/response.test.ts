@@ -223,6 +223,20 @@ describe('verifyIdentityResponse against the fake', () => {
     expect(verified.claims['acmeidentity.given_name']).toBe('Zoë');
   });
 
+  test("accepts digests over Python's json.dumps form: DEL (U+007F) is escaped with the non-ASCII characters, as ensure_ascii does", async () => {
+    // json.dumps(["salt-d", "acmeidentity.given_name", "Ja\x7fne Zoë"]) in Python 3.
+    const python = '["salt-d", "acmeidentity.given_name", "Ja\\u007fne Zo\\u00eb"]';
+    const data = {
+      exp: NOW + 600,
+      request_code: 'isc-1',
+      _sd_alg: 'sha256',
+      _sd: [digest(Buffer.from(python).toString('base64url'))],
+      disclosures: [{ claim: 'acmeidentity.given_name', salt: 'salt-d', value: 'Ja\u007fne Zoë' }],
+    };
+    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', now: () => NOW_MS });
+    expect(verified.claims['acmeidentity.given_name']).toBe('Ja\u007fne Zoë');
+  });
+
   test('partially_complete is reported plainly', async () => {
     const h = await harness();
     const { data } = await h.client.identityRequests.create(person());

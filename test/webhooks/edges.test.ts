@@ -73,6 +73,24 @@ describe('webhooks: one rule for a header sent twice', () => {
     await expect(verifier().verify(BODY, headers)).resolves.toBeDefined();
   });
 
+  test("Standard Webhooks' header sent twice: the good entry in the second value verifies as Node array and as Headers", async () => {
+    const stamp = String(Math.floor(Date.now() / 1000));
+    const entry = (secret: string) => `v1,${createHmac('sha256', secret).update(`msg_1.${stamp}.${BODY}`).digest('base64')}`;
+    const values = [entry(OTHER), entry(SECRET)];
+    const node = { 'webhook-id': 'msg_1', 'webhook-timestamp': stamp, 'webhook-signature': values };
+    await expect(verifier({ scheme: 'standard' }).verify(BODY, node)).resolves.toBeDefined();
+    const headers = new Headers({ 'webhook-id': 'msg_1', 'webhook-timestamp': stamp });
+    for (const value of values) headers.append('webhook-signature', value);
+    await expect(verifier({ scheme: 'standard' }).verify(BODY, headers)).resolves.toBeDefined();
+  });
+
+  test('a hex signature of another length than the hash is malformed, never a raw RangeError', async () => {
+    const hex = createHmac('sha256', SECRET).update(BODY).digest('hex');
+    for (const signature of [`${hex}00`, `${hex}0`, `sha256=${hex}ab`, hex.slice(2)]) {
+      expect(await code(verifier().verify(BODY, { 'x-webhook-signature': signature })), signature).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    }
+  });
+
   test("the timestamp option's tolerance is 300 s unless given, either way of the clock", async () => {
     const now = Date.UTC(2026, 10, 24);
     const signed = (stamp: number) => ({
