@@ -540,8 +540,17 @@ describe('configuration', () => {
     );
   });
 
-  test('plain http is allowed for localhost', () => {
+  test('plain http is allowed for localhost; no other scheme, there or anywhere', () => {
     expect(() => new AcmeIdentityClient({ ...base, baseUrl: 'http://127.0.0.1:8080/api/v1' })).not.toThrow();
+    expect(() => new AcmeIdentityClient({ ...base, baseUrl: 'http://localhost:8080/api/v1' })).not.toThrow();
+    for (const baseUrl of [
+      'ftp://localhost/api/v1',
+      'ws://127.0.0.1:8080/api/v1',
+      'file://localhost/api/v1',
+      'wss://api.example.com/api/v1',
+    ]) {
+      expect(() => new AcmeIdentityClient({ ...base, baseUrl }), baseUrl).toThrow(expect.objectContaining({ option: 'baseUrl' }));
+    }
   });
 
   test('a ConfigurationError does not echo the secret', () => {
