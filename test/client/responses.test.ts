@@ -535,6 +535,9 @@ describe('configuration', () => {
     const { service } = await harness();
     const client = new AcmeIdentityClient({ ...base, baseUrl: new URL(service.baseUrl) });
     await expect(client.auth.accessToken()).resolves.toMatch(/^ey/);
+    // Trailing slashes, however many, are not part of the root.
+    const slashed = new AcmeIdentityClient({ ...base, baseUrl: `${service.baseUrl}///` });
+    await expect(slashed.auth.createToken()).resolves.toMatchObject({ data: { access_token: expect.stringMatching(/^ey/) } });
     expect(() => new AcmeIdentityClient({ ...base, baseUrl: new URL('http://api.example.com/api/v1') })).toThrow(
       expect.objectContaining({ option: 'baseUrl' }),
     );
