@@ -283,6 +283,16 @@ describe('identity inbox (memory store)', () => {
     expect(delivered).toEqual([]);
   });
 
+  test('with maxAttempts: 1, a request whose session code is unknown is set aside as unknown after its one try, not as retries exhausted', async () => {
+    const { service, client, inbox, delivered } = await setup({ maxAttempts: 1 });
+    const { data } = await client.identityRequests.create(someone());
+    await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+    await inbox.runOnce();
+    expect(await inbox.deadLetters()).toMatchObject([{ reason: 'ERR_INBOX_UNKNOWN_REQUEST', record: { attempts: 1 } }]);
+    expect(delivered).toEqual([]);
+  });
+
   test('a request whose session code is unknown is tried once more (expect may come late), then set aside as unknown, not after every retry', async () => {
     const { service, client, inbox, delivered, advance } = await setup({ maxAttempts: 8 });
     const { data } = await client.identityRequests.create(someone());
