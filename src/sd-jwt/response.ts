@@ -158,7 +158,7 @@ function stringList(value: unknown, field: string): string[] {
 }
 
 /** Where {@link compactByDisclosure} files a disclosure: its salt and its claim name together. */
-const disclosureKey = (salt: string, name: string | undefined) => JSON.stringify([salt, name]);
+const disclosureKey = (salt: string, name: string) => JSON.stringify([salt, name]);
 
 /**
  * The named disclosures of verified credential JWTs, by salt and claim name: the issuer's exact
