@@ -321,6 +321,22 @@ describe('identity inbox (memory store)', () => {
     expect(delivered).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);
   });
 
+  test('the code recorded with expect() is the one used: sessionCode is asked only for a request expect() never recorded', async () => {
+    const asked: string[] = [];
+    const { service, inbox, delivered, created } = await setup({
+      sessionCode: (arc) => {
+        asked.push(arc);
+        return 'isc_not_this_one';
+      },
+    });
+    const request = await created();
+    await service.approve(request.access_request_code);
+    await service.webhooksSettled();
+    expect(await inbox.runOnce()).toBe(1);
+    expect(delivered).toMatchObject([{ kind: 'approved', id: request.access_request_code }]);
+    expect(asked).toEqual([]);
+  });
+
   test('the reconciler reports a completed request whose webhook never came, after the grace period, once', async () => {
     const reports: unknown[] = [];
     const { service, inbox, created, advance, lines } = await setup({ graceSeconds: 300, onMissingDelivery: (m) => reports.push(m) });
