@@ -8,7 +8,6 @@ import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
 import { IdentityRequestDetails, CredentialRevoked, TokenResponse } from '../../src/client/schemas.js';
 import { tokenLifetime } from '../../src/client/lifetime.js';
-import { canonicalDigest } from '../../src/sd-jwt/hash.js';
 
 const read = (details: Record<string, unknown>) => z.safeParse(IdentityRequestDetails, details);
 
@@ -76,28 +75,6 @@ describe('a boolean, in every form that has one meaning', () => {
     for (const ambiguous of ['yes', 'no', 'Y', '', 2, 'truthy', null]) {
       expect(z.safeParse(CredentialRevoked, { revoked: ambiguous }).success, String(ambiguous)).toBe(false);
     }
-  });
-});
-
-describe('an _sd digest, in every encoding', () => {
-  test('property: base64url, padded base64 and hex of the same bytes are one digest, for each hash length', () => {
-    const algorithms = [
-      ['sha-256', 32],
-      ['sha-384', 48],
-      ['sha-512', 64],
-    ] as const;
-    fc.assert(
-      fc.property(fc.constantFrom(...algorithms), fc.uint8Array({ minLength: 64, maxLength: 64 }), ([algorithm, length], raw) => {
-        const bytes = Buffer.from(raw.subarray(0, length));
-        const canonical = bytes.toString('base64url');
-        for (const form of [canonical, bytes.toString('base64'), bytes.toString('hex'), bytes.toString('hex').toUpperCase()]) {
-          expect(canonicalDigest(algorithm, form)).toBe(canonical);
-        }
-        // Of another length, it is no digest of this hash: kept as it is, and matches nothing.
-        expect(canonicalDigest(algorithm, bytes.subarray(1).toString('hex'))).not.toBe(canonical);
-      }),
-      { numRuns: 100 },
-    );
   });
 });
 
