@@ -69,8 +69,10 @@ const sessionStore: TransactionStore = {
   },
   take(request, state) {
     const pending = requireSession(request)['acme-identity'] as Record<string, OidcTransaction> | undefined;
-    const transaction = pending?.[state];
-    if (pending) delete pending[state];
+    // Its own keys only: a callback's state of `constructor` or `__proto__` names no transaction.
+    if (pending === undefined || !Object.hasOwn(pending, state)) return undefined;
+    const transaction = pending[state];
+    delete pending[state];
     return transaction;
   },
 };

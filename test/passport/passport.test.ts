@@ -127,6 +127,23 @@ describe('Passport strategy, in Chromium', () => {
     expect(await refused.json()).toMatchObject({ error: 'ERR_INVALID_INPUT' });
   });
 
+  test('a callback whose state names what every object inherits (constructor, toString, __proto__) is refused as unknown, not run', async () => {
+    stage.serve(app());
+    // A sign-in started in this session: its transactions are an object the callback's state indexes.
+    const started = await fetch(`${origin}/login`, { redirect: 'manual' });
+    expect(started.status).toBe(302);
+    const cookie = started.headers.get('set-cookie')?.split(';')[0] ?? '';
+    expect(cookie).not.toBe('');
+    for (const state of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      const answer = await fetch(`${origin}/callback?code=abc&state=${state}`, { headers: { cookie }, redirect: 'manual' });
+      expect({ state, status: answer.status, location: answer.headers.get('location') }).toEqual({
+        state,
+        status: 302,
+        location: '/failed',
+      });
+    }
+  });
+
   test('without express-session: a ConfigurationError that says what to add', async () => {
     const strategy = new AcmeIdentityStrategy(
       { authUrl: sandbox.authUrl, clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId, redirectUri: `${origin}/callback` },
