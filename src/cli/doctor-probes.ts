@@ -13,6 +13,13 @@ import { refusal, type Check } from './report.js';
 /** Clock skew beyond which requests risk being refused (the fake's window is 300 s; the real one is not shown). */
 const SKEW_WARN_SECONDS = 30;
 
+/**
+ * The members of a JWK that only its owner may hold (RFC 7518 §6): RSA's private exponent, primes
+ * and CRT values (the primes alone give the rest), the EC and OKP private scalar, a symmetric key's
+ * bytes. Any of them in a published JWKS is a leak.
+ */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
 /** A fetch that keeps a copy of every answer, for the checks that read what the SDK normalises. */
 export function recording(fetchImpl: (request: Request) => Promise<Response>) {
   const seen: Seen[] = [];
@@ -160,7 +167,7 @@ export async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }
   // The last answer refresh() read: the JWKS.
   const jwks = parse(seen.at(-1)?.body ?? '');
   const all = isObject(jwks) && Array.isArray(jwks['keys']) ? jwks['keys'].filter(isObject) : [];
-  const privateOnes = all.filter((key) => 'd' in key).length;
+  const privateOnes = all.filter((key) => PRIVATE_MEMBERS.some((member) => member in key)).length;
   add({
     name: 'JWKS',
     status: privateOnes ? 'fail' : 'ok',

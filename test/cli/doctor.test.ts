@@ -135,6 +135,39 @@ describe('acme-identity doctor', () => {
     expect(asked.filter((url) => url.startsWith('http://auth.example'))).toEqual([]);
   });
 
+  test('a JWKS that publishes private or secret key material fails, whatever the key type, and the report never shows it', async () => {
+    const secret = 'c2VjcmV0LWtleS1tYXRlcmlhbC0wMTIzNDU2Nzg5';
+    // Each way a published key can carry what only its owner may hold: RSA's private exponent and
+    // primes, EC's and OKP's private scalar, a symmetric key's bytes.
+    const leaks: Record<string, unknown>[] = [
+      { d: secret },
+      { p: secret, q: secret, dp: secret, dq: secret, qi: secret },
+      { kty: 'oct', k: secret, kid: 'shared', alg: 'HS256' },
+      { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', d: secret, kid: 'ed' },
+    ];
+    for (const leak of leaks) {
+      const { byName, text } = await doctor({
+        fetch: (f) => async (request) => {
+          const response = await f(request);
+          const body = (await response
+            .clone()
+            .json()
+            .catch(() => undefined)) as { keys?: Record<string, unknown>[] } | undefined;
+          if (!Array.isArray(body?.keys)) return response;
+          // Merged into the service's first key when it names no key type of its own, else published beside it.
+          const keys = 'kty' in leak ? [...body.keys, leak] : [{ ...body.keys[0], ...leak }, ...body.keys.slice(1)];
+          return Response.json({ keys });
+        },
+      });
+      expect({ leak: Object.keys(leak), status: byName['JWKS']?.status, detail: byName['JWKS']?.detail }).toEqual({
+        leak: Object.keys(leak),
+        status: 'fail',
+        detail: expect.stringContaining('1 PRIVATE'),
+      });
+      expect(text).not.toContain(secret);
+    }
+  });
+
   test('a /docs/spec that answers 404 is not read as a contract', async () => {
     const { byName } = await doctor({
       fetch: (inner) => async (request) =>
