@@ -25,8 +25,19 @@ export function record(id: string, overrides: Partial<InboxRecord> = {}): InboxR
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What a store does beyond the rules every store keeps. */
+export interface StoreTraits {
+  /**
+   * A handed-over request's window is judged on the caller's clock (`now`), to the millisecond.
+   * Redis ends it on its own clock (the key's expiry), so a test cannot move it.
+   */
+  windowOnCallersClock?: boolean;
+  /** A claim takes the entries whose tokens expire first (Redis takes them in the order they came). */
+  claimsByTokenExpiry?: boolean;
+}
+
 /** The rules, as tests, on the stores `make` makes (each test gets a store of its own). */
-export function storeRules(make: () => Promise<InboxStore>): void {
+export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits = {}): void {
   test("a request's state through its life: awaiting, processing, then its outcome; failed when set aside; missing once reported; nothing for a request never seen (#42)", async () => {
     const store = await make();
     const now = Date.now();
@@ -86,6 +97,47 @@ export function storeRules(make: () => Promise<InboxStore>): void {
     expect(await store.claim('w1', 10, 60_000, now)).toEqual([]);
     expect(await store.stats(now)).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
   });
+
+  test('a request handed over is no longer expected: not looked up, not awaited, and no state once its window ends, though its expectation had longer to run (#45)', async () => {
+    const store = await make();
+    const now = Date.now();
+    await store.expect({ accessRequestCode: 'arc_h', identitySessionCode: 'isc_h', createdAt: now }, 600_000);
+    await store.add(record('arc_h'), now);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await store.complete(claim!, 1_000, now, 'verified');
+    expect(await store.expected('arc_h')).toBeUndefined();
+    expect(await store.awaiting(10, now + 2_000)).toEqual([]);
+    expect(await store.reportMissing('arc_h', now + 2_000)).toBe(false);
+    expect(await store.state!('arc_h', now + 2_000)).toBeUndefined();
+  });
+
+  if (traits.windowOnCallersClock) {
+    test("a redelivery is a duplicate until the handed-over request's window ends, to the millisecond, and a new entry from then (#45)", async () => {
+      const store = await make();
+      const now = Date.now();
+      await store.add(record('arc_w'), now);
+      const [claim] = await store.claim('w', 1, 60_000, now);
+      await store.complete(claim!, 60_000, now);
+      expect(await store.add(record('arc_w'), now + 59_999)).toBe('duplicate');
+      expect(await store.add(record('arc_w'), now + 60_000)).toBe('added');
+    });
+  }
+
+  if (traits.claimsByTokenExpiry) {
+    test('more due than a claim takes: the entries whose tokens expire first are taken first, whatever the order they came in (#45)', async () => {
+      const store = await make();
+      const now = Date.now();
+      // Received in the opposite order of their tokens' expiry.
+      const expiries = [50, 10, 40, 20, 30];
+      for (const [i, minutes] of expiries.entries()) {
+        await store.add(record(`arc_e${minutes}`, { receivedAt: now - 10_000 + i, tokenExpiresAt: now + minutes * 60_000 }), now);
+      }
+      const first = await store.claim('w', 2, 60_000, now);
+      expect(first.map((c) => c.record.id).sort()).toEqual(['arc_e10', 'arc_e20']);
+      const next = await store.claim('w', 2, 60_000, now);
+      expect(next.map((c) => c.record.id).sort()).toEqual(['arc_e30', 'arc_e40']);
+    });
+  }
 
   test('past a thousand hand-overs (where the memory store sweeps what it remembers), a redelivery inside its window is still a duplicate (#45)', async () => {
     const store = await make();
