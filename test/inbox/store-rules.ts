@@ -241,7 +241,9 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     expect(await store.renew('slow', mine!, 150, Date.now())).toBe(false);
     await store.complete(mine!, 60_000, Date.now());
     await store.reschedule(mine!, { ...mine!.record, nextAttemptAt: Date.now() + 60_000 });
+    await store.bury(mine!, { record: mine!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: Date.now() });
     expect(await store.stats(Date.now())).toMatchObject({ inFlight: 1, dead: 0 });
+    expect(await store.deadLetters(10)).toEqual([]);
     await store.complete(theirs!, 60_000, Date.now());
     expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0 });
   });
@@ -260,18 +262,19 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
   test('dead letters: oldest first, at most limit; revive and discard touch dead entries only', async () => {
     const store = await make();
     const now = Date.now();
-    for (const id of ['arc_late', 'arc_early', 'arc_live']) await store.add(record(id), now);
+    // Named so that their names sort the other way round from their times.
+    for (const id of ['arc_a_late', 'arc_z_early', 'arc_live']) await store.add(record(id), now);
     const claims = await store.claim('w', 5, 60_000, now);
     // Set aside in time: the early one first.
     for (const [id, deadAt] of [
-      ['arc_early', now - 2_000],
-      ['arc_late', now - 1_000],
+      ['arc_z_early', now - 2_000],
+      ['arc_a_late', now - 1_000],
     ] as const) {
       const claim = claims.find((c) => c.record.id === id)!;
       await store.bury(claim, { record: claim.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt });
     }
-    expect((await store.deadLetters(10)).map((l) => l.record.id)).toEqual(['arc_early', 'arc_late']);
-    expect((await store.deadLetters(1)).map((l) => l.record.id)).toEqual(['arc_early']);
+    expect((await store.deadLetters(10)).map((l) => l.record.id)).toEqual(['arc_z_early', 'arc_a_late']);
+    expect((await store.deadLetters(1)).map((l) => l.record.id)).toEqual(['arc_z_early']);
     expect(await store.revive('arc_live', record('arc_live'))).toBe(false);
     expect(await store.discard('arc_live')).toBe(false);
     expect(await store.revive('arc_none', record('arc_none'))).toBe(false);
