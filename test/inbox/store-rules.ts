@@ -309,6 +309,11 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     // Reported: no longer awaited, but its session code is still there for a resend.
     expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode).sort()).toEqual(['arc_d', 'arc_e']);
     expect(await store.expected('arc_r')).toMatchObject({ identitySessionCode: 'isc_r' });
+    // Expected again (the request made anew under its code): awaited afresh, and reported again once.
+    await store.expect({ accessRequestCode: 'arc_r', identitySessionCode: 'isc_r2', createdAt: now + 1 }, 60_000);
+    expect(await store.state!('arc_r', now + 1)).toEqual({ state: 'awaiting', at: now + 1 });
+    expect((await store.awaiting(10, now + 1)).map((r) => r.accessRequestCode).sort()).toEqual(['arc_d', 'arc_e', 'arc_r']);
+    expect(await store.reportMissing('arc_r', now + 1)).toBe(true);
     // An entry arrived: not missing. Handed over: not missing.
     await store.add(record('arc_e'), now);
     expect(await store.reportMissing('arc_e', now)).toBe(false);
