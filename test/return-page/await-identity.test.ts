@@ -38,9 +38,10 @@ async function run(steps: readonly Step[], options: Parameters<typeof awaitIdent
   const { fetch, asked } = scripted(steps);
   vi.stubGlobal('fetch', fetch);
   const updates: string[] = [];
+  type Settled = { value?: ReturnPageState; error?: unknown };
   const settled = awaitIdentity(STATUS, { reference: 'ref-1', onUpdate: (update) => updates.push(update.state), ...options }).then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
+    (value): Settled => ({ value }),
+    (error: unknown): Settled => ({ error }),
   );
   await vi.runAllTimersAsync();
   return { ...(await settled), asked, updates };
