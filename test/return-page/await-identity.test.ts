@@ -135,3 +135,66 @@ describe('awaitIdentity by long polling', () => {
     expect(fetch).toHaveBeenCalledTimes(2);
   });
 });
+
+/**
+ * An EventSource as a browser's behaves, scripted: `CONNECTING` while it reconnects after an error
+ * (the endpoint closed the stream), `CLOSED` when it cannot connect at all.
+ */
+class ScriptedEventSource extends EventTarget {
+  static readonly CONNECTING = 0;
+  static readonly OPEN = 1;
+  static readonly CLOSED = 2;
+  static last: ScriptedEventSource | undefined;
+  readyState = ScriptedEventSource.CONNECTING;
+  onerror: ((event: Event) => void) | null = null;
+  closed = false;
+  constructor(readonly url: string | URL) {
+    super();
+    ScriptedEventSource.last = this;
+  }
+  close() {
+    this.closed = true;
+    this.readyState = ScriptedEventSource.CLOSED;
+  }
+  send(update: ReturnPageState) {
+    this.readyState = ScriptedEventSource.OPEN;
+    this.dispatchEvent(new MessageEvent('state', { data: JSON.stringify(update) }));
+  }
+  fail(readyState: number) {
+    this.readyState = readyState;
+    this.onerror?.(new Event('error'));
+  }
+}
+
+describe('awaitIdentity by Server-Sent Events', () => {
+  test('a stream the endpoint closed is reconnected by the browser: the page keeps listening and never polls', async () => {
+    vi.stubGlobal('EventSource', ScriptedEventSource);
+    const { fetch } = scripted([]);
+    vi.stubGlobal('fetch', fetch);
+    const updates: string[] = [];
+    const settled = awaitIdentity(STATUS, { reference: 'ref-1', onUpdate: (update) => updates.push(update.state) });
+    const source = ScriptedEventSource.last!;
+    expect(new URL(String(source.url)).searchParams.get('acme_ref')).toBe('ref-1');
+    source.send(state('awaiting'));
+    source.fail(ScriptedEventSource.CONNECTING);
+    source.send(state('awaiting'));
+    source.send(state('verified', true));
+    expect(await settled).toEqual(state('verified', true));
+    expect(updates).toEqual(['awaiting', 'verified']);
+    expect(source.closed).toBe(true);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  test('a stream that cannot be opened (closed on its error) is given up for long polling, which goes on from the state it saw', async () => {
+    vi.stubGlobal('EventSource', ScriptedEventSource);
+    const { fetch, asked } = scripted([state('verified', true)]);
+    vi.stubGlobal('fetch', fetch);
+    const settled = awaitIdentity(STATUS, { reference: 'ref-1' });
+    const source = ScriptedEventSource.last!;
+    source.send(state('processing'));
+    source.fail(ScriptedEventSource.CLOSED);
+    await vi.runAllTimersAsync();
+    expect(await settled).toEqual(state('verified', true));
+    expect(asked[0]?.url.searchParams.get('since')).toBe('processing');
+  });
+});
