@@ -2,6 +2,7 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import { InvalidInputError } from '../../src/errors/index.js';
 import { WebhookVerificationError, createWebhookVerifier, type WebhookVerifierOptions } from '../../src/webhooks/index.js';
@@ -63,6 +64,30 @@ describe('webhooks: one rule for a header sent twice', () => {
     const inherited = Object.create({ 'x-webhook-signature': sign(BODY) }) as Record<string, string>;
     expect(await code(verifier().verify(BODY, inherited))).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
     await expect(verifier().verify(BODY, { ...Object.getPrototypeOf(inherited) })).resolves.toBeDefined();
+  });
+
+  test('property: in a plain object, only the signature header (in any case) is read; a valid signature under any other name is no signature', async () => {
+    const wanted = 'x-webhook-signature';
+    // Any other name, many of them as long as the wanted one and one letter apart.
+    const otherName = fc
+      .oneof(
+        fc.string({ minLength: 1, maxLength: 30 }),
+        fc.nat({ max: wanted.length - 1 }).map((i) => `${wanted.slice(0, i)}${wanted[i] === 'z' ? 'a' : 'z'}${wanted.slice(i + 1)}`),
+      )
+      .filter(
+        (name) => name.toLowerCase() !== wanted && name.toLowerCase() !== 'webhook-signature' && name.toLowerCase() !== 'svix-signature',
+      );
+    const casing = fc.array(fc.boolean(), { minLength: wanted.length, maxLength: wanted.length });
+    await fc.assert(
+      fc.asyncProperty(otherName, casing, async (name, upper) => {
+        expect(await code(verifier().verify(BODY, { [name]: sign(BODY), 'content-type': 'application/json' }))).toBe(
+          'ERR_WEBHOOK_MISSING_SIGNATURE',
+        );
+        const spelled = [...wanted].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
+        await expect(verifier().verify(BODY, { [name]: sign(BODY, OTHER), [spelled]: sign(BODY) })).resolves.toBeDefined();
+      }),
+      { numRuns: 60 },
+    );
   });
 
   test('as Node array or Headers, every value counts: the good signature in the second value verifies in both forms', async () => {

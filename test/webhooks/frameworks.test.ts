@@ -69,6 +69,19 @@ describe('@acme/identity/webhooks/express', () => {
     expect(events).toHaveLength(1);
   });
 
+  test('behind a middleware that sets req.body to {} without reading the stream (Express 4’s parsers, for a type they skip), the stream is read and verified', async () => {
+    const events: IdentityActionsEvent[] = [];
+    const app = express();
+    app.use((req, _res, next) => {
+      req.body ??= {};
+      next();
+    });
+    app.post('/webhooks/acme', acmeWebhookHandler({ secret: SECRET, onEvent: (event) => events.push(event) }));
+    const url = await listen(app);
+    expect(await post(`${url}/webhooks/acme`)).toEqual({ status: 200, json: { received: true } });
+    expect(events).toHaveLength(1);
+  });
+
   test('after express.raw or express.text the bytes are still the signed ones: verified; other routes keep their JSON parser', async () => {
     const events: IdentityActionsEvent[] = [];
     const app = express();
