@@ -404,6 +404,45 @@ describe('webhook signatures: the header read whatever the sender writes around 
     await expect(verifier().verify(payload, { 'x-webhook-signature': written })).resolves.toBeDefined();
   });
 
+  test('runs of commas inside a Stripe set are passed over and not counted as signatures', async () => {
+    const payload = body();
+    const [stamp, mac] = stripe(payload).split(',');
+    await expect(verifier().verify(payload, { 'x-webhook-signature': `${stamp},,,,,${mac}` })).resolves.toBeDefined();
+  });
+
+  test("Standard Webhooks' header with spaces around it (a plain object keeps them) holds one signature, not three", async () => {
+    const payload = body();
+    const id = 'msg_spaced';
+    const signature = new Webhook(SECRET).sign(id, new Date(NOW), payload);
+    const headers = { 'webhook-id': id, 'webhook-timestamp': String(NOW / 1000), 'webhook-signature': `  ${signature}  ` };
+    await expect(verifier({ maxSignatures: 1 }).verify(payload, headers)).resolves.toBeDefined();
+  });
+
+  test('with SHA-384 and SHA-512, as many full-length signatures as are checked are not too long to read', async () => {
+    const payload = body();
+    for (const [algorithm, name] of [
+      ['SHA-384', 'sha384'],
+      ['SHA-512', 'sha512'],
+    ] as const) {
+      const mac = (secret: string) => `${name}=${createHmac(name, secret).update(payload).digest('hex')}`;
+      const written = [mac(OTHER), mac(OTHER), mac(OTHER), mac(SECRET)].join(', ');
+      await expect(verifier({ algorithm }).verify(payload, { 'x-webhook-signature': written }), algorithm).resolves.toBeDefined();
+    }
+  });
+
+  test('signatures only of a convention the scheme does not read are malformed, not missing', async () => {
+    const payload = body();
+    const standardEntry = `v1,${createHmac('sha256', SECRET).update(payload).digest('base64')}`;
+    for (const [scheme, written] of [
+      ['hmac', standardEntry],
+      ['stripe', `${hmac(payload)} ${standardEntry}`],
+      ['standard', hmac(payload)],
+    ] as const) {
+      const error = await refusal(verifier({ scheme }).verify(payload, { 'x-webhook-signature': written }));
+      expect({ scheme, code: error.code }).toEqual({ scheme, code: 'ERR_WEBHOOK_MALFORMED_SIGNATURE' });
+    }
+  });
+
   test('a base64 HMAC that happens to end in "t=" or "v1=" is still an HMAC of the body, not a Stripe item', async () => {
     // Bodies differing in one field until the base64 MAC ends as a Stripe key would: about one in 64.
     let payload = '';
