@@ -82,6 +82,22 @@ describe('@acme/identity/webhooks/express', () => {
     expect(events).toHaveLength(1);
   });
 
+  test('behind a middleware that consumed the stream without setting req.body, the signed bytes are gone: 500 ERR_WEBHOOK_PARSED_BODY, so the service retries once it is mended', async () => {
+    const events: IdentityActionsEvent[] = [];
+    const app = express();
+    app.use((req, _res, next) => {
+      req.on('end', () => next());
+      req.resume();
+    });
+    app.post(
+      '/webhooks/acme',
+      acmeWebhookHandler({ secret: SECRET, verifierOptions: { logLevel: 'off' }, onEvent: (event) => events.push(event) }),
+    );
+    const url = await listen(app);
+    expect(await post(`${url}/webhooks/acme`)).toEqual({ status: 500, json: { error: 'ERR_WEBHOOK_PARSED_BODY' } });
+    expect(events).toEqual([]);
+  });
+
   test('after express.raw or express.text the bytes are still the signed ones: verified; other routes keep their JSON parser', async () => {
     const events: IdentityActionsEvent[] = [];
     const app = express();

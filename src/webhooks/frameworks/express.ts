@@ -42,8 +42,10 @@ export function acmeWebhookHandler(options: WebhookHandlerOptions): (request: Ex
   return async (request, response) => {
     let body: Uint8Array | string;
     if (request.body instanceof Uint8Array || typeof request.body === 'string') body = request.body;
-    else if (request.body !== undefined && request.readableEnded !== false) {
-      // A body parser ran first (express.json()): the bytes that were signed are gone.
+    else if (request.readableEnded !== false) {
+      // The stream was read before this route (express.json(), or anything that consumed it,
+      // whether or not it set req.body): the bytes that were signed are gone. A body set without
+      // reading the stream (Express 4's parsers, for a type they skip) leaves it to be read below.
       log(
         'warn',
         'webhooks/express: the request body was already parsed (express.json() runs before this route?): mount acmeWebhookHandler before any body parser, or after express.raw({ type: "*/*" })',
