@@ -111,6 +111,8 @@ describe('acmeIdentityProvider', () => {
   });
 
   test('the parameters are sent as the SDK sends them; the profile keeps undecodable values as sent', () => {
+    // The issuer as discovery names it: without the slashes an authUrl may end in.
+    expect(AcmeIdentity({ ...base(), authUrl: `${sandbox.authUrl}//` }).issuer).toBe(sandbox.authUrl);
     const provider = AcmeIdentity({
       ...base(),
       signIn: { scope: 'openid phone', phone: '412345678', phoneCountryCode: 61, ruleset: 'kyc', uiLocales: ['fr', 'en'] },

@@ -134,6 +134,13 @@ describe('acmeIdentityProvider', () => {
     });
     expect(withAcmeEmail.scopes).toEqual(['openid', 'profile']);
     expect(JSON.parse(withAcmeEmail.authorizationUrlParams['claims']!)).toEqual({ acme: { 'acmeidentity.email': null } });
+    // The email scope's own claim named: nothing added; the email scope already there: not named twice.
+    const withEmail = acmeIdentity({ ...base(), signIn: { scope: ['openid', 'email'], claims: { email: ['email'] } } });
+    expect(withEmail.scopes).toEqual(['openid', 'email']);
+    expect(JSON.parse(withEmail.authorizationUrlParams['claims']!)).toEqual({ email: ['email'] });
+    const scopeOnly = acmeIdentity({ ...base(), signIn: { scope: ['openid', 'email'] } });
+    expect(scopeOnly.scopes).toEqual(['openid', 'email']);
+    expect(JSON.parse(scopeOnly.authorizationUrlParams['claims']!)).toEqual({ email: ['email', 'email_verified'] });
   });
 
   test('the user: the name and email from the decoded claims, the standard ones first', () => {
@@ -150,6 +157,8 @@ describe('acmeIdentityProvider', () => {
       emailVerified: false,
     });
     expect(acmeIdentityUser({ sub: 'p', 'acmeidentity.email_verified': 'maybe' })).toEqual({});
+    // An empty email is no email.
+    expect(acmeIdentityUser({ sub: 'p', 'acmeidentity.email': '' })).toEqual({});
   });
 
   test('better-auth registers no provider whose discovery offers no key set to verify the ID token with', async () => {
