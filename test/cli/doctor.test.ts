@@ -168,6 +168,23 @@ describe('acme-identity doctor', () => {
     }
   });
 
+  test('the health record: degraded is a warning that says so; a status not stated (every field is optional) is no warning', async () => {
+    const healthWith =
+      (change: (record: Record<string, unknown>) => Record<string, unknown>) =>
+      (f: (r: Request) => Promise<Response>) =>
+      async (request: Request) => {
+        const response = await f(request);
+        if (!new URL(request.url).pathname.endsWith('/status/health')) return response;
+        return Response.json(change((await response.json()) as Record<string, unknown>), {
+          headers: { date: response.headers.get('date') ?? '' },
+        });
+      };
+    const unstated = await doctor({ fetch: healthWith(({ status: _, ...rest }) => rest) });
+    expect(unstated.byName['health']).toEqual({ name: 'health', status: 'ok', detail: expect.stringContaining('status not stated') });
+    const degraded = await doctor({ fetch: healthWith((record) => ({ ...record, status: 'degraded' })) });
+    expect(degraded.byName['health']).toMatchObject({ status: 'warn', advice: 'the service reports itself degraded' });
+  });
+
   test('a /docs/spec that answers 404 is not read as a contract', async () => {
     const { byName } = await doctor({
       fetch: (inner) => async (request) =>
