@@ -145,6 +145,28 @@ describe('verifyIdentityResponse: embedded credentials', () => {
     expect(read.signedClaims).toEqual([]);
   });
 
+  test('an answer whose only content is a credential bound to no one is a result without claims (its credential listed), not "no claims"; requireSignature refuses it for want of a bound credential', async () => {
+    const encoded = [disclosure('salt-0', 'acmeidentity.given_name', 'Jane')];
+    const jwt = await issuer.sdJwt({ _sd: encoded.map((e) => digest(e)) }, encoded);
+    const data = { ...envelope({}), 'acmeidentity.credential_jwt': jwt };
+    const verified = await verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys });
+    expect(verified.claims).toEqual({});
+    expect(Object.keys(verified.credentials)).toEqual(['acmeidentity.credential_jwt']);
+    expect(verified.proof).toBe('digests');
+    const refused = await rejection(verifyIdentityResponse(data, { ...REQUEST, keys: issuer.keys, requireSignature: true }));
+    expect(refused).toMatchObject({ code: 'ERR_SD_JWT_SIGNATURE_REQUIRED', message: expect.stringContaining('names the response') });
+  });
+
+  test('requireSignature refuses an unsigned answer that discloses nothing (only disclosures_missing): a denial is proven as a disclosure is', async () => {
+    const data = envelope({}, { disclosures_missing: ['acmeidentity.birth_date'] });
+    expect((await verifyIdentityResponse(data, REQUEST)).disclosuresMissing).toEqual(['acmeidentity.birth_date']);
+    expect(await code(verifyIdentityResponse(data, { ...REQUEST, requireSignature: true }))).toBe('ERR_SD_JWT_SIGNATURE_REQUIRED');
+    // Fail closed: a value that is not a boolean but says yes (read from the environment as text, say) requires it too.
+    expect(await code(verifyIdentityResponse(data, { ...REQUEST, requireSignature: 'true' as never }))).toBe(
+      'ERR_SD_JWT_SIGNATURE_REQUIRED',
+    );
+  });
+
   test('a plain JWT as credential_jwt is refused: the spec calls it a full SD-JWT credential', async () => {
     const data = {
       ...envelope({ 'acmeidentity.given_name': 'Jane' }),
