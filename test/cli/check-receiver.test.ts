@@ -146,6 +146,31 @@ describe('acme-identity check-receiver', () => {
     }
   });
 
+  test('each answer graded: the right one ok, a near one (another 2xx, 409, another 4xx, a 4xx for a failed handler) a warning, anything else a failure; every delivery sent as JSON', async () => {
+    const scripted = (statuses: number[]): Endpoint => {
+      let next = 0;
+      return async (request) => {
+        expect(request.headers.get('content-type')).toBe('application/json');
+        return new Response(null, { status: statuses[next++] ?? 599 });
+      };
+    };
+    // In order: first delivery, redelivery, bad signature, reformatted body, stale timestamp (Stripe's scheme signs one), handler failure.
+    const grades = async (statuses: number[]) => {
+      const { byName } = await check(scripted(statuses), 'stripe', 'arc_fails');
+      return ['first delivery', 'redelivery', 'bad signature', 'reformatted body', 'stale timestamp', 'handler failure'].map(
+        (name) => byName[name]?.status,
+      );
+    };
+    expect(await grades([200, 200, 400, 400, 400, 500])).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(await grades([202, 409, 401, 422, 403, 400])).toEqual(['warn', 'warn', 'warn', 'warn', 'warn', 'warn']);
+    expect(await grades([302, 500, 200, 500, 204, 200])).toEqual(['fail', 'fail', 'fail', 'fail', 'fail', 'fail']);
+    // A correctly signed first delivery refused (400, 401, 403) points at the secret and the scheme; any other failure at the answer.
+    for (const status of [400, 401, 403]) {
+      expect((await check(scripted([status]), 'stripe')).byName['first delivery']?.advice, String(status)).toContain('secret');
+    }
+    expect((await check(scripted([500]), 'stripe')).byName['first delivery']?.advice).toContain('answer 200 once the delivery is stored');
+  });
+
   test('an endpoint that cannot be reached fails the checks with the reason', async () => {
     const { byName } = await check(() => Promise.reject(new TypeError('connect ECONNREFUSED 127.0.0.1:3000')));
     expect(byName['first delivery']).toMatchObject({ status: 'fail', detail: expect.stringContaining('ECONNREFUSED') });
