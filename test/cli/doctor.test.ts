@@ -221,6 +221,55 @@ describe('acme-identity doctor', () => {
     expect(allowed.checks.filter((c) => c.name.startsWith('journey')).every((c) => c.status === 'ok')).toBe(true);
   });
 
+  test('--journey: a service that gives back another field, or a request_code that is neither code, fails the read back, naming each', async () => {
+    const service = await createFakeService();
+    /** The service's answer to the journey's read, changed by `change` (the probe of made-up codes is left alone). */
+    const readBack = (change: (record: Record<string, unknown>) => void) => async (request: Request) => {
+      const response = await service.fetch(request);
+      const path = new URL(request.url).pathname;
+      if (request.method !== 'GET' || !path.includes('/identity/request/') || path.includes('doctor_probe') || !response.ok)
+        return response;
+      const body = (await response.json()) as { data: Record<string, unknown> };
+      change(body.data);
+      return Response.json(body, { headers: { date: response.headers.get('date') ?? '' } });
+    };
+    const other = await runDoctor({
+      ...soundConfig(service),
+      fetch: readBack((record) => {
+        record['email'] = 'someone.else@example.com';
+      }),
+      journey: true,
+    });
+    expect(other.checks.find((c) => c.name === 'journey: read back')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('email differs'),
+    });
+    const unknownCode = await runDoctor({
+      ...soundConfig(service),
+      fetch: readBack((record) => {
+        record['request_code'] = 'arc_someone_else';
+      }),
+      journey: true,
+    });
+    expect(unknownCode.checks.find((c) => c.name === 'journey: read back')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('request_code is neither code'),
+    });
+  });
+
+  test('a service that finds the made-up codes of the tenant probe is a warning, not a pass', async () => {
+    const service = await createFakeService();
+    const found = async (request: Request) =>
+      new URL(request.url).pathname.includes('doctor_probe')
+        ? Response.json({ data: { request_code: 'isc_doctor_probe_0' } }, { headers: { date: new Date().toUTCString() } })
+        : service.fetch(request);
+    const report = await runDoctor({ ...soundConfig(service), fetch: found });
+    expect(report.checks.find((c) => c.name === 'tenant')).toMatchObject({
+      status: 'warn',
+      advice: expect.stringContaining('200 for made-up codes'),
+    });
+  });
+
   test('--journey: a delete that fails says the request is left, and when it expires', async () => {
     const service = await createFakeService();
     service.injectFault({ kind: 'status', status: 500, path: /^\/identity\/request\/.+/, method: 'DELETE', times: 5 });
