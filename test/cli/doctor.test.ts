@@ -270,6 +270,29 @@ describe('acme-identity doctor', () => {
     });
   });
 
+  test('--journey: a create refused for a field other than the purpose points at the application, not at --journey-purpose', async () => {
+    const service = await createFakeService();
+    const refusing = async (request: Request) =>
+      request.method === 'POST' && new URL(request.url).pathname.endsWith('/identity/request')
+        ? Response.json(
+            {
+              error: {
+                type: 'VALIDATION_ERROR',
+                code: 'E1001',
+                message: 'invalid',
+                details: { validation_errors: [{ field: 'phone', message: 'not a phone number' }] },
+              },
+            },
+            { status: 422 },
+          )
+        : service.fetch(request);
+    const report = await runDoctor({ ...soundConfig(service), fetch: refusing, journey: true });
+    expect(report.checks.find((c) => c.name === 'journey: create')).toMatchObject({
+      status: 'fail',
+      advice: 'identityRequests.create fails the same way in your application',
+    });
+  });
+
   test('--journey: a delete that fails says the request is left, and when it expires', async () => {
     const service = await createFakeService();
     service.injectFault({ kind: 'status', status: 500, path: /^\/identity\/request\/.+/, method: 'DELETE', times: 5 });
@@ -338,6 +361,22 @@ describe('acme-identity doctor', () => {
   test('a service whose clock is 10 minutes off: a warning that says how far and which way', async () => {
     const { byName } = await doctor({ readings: { clockSkewSeconds: 600 } });
     expect(byName['clock']).toMatchObject({ status: 'warn', detail: expect.stringMatching(/(599|600|601) s behind/) });
+    const behind = await doctor({ readings: { clockSkewSeconds: -600 } });
+    expect(behind.byName['clock']).toMatchObject({ status: 'warn', detail: expect.stringMatching(/(599|600|601) s ahead of/) });
+  });
+
+  test("the clock is read from the token's answer, not from an earlier GET whose Date a cache kept without saying so (no Age)", async () => {
+    const stale = new Date(Date.now() - 600_000).toUTCString();
+    const { byName } = await doctor({
+      fetch: (f) => async (request) => {
+        const response = await f(request);
+        if (!new URL(request.url).pathname.endsWith('/status/health')) return response;
+        const headers = new Headers(response.headers);
+        headers.set('date', stale);
+        return new Response(await response.text(), { status: response.status, headers });
+      },
+    });
+    expect(byName['clock']).toMatchObject({ status: 'ok' });
   });
 
   test('no Date header: said, with what the SDK does instead', async () => {
