@@ -185,6 +185,18 @@ describe('acme-identity doctor', () => {
     expect(degraded.byName['health']).toMatchObject({ status: 'warn', advice: 'the service reports itself degraded' });
   });
 
+  test('an issuer whose discovery does not offer PKCE S256 fails OIDC discovery, saying the helper requires it', async () => {
+    const { byName } = await doctor({
+      fetch: (f) => async (request) => {
+        const response = await f(request);
+        if (!new URL(request.url).pathname.endsWith('/.well-known/openid-configuration')) return response;
+        const metadata = (await response.json()) as Record<string, unknown>;
+        return Response.json({ ...metadata, code_challenge_methods_supported: ['plain'] });
+      },
+    });
+    expect(byName['OIDC discovery']).toMatchObject({ status: 'fail', detail: expect.stringContaining('no PKCE S256') });
+  });
+
   test('a /docs/spec that answers 404 is not read as a contract', async () => {
     const { byName } = await doctor({
       fetch: (inner) => async (request) =>
