@@ -197,6 +197,43 @@ describe('acme-identity doctor', () => {
     expect(byName['OIDC discovery']).toMatchObject({ status: 'fail', detail: expect.stringContaining('no PKCE S256') });
   });
 
+  test("the claims discovery offers against this SDK's list and your declaration: one new is a warning unless declared, one missing is a warning naming it", async () => {
+    const offering = (change: (claims: string[]) => string[]) => (f: (r: Request) => Promise<Response>) => async (request: Request) => {
+      const response = await f(request);
+      if (!new URL(request.url).pathname.endsWith('/.well-known/openid-configuration')) return response;
+      const metadata = (await response.json()) as { acme_claims_supported: string[] };
+      return Response.json({ ...metadata, acme_claims_supported: change(metadata.acme_claims_supported) });
+    };
+    const added = offering((claims) => [...claims, 'custom.loyalty_tier']);
+    expect((await doctor({ fetch: added })).byName['claims']).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('new to this SDK: custom.loyalty_tier'),
+    });
+    expect((await doctor({ fetch: added, config: { declaredClaims: ['custom.loyalty_tier'] } })).byName['claims']).toMatchObject({
+      status: 'ok',
+    });
+    const fewer = offering((claims) => claims.filter((claim) => claim !== 'acmeidentity.birth_date'));
+    expect((await doctor({ fetch: fewer })).byName['claims']).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('not offered here: acmeidentity.birth_date'),
+    });
+  });
+
+  test('a /docs/spec that answers an error status with a document, or a document as HTML, is not compared', async () => {
+    for (const [status, type] of [
+      [500, 'application/json'],
+      [200, 'text/html'],
+    ] as const) {
+      const { byName } = await doctor({
+        fetch: (f) => async (request) =>
+          new URL(request.url).pathname.endsWith('/docs/spec')
+            ? new Response(JSON.stringify({ openapi: '3.1.0', paths: {} }), { status, headers: { 'content-type': type } })
+            : f(request),
+      });
+      expect(byName['contract'], `${status} ${type}`).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
+    }
+  });
+
   test('a /docs/spec that answers 404 is not read as a contract', async () => {
     const { byName } = await doctor({
       fetch: (inner) => async (request) =>
