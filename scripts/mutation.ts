@@ -45,7 +45,10 @@ const GROUPS: Group[] = [
   {
     name: 'client',
     mutate: ['src/client/retry.ts', 'src/client/tokens.ts', 'src/client/clock.ts'],
+    // clock.ts is taught by answers and tokens: its own tests and the client's clock-skew tests.
     tests: [
+      'test/client/clock.test.ts',
+      'test/client/clock-skew.test.ts',
       'test/client/decide.test.ts',
       'test/client/retries.test.ts',
       'test/client/deadline.test.ts',

@@ -1,0 +1,79 @@
+/**
+ * The service clock on its own, on a controlled local clock: what a `Date` header and a token's
+ * `iat` teach it, what they do not (a skew within their resolution, the same `Date` again, a token
+ * once a `Date` came), and `correctClockSkew: false`. How the client uses it is in clock-skew.test.ts.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { jwtTime, ServiceClock } from '../../src/client/clock.js';
+
+/** A whole second, so that a `Date` header (seconds) states the service's time exactly. */
+const T0 = 1_790_000_000_000;
+const dateAt = (ms: number) => new Date(ms).toUTCString();
+const tokenIssuedAt = (ms: number) => `${btoa('{"alg":"none"}')}.${btoa(JSON.stringify({ iat: ms / 1000 })).replace(/=+$/, '')}.`;
+
+function clock(learns = true) {
+  let local = T0;
+  const service = new ServiceClock(() => local, learns);
+  return { service, at: (ms: number) => (local = ms) };
+}
+
+describe('ServiceClock', () => {
+  test('property: a Date header teaches the offset when it is 2 s or more either way, and nothing within that', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -600, max: 600 }), (seconds) => {
+        const { service } = clock();
+        service.learnFromDate(dateAt(T0 + seconds * 1000));
+        const expected = Math.abs(seconds) >= 2 ? seconds * 1000 : 0;
+        expect(service.offsetMs()).toBe(expected);
+        expect(service.now()).toBe(T0 + expected);
+      }),
+    );
+  });
+
+  test('the same Date again teaches nothing (the header changes once a second); a new one, or one unreadable, as it says', () => {
+    const { service, at } = clock();
+    service.learnFromDate(dateAt(T0 + 10_000));
+    // 9.5 s later the same header (a cached answer, or the same second): the offset learnt stands.
+    at(T0 + 9_500);
+    service.learnFromDate(dateAt(T0 + 10_000));
+    expect(service.offsetMs()).toBe(10_000);
+    service.learnFromDate('not a date');
+    expect(service.offsetMs()).toBe(10_000);
+    service.learnFromDate(dateAt(T0 + 9_000));
+    expect(service.offsetMs()).toBe(0);
+    service.learnFromDate(null);
+    expect(service.offsetMs()).toBe(0);
+  });
+
+  test("a token's iat teaches the offset from 3 s (a second more than a Date, for its truncation), and nothing once a Date came", () => {
+    const ahead = clock();
+    ahead.service.learnFromToken(tokenIssuedAt(T0 + 5_000));
+    expect(ahead.service.offsetMs()).toBe(5_000);
+    const near = clock();
+    near.service.learnFromToken(tokenIssuedAt(T0 + 2_000));
+    expect(near.service.offsetMs()).toBe(0);
+    const dated = clock();
+    dated.service.learnFromDate(dateAt(T0));
+    dated.service.learnFromToken(tokenIssuedAt(T0 + 60_000));
+    expect(dated.service.offsetMs()).toBe(0);
+    const none = clock();
+    none.service.learnFromToken(undefined);
+    none.service.learnFromToken('not.a-token.');
+    expect(none.service.offsetMs()).toBe(0);
+  });
+
+  test('with correctClockSkew off nothing is learnt: the service clock is the local one', () => {
+    const { service } = clock(false);
+    service.learnFromDate(dateAt(T0 + 600_000));
+    service.learnFromToken(tokenIssuedAt(T0 + 600_000));
+    expect(service.now()).toBe(T0);
+  });
+
+  test('jwtTime reads a numeric claim in ms, and nothing from what is not a JWT with one', () => {
+    expect(jwtTime(tokenIssuedAt(T0), 'iat')).toBe(T0);
+    expect(jwtTime(tokenIssuedAt(T0), 'exp')).toBeUndefined();
+    expect(jwtTime(`x.${btoa('{"exp":"1790000000"}')}.`, 'exp')).toBeUndefined();
+    for (const token of ['', 'one-part', 'a..c', 'a.%%%.c']) expect(jwtTime(token, 'exp')).toBeUndefined();
+  });
+});
