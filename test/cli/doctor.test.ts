@@ -31,6 +31,17 @@ async function doctor(
   return { report, byName, text: formatReport(report, false) };
 }
 
+/** A `doctor({ fetch })` wrapper: the JSON answer at a path ending in `path`, changed by `change` (its Date kept). */
+function answerChanged(path: string, change: (body: Record<string, unknown>) => Record<string, unknown>) {
+  return (f: (r: Request) => Promise<Response>) => async (request: Request) => {
+    const response = await f(request);
+    if (!new URL(request.url).pathname.endsWith(path)) return response;
+    return Response.json(change((await response.json()) as Record<string, unknown>), {
+      headers: { date: response.headers.get('date') ?? '' },
+    });
+  };
+}
+
 /** An OpenAPI document as the drift tests edit it: only the members they touch are typed. */
 type EditableDocument = {
   components?: { schemas: Record<string, unknown> };
@@ -169,41 +180,28 @@ describe('acme-identity doctor', () => {
   });
 
   test('the health record: degraded is a warning that says so; a status not stated (every field is optional) is no warning', async () => {
-    const healthWith =
-      (change: (record: Record<string, unknown>) => Record<string, unknown>) =>
-      (f: (r: Request) => Promise<Response>) =>
-      async (request: Request) => {
-        const response = await f(request);
-        if (!new URL(request.url).pathname.endsWith('/status/health')) return response;
-        return Response.json(change((await response.json()) as Record<string, unknown>), {
-          headers: { date: response.headers.get('date') ?? '' },
-        });
-      };
-    const unstated = await doctor({ fetch: healthWith(({ status: _, ...rest }) => rest) });
+    const unstated = await doctor({ fetch: answerChanged('/status/health', ({ status: _, ...rest }) => rest) });
     expect(unstated.byName['health']).toEqual({ name: 'health', status: 'ok', detail: expect.stringContaining('status not stated') });
-    const degraded = await doctor({ fetch: healthWith((record) => ({ ...record, status: 'degraded' })) });
+    const degraded = await doctor({ fetch: answerChanged('/status/health', (record) => ({ ...record, status: 'degraded' })) });
     expect(degraded.byName['health']).toMatchObject({ status: 'warn', advice: 'the service reports itself degraded' });
   });
 
   test('an issuer whose discovery does not offer PKCE S256 fails OIDC discovery, saying the helper requires it', async () => {
     const { byName } = await doctor({
-      fetch: (f) => async (request) => {
-        const response = await f(request);
-        if (!new URL(request.url).pathname.endsWith('/.well-known/openid-configuration')) return response;
-        const metadata = (await response.json()) as Record<string, unknown>;
-        return Response.json({ ...metadata, code_challenge_methods_supported: ['plain'] });
-      },
+      fetch: answerChanged('/.well-known/openid-configuration', (metadata) => ({
+        ...metadata,
+        code_challenge_methods_supported: ['plain'],
+      })),
     });
     expect(byName['OIDC discovery']).toMatchObject({ status: 'fail', detail: expect.stringContaining('no PKCE S256') });
   });
 
   test("the claims discovery offers against this SDK's list and your declaration: one new is a warning unless declared, one missing is a warning naming it", async () => {
-    const offering = (change: (claims: string[]) => string[]) => (f: (r: Request) => Promise<Response>) => async (request: Request) => {
-      const response = await f(request);
-      if (!new URL(request.url).pathname.endsWith('/.well-known/openid-configuration')) return response;
-      const metadata = (await response.json()) as { acme_claims_supported: string[] };
-      return Response.json({ ...metadata, acme_claims_supported: change(metadata.acme_claims_supported) });
-    };
+    const offering = (change: (claims: string[]) => string[]) =>
+      answerChanged('/.well-known/openid-configuration', (metadata) => ({
+        ...metadata,
+        acme_claims_supported: change(metadata['acme_claims_supported'] as string[]),
+      }));
     const added = offering((claims) => [...claims, 'custom.loyalty_tier']);
     expect((await doctor({ fetch: added })).byName['claims']).toMatchObject({
       status: 'warn',

@@ -43,7 +43,7 @@ async function stage(options: Partial<AcmeIdentityStrategyOptions> = {}, verify:
     const callback = await setup.visit(new URL(String(started.args[0])));
     return { ...request, originalUrl: `${callback.pathname}${callback.search}` };
   };
-  return { setup, strategy, signIn };
+  return { strategy, signIn };
 }
 
 describe('the Passport strategy, as Passport runs it', () => {

@@ -12,7 +12,7 @@ const STATUS = 'https://rp.example/identity/status';
 
 /** A state as the endpoint answers it. */
 function state(name: ReturnPageState['state'], final = false): ReturnPageState {
-  return { state: name, final, offRamp: false } as unknown as ReturnPageState;
+  return { state: name, final, offRamp: false };
 }
 
 /** One scripted answer: a state (200), an error status, or a network failure. */
@@ -34,12 +34,12 @@ function scripted(steps: readonly Step[]) {
 }
 
 /** Runs `awaitIdentity` to its end on the fake clock: resolved with its state, or the error it rejected with. */
-async function run(steps: readonly Step[], options: Parameters<typeof awaitIdentity>[1] = {}) {
+async function run(steps: readonly Step[]) {
   const { fetch, asked } = scripted(steps);
   vi.stubGlobal('fetch', fetch);
   const updates: string[] = [];
   type Settled = { value?: ReturnPageState; error?: unknown };
-  const settled = awaitIdentity(STATUS, { reference: 'ref-1', onUpdate: (update) => updates.push(update.state), ...options }).then(
+  const settled = awaitIdentity(STATUS, { reference: 'ref-1', onUpdate: (update) => updates.push(update.state) }).then(
     (value): Settled => ({ value }),
     (error: unknown): Settled => ({ error }),
   );

@@ -98,20 +98,14 @@ describe('verifyIdentityResponse: embedded credentials', () => {
 
   test("an issuer that writes its disclosures in a form of its own (PHP's escaped slashes, tabs): the signed credential's bytes are hashed, so the envelope verifies; without the credential that form cannot be checked", async () => {
     const claims = { 'acmeidentity.email': 'jane@example.com', 'document.url': 'https://example.com/a/b' };
-    const entries = Object.entries(claims).map(([claim, value], i) => ({ claim, salt: `salt-${i}`, value }));
     // json_encode's default escapes "/"; a tab after each comma: a form no verifier could guess.
     const own = (d: { claim: string; salt: string; value: unknown }) =>
       Buffer.from(JSON.stringify([d.salt, d.claim, d.value]).replace(/\//g, '\\/').replace(/,/g, ',\t')).toString('base64url');
-    const encoded = entries.map(own);
-    const data = {
-      sub: 'person-1',
-      exp: NOW + 600,
-      request_code: 'isc-1',
-      _sd_alg: 'sha256',
-      _sd: encoded.map((e) => digest(e)),
-      disclosures: entries,
-    };
-    const jwt = await issuer.sdJwt({ sub: 'person-1', _sd: encoded.map((e) => digest(e)) }, encoded);
+    const plain = envelope(claims);
+    const encoded = plain.disclosures.map(own);
+    const committed = encoded.map((e) => digest(e));
+    const data = { ...plain, _sd: committed };
+    const jwt = await issuer.sdJwt({ sub: 'person-1', _sd: committed }, encoded);
     const verified = await verifyIdentityResponse({ ...data, 'acmeidentity.credential_jwt': jwt }, { ...REQUEST, keys: issuer.keys });
     expect(verified.claims).toMatchObject(claims);
     expect(verified.proof).toBe('signature');
