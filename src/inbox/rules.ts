@@ -7,6 +7,7 @@ import { decodeJwt } from 'jose/jwt/decode';
 import { AcmeIdentityError, ApiError, IdentityFlowError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
 import { printable } from '../internal/text.js';
+import { toHex } from '../internal/encoding.js';
 
 /** Two seconds short of expiry, a token is not sent: it would expire on the way. */
 export const EXPIRY_MARGIN_MS = 2_000;
@@ -110,5 +111,5 @@ export function tokenExpiry(token: string, now: number, lifetimeMs: number): num
 /** A short, non-reversible handle of a request code for logs. */
 export async function digest(code: string): Promise<string> {
   const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(code)));
-  return Array.from(bytes.subarray(0, 6), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(bytes.subarray(0, 6));
 }

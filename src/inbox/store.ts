@@ -42,6 +42,12 @@ export interface InboxClaim {
   readonly record: InboxRecord;
   /** Names this hold (a stream message id, or a random token): only its holder can settle the entry. */
   readonly lease: string;
+  /**
+   * The request's record (`expected()`), read with the claim by a store across a network (#44: one
+   * round trip less per delivery); `null` when none is kept. Absent when the store did not read it:
+   * the worker then asks `expected()`.
+   */
+  readonly expected?: ExpectedRequest | null;
 }
 
 /** How many entries are where, for metrics and health checks. */

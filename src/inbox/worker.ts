@@ -157,7 +157,9 @@ async function settle<T>(context: WorkerContext<T>, claim: InboxClaim): Promise<
       "the stored token does not open with this inbox's encryptionKey",
     );
   }
-  const identitySessionCode = (await context.store.expected(record.id))?.identitySessionCode ?? (await context.sessionCode?.(record.id));
+  // A store across a network read the request's record with the claim; another is asked now.
+  const expected = claim.expected === undefined ? await context.store.expected(record.id) : claim.expected;
+  const identitySessionCode = expected?.identitySessionCode ?? (await context.sessionCode?.(record.id));
   if (!identitySessionCode) {
     return failed(context, claim, {
       code: 'ERR_INBOX_UNKNOWN_REQUEST',

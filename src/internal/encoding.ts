@@ -38,6 +38,11 @@ export function fromHex(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+/** Bytes as lower-case hex digits. */
+export function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

@@ -5,6 +5,13 @@ interface NodeHash {
   digest(encoding: 'base64url'): string;
 }
 
+/** An AES-GCM cipher or decipher (`createCipheriv`, `createDecipheriv`). */
+interface NodeGcm {
+  setAAD(data: Uint8Array): unknown;
+  update(data: string | Uint8Array): Uint8Array;
+  final(): Uint8Array;
+}
+
 interface NodeHmac {
   update(data: string | Uint8Array): NodeHmac;
   digest(): Uint8Array;
@@ -27,6 +34,8 @@ export interface NodeCrypto {
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
   /** A signature check, synchronous: `algorithm` is the hash (`null` for Ed25519). */
   verify(algorithm: string | null, data: Uint8Array, key: NodeVerifyKey, signature: Uint8Array): boolean;
+  createCipheriv(algorithm: string, key: unknown, iv: Uint8Array): NodeGcm & { getAuthTag(): Uint8Array };
+  createDecipheriv(algorithm: string, key: unknown, iv: Uint8Array): NodeGcm & { setAuthTag(tag: Uint8Array): unknown };
   /** Node's own key object of a Web Crypto key (no copy of its material leaves Node). */
   KeyObject: { from(key: CryptoKey): unknown };
   constants: { RSA_PKCS1_PSS_PADDING: number };

@@ -218,17 +218,26 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
 
   async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
     const t = this.#t;
-    // The entries due, the one whose token expires first first; those another worker holds are skipped, not waited for.
+    // The entries due, the one whose token expires first first; those another worker holds are
+    // skipped, not waited for. Each with its request's expected record, if one is kept (#44).
     const { rows } = await this.#pool.query(
-      `UPDATE ${t.entries} SET lease_worker = $1, lease_token = md5(random()::text || clock_timestamp()::text), lease_until = $2
-       WHERE id IN (
-         SELECT id FROM ${t.entries}
-         WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
-         ORDER BY token_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-       RETURNING record, lease_token`,
+      `WITH claimed AS (
+         UPDATE ${t.entries} SET lease_worker = $1, lease_token = md5(random()::text || clock_timestamp()::text), lease_until = $2
+         WHERE id IN (
+           SELECT id FROM ${t.entries}
+           WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+           ORDER BY token_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING id, record, lease_token, token_expires_at)
+       SELECT c.record, c.lease_token, x.code, x.session_code, x.created_at
+       FROM claimed c LEFT JOIN ${t.expected} x ON x.code = c.id
+       ORDER BY c.token_expires_at`,
       [worker, now + leaseMs, now, max],
     );
-    return rows.map((row) => ({ record: row['record'] as InboxRecord, lease: String(row['lease_token']) }));
+    return rows.map((row) => ({
+      record: row['record'] as InboxRecord,
+      lease: String(row['lease_token']),
+      expected: row['code'] === null ? null : requestOf(row),
+    }));
   }
 
   async renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean> {

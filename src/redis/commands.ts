@@ -4,6 +4,7 @@
  */
 import { ConfigurationError } from '../errors/index.js';
 import { positiveOption } from '../errors/options.js';
+import { toHex, utf8 } from '../internal/encoding.js';
 
 /** A node-redis v5 client (`createClient()` from `redis`), connected. */
 export interface NodeRedisLike {
@@ -81,9 +82,36 @@ function disconnection(client: RedisClientLike): () => string | undefined {
   return () => (io.status === 'reconnecting' || io.status === 'close' || io.status === 'end' ? String(io.status) : undefined);
 }
 
-/** Runs a Lua script atomically (`EVAL`) over `keys` with `args`. */
-export function evaluate(send: Send, script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-  return send('EVAL', script, String(keys.length), ...keys, ...args);
+/** Each script's SHA-1 in hex, as `EVALSHA` names it: computed once per script and process. */
+const scriptNames = new Map<string, Promise<string>>();
+
+function scriptName(script: string): Promise<string> {
+  let name = scriptNames.get(script);
+  if (!name) {
+    name = crypto.subtle.digest('SHA-1', utf8(script)).then((digest) => toHex(new Uint8Array(digest)));
+    scriptNames.set(script, name);
+  }
+  return name;
+}
+
+/** Redis's answer to `EVALSHA` for a script it does not have (never run there, or flushed since). */
+const isMissingScript = (error: unknown) => String((error as Error | undefined)?.message ?? error).startsWith('NOSCRIPT');
+
+/**
+ * Runs a Lua script atomically over `keys` with `args`: by its SHA-1 (`EVALSHA`), so a call sends
+ * a few dozen bytes rather than the script, and Redis neither reads nor hashes it again (#44: the
+ * script's text was a tenth of the inbox's CPU). A server without the script (restarted, flushed,
+ * another node of a cluster) answers `NOSCRIPT` having run nothing; the script is then sent whole
+ * (`EVAL`), which also keeps it there for the next call.
+ */
+export async function evaluate(send: Send, script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+  const rest = [String(keys.length), ...keys, ...args];
+  try {
+    return await send('EVALSHA', await scriptName(script), ...rest);
+  } catch (error) {
+    if (!isMissingScript(error)) throw error;
+    return send('EVAL', script, ...rest);
+  }
 }
 
 /** Deletes `key` only while it still holds `value`: a lease is released by its holder alone. */

@@ -70,12 +70,13 @@ end
 return 'duplicate'`;
 
 /**
- * KEYS: delayed, stream. ARGV: now, how many to promote, worker, lease ms, max, the entry key
- * prefix. One round trip for a worker's turn (#44: it was four): a dead worker's messages whose
+ * KEYS: delayed, stream, expected. ARGV: now, how many to promote, worker, lease ms, max, the entry
+ * key prefix. One round trip for a worker's turn (#44: it was four): a dead worker's messages whose
  * lease ran out (XAUTOCLAIM, first: it fails with NOGROUP before anything is written), entries
- * whose backoff is over back on the stream, then new messages (XREADGROUP), each with its record.
- * A message whose entry is gone or no longer pending (discarded, or a stale copy) is acknowledged
- * and deleted here, and not handed out. Returns {message, record JSON} for each claimed.
+ * whose backoff is over back on the stream, then new messages (XREADGROUP), each with its record
+ * and its request's expected record. A message whose entry is gone or no longer pending (discarded,
+ * or a stale copy) is acknowledged and deleted here, and not handed out. Returns {message, record
+ * JSON, expected JSON or nil} for each claimed.
  */
 const CLAIM = `
 local max = tonumber(ARGV[5])
@@ -103,7 +104,7 @@ for _, m in ipairs(messages) do
   if id then
     local found = redis.call('HMGET', ARGV[6] .. id, 'rec', 'state')
     if found[1] and found[2] == 'pending' then
-      table.insert(claimed, {m[1], found[1]})
+      table.insert(claimed, {m[1], found[1], redis.call('HGET', KEYS[3], id)})
     else
       redis.call('XACK', KEYS[2], '${GROUP}', m[1])
       redis.call('XDEL', KEYS[2], m[1])
@@ -292,10 +293,10 @@ export class RedisInboxStore implements InboxStore {
       evaluate(
         this.#send,
         CLAIM,
-        [`${this.#p}delayed`, this.#stream],
+        [`${this.#p}delayed`, this.#stream, `${this.#p}expected`],
         [String(now), String(Math.max(max, 100)), worker, String(Math.ceil(leaseMs)), String(max), this.#entry('')],
-      ) as Promise<[message: string, record: string][] | null>;
-    let claimed: [message: string, record: string][] | null;
+      ) as Promise<Claimed[] | null>;
+    let claimed: Claimed[] | null;
     try {
       claimed = await claim();
     } catch (error) {
@@ -305,7 +306,11 @@ export class RedisInboxStore implements InboxStore {
       await this.#ensureGroup();
       claimed = await claim();
     }
-    return (claimed ?? []).map(([message, record]) => ({ record: JSON.parse(record) as InboxRecord, lease: `${message} ${worker}` }));
+    return (claimed ?? []).map(([message, record, expected]) => ({
+      record: JSON.parse(record) as InboxRecord,
+      lease: `${message} ${worker}`,
+      expected: typeof expected === 'string' ? requestOf(expected) : null,
+    }));
   }
 
   async renew(worker: string, claim: InboxClaim): Promise<boolean> {
@@ -486,6 +491,9 @@ export class RedisInboxStore implements InboxStore {
     await this.#send('HDEL', `${this.#p}expected`, accessRequestCode);
   }
 }
+
+/** What CLAIM returns for each entry: its message, its record, and its request's expected record when one is kept. */
+type Claimed = [message: string, record: string, expected?: string | null];
 
 function requestOf(value: string): ExpectedRequest {
   const { accessRequestCode, identitySessionCode, createdAt } = JSON.parse(value) as ExpectedRequest;

@@ -2,7 +2,7 @@
 import { claimsProblem, requestedClaimKeys } from './claims.js';
 import { serviceError, validationError } from './http.js';
 import { disclose, digestsWithDecoys, issueSdJwt, type DisclosureEncoding, type IssuedDisclosure } from './sd-jwt.js';
-import { randomId } from '../internal/encoding.js';
+import { randomId, toHex } from '../internal/encoding.js';
 import type { SigningKeys } from './keys.js';
 import { claimValueAs, type ResolvedReadings } from './readings.js';
 import type { components } from '../../generated/schema.js';
@@ -168,7 +168,7 @@ export function samePerson(a: IdentityInput, b: IdentityInput): boolean {
 function digestAs(encoding: ResolvedReadings['digestEncoding'], digest: string): string {
   if (encoding === 'base64url') return digest;
   const bytes = Uint8Array.from(atob(digest.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-  if (encoding === 'hex') return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  if (encoding === 'hex') return toHex(bytes);
   return btoa(String.fromCharCode(...bytes));
 }
 

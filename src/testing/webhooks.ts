@@ -1,6 +1,6 @@
 /** The fake service's side of 'Identity Actions' webhooks: signing, delivery and retries. */
 import { sleep } from '../internal/sleep.js';
-import { fromBase64, randomId, toBase64, utf8 } from '../internal/encoding.js';
+import { fromBase64, randomId, toBase64, toHex, utf8 } from '../internal/encoding.js';
 import { DEFAULT_READINGS, type ResolvedReadings } from './readings.js';
 
 /** The subscription a client needs for identity request webhooks (spec, "Events"). */
@@ -66,15 +66,13 @@ export interface WebhookRetryOptions {
  * ```
  */
 export async function signWebhook(secret: string, body: string): Promise<string> {
-  return `sha256=${hex(await hmac(utf8(secret), body))}`;
+  return `sha256=${toHex(await hmac(utf8(secret), body))}`;
 }
 
 async function hmac(key: Uint8Array<ArrayBuffer>, content: string): Promise<Uint8Array> {
   const imported = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   return new Uint8Array(await crypto.subtle.sign('HMAC', imported, utf8(content)));
 }
-
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** The body the `webhookKind` reading writes for a payload. */
 function webhookBody(payload: WebhookPayload, reading: ResolvedReadings['webhookKind'], nowMs: number): Record<string, unknown> {
@@ -115,13 +113,13 @@ export async function webhookRequest(
   const t = String(Math.floor(nowMs / 1000));
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   /** Stripe's `t=…,v1=…` set, signed with `signingKey`. */
-  const stripeSet = async (signingKey: Uint8Array<ArrayBuffer>) => `t=${t},v1=${hex(await hmac(signingKey, `${t}.${body}`))}`;
+  const stripeSet = async (signingKey: Uint8Array<ArrayBuffer>) => `t=${t},v1=${toHex(await hmac(signingKey, `${t}.${body}`))}`;
   switch (readings.webhookSignature) {
     case 'prefixed-hex':
       headers['x-webhook-signature'] = await signWebhook(target.secret, body);
       break;
     case 'hex':
-      headers['x-webhook-signature'] = hex(await hmac(key, body));
+      headers['x-webhook-signature'] = toHex(await hmac(key, body));
       break;
     case 'base64':
       headers['x-webhook-signature'] = toBase64(await hmac(key, body));

@@ -18,6 +18,7 @@ import {
   createIdentityInbox,
   MemoryInboxStore,
   type IdentityInboxOptions,
+  type ExpectedRequest,
   type InboxClient,
   type InboxEvent,
   type InboxRecord,
@@ -436,6 +437,59 @@ describe('inbox: one worker at a time', () => {
     for (let i = 0; i < 2; i++) await setup({ store: new Named() }).inbox.runOnce();
     expect(workers[0]).toMatch(new RegExp(`^pid${process.pid}-[0-9a-f]{8}$`));
     expect(workers[1]).not.toBe(workers[0]);
+  });
+});
+
+describe('inbox: where the session code comes from (#44)', () => {
+  /** A memory store whose claims carry `expected`, as a store across a network reads it with the claim. */
+  class ClaimReading extends MemoryInboxStore {
+    constructor(readonly carried: (id: string) => ExpectedRequest | null | undefined) {
+      super();
+    }
+    override async claim(...args: Parameters<MemoryInboxStore['claim']>) {
+      return (await super.claim(...args)).map((claim) => {
+        const expected = this.carried(claim.record.id);
+        return expected === undefined ? claim : { ...claim, expected };
+      });
+    }
+  }
+  const sessionCodes = (verify: ReturnType<typeof setup>['verify']) => verify.mock.calls.map(([, options]) => options?.identitySessionCode);
+
+  test("the claim's expected record when the store read it with the claim: expected() is not asked", async () => {
+    const store = new ClaimReading((id) => ({ accessRequestCode: id, identitySessionCode: 'isc_from_claim', createdAt: T0 }));
+    const expected = vi.spyOn(store, 'expected');
+    const { inbox, verify, handed } = setup({ store });
+    await received(inbox, 'arc_c');
+    await inbox.runOnce();
+    expect(sessionCodes(verify)).toEqual(['isc_from_claim']);
+    expect(expected).not.toHaveBeenCalled();
+    expect(handed).toHaveLength(1);
+  });
+
+  test('a claim that found no record (null) goes to the sessionCode option, or fails as an unknown request, without asking expected()', async () => {
+    for (const sessionCode of [async () => 'isc_from_option', undefined]) {
+      const store = new ClaimReading(() => null);
+      const expected = vi.spyOn(store, 'expected');
+      const { inbox, verify, events } = setup({ store, ...(sessionCode ? { sessionCode } : {}) });
+      await received(inbox, 'arc_n');
+      await inbox.runOnce();
+      expect(expected).not.toHaveBeenCalled();
+      if (sessionCode) expect(sessionCodes(verify)).toEqual(['isc_from_option']);
+      else {
+        expect(verify).not.toHaveBeenCalled();
+        expect(events.map((event) => event.errorCode)).toContain('ERR_INBOX_UNKNOWN_REQUEST');
+      }
+    }
+  });
+
+  test('a claim without it (a store that does not read it) asks expected()', async () => {
+    const store = new ClaimReading(() => undefined);
+    const expected = vi.spyOn(store, 'expected');
+    const { inbox, verify } = setup({ store });
+    await received(inbox, 'arc_u');
+    await inbox.runOnce();
+    expect(expected).toHaveBeenCalledWith('arc_u');
+    expect(sessionCodes(verify)).toEqual(['isc_arc_u']);
   });
 });
 

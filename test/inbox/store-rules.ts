@@ -34,6 +34,8 @@ export interface StoreTraits {
   windowOnCallersClock?: boolean;
   /** A claim takes the entries whose tokens expire first (Redis takes them in the order they came). */
   claimsByTokenExpiry?: boolean;
+  /** A claim carries its request's expected record (Redis and PostgreSQL: a round trip saved; memory has none to save). */
+  expectedWithClaim?: boolean;
 }
 
 /** The rules, as tests, on the stores `make` makes (each test gets a store of its own). */
@@ -296,6 +298,25 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_b']);
     await store.unexpect('arc_b');
     expect(await store.awaiting(10, now)).toEqual([]);
+  });
+
+  test("a claim that carries its request's expected record carries what expected() answers: the record kept, or null for none (#44)", async () => {
+    const store = await make();
+    const now = Date.now();
+    await store.expect({ accessRequestCode: 'arc_x', identitySessionCode: 'isc_x', createdAt: now - 10 }, 60_000);
+    // Kept past its time too: expected() does not judge the time, and neither does the claim.
+    await store.expect({ accessRequestCode: 'arc_old', identitySessionCode: 'isc_old', createdAt: now - 120_000 }, 60_000);
+    for (const id of ['arc_x', 'arc_old', 'arc_none']) await store.add(record(id), now);
+    const claims = await store.claim('w', 5, 60_000, now);
+    expect(claims.map((claim) => claim.record.id).sort()).toEqual(['arc_none', 'arc_old', 'arc_x']);
+    for (const claim of claims) {
+      if (claim.expected === undefined) continue;
+      expect(claim.expected).toEqual((await store.expected(claim.record.id)) ?? null);
+    }
+    if (traits.expectedWithClaim) {
+      expect(claims.every((claim) => claim.expected !== undefined)).toBe(true);
+      expect(claims.find((claim) => claim.record.id === 'arc_x')?.expected?.identitySessionCode).toBe('isc_x');
+    }
   });
 
   test('reported missing: once, only while awaited with no entry and not handed over; still looked up after (#40)', async () => {

@@ -82,7 +82,7 @@ const verifying: InboxClient = {
 };
 
 describe('the inbox store rules: PostgreSQL', () => {
-  storeRules(() => store(), { windowOnCallersClock: true, claimsByTokenExpiry: true });
+  storeRules(() => store(), { windowOnCallersClock: true, claimsByTokenExpiry: true, expectedWithClaim: true });
 });
 
 describe('the reconciler on PostgreSQL', () => {

@@ -15,7 +15,7 @@ import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { acrossProcesses } from '../inbox/across-processes.js';
 import { endToEnd, inboxOn } from '../inbox/end-to-end.js';
 import { reconcilerRaces } from '../inbox/reconcile-races.js';
-import { storeRules } from '../inbox/store-rules.js';
+import { storeRules, type StoreTraits } from '../inbox/store-rules.js';
 
 const KEY = new Uint8Array(32).fill(9);
 const kinds = ['node-redis', 'ioredis'] as const;
@@ -54,16 +54,17 @@ const prefix = () => `inbox-test-${++prefixes}:`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const stores: [string, () => Promise<InboxStore>][] = [
-  ['memory', async () => new MemoryInboxStore()],
-  ...kinds.map((kind): [string, () => Promise<InboxStore>] => [
+const stores: [string, () => Promise<InboxStore>, StoreTraits][] = [
+  ['memory', async () => new MemoryInboxStore(), {}],
+  ...kinds.map((kind): [string, () => Promise<InboxStore>, StoreTraits] => [
     `Redis (${kind})`,
     async () => new RedisInboxStore(await connect(kind), { prefix: prefix() }),
+    { expectedWithClaim: true },
   ]),
 ];
 
-describe.each(stores)('the inbox store rules: %s', (_name, make) => {
-  storeRules(make);
+describe.each(stores)('the inbox store rules: %s', (_name, make, traits) => {
+  storeRules(make, traits);
 });
 
 describe.each(kinds)('the Redis store at start, with %s', (kind) => {
