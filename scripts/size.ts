@@ -135,11 +135,13 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // #46 split it into rooms a reader can hold (worker, rules, outcomes): 0.3 KB of wiring, kept;
     // then createIdentityInbox and createWorker into named steps at module level (schedule.ts,
     // settle's steps): 0.27 KB more, the steps' context read by name where a closure read it bare.
-    budgetBytes: 9.75 * KB,
+    // #44's sealing on node:crypto (at once, not a job on Node's thread pool) took it 0.33 KB further.
+    budgetBytes: 10.1 * KB,
   },
   // #42's return page: the status endpoint beside the inbox (JSON, long poll, Server-Sent Events).
-  // #46's page side in named steps (requestOutcomes, createReturnPage) took it to 11,006 B.
-  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 11 * KB },
+  // #46's page side in named steps (requestOutcomes, createReturnPage) took it to 11,006 B; #44's
+  // sealing on node:crypto to 11,406 B.
+  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 11.25 * KB },
 ];
 
 /** What the peers' users load, bundled the same way: printed beside ours, never enforced. */

@@ -104,11 +104,12 @@ interface Groups {
 const STANDARD_ENTRY = /^v\d+[a-z]*,/;
 /** Stripe's set of one signature with its separators: `t=` and 12 digits, `,v1=` and 64 hex digits, two separators. */
 const STRIPE_SET_LENGTH = 2 + 12 + 4 + 64 + 2;
-const STRIPE_ITEM = /^(t|v\d+)=/;
+/** A Stripe item (`t=…`, `v1=…`) starting any of a group's comma-separated items (a group holds no whitespace). */
+const STRIPE_ITEM = /(?:^|,)(?:t|v\d+)=/;
 
 function conventionOf(group: string): Convention {
   if (STANDARD_ENTRY.test(group)) return 'standard';
-  return group.split(',').some((item) => STRIPE_ITEM.test(item.trim())) ? 'stripe' : 'hmac';
+  return STRIPE_ITEM.test(group) ? 'stripe' : 'hmac';
 }
 
 function groupsOf(value: string): Groups {
@@ -134,6 +135,13 @@ function addStripeItems(sets: string[][], items: string[]): void {
   const hasStamp = (set: readonly string[]) => set.some((item) => item.startsWith('t='));
   if (last && !(hasStamp(last) && hasStamp(items))) last.push(...items);
   else sets.push(items);
+}
+
+/** The signatures in Stripe's sets: every item but their timestamps (a loop: `flat()` cost a tenth of a check, #44). */
+function stripeSignatureCount(sets: readonly string[][]): number {
+  let count = 0;
+  for (const set of sets) for (const item of set) if (!item.startsWith('t=')) count += 1;
+  return count;
 }
 
 /**
@@ -162,7 +170,7 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
   const chosen = (convention: Convention) => scheme === 'auto' || scheme === convention;
   const count =
     (chosen('hmac') ? groups.hmac.length : 0) +
-    (chosen('stripe') ? groups.stripe.flat().filter((item) => !item.startsWith('t=')).length : 0) +
+    (chosen('stripe') ? stripeSignatureCount(groups.stripe) : 0) +
     (chosen('standard') ? groups.standard.length : 0);
   if (count > maxSignatures) throw malformed(`the headers carry ${count} signatures; at most ${maxSignatures} are checked`);
 
@@ -220,9 +228,14 @@ function hmacCheck(body: Check['body'], headers: unknown, entries: readonly stri
 
 /** One of Stripe's sets: `t=<unix>,v1=<hex>[,v1=<hex>…]`, an HMAC-SHA256 of `"<t>.<body>"`; other versions (v0) are not ours. */
 function stripeCheck(body: Check['body'], items: readonly string[], settings: SignatureSettings): Check {
-  const pairs = items.map((item) => [item.slice(0, item.indexOf('=')), item.slice(item.indexOf('=') + 1)] as const);
-  const stamps = pairs.filter(([key]) => key === 't').map(([, stamp]) => stamp);
-  const v1 = pairs.filter(([key]) => key === 'v1').map(([, mac]) => mac);
+  const stamps: string[] = [];
+  const v1: string[] = [];
+  for (const item of items) {
+    const split = item.indexOf('=');
+    const key = item.slice(0, split);
+    if (key === 't') stamps.push(item.slice(split + 1));
+    else if (key === 'v1') v1.push(item.slice(split + 1));
+  }
   if (stamps.length !== 1 || v1.length === 0 || !v1.every((mac) => HEX.test(mac) && mac.length === 64)) {
     throw malformed(
       `the ${settings.signatureHeader} header has t= but not one timestamp and 1 to ${settings.maxSignatures} hex v1= signatures in each set`,

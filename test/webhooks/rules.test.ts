@@ -4,6 +4,7 @@
  * a streamed body is read, what a refusal carries and logs, and what the receiver answers.
  */
 import { createHmac } from 'node:crypto';
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../src/index.js';
@@ -263,7 +264,7 @@ describe('webhooks: what a refusal carries', () => {
     expect(new Set([first.deliveryId, other.deliveryId, cancelled.deliveryId]).size).toBe(3);
   });
 
-  test('the event has one shape with a replay store and without one (where its id is hashed when read)', async () => {
+  test('the event has one shape with a replay store and without one; its token is read, never printed, spread or serialized, and not written over', async () => {
     const withoutKind = JSON.stringify({ access_request_code: 'arc_1', access_token: TOKEN });
     for (const body of [BODY, withoutKind]) {
       const headers = { 'x-webhook-signature': mac(body).digest('hex') };
@@ -279,7 +280,14 @@ describe('webhooks: what a refusal carries', () => {
       expect(unstored.deliveryId).toBe(stored.deliveryId);
       for (const event of [stored, unstored]) {
         expect(event.accessToken).toBe(TOKEN);
-        expect(Object.getOwnPropertyDescriptor(event, 'accessToken')).toMatchObject({ enumerable: false, writable: false });
+        expect(Object.hasOwn(event, 'accessToken')).toBe(false);
+        for (const shown of [JSON.stringify(event), inspect(event, { depth: 5, getters: false }), JSON.stringify({ ...event })]) {
+          expect(shown).not.toContain(TOKEN);
+        }
+        expect(() => {
+          (event as { accessToken: string }).accessToken = 'other';
+        }).toThrow(TypeError);
+        expect(event.accessToken).toBe(TOKEN);
       }
     }
   });
