@@ -38,8 +38,13 @@ export function retryAfterMs(headers: Headers, nowMs: number): number | undefine
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);
+/**
+ * A passing failure, which a safe request may be repeated after: a timeout (408) or a 5xx other
+ * than 501 and 505, which no repetition mends. A 429 is a rule of its own: every request is
+ * repeated after it.
+ */
+function isPassingFailure(status: number): boolean {
+  return status === 408 || (status >= 500 && status !== 501 && status !== 505);
 }
 
 /** What an attempt came to: an answer (its headers arrived) or none (refused, reset, cut short). */
@@ -97,7 +102,7 @@ export function decide(outcome: Outcome, budget: Budget): Decision {
   }
   const { status } = outcome;
   if (status === 401 && outcome.tokenSent && !budget.replayed) return { action: 'replay' };
-  const retryable = status === 429 || (budget.retry === 'safe' && isRetryableStatus(status));
+  const retryable = status === 429 || (budget.retry === 'safe' && isPassingFailure(status));
   if (!retryable || !retriesLeft) return { action: 'accept' };
   const asked = outcome.retryAfter();
   const waitMs = asked ?? budget.backoff();

@@ -196,6 +196,35 @@ describe('the renewal lease shared by several instances', () => {
     expect(store.asked).toEqual([35_000, 4_000]);
   });
 
+  test('a waiter asks for the lease again after 25 ms, then twice as long each time up to 500 ms; once free, it takes it and renews', async () => {
+    vi.useFakeTimers({ now: T0 });
+    try {
+      const clock = {
+        get now() {
+          return Date.now();
+        },
+      };
+      const store = new LeasingStore(clock);
+      store.heldUntil = Infinity; // another instance holds the lease for now
+      const asked: number[] = [];
+      const lease = store.lease.bind(store);
+      store.lease = (key, ttlMs) => {
+        asked.push(Date.now() - T0);
+        return lease(key, ttlMs);
+      };
+      const e = endpoints();
+      const token = Promise.resolve(manager(store, e.api, clock).accessToken());
+      await vi.advanceTimersByTimeAsync(2_800);
+      expect(asked).toEqual([0, 25, 75, 175, 375, 775, 1_275, 1_775, 2_275, 2_775]);
+      store.heldUntil = -Infinity;
+      await vi.advanceTimersByTimeAsync(500);
+      expect(await token).toBe('access-1');
+      expect(e.calls.authenticate).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   test('a waiter gives up with a TimeoutError after twice the lease time when no token comes', async () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
@@ -556,6 +585,19 @@ describe('what the token manager asks of its store, and tells the operator', () 
     expect(durations).toEqual([60]);
   });
 
+  test('a token response whose lifetime fields are ignored says which, and what it used, at warn; one whose fields all count says nothing', async () => {
+    const clock = { now: T0 };
+    const said = async (grant: TokenGrant) => {
+      const { observer, at } = logging();
+      await manager(new LeasingStore(clock), endpoints(() => grant).api, clock, { observer }).accessToken();
+      return at('warn').map((line) => [line.message, line.fields]);
+    };
+    expect(await said({ access_token: 'a', expires_in: 'soon' as never })).toEqual([
+      [expect.stringMatching(/token lifetime: using fallback; ignored: expires_in is not a number$/), { event: 'token.lifetime' }],
+    ]);
+    expect(await said({ access_token: 'a', expires_in: 900 })).toEqual([]);
+  });
+
   test('a store failure is logged with the error’s name, and its code only when it has a string one', async () => {
     const clock = { now: T0 };
     const { observer, lines, at } = logging();
@@ -571,6 +613,34 @@ describe('what the token manager asks of its store, and tells the operator', () 
       first.push(at('warn')[0]!.fields);
     }
     expect(first).toEqual([{ error: 'RangeError' }, { error: 'Error' }, { error: 'Error', code: 'ECONNRESET' }]);
+  });
+
+  test('a store whose read throws at once (not a rejected promise) fails like any read: this process’s own token serves, said at warn', async () => {
+    const clock = { now: T0 };
+    const { observer, at } = logging();
+    const e = endpoints();
+    let broken = false;
+    let kept: StoredToken | undefined;
+    const reads: string[] = [];
+    const store: TokenStore = {
+      get: (_key, options) => {
+        reads.push(options?.fresh ? 'fresh' : 'plain');
+        if (broken) throw new TypeError('the client is closed');
+        return kept;
+      },
+      set: (_key, token) => {
+        kept = token;
+      },
+    };
+    const m = manager(store, e.api, clock, { observer });
+    expect(await m.accessToken()).toBe('access-1');
+    broken = true;
+    reads.length = 0;
+    expect(await m.accessToken()).toBe('access-1');
+    expect(e.calls.authenticate).toBe(1);
+    // One read, failed: not taken for an empty store and renewed (which would read again).
+    expect(reads).toEqual(['plain']);
+    expect(at('warn').map((line) => line.fields)).toEqual([{ error: 'TypeError' }]);
   });
 
   test('a renewal’s own read of the store that fails is logged too, and the renewal goes on', async () => {
