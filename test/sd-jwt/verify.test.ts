@@ -434,7 +434,7 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     expect(verified.keyBinding?.['nonce']).toBe('n-1');
   });
 
-  test('each wrong or missing field is refused: typ, sd_hash, aud, nonce, iat, signer; and absence when required', async () => {
+  test('each wrong or missing field is refused: typ, sd_hash, aud, nonce, iat, signer; and absence when required; aud and nonce are the very strings expected, not a list holding them', async () => {
     const { presented, kb } = await withHolder();
     const other = await generateKeyPair('ES256');
     const cases = [
@@ -451,6 +451,9 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
       await kb({ nonce: undefined }),
       await kb({ iat: undefined }),
       await kb({}, ''),
+      // Equal only loosely (a one-element list compares equal to its string with ==): refused (#45).
+      await kb({ aud: ['https://rp.example'] }),
+      await kb({ nonce: ['n-1'] }),
     ];
     for (const kbJwt of cases) expect(await refusal(presented + kbJwt, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
