@@ -105,6 +105,8 @@ describe('JWS signatures with Web Crypto', () => {
     expect(jwkFits({ kty: 'RSA', alg: 'RS256' }, 'RS256', undefined)).toBe(true);
     expect(jwkFits({ ...rsa, alg: 'RS384' }, 'RS256', 'k1')).toBe(false);
     expect(jwkFits({ ...rsa, use: 'enc' }, 'RS256', 'k1')).toBe(false);
+    // Only 'sig' says signing: any other use (RFC 7517 §4.2 lets registries add some), or its case changed, is not it (#45).
+    for (const use of ['signature', 'SIG', 'sig ', 'verify', '']) expect(jwkFits({ ...rsa, use }, 'RS256', 'k1'), use).toBe(false);
     expect(jwkFits(ec, 'ES256', 'e1')).toBe(true);
     expect(jwkFits({ ...ec, crv: 'P-384' }, 'ES256', 'e1')).toBe(false);
     expect(jwkFits(ec, 'ES384', 'e1')).toBe(false);
