@@ -197,6 +197,15 @@ describe('webhook signatures: choosing the scheme', () => {
     );
   });
 
+  test("scheme: 'standard' refuses a header carrying a bare HMAC and a Stripe set, as many of each, as malformed, not as empty (#45)", async () => {
+    const payload = body();
+    const bare = createHmac('sha256', SECRET).update(payload).digest('hex');
+    const both = { 'x-webhook-signature': `sha256=${bare} ${stripe(payload)}` };
+    const error = await refusal(verifier({ scheme: 'standard' }).verify(payload, both));
+    expect(error.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect(error.message).toContain('not in the standard form');
+  });
+
   test('no signature in any header this verifier reads is missing, naming both headers', async () => {
     const error = await refusal(verifier().verify(body(), { 'stripe-signature': 'x' }));
     expect(error.code).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
