@@ -563,7 +563,8 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
 
       const { accessToken, accessRequestCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));
       const meaning = eventMeaning(accessRequestCode, kind, rawKind);
-      const deliveryId = node ? nodeDigest(node, meaning) : await bodyDigest(meaning, node);
+      // Hashed at once on node:crypto; elsewhere Web Crypto's digest is awaited.
+      const deliveryId = node ? nodeDigest(node, meaning) : await bodyDigest(meaning, null);
       if (store) await claimDelivery(store, deliveryId, lease);
       return new VerifiedEvent({ kind, rawKind, accessRequestCode, payload, deliveryId }, accessToken);
     } catch (error) {
