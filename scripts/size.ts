@@ -116,7 +116,9 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     code: `export * from './src/webhooks/frameworks/${name}.ts';`,
     // #27's once-a-minute warnings and #31's string-body path took the edge ones past 5.6 KB; #39's
     // several signatures at once 0.5 KB more; #46's readable verifier (named steps and tables) 0.1 KB.
-    budgetBytes: name === 'next' || name === 'hono' ? 6.6 * KB : 6.75 * KB,
+    // #44's event class and one home for joining bytes (internal/encoding.ts's concatBytes, shared
+    // with the sealing) took Express's 8 B past 6.75 KB.
+    budgetBytes: name === 'next' || name === 'hono' ? 6.6 * KB : 6.8 * KB,
   })),
   // #30's sign-in integrations (backend entries; each carries the OIDC helper, oauth4webapi in it,
   // and since #31 its node:crypto signature check: 14 KB)

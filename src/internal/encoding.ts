@@ -38,6 +38,17 @@ export function fromHex(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+/** The parts' bytes one after another, in one new array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
 /** Bytes as lower-case hex digits. */
 export function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');

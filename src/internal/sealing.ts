@@ -5,7 +5,7 @@
  * Node's thread pool per call, a fifth of the inbox's CPU (#44). Both paths write and read the same
  * form, the ciphertext then its 16-byte tag, as Web Crypto does.
  */
-import { fromBase64, toBase64, utf8 } from './encoding.js';
+import { concatBytes, fromBase64, toBase64, utf8 } from './encoding.js';
 import { nodeCrypto, type NodeCrypto } from './node-crypto.js';
 
 /** What an `encryptionKey` option takes: 32 random bytes (or their base64), or an AES-GCM `CryptoKey`. */
@@ -34,7 +34,7 @@ export async function seal(key: CryptoKey, text: string, name: string, node = no
   const sealed = node
     ? nodeSeal(node, key, iv, text, name)
     : new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8(name) }, key, utf8(text)));
-  return `v1.${toBase64(concat(iv, sealed))}`;
+  return `v1.${toBase64(concatBytes([iv, sealed]))}`;
 }
 
 /** The text `seal` sealed under `name`; rejects for anything else (another key, another name, not sealed). */
@@ -48,16 +48,6 @@ export async function open(key: CryptoKey, value: string, name: string, node = n
     ? nodeOpen(node, key, iv, sealed, name)
     : await crypto.subtle.decrypt({ name: 'AES-GCM', iv, additionalData: utf8(name) }, key, sealed);
   return new TextDecoder('utf-8', { fatal: true }).decode(plain);
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 const keyObjects = new WeakMap<CryptoKey, unknown>();
@@ -81,7 +71,7 @@ function nodeSeal(node: NodeCrypto, key: CryptoKey, iv: Uint8Array, text: string
   const { cipher, keyObject } = nodeKey(node, key, 'encrypt');
   const gcm = node.createCipheriv(cipher, keyObject, iv);
   gcm.setAAD(utf8(name));
-  return concat(gcm.update(utf8(text)), gcm.final(), gcm.getAuthTag());
+  return concatBytes([gcm.update(utf8(text)), gcm.final(), gcm.getAuthTag()]);
 }
 
 /** The plain bytes; throws when the tag does not verify (another key, another name, altered). */
@@ -90,5 +80,5 @@ function nodeOpen(node: NodeCrypto, key: CryptoKey, iv: Uint8Array, sealed: Uint
   const gcm = node.createDecipheriv(cipher, keyObject, iv);
   gcm.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   gcm.setAAD(utf8(name));
-  return concat(gcm.update(sealed.subarray(0, sealed.length - TAG_BYTES)), gcm.final());
+  return concatBytes([gcm.update(sealed.subarray(0, sealed.length - TAG_BYTES)), gcm.final()]);
 }

@@ -1,7 +1,7 @@
 /** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
 import { ConfigurationError, InvalidInputError, WebhookVerificationError } from '../errors/index.js';
 import { countOption, positiveOption } from '../errors/options.js';
-import { toBase64Url, utf8 } from '../internal/encoding.js';
+import { concatBytes, toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 import { isObject } from '../internal/guards.js';
@@ -326,13 +326,7 @@ async function readBody(request: Request, maxBytes: number): Promise<Uint8Array<
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks);
 }
 
 /** base64url SHA-256 on `node:crypto`: one-shot for a text where the runtime has `hash` (Node >= 20.12). */
