@@ -26,8 +26,10 @@ function resolve(doc: Doc, schema: unknown, depth = 0): Doc | undefined {
   }
   const parts = Array.isArray(schema['allOf']) ? schema['allOf'].map((part) => resolve(doc, part, depth + 1)) : [];
   if (parts.length === 0) return schema;
-  const properties: Doc = isObject(schema['properties']) ? { ...schema['properties'] } : {};
-  for (const part of parts) if (part && isObject(part['properties'])) Object.assign(properties, part['properties']);
+  // Spread rather than Object.assign: a field named `__proto__` (JSON.parse makes it an own member)
+  // stays a field, where assigning it would replace the merged object's prototype and hide it.
+  let properties: Doc = isObject(schema['properties']) ? { ...schema['properties'] } : {};
+  for (const part of parts) if (part && isObject(part['properties'])) properties = { ...properties, ...part['properties'] };
   return { ...schema, properties };
 }
 

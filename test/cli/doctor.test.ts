@@ -533,6 +533,17 @@ describe('acme-identity doctor', () => {
     expect(contractDrift(doc)).toEqual([]);
   });
 
+  test("an allOf part's field named __proto__ is a field like any other", () => {
+    const doc = JSON.parse(JSON.stringify(openApiDocument)) as EditableDocument;
+    const schemas = doc.components!.schemas as Record<string, unknown>;
+    // The request body as an allOf whose added part has a field JSON.parse made an own member.
+    schemas['IdentityRequestInput'] = {
+      allOf: [schemas['IdentityRequestInput'], JSON.parse('{"properties":{"__proto__":{"type":"string"}}}')],
+    };
+    const drift = contractDrift(doc);
+    expect(drift.filter((line) => line.includes('/identity/request body.'))).toEqual(['+ field POST /identity/request body.__proto__']);
+  });
+
   test('what goes over the wire is compared: operations, the fields of bodies and answers (inside data too), enums, error codes', () => {
     const doc = JSON.parse(JSON.stringify(openApiDocument)) as EditableDocument;
     const properties = (schema: string) =>
