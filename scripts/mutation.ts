@@ -99,6 +99,17 @@ const GROUPS: Group[] = [
   { name: 'errors', mutate: ['src/errors/**/*.ts'], tests: ['test/errors/**/*.test.ts', 'test/client/responses.test.ts'], goal: 85 },
   // The Redis stores against a real redis-server (started by the tests), in this process.
   { name: 'redis', mutate: ['src/redis/**/*.ts'], tests: ['test/redis/**/*.test.ts'], goal: 80 },
+  // The PostgreSQL inbox store against a real postgres (started by the tests), in this process: the
+  // store rules every store keeps, the transaction a handler writes in, LISTEN/NOTIFY.
+  { name: 'postgres', mutate: ['src/postgres/**/*.ts'], tests: ['test/postgres/**/*.test.ts'], goal: 80 },
+  // The sign-in integrations (Auth.js, Passport, better-auth): what each hands its framework, and the
+  // callback's checks it keeps (state, one use per sign-in, the ID token's claims).
+  {
+    name: 'sign-in',
+    mutate: ['src/authjs/**/*.ts', 'src/passport/**/*.ts', 'src/better-auth/**/*.ts'],
+    tests: ['test/authjs/**/*.test.ts', 'test/passport/**/*.test.ts', 'test/better-auth/**/*.test.ts'],
+    goal: 80,
+  },
   {
     name: 'claims',
     mutate: ['src/claims/**/*.ts'],
