@@ -5,7 +5,7 @@
  *   acme-identity doctor [--base-url URL] [--auth-url URL] [--client-id ID] [--tenant-id ID] [--timestamp-format F] [--strict] [--json]
  *   acme-identity check-receiver <url> [--secret S] [--scheme prefixed-hex|hex|base64|stripe|standard] [--json]
  *   acme-identity decode <token> [--json]
- *   acme-identity verify <token> [--auth-url URL] [--json]
+ *   acme-identity verify <token> [--auth-url URL] [--allow-insecure-requests] [--json]
  *   acme-identity webhook verify [--secret S] [--signature V] < delivery
  *   acme-identity sandbox [options of acme-identity-sandbox]
  *   acme-identity sandbox trigger|approve|deliveries|resend|clock|rotate-key|fault … [--url URL]   (control.ts)
@@ -212,11 +212,12 @@ cli
 cli
   .command('verify <token>', "Verify a JWT or an SD-JWT against the issuer's JWKS (found through discovery)")
   .option('--auth-url <url>', 'the OIDC issuer (ACME_AUTH_URL)')
+  .option('--allow-insecure-requests', 'read the keys over http: from a host other than localhost (a sandbox in a container network)')
   .option('--json', 'the outcome as JSON')
-  .action(async (token: string, options: { authUrl?: string; json?: boolean }) => {
+  .action(async (token: string, options: { authUrl?: string; allowInsecureRequests?: boolean; json?: boolean }) => {
     const authUrl = options.authUrl ?? env('ACME_AUTH_URL');
     if (!authUrl) usage('verify needs --auth-url (or ACME_AUTH_URL)');
-    report(await verifyToken(token, authUrl), options.json);
+    report(await verifyToken(token, authUrl, { allowInsecureRequests: options.allowInsecureRequests === true }), options.json);
   });
 
 cli

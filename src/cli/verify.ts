@@ -21,10 +21,22 @@ const refused = (error: unknown): VerifyOutcome => ({
   message: error instanceof Error ? error.message : String(error),
 });
 
-/** Verifies a JWT or SD-JWT against the keys of the issuer at `authUrl` (discovery, then its JWKS). */
-export async function verifyToken(token: string, authUrl: string, options: { fetch?: typeof fetch } = {}): Promise<VerifyOutcome> {
+/**
+ * Verifies a JWT or SD-JWT against the keys of the issuer at `authUrl` (discovery, then its JWKS).
+ * `allowInsecureRequests` reads them over http: from a host other than localhost (a sandbox in a
+ * container network), as the SDK's own option does.
+ */
+export async function verifyToken(
+  token: string,
+  authUrl: string,
+  options: { fetch?: typeof fetch; allowInsecureRequests?: boolean } = {},
+): Promise<VerifyOutcome> {
   try {
-    const verified = await verifySdJwt(token.trim(), { keys: remoteJwks(authUrl, options.fetch ? { fetch: options.fetch } : {}) });
+    const keys = remoteJwks(authUrl, {
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.allowInsecureRequests ? { allowInsecureRequests: true } : {}),
+    });
+    const verified = await verifySdJwt(token.trim(), { keys });
     const exp = Number(verified.claims['exp']);
     return {
       ok: true,

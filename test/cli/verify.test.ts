@@ -41,6 +41,32 @@ describe('acme-identity verify', () => {
     expect((await verifyToken(good, 'http://127.0.0.1:9')).ok).toBe(false);
   });
 
+  test('an issuer on http: at a host other than localhost: refused, unless allowInsecureRequests says so', async () => {
+    // The sandbox as a container network would name it: requests and answers rewritten between the names.
+    const issuer = 'http://acme-sandbox.test:4010';
+    const viaContainerName: typeof fetch = async (input, init) => {
+      const url = (input instanceof Request ? input.url : String(input)).replace(issuer, sandbox.authUrl);
+      const answer = await fetch(url, init);
+      const text = (await answer.text()).replaceAll(sandbox.authUrl, issuer);
+      return new Response(text, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? '' } });
+    };
+    const now = Math.floor(Date.now() / 1000);
+    const token = await issueSdJwt(
+      sandbox.service.keys,
+      { iss: issuer, iat: now, exp: now + 3600 },
+      [await disclose('given_name', 'Jane')],
+      {
+        nowMs: Date.now(),
+      },
+    );
+    const refused = await verifyToken(token, issuer, { fetch: viaContainerName });
+    expect(refused).toMatchObject({ ok: false, code: 'ERR_INVALID_CONFIG', message: expect.stringContaining('allowInsecureRequests') });
+    expect(await verifyToken(token, issuer, { fetch: viaContainerName, allowInsecureRequests: true })).toMatchObject({
+      ok: true,
+      message: expect.stringContaining(`of ${issuer}`),
+    });
+  });
+
   test('as a command: ✓ and exit 0, ✗ with the code and exit 1', async () => {
     const cli = (args: string[], input?: string) =>
       new Promise<{ code: number; stdout: string }>((resolve) => {
