@@ -12,8 +12,9 @@ describe('path serializer', () => {
     );
   });
 
-  test('a parameter not given keeps its {name}; a template without parameters is returned as is', () => {
+  test('a parameter not given (undefined or null, as openapi-fetch reads them) keeps its {name}; a template without parameters is returned as is', () => {
     expect(encoded('/a/{one}/b/{two}', { one: 1 })).toBe('/a/1/b/{two}');
+    expect(encoded('/a/{one}/b/{two}', { one: null, two: undefined })).toBe('/a/{one}/b/{two}');
     expect(encoded('/status/health', {})).toBe('/status/health');
   });
 
