@@ -43,13 +43,19 @@ const TOKEN_ADVICE: Partial<Record<number, string>> = {
 export async function checkStatus(client: AcmeIdentityClient, add: (check: Check) => void): Promise<void> {
   try {
     const health = await client.status.health();
-    // Every field of the record is optional: a status not stated says nothing is wrong.
+    // Every field of the record is optional: a field not stated says nothing is wrong. A status
+    // other than healthy, or a database reported as not connected, is a warning of its own.
     const unwell = health.status !== undefined && health.status !== 'healthy';
+    const databaseDown = health.database !== undefined && health.database !== 'connected';
+    const advice = [
+      ...(unwell ? [`the service reports itself ${String(health.status)}`] : []),
+      ...(databaseDown ? [`the service reports its database ${String(health.database)}`] : []),
+    ];
     add({
       name: 'health',
-      status: unwell ? 'warn' : 'ok',
+      status: advice.length > 0 ? 'warn' : 'ok',
       detail: `read by the SDK: status ${health.status ?? 'not stated'}, database ${health.database ?? 'not stated'}`,
-      ...(unwell ? { advice: `the service reports itself ${String(health.status)}` } : {}),
+      ...(advice.length > 0 ? { advice: advice.join('; ') } : {}),
     });
   } catch (error) {
     if (error instanceof ServiceUnavailableError) {

@@ -179,11 +179,21 @@ describe('acme-identity doctor', () => {
     }
   });
 
-  test('the health record: degraded is a warning that says so; a status not stated (every field is optional) is no warning', async () => {
+  test('the health record: degraded, or a database in error, is a warning that says so; a status not stated (every field is optional) is no warning', async () => {
     const unstated = await doctor({ fetch: answerChanged('/status/health', ({ status: _, ...rest }) => rest) });
     expect(unstated.byName['health']).toEqual({ name: 'health', status: 'ok', detail: expect.stringContaining('status not stated') });
     const degraded = await doctor({ fetch: answerChanged('/status/health', (record) => ({ ...record, status: 'degraded' })) });
     expect(degraded.byName['health']).toMatchObject({ status: 'warn', advice: 'the service reports itself degraded' });
+    // A database in error under a status still healthy (or not stated) is no clean bill either.
+    const databaseDown = await doctor({ fetch: answerChanged('/status/health', (record) => ({ ...record, database: 'error' })) });
+    expect(databaseDown.byName['health']).toMatchObject({ status: 'warn', advice: 'the service reports its database error' });
+    const bothDown = await doctor({
+      fetch: answerChanged('/status/health', (record) => ({ ...record, status: 'degraded', database: 'error' })),
+    });
+    expect(bothDown.byName['health']).toMatchObject({
+      status: 'warn',
+      advice: 'the service reports itself degraded; the service reports its database error',
+    });
   });
 
   test('an issuer whose discovery does not offer PKCE S256 fails OIDC discovery, saying the helper requires it', async () => {
