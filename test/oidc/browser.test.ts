@@ -191,6 +191,10 @@ describe('OIDC browser helper', () => {
     expect(() => createBrowserSignIn({ ...base, clientAuthentication: { method: 'client_secret_basic', clientSecret: 'x' } })).toThrow(
       expect.objectContaining({ option: 'clientAuthentication' }),
     );
+    // Any value given is refused, even one that is no secret: a secret option on a page is a mistake to say.
+    for (const clientSecret of ['', null, 0, false]) {
+      expect(() => createBrowserSignIn({ ...base, clientSecret } as never)).toThrow(expect.objectContaining({ option: 'clientSecret' }));
+    }
     let error: unknown;
     try {
       createBrowserSignIn({ ...base, clientSecret: 'shh-this-is-secret' } as never);

@@ -252,6 +252,24 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(await oidc.userinfo(result)).toEqual(result.userinfo);
   });
 
+  test("userinfo answering for another subject than the ID token's is ERR_OIDC_USERINFO, after the sign-in and on its own", async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    const someoneElse = () => HttpResponse.json({ sub: 'someone-else', 'acmeidentity.given_name': 'Mallory' });
+    let { url, transaction } = await oidc.startSignIn();
+    server.use(http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, someoneElse, { once: true }));
+    const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction, { userinfo: true }));
+    expect(error).toBeInstanceOf(OidcError);
+    expect(error).toMatchObject({ code: 'ERR_OIDC_USERINFO' });
+    expect(String((error as Error).message)).not.toContain('Mallory');
+    ({ url, transaction } = await oidc.startSignIn());
+    const result = await oidc.finishSignIn(await s.visit(url), transaction);
+    server.use(http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, someoneElse, { once: true }));
+    expect(await rejection(oidc.userinfo(result))).toMatchObject({ code: 'ERR_OIDC_USERINFO' });
+    // The same subject is accepted: the check compares, it does not refuse every answer.
+    expect(await oidc.userinfo(result)).toMatchObject({ sub: result.claims.sub });
+  });
+
   test('userinfo with a revoked access token is ERR_OIDC_USERINFO', async () => {
     const s = await oidcSetup();
     const { url, transaction } = await s.client().startSignIn();
