@@ -252,6 +252,24 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(await oidc.userinfo(result)).toEqual(result.userinfo);
   });
 
+  test('a token response without an ID token is ERR_OIDC_ID_TOKEN: the sign-in needs one, whatever else the answer holds', async () => {
+    const s = await oidcSetup();
+    const { url, transaction } = await s.client().startSignIn();
+    const callback = await s.visit(url);
+    server.use(
+      http.post(
+        `${s.service.authUrl}/oauth/oidc/token`,
+        () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', expires_in: 300 }),
+        {
+          once: true,
+        },
+      ),
+    );
+    const error = await rejection(s.client().finishSignIn(callback, transaction));
+    expect(error).toBeInstanceOf(OidcError);
+    expect(error).toMatchObject({ code: 'ERR_OIDC_ID_TOKEN' });
+  });
+
   test("userinfo answering for another subject than the ID token's is ERR_OIDC_USERINFO, after the sign-in and on its own", async () => {
     const s = await oidcSetup();
     const oidc = s.client();
