@@ -83,6 +83,26 @@ describe('the Passport strategy, as Passport runs it', () => {
     expect(again).toEqual({ action: 'fail', args: [{ message: expect.stringMatching(/^ERR_OIDC_STATE: /), code: 'ERR_OIDC_STATE' }, 401] });
   });
 
+  test("a session that saves (express-session's save): saved with the transaction in it before the redirect; a failed save is an error, not a redirect", async () => {
+    const { strategy } = await stage();
+    const events: string[] = [];
+    const session = {
+      save(callback: (error?: unknown) => void) {
+        events.push(`save ${Object.keys((this as Record<string, unknown>)['acme-identity'] ?? {}).length}`);
+        setTimeout(() => {
+          events.push('saved');
+          callback();
+        }, 5);
+      },
+    };
+    const started = await run(strategy, { session });
+    events.push(started.action);
+    expect(events).toEqual(['save 1', 'saved', 'redirect']);
+    const broken = new Error('the session store is down');
+    const failing = await run(strategy, { session: { save: (callback: (error?: unknown) => void) => callback(broken) } });
+    expect(failing).toEqual({ action: 'error', args: [broken] });
+  });
+
   test('in the session: each sign-in waits under its state (two tabs at once both finish), and a finished one is removed', async () => {
     const { strategy, signIn } = await stage();
     const session: Record<string, unknown> = {};
