@@ -16,8 +16,9 @@ async function credentialJwt(h: Awaited<ReturnType<typeof harness>>) {
 }
 
 describe('remoteJwks', () => {
-  test('an auth URL that is not a string is a ConfigurationError naming authUrl, before anything is fetched', () => {
-    for (const authUrl of [undefined, null, 42]) {
+  test('an auth URL that is neither a string nor a URL is a ConfigurationError naming authUrl, before anything is fetched', () => {
+    // An object that prints as an https: URL is not one either: what it names could change between reads.
+    for (const authUrl of [undefined, null, 42, { toString: () => 'https://auth.acme.test' }]) {
       expect(() => remoteJwks(authUrl as never)).toThrow(ConfigurationError);
       expect(() => remoteJwks(authUrl as never)).toThrow(expect.objectContaining({ option: 'authUrl' }));
     }
