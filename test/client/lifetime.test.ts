@@ -102,6 +102,12 @@ describe('tokenLifetime', () => {
     expect(result).toMatchObject({ expiresAt: NOW + 900_000, source: 'exp' });
   });
 
+  test('seven days is the longest lifetime taken at its word: exactly seven days is used, a second more is not', () => {
+    const week = MAX_PLAUSIBLE_LIFETIME_MS / 1000;
+    expect(tokenLifetime({ expires_in: week }, undefined, NOW, 0, FALLBACK)).toMatchObject({ source: 'expires_in', ignored: [] });
+    expect(tokenLifetime({ expires_in: week + 1 }, undefined, NOW, 0, FALLBACK)).toMatchObject({ source: 'fallback' });
+  });
+
   test('sources that disagree: the earliest wins and the later is named', () => {
     const result = tokenLifetime({ expires_in: 3600 }, NOW + 600_000, NOW, 0, FALLBACK);
     expect(result).toMatchObject({ expiresAt: NOW + 600_000, source: 'exp' });
