@@ -113,6 +113,15 @@ describe('tokenLifetime', () => {
     expect(result).toMatchObject({ expiresAt: NOW + 600_000, source: 'exp' });
     expect(result.ignored).toHaveLength(1);
   });
+
+  test('sources within a minute of each other agree (clocks, rounding): the earliest is used and nothing is named', () => {
+    // exp is whole seconds and written a moment after expires_in was counted: a second or two apart is one lifetime.
+    for (const apartMs of [1, 1_500, 59_999]) {
+      const result = tokenLifetime({ expires_in: 900 }, NOW + 900_000 + apartMs, NOW, 0, FALLBACK);
+      expect(result).toEqual({ expiresAt: NOW + 900_000, source: 'expires_in', ignored: [] });
+    }
+    expect(tokenLifetime({ expires_in: 900 }, NOW + 900_000 + 60_001, NOW, 0, FALLBACK).ignored).toHaveLength(1);
+  });
 });
 
 describe('the token manager on a machine in another zone', () => {
