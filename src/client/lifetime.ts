@@ -29,7 +29,22 @@ export function zonedDate(text: string): { ms: number } | { reason: string } {
     return { reason: 'is not an RFC 2822 or ISO 8601 date with a zone (a date without one names no instant)' };
   }
   const ms = Date.parse(text.trim());
-  return Number.isFinite(ms) ? { ms } : { reason: 'is not a calendar date' };
+  return Number.isFinite(ms) && isCalendarDay(text) ? { ms } : { reason: 'is not a calendar date' };
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * Whether the day the text writes is in its month: `Date.parse` moves 30 February to 2 March (in
+ * either form) rather than refusing it, and a day that does not exist names no instant.
+ */
+function isCalendarDay(text: string): boolean {
+  const iso = /(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  const rfc = /(\d{1,2})\s+([A-Za-z]{3})\s+(\d{4})/.exec(text);
+  const [year, month, day] = iso
+    ? [Number(iso[1]), Number(iso[2]) - 1, Number(iso[3])]
+    : [Number(rfc?.[3]), MONTHS.indexOf(rfc?.[2]?.toLowerCase() ?? ''), Number(rfc?.[1])];
+  return new Date(Date.UTC(year, month, day)).getUTCDate() === day;
 }
 
 /** What the token response says of its lifetime, as the schema read it. */

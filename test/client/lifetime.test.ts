@@ -47,12 +47,24 @@ describe('zonedDate', () => {
         const naive = iso(ms, 0, false) + (micro ? '.123456' : '');
         expect(zonedDate(naive)).toHaveProperty('reason');
         expect(zonedDate(rfc2822(ms, 0, false))).toHaveProperty('reason');
+        // Whitespace after the time is no zone either.
+        expect(zonedDate(`${naive} `)).toHaveProperty('reason');
+        expect(zonedDate(`${rfc2822(ms, 0, false)} `)).toHaveProperty('reason');
       }),
     );
   });
 
-  test('numbers and free text are not dates', () => {
+  test('numbers and free text are not dates, nor is a date of the right form that no calendar has', () => {
     for (const text of ['1764230400', '1764230400000', 'tomorrow', '', '2026-11-27', 'Z']) expect(zonedDate(text)).toHaveProperty('reason');
+    // Date.parse would read 30 February as 2 March, in either form: a day the month lacks is refused.
+    for (const text of ['2026-13-45T00:00:00Z', '2026-02-30T00:00:00Z', '2026-04-31T10:00:00+10:00', 'Mon, 30 Feb 2026 10:00:00 GMT']) {
+      expect(zonedDate(text), text).toEqual({ reason: 'is not a calendar date' });
+    }
+    expect(zonedDate('2028-02-29T00:00:00Z')).toEqual({ ms: Date.UTC(2028, 1, 29) });
+    expect(zonedDate('Tue, 29 Feb 2028 00:00:00 GMT')).toEqual({ ms: Date.UTC(2028, 1, 29) });
+    // And such an expires is set aside by name, never an expiry of NaN.
+    const result = tokenLifetime({ expires_in: 900, expires: '2026-13-45T00:00:00Z' }, undefined, NOW, 0, FALLBACK);
+    expect(result).toEqual({ expiresAt: NOW + 900_000, source: 'expires_in', ignored: ['expires is not a calendar date'] });
   });
 });
 
