@@ -115,6 +115,8 @@ describe('acmeIdentityProvider', () => {
     expect(() => acmeIdentity({ ...base(), clientId: '' })).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'clientId' }),
     );
+    // No options at all: the first one missing is named, not a TypeError.
+    expect(() => acmeIdentity(undefined as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'authUrl' }));
   });
 
   test('the configuration: ID tokens verified, PKCE, client_secret_basic; the email asked for only when the claims name none', () => {
@@ -128,6 +130,11 @@ describe('acmeIdentityProvider', () => {
       scopes: ['openid', 'email'],
       authorizationUrlParams: { claims: '{"email":["email","email_verified"]}', phone: '412345678', phone_country_code: '61' },
     });
+    // better-auth's own callback URL unless one is given, and then that one.
+    expect(provider).not.toHaveProperty('redirectURI');
+    expect(acmeIdentity({ ...base(), redirectURI: 'https://rp.example/api/auth/oauth2/callback/acme' }).redirectURI).toBe(
+      'https://rp.example/api/auth/oauth2/callback/acme',
+    );
     const withAcmeEmail = acmeIdentity({
       ...base(),
       signIn: { scope: 'openid profile', claims: { acme: { 'acmeidentity.email': null } } },

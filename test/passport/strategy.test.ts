@@ -83,6 +83,31 @@ describe('the Passport strategy, as Passport runs it', () => {
     expect(again).toEqual({ action: 'fail', args: [{ message: expect.stringMatching(/^ERR_OIDC_STATE: /), code: 'ERR_OIDC_STATE' }, 401] });
   });
 
+  test('a callback no sign-in of this browser waits for is a failed sign-in (400); a sign-in the SDK cannot trust (no ID token) is an error, not a failure', async () => {
+    const { strategy, signIn } = await stage();
+    const callback = await signIn({ session: {} });
+    // Another browser's session: nothing waits there for this state.
+    expect(await run(strategy, { ...callback, session: {} })).toEqual({
+      action: 'fail',
+      args: [{ message: expect.stringMatching(/^ERR_OIDC_STATE: no sign-in of this browser waits/) }, 400],
+    });
+    const withoutIdToken: typeof fetch = (input, init) =>
+      String(input instanceof Request ? input.url : input).endsWith('/oauth/oidc/token')
+        ? Promise.resolve(Response.json({ access_token: 'at', token_type: 'Bearer', expires_in: 300 }))
+        : fetch(input, init);
+    const broken = await stage({ fetch: withoutIdToken });
+    const outcome = await run(broken.strategy, await broken.signIn({ session: {} }));
+    expect(outcome.action).toBe('error');
+    expect(outcome.args[0]).toMatchObject({ name: 'OidcError', code: 'ERR_OIDC_ID_TOKEN' });
+  });
+
+  test('a session of null is no session: a ConfigurationError naming transactionStore, through error', async () => {
+    const { strategy } = await stage();
+    const outcome = await run(strategy, { session: null as never });
+    expect(outcome.action).toBe('error');
+    expect(outcome.args[0]).toMatchObject({ code: 'ERR_INVALID_CONFIG', option: 'transactionStore' });
+  });
+
   test("a session that saves (express-session's save): saved with the transaction in it before the redirect; a failed save is an error, not a redirect", async () => {
     const { strategy } = await stage();
     const events: string[] = [];
