@@ -186,6 +186,34 @@ describe('reading answers', () => {
     expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'cor_h' });
   });
 
+  test("a credential whose only field is data, in the spec's envelope: the envelope is opened, the credential is not", async () => {
+    const credential = { data: { score: 1 } };
+    const client = clientAnswering(() => Response.json({ data: credential, correlation_id: 'c' }));
+    expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'c' });
+  });
+
+  test("a disclosed value keeps its null fields as sent (the digest covers them); the record's own null fields are dropped", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const value = { street: '1 Main St', unit: null, lines: [null, 'x'] };
+    const record = {
+      ref: 'r',
+      iss: 'https://auth.acme.test',
+      sub: 'p',
+      iat: now,
+      nbf: now,
+      exp: now + 600,
+      jti: 'j',
+      _sd_alg: 'sha-256',
+      disclosures: [{ claim: 'acmeidentity.address', salt: 's', value }],
+      request_code: 'arc',
+      partially_complete: null,
+    };
+    const client = clientAnswering(() => Response.json({ data: record, correlation_id: 'c' }));
+    const { data } = await client.identityResponses.get({ accessRequestCode: 'arc', identitySessionCode: 'isc', accessToken: 'x.y.z' });
+    expect(data.disclosures?.[0]?.value).toEqual(value);
+    expect(data).not.toHaveProperty('partially_complete');
+  });
+
   test('a well-formed envelope gives data, correlation id and meta; meta is left out when absent', async () => {
     const answers = [
       { data: { message: 'deleted' }, correlation_id: 'c1', meta: { request_id: 'r' } },
