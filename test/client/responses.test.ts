@@ -117,6 +117,27 @@ describe('reading answers', () => {
     }
   });
 
+  test("envelope in envelope: the correlation id and meta of the outermost that carries one are the answer's", async () => {
+    const details = { request_code: 'isc_1', opened_at: 1_790_000_000 };
+    const codes = { accessRequestCode: 'a', identitySessionCode: 'i' };
+    const both = {
+      correlation_id: 'outer',
+      meta: { from: 'outer' },
+      data: { data: details, correlation_id: 'inner', meta: { from: 'inner' } },
+    };
+    expect(await clientAnswering(() => Response.json(both)).identityRequests.get(codes)).toEqual({
+      data: details,
+      correlationId: 'outer',
+      meta: { from: 'outer' },
+    });
+    const innerOnly = { success: true, data: { data: details, correlation_id: 'inner', meta: { from: 'inner' } } };
+    expect(await clientAnswering(() => Response.json(innerOnly)).identityRequests.get(codes)).toEqual({
+      data: details,
+      correlationId: 'inner',
+      meta: { from: 'inner' },
+    });
+  });
+
   test('a record in which none of the documented fields arrived is refused, naming the fields that did (never their values)', async () => {
     for (const body of [
       { success: true, result: { status: 'operational' } },
