@@ -117,7 +117,7 @@ describe('reading answers', () => {
     }
   });
 
-  test("envelope in envelope: the correlation id and meta of the outermost that carries one are the answer's", async () => {
+  test("envelope in envelope: the correlation id and meta of the outermost that carries one are the answer's; a third envelope is not opened", async () => {
     const details = { request_code: 'isc_1', opened_at: 1_790_000_000 };
     const codes = { accessRequestCode: 'a', identitySessionCode: 'i' };
     const both = {
@@ -130,6 +130,9 @@ describe('reading answers', () => {
       correlationId: 'outer',
       meta: { from: 'outer' },
     });
+    // Two envelopes are opened, the spec's and a gateway's; a third is not guessed at: no record is found.
+    const thrice = { data: { data: { data: details, correlation_id: 'c3' }, correlation_id: 'c2' }, correlation_id: 'c1' };
+    expect(await rejection(clientAnswering(() => Response.json(thrice)).identityRequests.get(codes))).toBeInstanceOf(InvalidResponseError);
     const innerOnly = { success: true, data: { data: details, correlation_id: 'inner', meta: { from: 'inner' } } };
     expect(await clientAnswering(() => Response.json(innerOnly)).identityRequests.get(codes)).toEqual({
       data: details,
