@@ -131,6 +131,9 @@ describe('reading answers', () => {
       meta: { from: 'outer' },
     });
     // Two envelopes are opened, the spec's and a gateway's; a third is not guessed at: no record is found.
+    // A record whose documented fields all arrived as null is a record in which none arrived.
+    const allNull = { data: { request_code: null, opened_at: null }, correlation_id: 'c' };
+    expect(await rejection(clientAnswering(() => Response.json(allNull)).identityRequests.get(codes))).toBeInstanceOf(InvalidResponseError);
     const thrice = { data: { data: { data: details, correlation_id: 'c3' }, correlation_id: 'c2' }, correlation_id: 'c1' };
     expect(await rejection(clientAnswering(() => Response.json(thrice)).identityRequests.get(codes))).toBeInstanceOf(InvalidResponseError);
     const innerOnly = { success: true, data: { data: details, correlation_id: 'inner', meta: { from: 'inner' } } };
