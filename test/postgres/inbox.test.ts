@@ -107,10 +107,19 @@ describe('the PostgreSQL store', () => {
     const pool = new pg.Pool({ connectionString: server.url });
     pool.on('error', () => undefined);
     pools.push(pool);
-    for (const prefix of ['x; DROP TABLE y', 'A.', '"quoted"', 'a.b.c']) {
+    for (const prefix of ['x; DROP TABLE y', 'A.', '"quoted"', 'a.b.c', '1st_', 'myschema.9x']) {
       expect(() => new PostgresInboxStore(pool, { prefix })).toThrow(ConfigurationError);
     }
-    expect(() => new PostgresInboxStore({} as never)).toThrow(/pool/);
+    // Plain names of any length, with or without a schema, are taken.
+    for (const prefix of ['', 'acme_identity_', 'myschema.', 'myschema.acme_', '_x9']) {
+      expect(() => new PostgresInboxStore(pool, { prefix })).not.toThrow();
+    }
+    // A pool needs both query and connect; none at all is the same ConfigurationError, not a TypeError.
+    for (const notAPool of [{}, { query: () => undefined }, { connect: () => undefined }, undefined]) {
+      expect(() => new PostgresInboxStore(notAPool as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'pool' }),
+      );
+    }
   });
 
   test('eight concurrent deliveries of one request: one entry; two instances working it: handed over once', async () => {
