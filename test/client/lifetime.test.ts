@@ -112,6 +112,9 @@ describe('tokenLifetime', () => {
   test('expires_in written in milliseconds is implausible and not used', () => {
     const result = tokenLifetime({ expires_in: 900_000 }, NOW + 900_000, NOW, 0, FALLBACK);
     expect(result).toMatchObject({ expiresAt: NOW + 900_000, source: 'exp' });
+    // An hour written in milliseconds, alone: 41 days is no API token's life, and the fallback is used.
+    expect(tokenLifetime({ expires_in: 3_600_000 }, undefined, NOW, 0, FALLBACK)).toMatchObject({ source: 'fallback' });
+    expect(tokenLifetime({ expires_in: 8 * 86_400 }, undefined, NOW, 0, FALLBACK)).toMatchObject({ source: 'fallback' });
   });
 
   test('seven days is the longest lifetime taken at its word: exactly seven days is used, a second more is not', () => {
