@@ -54,7 +54,9 @@ const decimal: z.ZodMiniType<number, unknown> = z.pipe(
 );
 /** A date with its zone (ISO 8601, RFC 2822), in ms; a date without one names no instant and is refused. */
 const zonedDateMs: z.ZodMiniType<number, unknown> = z.pipe(
-  z.string().check(z.refine((text) => 'ms' in zonedDate(text), 'a date must carry its zone (Z, +hh:mm, GMT)')),
+  z
+    .string()
+    .check(z.refine((text) => 'ms' in zonedDate(text), 'a date must carry its zone (Z, +hh:mm, GMT) and name a day of the calendar')),
   z.transform((text: string) => {
     const date = zonedDate(text);
     return 'ms' in date ? date.ms : Number.NaN;

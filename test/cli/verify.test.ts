@@ -15,11 +15,11 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function sdJwt(overrides: { exp?: number } = {}) {
+async function sdJwt(overrides: { exp?: number; iss?: string } = {}) {
   const now = Math.floor(Date.now() / 1000);
   return issueSdJwt(
     sandbox.service.keys,
-    { iss: sandbox.authUrl, iat: now, exp: overrides.exp ?? now + 3600 },
+    { iss: overrides.iss ?? sandbox.authUrl, iat: now, exp: overrides.exp ?? now + 3600 },
     [await disclose('given_name', 'Jane')],
     { nowMs: Date.now() },
   );
@@ -50,15 +50,7 @@ describe('acme-identity verify', () => {
       const text = (await answer.text()).replaceAll(sandbox.authUrl, issuer);
       return new Response(text, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? '' } });
     };
-    const now = Math.floor(Date.now() / 1000);
-    const token = await issueSdJwt(
-      sandbox.service.keys,
-      { iss: issuer, iat: now, exp: now + 3600 },
-      [await disclose('given_name', 'Jane')],
-      {
-        nowMs: Date.now(),
-      },
-    );
+    const token = await sdJwt({ iss: issuer });
     const refused = await verifyToken(token, issuer, { fetch: viaContainerName });
     expect(refused).toMatchObject({ ok: false, code: 'ERR_INVALID_CONFIG', message: expect.stringContaining('allowInsecureRequests') });
     expect(await verifyToken(token, issuer, { fetch: viaContainerName, allowInsecureRequests: true })).toMatchObject({

@@ -256,15 +256,8 @@ describe('OIDC helper: the flow against the fake', () => {
     const s = await oidcSetup();
     const { url, transaction } = await s.client().startSignIn();
     const callback = await s.visit(url);
-    server.use(
-      http.post(
-        `${s.service.authUrl}/oauth/oidc/token`,
-        () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', expires_in: 300 }),
-        {
-          once: true,
-        },
-      ),
-    );
+    const withoutIdToken = () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', expires_in: 300 });
+    server.use(http.post(`${s.service.authUrl}/oauth/oidc/token`, withoutIdToken, { once: true }));
     const error = await rejection(s.client().finishSignIn(callback, transaction));
     expect(error).toBeInstanceOf(OidcError);
     expect(error).toMatchObject({ code: 'ERR_OIDC_ID_TOKEN' });
