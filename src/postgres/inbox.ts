@@ -310,6 +310,8 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
     let active: { connection: PgPoolClientLike; letGo(destroy: boolean): void } | undefined;
     let stopped = false;
     let retry: ReturnType<typeof setTimeout> | undefined;
+    /** A reconnection under way: stopping waits for it, so that no connection is left listening. */
+    let attempt: Promise<void> | undefined;
     const notified = (message: { channel?: string }) => {
       if (message.channel === channel) wake();
     };
@@ -326,7 +328,8 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
         if (gone) return;
         gone = true;
         connection.off?.('notification', notified);
-        if (active?.connection === connection) active = undefined;
+        // One connection at a time: a new one is made only once the last was let go.
+        active = undefined;
         connection.release(destroy);
       };
       const broken = () => {
@@ -350,20 +353,22 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
     const again = () => {
       clearTimeout(retry);
       // Tried each second until the server answers again (a failed LISTEN schedules itself through `broken`).
-      retry = setTimeout(() => listen().catch(() => (stopped || active ? undefined : again())), 1_000);
+      retry = setTimeout(() => {
+        attempt = listen().catch(() => (stopped ? undefined : again()));
+      }, 1_000);
       (retry as { unref?: () => void }).unref?.();
     };
     try {
       await listen();
     } catch (error) {
       // Not listening from the start: the inbox polls, and nothing is tried again here.
-      stopped = true;
       clearTimeout(retry);
       throw error;
     }
     return async () => {
       stopped = true;
       clearTimeout(retry);
+      await attempt;
       const listening = active;
       if (!listening) return;
       await listening.connection.query(`UNLISTEN "${channel}"`).then(
@@ -422,8 +427,9 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
        FROM ${this.#t.entries}`,
       [now],
     );
+    // An aggregate answers one row, its minimum null when nothing is pending.
     const row = rows[0] ?? {};
-    const oldest = row['oldest'] === null || row['oldest'] === undefined ? now : num(row['oldest']);
+    const oldest = num(row['oldest'] ?? now);
     return {
       pending: num(row['pending']),
       inFlight: num(row['in_flight']),
