@@ -40,13 +40,15 @@ const GROUPS: Group[] = [
     tests: ['test/sd-jwt/**/*.test.ts', 'test/internal/**/*.test.ts'],
     goal: 90,
   },
-  // The client's decisions (when to retry, replay, renew a token, what the service's clock says) against the tests that drive them;
-  // the transport apart (below): nearly every client test goes through it.
+  // The client's decisions (when to retry, replay, renew a token, what the service's clock says, how
+  // long a token lives) against the tests that drive them; the transport apart (below): nearly every
+  // client test goes through it.
   {
     name: 'client',
-    mutate: ['src/client/retry.ts', 'src/client/tokens.ts', 'src/client/clock.ts'],
+    mutate: ['src/client/retry.ts', 'src/client/tokens.ts', 'src/client/clock.ts', 'src/client/lifetime.ts'],
     // clock.ts is taught by answers and tokens: its own tests and the client's clock-skew tests.
     tests: [
+      'test/client/lifetime.test.ts',
       'test/client/clock.test.ts',
       'test/client/clock-skew.test.ts',
       'test/client/decide.test.ts',
@@ -77,11 +79,19 @@ const GROUPS: Group[] = [
   // in worker processes that never see the mutant under test.
   { name: 'inbox', mutate: ['src/inbox/**/*.ts'], tests: ['test/inbox/**/*.test.ts', 'test/redis/inbox.test.ts'], goal: 85 },
   // The boundary's own rules: which path a parameter reaches (identity codes percent-encoded, a
-  // credential_ref's dot segments refused), what a request body may hold, what a message may carry
-  // (control and line-separator characters stripped), the sealing of a stored token to its entry.
+  // credential_ref's dot segments refused), what a request body may hold, which envelope an answer's
+  // record is opened from, what a message may carry (control and line-separator characters
+  // stripped), the sealing of a stored token to its entry.
   {
     name: 'boundary',
-    mutate: ['src/client/client.ts', 'src/client/bodies.ts', 'src/client/paths.ts', 'src/internal/text.ts', 'src/internal/sealing.ts'],
+    mutate: [
+      'src/client/client.ts',
+      'src/client/bodies.ts',
+      'src/client/paths.ts',
+      'src/client/envelope.ts',
+      'src/internal/text.ts',
+      'src/internal/sealing.ts',
+    ],
     // Every in-process client test: client.ts wires the rules into each call (which errors a
     // credential endpoint reads, which token route a renewal takes), and those tests drive it; and
     // token requests under their own deadline (tokenTimeoutMs), on real sockets.
