@@ -502,7 +502,8 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
     const row = rows[0];
     // A request settled before outcomes were kept: settled, how is not known.
     if (!row || row['state'] === null) return undefined;
-    return { state: row['state'] as RequestState['state'], at: row['at'] === null ? now : num(row['at']) };
+    // Every row that names a state has its time: settled_at, dead_at and received_at are written with it.
+    return { state: row['state'] as RequestState['state'], at: num(row['at']) };
   }
 
   async refer(reference: string, accessRequestCode: string, until: number): Promise<void> {
