@@ -261,6 +261,13 @@ describe('RedisReplayStore', () => {
     expect(await b!.claim('d', 120)).toBe('done');
   });
 
+  test('an answer the claim script never gives (nothing, OK, a number, bytes) is read as processing: never done, which would drop the delivery, nor claimed', async () => {
+    for (const reply of [null, undefined, 'OK', 1, new TextEncoder().encode('done')]) {
+      const odd = { isOpen: true, isReady: true, sendCommand: async () => reply };
+      expect(await new RedisReplayStore(odd, { prefix: fresh() }).claim('d', 120)).toBe('processing');
+    }
+  });
+
   test('a claim holds the delivery for its lease, a completion for its ttl, to the second', async () => {
     const prefix = fresh();
     const store = new RedisReplayStore(redis, { prefix });
