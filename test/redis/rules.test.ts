@@ -379,6 +379,25 @@ describe('RedisInboxStore', () => {
     expect(await new RedisInboxStore(redis, { prefix: fresh() }).warnings()).toHaveLength(1);
   });
 
+  test('a dead entry is dropped after deadLetterTtlSeconds; revived by a fresh delivery or replayed, it is kept until handed over', async () => {
+    const now = Date.now();
+    for (const bringBack of [
+      async (store: RedisInboxStore) => expect(await store.add(record('arc_d'), now)).toBe('revived'),
+      async (store: RedisInboxStore) => expect(await store.revive('arc_d', record('arc_d'))).toBe(true),
+    ]) {
+      const prefix = fresh();
+      const store = new RedisInboxStore(redis, { prefix, deadLetterTtlSeconds: 3_600 });
+      const entryTtl = () => pttl(`${prefix}{inbox}:e:arc_d`);
+      await store.add(record('arc_d'), now);
+      const [claim] = await store.claim('w', 1, 60_000, now);
+      await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
+      expect(await entryTtl()).toBeGreaterThan(3_599_000);
+      await bringBack(store);
+      // No expiry left: a pending entry that Redis dropped would lose the identity.
+      expect(await entryTtl()).toBe(-1);
+    }
+  });
+
   test('an entry in the dead-letter stream that is not a dead letter (written by something else) is passed over', async () => {
     const prefix = fresh();
     const now = Date.now();
