@@ -398,6 +398,20 @@ describe('RedisInboxStore', () => {
     }
   });
 
+  test('a stream message naming a dead entry (a stale copy) is acknowledged and deleted, never handed out: the entry stays a dead letter', async () => {
+    const prefix = fresh();
+    const now = Date.now();
+    const store = new RedisInboxStore(redis, { prefix });
+    await store.add(record('arc_s'), now);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
+    await raw('XADD', `${prefix}{inbox}:stream`, '*', 'id', 'arc_s');
+    expect(await store.claim('w', 5, 60_000, now)).toEqual([]);
+    expect(await raw('XLEN', `${prefix}{inbox}:stream`)).toBe(0);
+    expect((await store.deadLetters(10)).map((letter) => letter.record.id)).toEqual(['arc_s']);
+    expect(await store.state!('arc_s', now)).toMatchObject({ state: 'failed' });
+  });
+
   test('an entry in the dead-letter stream that is not a dead letter (written by something else) is passed over', async () => {
     const prefix = fresh();
     const now = Date.now();
