@@ -269,6 +269,22 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     expect(new Set([...first, ...rest].map((c) => c.record.id))).toEqual(new Set(['arc_m1', 'arc_m2', 'arc_m3']));
   });
 
+  test('entries taken over after their lease count toward max: a claim never holds more, whatever mix of taken-over and new entries is due', async () => {
+    const store = await make();
+    for (const id of ['arc_o1', 'arc_o2']) await store.add(record(id), Date.now());
+    expect(await store.claim('gone', 2, 1_000, Date.now())).toHaveLength(2);
+    for (const id of ['arc_n1', 'arc_n2', 'arc_n3']) await store.add(record(id), Date.now());
+    // A lease, as every worker takes it: Redis takes over what has been idle that long.
+    await sleep(1_200);
+    const ids: string[] = [];
+    for (const max of [1, 3, 5]) {
+      const claims = await store.claim('w', max, 1_000, Date.now());
+      expect(claims.length).toBeLessThanOrEqual(max);
+      ids.push(...claims.map((c) => c.record.id));
+    }
+    expect(ids.sort()).toEqual(['arc_n1', 'arc_n2', 'arc_n3', 'arc_o1', 'arc_o2']);
+  });
+
   test('dead letters: oldest first, at most limit; revive and discard touch dead entries only', async () => {
     const store = await make();
     const now = Date.now();
