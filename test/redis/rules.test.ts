@@ -398,6 +398,18 @@ describe('RedisInboxStore', () => {
     }
   });
 
+  test("a handed-over request is remembered for the done window it was given: its key expires with the window, on Redis's clock", async () => {
+    const prefix = fresh();
+    const now = Date.now();
+    const store = new RedisInboxStore(redis, { prefix });
+    await store.add(record('arc_w'), now);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await store.complete(claim!, 90_000, now, 'verified');
+    const left = await pttl(`${prefix}{inbox}:done:arc_w`);
+    expect(left).toBeGreaterThan(89_000);
+    expect(left).toBeLessThanOrEqual(90_000);
+  });
+
   test('a stream message naming a dead entry (a stale copy) is acknowledged and deleted, never handed out: the entry stays a dead letter', async () => {
     const prefix = fresh();
     const now = Date.now();
