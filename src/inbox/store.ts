@@ -325,7 +325,7 @@ export class MemoryInboxStore implements InboxStore {
         this.#expected.delete(code);
         continue;
       }
-      if (reportedAt === undefined && !this.#entries.has(code)) out.push(request);
+      if (reportedAt === undefined && !this.#entries.has(code) && !this.#handedOver(code, now)) out.push(request);
     }
     return out.sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
   }
@@ -333,13 +333,18 @@ export class MemoryInboxStore implements InboxStore {
   async reportMissing(accessRequestCode: string, now: number): Promise<boolean> {
     const watched = this.#expected.get(accessRequestCode);
     if (!watched || watched.until <= now || watched.reportedAt !== undefined) return false;
-    if (this.#entries.has(accessRequestCode) || (this.#done.get(accessRequestCode)?.until ?? 0) > now) return false;
+    if (this.#entries.has(accessRequestCode) || this.#handedOver(accessRequestCode, now)) return false;
     watched.reportedAt = now;
     return true;
   }
 
   async unexpect(accessRequestCode: string): Promise<void> {
     this.#expected.delete(accessRequestCode);
+  }
+
+  /** Whether the request was handed over within its done window (an `expect()` may come after it). */
+  #handedOver(accessRequestCode: string, now: number): boolean {
+    return (this.#done.get(accessRequestCode)?.until ?? 0) > now;
   }
 
   async state(id: string, now: number): Promise<RequestState | undefined> {

@@ -113,6 +113,18 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     expect(await store.state!('arc_h', now + 2_000)).toBeUndefined();
   });
 
+  test('an expectation recorded after its request was handed over (the webhook came first): not awaited, never reported missing', async () => {
+    const store = await make();
+    const now = Date.now();
+    await store.add(record('arc_late'), now);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await store.complete(claim!, 60_000, now, 'verified');
+    await store.expect({ accessRequestCode: 'arc_late', identitySessionCode: 'isc_late', createdAt: now }, 600_000);
+    expect(await store.awaiting(10, now + 1_000)).toEqual([]);
+    expect(await store.reportMissing('arc_late', now + 1_000)).toBe(false);
+    expect(await store.state!('arc_late', now + 1_000)).toEqual({ state: 'verified', at: now });
+  });
+
   if (traits.windowOnCallersClock) {
     test("a redelivery is a duplicate until the handed-over request's window ends, to the millisecond, and a new entry from then (#45)", async () => {
       const store = await make();
@@ -386,6 +398,7 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     expect(await store.add(record('arc_n'), now + 1)).toBe('duplicate');
     await store.expect({ accessRequestCode: 'arc_w', identitySessionCode: 'isc_w', createdAt: now }, 60_000);
     expect(await store.state!('arc_w', now + 59_999)).toEqual({ state: 'awaiting', at: now });
+    expect(await store.reportMissing('arc_w', now + 60_000)).toBe(false);
     expect((await store.awaiting(10, now + 59_999)).map((request) => request.accessRequestCode)).toEqual(['arc_w']);
     expect(await store.awaiting(10, now + 60_000)).toEqual([]);
     expect(await store.state!('arc_w', now + 60_000)).toBeUndefined();
