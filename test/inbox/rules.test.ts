@@ -23,6 +23,7 @@ import {
   type InboxEvent,
   type InboxRecord,
 } from '../../src/inbox/index.js';
+import { apiErrorFrom } from '../../src/errors/index.js';
 import { rejection } from '../helpers.js';
 
 const T0 = Date.UTC(2026, 10, 26, 12);
@@ -231,6 +232,17 @@ describe('inbox: which failures a retry can mend', () => {
       if (outcome === 'dead') expect(events.at(-1)).toMatchObject({ reason: 'ERR_INBOX_REFUSED' });
     },
   );
+
+  test('every error status of the fetch, 400 to 599: set aside at once when no retry changes it (400, 401, 403, 404, 410 revoked, 412, 422), tried again otherwise (408, 409, 429, 5xx…)', async () => {
+    const final = new Set([400, 401, 403, 404, 410, 412, 422]);
+    for (let status = 400; status < 600; status++) {
+      const answer = apiErrorFrom({ status, body: undefined, requestCorrelationId: undefined, headers: new Headers() });
+      const { inbox, events } = setup({ verify: async () => Promise.reject(new IdentityFlowError('fetch', 'x', answer)) });
+      await received(inbox);
+      await inbox.runOnce();
+      expect([status, events.at(-1)?.outcome]).toEqual([status, final.has(status) ? 'dead' : 'retry']);
+    }
+  });
 });
 
 describe('inbox: one worker at a time', () => {

@@ -294,23 +294,28 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(error).toMatchObject({ code: 'ERR_OIDC_USERINFO', error: 'invalid_token', status: 401 });
   });
 
-  test('a 401 challenge with no error is invalid_token at userinfo and invalid_client at the token endpoint; an error_description is kept', async () => {
+  test('a 401 challenge with no error is invalid_token at userinfo and invalid_client at the token endpoint; an error_description and the status (403) are kept', async () => {
     const s = await oidcSetup();
     const oidc = s.client();
     let { url, transaction } = await oidc.startSignIn();
     const result = await oidc.finishSignIn(await s.visit(url), transaction);
-    const challenge = (value: string) => () => new HttpResponse(null, { status: 401, headers: { 'www-authenticate': value } });
+    const challenge =
+      (value: string, status = 401) =>
+      () =>
+        new HttpResponse(null, { status, headers: { 'www-authenticate': value } });
     server.use(http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, challenge('Bearer realm="acme-identity"'), { once: true }));
     expect(await rejection(oidc.userinfo(result))).toMatchObject({ code: 'ERR_OIDC_USERINFO', error: 'invalid_token', status: 401 });
     server.use(
       http.get(
         `${s.service.authUrl}/oauth/oidc/userinfo`,
-        challenge('Bearer error="insufficient_scope", error_description="openid is required"'),
+        // RFC 6750 §3.1: insufficient_scope is a 403; the status is the answer's, not assumed 401.
+        challenge('Bearer error="insufficient_scope", error_description="openid is required"', 403),
         { once: true },
       ),
     );
     const described = await rejection(oidc.userinfo(result));
     expect(described).toMatchObject({
+      status: 403,
       error: 'insufficient_scope',
       errorDescription: 'openid is required',
       message: 'insufficient_scope: openid is required',

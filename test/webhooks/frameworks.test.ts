@@ -209,4 +209,17 @@ describe('the handlers refuse options they cannot work with', () => {
     expect((await request()).status).toBe(200);
     expect(events).toHaveLength(2); // no replay store: each delivery handled
   });
+
+  test('the secret given is the one verified with, whatever verifierOptions carries (a JavaScript caller can pass a secret there)', async () => {
+    const { POST } = createWebhookRoute({
+      secret: SECRET,
+      verifierOptions: { secret: 'whsec_another_one_0123456789abcdef' } as never,
+      onEvent: () => undefined,
+    });
+    const signed = async (secret: string) =>
+      (await POST(new Request('http://x/w', { method: 'POST', body, headers: { 'x-webhook-signature': await signWebhook(secret, body) } })))
+        .status;
+    expect(await signed('whsec_another_one_0123456789abcdef')).toBe(400);
+    expect(await signed(SECRET)).toBe(200);
+  });
 });
