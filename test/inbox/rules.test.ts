@@ -438,6 +438,26 @@ describe('inbox: one worker at a time', () => {
     ]);
   });
 
+  test("property: the store's error message in the outage line is cut at 200 characters and carries no control character or line separator (no forged log line)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 400 }), async (message) => {
+        class Down extends MemoryInboxStore {
+          override async add(): Promise<never> {
+            throw new Error(message);
+          }
+        }
+        const { inbox, lines } = setup({ store: new Down() });
+        await expect(received(inbox, 'arc_1')).rejects.toThrow();
+        const [line] = lines.filter((entry) => entry.level === 'error').map((entry) => entry.message);
+        const cause = /^inbox store unreachable [^:]*: (.*); logged once until it answers again$/su.exec(line ?? '')?.[1];
+        expect(cause).toBeDefined();
+        expect(cause).not.toMatch(/[\p{Cc}\p{Zl}\p{Zp}]/u);
+        expect([...(cause ?? '')].length).toBeLessThanOrEqual(201);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   test('each inbox is a worker of its own name: the process and a random part', async () => {
     const workers: string[] = [];
     class Named extends MemoryInboxStore {
