@@ -472,6 +472,44 @@ describe('inbox: one worker at a time', () => {
   });
 });
 
+describe('inbox: what a hand-over records', () => {
+  test('an identity the service marks partially complete is handed over as partial, a full one as verified', async () => {
+    for (const [partiallyComplete, state] of [
+      [true, 'partial'],
+      [false, 'verified'],
+    ] as const) {
+      const { inbox } = setup({ verify: async () => ({ claims: {}, partiallyComplete }) as never });
+      await received(inbox);
+      await inbox.runOnce();
+      expect(await inbox.outcome('arc_1')).toMatchObject({ state });
+    }
+  });
+
+  test("the request's own session code is the one verified against, whatever the verification options carry", async () => {
+    const { inbox, verify } = setup({ verification: { identitySessionCode: 'isc_another' } as never });
+    await received(inbox);
+    await inbox.runOnce();
+    expect(verify).toHaveBeenCalledWith(expect.anything(), expect.objectContaining({ identitySessionCode: 'isc_arc_1' }));
+  });
+
+  test("a handler that throws one of the SDK's errors is recorded with that error's code; anything else as ERR_HANDLER", async () => {
+    for (const [thrown, errorCode] of [
+      [new ConfigurationError('table', 'is missing'), 'ERR_INVALID_CONFIG'],
+      [new Error('disk full'), 'ERR_HANDLER'],
+    ] as const) {
+      const { inbox, events } = setup({
+        maxAttempts: 1,
+        onIdentity: () => {
+          throw thrown;
+        },
+      });
+      await received(inbox);
+      await inbox.runOnce();
+      expect(events.at(-1)).toMatchObject({ outcome: 'dead', reason: 'ERR_INBOX_HANDLER', errorCode });
+    }
+  });
+});
+
 describe('inbox: where the session code comes from (#44)', () => {
   /** A memory store whose claims carry `expected`, as a store across a network reads it with the claim. */
   class ClaimReading extends MemoryInboxStore {
