@@ -293,21 +293,28 @@ describe('identity inbox (memory store)', () => {
     expect(delivered).toEqual([]);
   });
 
-  test('an entry set aside wakes its waiters at once: waitFor answers the final state without waiting for its next read', async () => {
-    const { service, inbox, created } = await setup({ verification: { requestCode: 'not-this-request' } });
-    const request = await created();
-    await service.approve(request.access_request_code);
-    await service.webhooksSettled();
-    const leaving = new AbortController();
-    let answered: unknown;
-    // A read an hour away: only the worker's wake-up can answer it now.
-    void inbox.waitFor(request.access_request_code, { timeoutMs: 3_600_000, pollMs: 3_600_000, signal: leaving.signal }).then((outcome) => {
-      answered = outcome;
-    });
-    expect(await inbox.runOnce()).toBe(1);
-    for (let turn = 0; turn < 10 && answered === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
-    leaving.abort();
-    expect(answered).toMatchObject({ state: 'failed', final: true });
+  test('an entry handed over or set aside wakes its waiters at once: waitFor answers the final state without waiting for its next read', async () => {
+    for (const [verification, state] of [
+      [{}, 'verified'],
+      [{ requestCode: 'not-this-request' }, 'failed'],
+    ] as const) {
+      const { service, inbox, created } = await setup({ verification });
+      const request = await created();
+      await service.approve(request.access_request_code);
+      await service.webhooksSettled();
+      const leaving = new AbortController();
+      let answered: unknown;
+      // A read an hour away: only the worker's wake-up can answer it now.
+      void inbox
+        .waitFor(request.access_request_code, { timeoutMs: 3_600_000, pollMs: 3_600_000, signal: leaving.signal })
+        .then((outcome) => {
+          answered = outcome;
+        });
+      expect(await inbox.runOnce()).toBe(1);
+      for (let turn = 0; turn < 10 && answered === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
+      leaving.abort();
+      expect(answered).toMatchObject({ state, final: true });
+    }
   });
 
   test('a request whose session code is unknown is tried once more (expect may come late), then set aside as unknown, not after every retry', async () => {
