@@ -327,6 +327,13 @@ describe('RedisTokenStore', () => {
 });
 
 describe('RedisInboxStore', () => {
+  /** Entry `id` stored, claimed and set aside as a dead letter at `now`. */
+  async function buried(store: RedisInboxStore, id: string, now: number): Promise<void> {
+    await store.add(record(id), now);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
+  }
+
   test('a second instance on the same Redis finds the consumer group made; one Redis lost (a restart without persistence) is made again, and its entries claimed', async () => {
     const prefix = fresh();
     const first = new RedisInboxStore(redis, { prefix });
@@ -388,9 +395,7 @@ describe('RedisInboxStore', () => {
       const prefix = fresh();
       const store = new RedisInboxStore(redis, { prefix, deadLetterTtlSeconds: 3_600 });
       const entryTtl = () => pttl(`${prefix}{inbox}:e:arc_d`);
-      await store.add(record('arc_d'), now);
-      const [claim] = await store.claim('w', 1, 60_000, now);
-      await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
+      await buried(store, 'arc_d', now);
       expect(await entryTtl()).toBeGreaterThan(3_599_000);
       await bringBack(store);
       // No expiry left: a pending entry that Redis dropped would lose the identity.
@@ -414,9 +419,7 @@ describe('RedisInboxStore', () => {
     const prefix = fresh();
     const now = Date.now();
     const store = new RedisInboxStore(redis, { prefix });
-    await store.add(record('arc_s'), now);
-    const [claim] = await store.claim('w', 1, 60_000, now);
-    await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
+    await buried(store, 'arc_s', now);
     await raw('XADD', `${prefix}{inbox}:stream`, '*', 'id', 'arc_s');
     expect(await store.claim('w', 5, 60_000, now)).toEqual([]);
     expect(await raw('XLEN', `${prefix}{inbox}:stream`)).toBe(0);
