@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createIdentityInbox, type InboxClient, type InboxRecord } from '../../src/inbox/index.js';
+import type { InboxRecord } from '../../src/inbox/index.js';
 import { PostgresInboxStore, type PgPoolClientLike, type PgPoolLike } from '../../src/postgres/index.js';
 
 type Answer = Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
@@ -84,18 +84,6 @@ describe("a transaction's client (a fake pool)", () => {
     await expect(new PostgresInboxStore(pool).add(record('arc_1'), Date.now())).rejects.toThrow('connection terminated');
     expect(pool.made[0]?.released).toEqual([true]);
   });
-
-  test('the store is durable: an inbox on it needs the key the tokens are sealed with', () => {
-    const store = new PostgresInboxStore(new Pool());
-    expect(store.durable).toBe(true);
-    const client: InboxClient = {
-      identityResponses: { getVerified: async () => ({}) as never },
-      identityRequests: { get: async () => ({ data: {} }) },
-    };
-    expect(() => createIdentityInbox({ client, store, onIdentity: () => undefined })).toThrow(
-      expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'encryptionKey' }),
-    );
-  });
 });
 
 describe("LISTEN's connection (a fake pool, a controlled clock)", () => {
@@ -135,27 +123,21 @@ describe("LISTEN's connection (a fake pool, a controlled clock)", () => {
     expect(wakes.count).toBe(2);
   });
 
-  test('an UNLISTEN that fails: the connection is destroyed, once, and nothing is made again', async () => {
-    const pool = new Pool();
-    let unlisten: () => Answer = () => Promise.reject(new Error('gone'));
-    pool.next.push(async () => new Connection((text) => (text.startsWith('UNLISTEN') ? unlisten() : answered())));
-    const first = await subscribed(pool);
-    await first.stop();
-    expect(pool.made[0]?.released).toEqual([true]);
-
-    // The connection also reports its error while the UNLISTEN is under way: still given back once.
-    const second = new Pool();
-    const connection = new Connection((text) => (text.startsWith('UNLISTEN') ? unlisten() : answered()));
-    second.next.push(async () => connection);
-    unlisten = () => {
-      connection.emit('error', new Error('terminated'));
-      return Promise.reject(new Error('gone'));
-    };
-    const { stop } = await subscribed(second);
-    await stop();
-    expect(connection.released).toEqual([true]);
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(second.connects).toBe(1);
+  test('an UNLISTEN that fails: the connection is destroyed, once (also when it reports its error meanwhile), and nothing is made again', async () => {
+    for (const reportsError of [false, true]) {
+      const pool = new Pool();
+      const connection: Connection = new Connection((text) => {
+        if (!text.startsWith('UNLISTEN')) return answered();
+        if (reportsError) connection.emit('error', new Error('terminated'));
+        return Promise.reject(new Error('gone'));
+      });
+      pool.next.push(async () => connection);
+      const { stop } = await subscribed(pool);
+      await stop();
+      expect(connection.released).toEqual([true]);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(pool.connects).toBe(1);
+    }
   });
 
   test('a connection that reports an error is destroyed; a second later a new one listens and wakes; the old one is asked nothing more, and its later errors change nothing', async () => {

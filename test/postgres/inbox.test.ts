@@ -122,6 +122,14 @@ describe('the PostgreSQL store', () => {
     }
   });
 
+  test('the store is durable: an inbox on it needs the key the tokens are sealed with', () => {
+    const durable = new PostgresInboxStore(pool());
+    expect(durable.durable).toBe(true);
+    expect(() => createIdentityInbox({ client: verifying, store: durable, onIdentity: () => undefined })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'encryptionKey' }),
+    );
+  });
+
   test('eight concurrent deliveries of one request: one entry; two instances working it: handed over once', async () => {
     const name = await schema();
     const [a, b] = [await store(name), await store(name)];

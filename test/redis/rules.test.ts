@@ -386,7 +386,7 @@ describe('RedisInboxStore', () => {
     expect(await new RedisInboxStore(redis, { prefix: fresh() }).warnings()).toHaveLength(1);
   });
 
-  test('a dead entry is dropped after deadLetterTtlSeconds; revived by a fresh delivery or replayed, it is kept until handed over', async () => {
+  test('a dead entry expires after deadLetterTtlSeconds; revived by a fresh delivery or replayed, it has no expiry left (kept until handed over)', async () => {
     const now = Date.now();
     for (const bringBack of [
       async (store: RedisInboxStore) => expect(await store.add(record('arc_d'), now)).toBe('revived'),
