@@ -3,7 +3,7 @@
  * tests (one per file), the benchmark and the demo. Debian's `redis-server` (scripts/ensure-redis.sh).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,9 +37,9 @@ function ping(port: number): Promise<boolean> {
 
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
-  const persistence = options.persistent
-    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', mkdtempSync(join(tmpdir(), 'acme-redis-'))]
-    : ['--appendonly', 'no'];
+  // The append-only file's directory, removed by `stop()` (never by `kill()`: a restart reads it).
+  const dir = options.persistent ? mkdtempSync(join(tmpdir(), 'acme-redis-')) : undefined;
+  const persistence = dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir] : ['--appendonly', 'no'];
   let child: ChildProcess;
   const launch = async () => {
     child = spawn(
@@ -67,5 +67,9 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
       child.kill(signal);
     });
   await launch();
-  return { port, url: `redis://127.0.0.1:${port}`, stop: () => halt('SIGTERM'), kill: () => halt('SIGKILL'), restart: launch };
+  const stop = async () => {
+    await halt('SIGTERM');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
+  return { port, url: `redis://127.0.0.1:${port}`, stop, kill: () => halt('SIGKILL'), restart: launch };
 }

@@ -3,13 +3,13 @@
  * sandbox on localhost, decode. (The fake is served here, not intercepted: no msw in this file.)
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { decodeToken } from '../../src/cli/decode.js';
 import { postgresInboxMigration } from '../../src/postgres/index.js';
 import { DEFAULT_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
@@ -58,7 +58,9 @@ describe('acme-identity', () => {
   }, 60_000);
 
   test('types writes the declaration file for the deployment the sandbox is, and doctor --types reads it back (#43)', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'acme-types-')), 'acme-claims.d.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'acme-types-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'acme-claims.d.ts');
     const written = await cli(['types', '--auth-url', sandbox.authUrl, '--out', out]);
     expect(written.code).toBe(0);
     expect(written.stderr).toMatch(/acme-claims\.d\.ts: \d+ claim keys? beyond the spec's/);

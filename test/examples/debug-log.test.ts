@@ -4,18 +4,20 @@
  * value the run used. The examples' own prints are theirs; what is searched is what the SDK wrote.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { DEFAULT_CLIENT, DEFAULT_OIDC_BACKEND_CLIENT } from '../../src/testing/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CAPTURE = fileURLToPath(new URL('./capture-log.mjs', import.meta.url));
 
 test('a whole run of every example at debug logs no secret, token or personal value', async () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'acme-log-')), 'log.jsonl');
+  const dir = mkdtempSync(join(tmpdir(), 'acme-log-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'log.jsonl');
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'examples/run-all.ts', '--all'], {
       cwd: ROOT,

@@ -1,7 +1,7 @@
 /** The sandbox on localhost: the exported `startSandbox`, and the `acme-identity-sandbox` command. */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
@@ -292,7 +292,9 @@ describe('acme-identity-sandbox', () => {
   });
 
   test('prints ready-to-paste export lines, the OIDC pair included, and writes them to --write-env', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'acme-env-')), '.env');
+    const dir = mkdtempSync(join(tmpdir(), 'acme-env-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, '.env');
     const sandbox = run(['--port', '0', '--write-env', file]);
     const stdout = await sandbox.ready;
     const exported = Object.fromEntries([...stdout.matchAll(/^export (ACME_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1], m[2]]));
