@@ -81,7 +81,9 @@ const GROUPS: Group[] = [
   // The boundary's own rules: which path a parameter reaches (identity codes percent-encoded, a
   // credential_ref's dot segments refused), what a request body may hold, which envelope an answer's
   // record is opened from, what a message may carry (control and line-separator characters
-  // stripped), the sealing of a stored token to its entry.
+  // stripped), the sealing of a stored token to its entry; the options a client is built from
+  // (https only, header values that cannot split a header); and the webhook-to-identity flow
+  // (the access token names the event's request, a cancellation is never an identity).
   {
     name: 'boundary',
     mutate: [
@@ -89,6 +91,8 @@ const GROUPS: Group[] = [
       'src/client/bodies.ts',
       'src/client/paths.ts',
       'src/client/envelope.ts',
+      'src/client/options.ts',
+      'src/client/identity-flow.ts',
       'src/internal/text.ts',
       'src/internal/sealing.ts',
     ],
@@ -102,6 +106,14 @@ const GROUPS: Group[] = [
       'test/internal/sealing.test.ts',
       'test/inbox/rules.test.ts',
     ],
+    goal: 85,
+  },
+  // The shared rules under every verifier: which hosts may be read over plain http (loopback only),
+  // which URLs may be fetched at all, when two issuers are one, and canonical base64 and hex.
+  {
+    name: 'internal',
+    mutate: ['src/internal/loopback.ts', 'src/internal/issuer.ts', 'src/internal/encoding.ts', 'src/internal/guards.ts'],
+    tests: ['test/internal/**/*.test.ts', 'test/sd-jwt/jwks.test.ts', 'test/webhooks/verify.test.ts', 'test/webhooks/conventions.test.ts'],
     goal: 85,
   },
   // The error classes: which class an answer becomes, what each carries, and what never reaches a
