@@ -376,6 +376,15 @@ describe('createWebhookVerifier: each limit on both sides', () => {
     expect(await at(now + 300)).toBe('accepted');
     expect(await at(now - 301)).toBe('ERR_WEBHOOK_TIMESTAMP');
     expect(await at(now + 301)).toBe('ERR_WEBHOOK_TIMESTAMP');
+    // The clock's time is its whole seconds, as the senders' libraries count them (Stripe's and
+    // Standard Webhooks' Math.floor): 999 ms into a second is still that second, never the next.
+    const late = { ...options, now: () => now * 1000 + 999 };
+    const stamped = (stamp: number) => ({
+      'x-webhook-signature': hmac(`${stamp}.${body}`).digest('hex'),
+      'x-webhook-timestamp': String(stamp),
+    });
+    expect(await outcome(verifier(late).verify(body, stamped(now - 300)))).toBe('accepted');
+    expect(await outcome(verifier(late).verify(body, stamped(now - 301)))).toBe('ERR_WEBHOOK_TIMESTAMP');
     // Not UNIX seconds: refused for its form, never compared (NaN would pass a tolerance test).
     for (const stamp of [`${now}.5`, `${now}x`, ` ${now}`, `-${now}`, '1e9', 'NaN', `${now}000000`]) {
       expect(await at(stamp), stamp).toBe('ERR_WEBHOOK_TIMESTAMP');
