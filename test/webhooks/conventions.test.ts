@@ -81,6 +81,13 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
     expect(error.code).toBe('ERR_WEBHOOK_SIGNATURE');
   });
 
+  test('items of other names are passed over, as Stripe reads them: only t= is the timestamp, even beside names that start with t', async () => {
+    const payload = body();
+    for (const extra of ['tx=1', 'ts=1790000000', 'trace=abc', 'v0=00']) {
+      await expect(verifier().verify(payload, { 'x-webhook-signature': `${stripe(payload)},${extra}` }), extra).resolves.toBeDefined();
+    }
+  });
+
   test('a header of that form with two timestamps, no v1, or a v1 that is not 64 hex digits is malformed, and says which forms were tried', async () => {
     const payload = body();
     const good = stripe(payload);
