@@ -334,7 +334,23 @@ describe('webhook signatures: the edges of each form (each pinned for its rule)'
     expect((await refusal(verifier({ maxSignatures: 2 }).verify(payload, standard(`${filler} ${filler} ${good()}`)))).code).toBe(
       'ERR_WEBHOOK_MALFORMED_SIGNATURE',
     );
-    expect((await refusal(verifier().verify(payload, standard(`${good()} v1,QUJD`)))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    // Shorter or longer than an HMAC-SHA256 (64 bytes is an Ed25519 signature under the wrong version): malformed.
+    for (const bytes of [3, 31, 33, 64]) {
+      const wrong = `v1,${Buffer.alloc(bytes, 7).toString('base64')}`;
+      expect((await refusal(verifier().verify(payload, standard(`${good()} ${wrong}`)))).code, `${bytes} bytes`).toBe(
+        'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+      );
+    }
+  });
+
+  test("Stripe's and Standard Webhooks' HMAC is SHA-256 whatever algorithm says (it names the plain HMAC's hash)", async () => {
+    for (const algorithm of ['SHA-384', 'SHA-512'] as const) {
+      await expect(
+        verifier({ algorithm }).verify(payload, { 'x-webhook-signature': `t=${t},v1=${v1()}` }),
+        algorithm,
+      ).resolves.toBeDefined();
+      await expect(verifier({ algorithm }).verify(payload, standard(good())), algorithm).resolves.toBeDefined();
+    }
   });
 
   test("Standard Webhooks' own header is read before X-Webhook-Signature, where the standard form is chosen or seen", async () => {
