@@ -144,47 +144,56 @@ describe('webhooks: one rule for a header sent twice', () => {
 });
 
 describe('webhooks: verifyRequest stops at maxBodyBytes', () => {
-  test('a Content-Length over the limit is refused before the body is read', async () => {
-    let pulled = 0;
-    const body = new ReadableStream({
-      pull(controller) {
-        pulled++;
-        controller.enqueue(new Uint8Array(1024));
-      },
-    });
-    const request = new Request('https://rp.example/webhooks', {
-      method: 'POST',
-      body,
-      duplex: 'half',
-      headers: { 'content-length': String(2 * 1024 * 1024), 'x-webhook-signature': sign(BODY) },
-    } as RequestInit);
-    expect(await code(verifier().verifyRequest(request))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
-    expect(pulled).toBeLessThanOrEqual(1);
+  test('a Content-Length over the limit, by as little as one byte, is refused before the body is read', async () => {
+    for (const declared of [2 * 1024 * 1024, 8 * 1024 + 1]) {
+      let pulled = 0;
+      const body = new ReadableStream({
+        pull(controller) {
+          pulled++;
+          controller.enqueue(new Uint8Array(1024));
+        },
+      });
+      const request = new Request('https://rp.example/webhooks', {
+        method: 'POST',
+        body,
+        duplex: 'half',
+        headers: { 'content-length': String(declared), 'x-webhook-signature': sign(BODY) },
+      } as RequestInit);
+      expect(await code(verifier({ maxBodyBytes: 8 * 1024 }).verifyRequest(request)), String(declared)).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+      expect(pulled, String(declared)).toBeLessThanOrEqual(1);
+    }
   });
 
   test('a body without Content-Length is read until it passes the limit, not a chunk further, and then cancelled', async () => {
-    let pulled = 0;
-    let cancelled = false;
-    const body = new ReadableStream({
-      pull(controller) {
-        pulled++;
-        controller.enqueue(new Uint8Array(1024));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
-    const request = new Request('https://rp.example/webhooks', {
-      method: 'POST',
-      body,
-      duplex: 'half',
-      headers: { 'x-webhook-signature': sign(BODY) },
-    } as RequestInit);
-    expect(await code(verifier({ maxBodyBytes: 8 * 1024 }).verifyRequest(request))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
-    // Nine chunks pass 8 KB; the stream may have queued one more ahead of the reader.
-    expect(pulled).toBeGreaterThanOrEqual(9);
-    expect(pulled).toBeLessThanOrEqual(10);
-    expect(cancelled).toBe(true);
+    // Chunks of 1 KB, pulled only when read (no queue ahead): the chunk that passes the limit is the
+    // last one read, whether it passes it by a kilobyte or by one byte.
+    for (const [maxBodyBytes, chunks] of [
+      [8 * 1024, 9],
+      [8 * 1024 - 1, 8],
+    ] as const) {
+      let pulled = 0;
+      let cancelled = false;
+      const body = new ReadableStream(
+        {
+          pull(controller) {
+            pulled++;
+            controller.enqueue(new Uint8Array(1024));
+          },
+          cancel() {
+            cancelled = true;
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const request = new Request('https://rp.example/webhooks', {
+        method: 'POST',
+        body,
+        duplex: 'half',
+        headers: { 'x-webhook-signature': sign(BODY) },
+      } as RequestInit);
+      expect(await code(verifier({ maxBodyBytes }).verifyRequest(request))).toBe('ERR_WEBHOOK_BODY_TOO_LARGE');
+      expect([pulled, cancelled], `${maxBodyBytes} bytes`).toEqual([chunks, true]);
+    }
   });
 
   test('an endless chunked body over a real socket is read to the limit and no further', async () => {
