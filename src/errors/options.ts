@@ -26,6 +26,24 @@ export function positiveOption(name: string, value: unknown, fallback: number): 
 }
 
 /**
+ * An option that must be a number, 0 or more (a tolerance, a margin): `value`, or `fallback` when
+ * it is not given. NaN is refused: nothing compares above it, so a tolerance of NaN would let
+ * every timestamp through.
+ * @throws {ConfigurationError} naming the option and its unit ("toleranceSeconds: must be a number of seconds, 0 or more").
+ * @example
+ * ```ts
+ * const toleranceSeconds = nonNegativeOption('toleranceSeconds', options.toleranceSeconds, 300);
+ * ```
+ */
+export function nonNegativeOption(name: string, value: unknown, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (typeof chosen !== 'number' || Number.isNaN(chosen) || chosen < 0) {
+    throw new ConfigurationError(name, `must be a number${unitOf(name)}, 0 or more`);
+  }
+  return chosen;
+}
+
+/**
  * An option that counts something (attempts, workers, entries): a whole number, 1 or more, or
  * `fallback` when it is not given.
  * @throws {ConfigurationError} naming the option.

@@ -49,7 +49,7 @@ export interface SignatureSettings {
   /** For Stripe's and Standard Webhooks' signed timestamps, in seconds. */
   toleranceSeconds: number;
   /** The `timestamp` option: a timestamp header signed before the body by the plain HMAC. */
-  timestamp: { header: string; toleranceSeconds?: number } | undefined;
+  timestamp: { header: string; toleranceSeconds: number } | undefined;
   now: () => number;
   /** The secrets' bytes, and the keys of Standard Webhooks (the base64 after `whsec_`, and the bytes). */
   secrets: readonly Uint8Array<ArrayBuffer>[];
@@ -217,12 +217,7 @@ function hmacCheck(body: Check['body'], headers: unknown, entries: readonly stri
   });
   const { timestamp } = settings;
   if (!timestamp) return { prefix: '', body, macs, hash: algorithm, secrets: settings.secrets };
-  const stamp = checkStamp(
-    header(headers, timestamp.header),
-    timestamp.toleranceSeconds ?? 300,
-    `${timestamp.header} header`,
-    settings.now,
-  );
+  const stamp = checkStamp(header(headers, timestamp.header), timestamp.toleranceSeconds, `${timestamp.header} header`, settings.now);
   return { prefix: `${stamp}.`, body, macs, hash: algorithm, secrets: settings.secrets };
 }
 

@@ -1,6 +1,6 @@
 /** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
 import { ConfigurationError, InvalidInputError, WebhookVerificationError } from '../errors/index.js';
-import { countOption, positiveOption } from '../errors/options.js';
+import { countOption, nonNegativeOption, positiveOption } from '../errors/options.js';
 import { concatBytes, toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
@@ -365,6 +365,24 @@ function secretKeys(secrets: readonly unknown[], minBytes: number): Uint8Array<A
   });
 }
 
+/** An HTTP header's name (RFC 9110 §5.1: a token), as an option names one. */
+function headerName(option: string, name: unknown): string {
+  if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    throw new ConfigurationError(option, 'must be the name of an HTTP header');
+  }
+  return name;
+}
+
+/** The `timestamp` option, checked: a header's name, and a tolerance of 0 seconds or more (300 when not given). */
+function timestampOption(timestamp: WebhookVerifierOptions['timestamp']): SignatureSettings['timestamp'] {
+  if (timestamp === undefined) return undefined;
+  if (!isObject(timestamp)) throw new ConfigurationError('timestamp', 'must be { header, toleranceSeconds? }');
+  return {
+    header: headerName('timestamp.header', timestamp.header),
+    toleranceSeconds: nonNegativeOption('timestamp.toleranceSeconds', timestamp.toleranceSeconds, 300),
+  };
+}
+
 /** How signatures are read and checked, from the options, each checked. */
 function signatureSettings(
   options: WebhookVerifierOptions,
@@ -377,17 +395,16 @@ function signatureSettings(
   const scheme = options.scheme ?? 'auto';
   if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme))
     throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");
-  const toleranceSeconds = options.toleranceSeconds ?? 300;
-  if (typeof toleranceSeconds !== 'number' || !(toleranceSeconds >= 0))
-    throw new ConfigurationError('toleranceSeconds', 'must be a number of seconds, 0 or more');
+  const encoding = options.encoding ?? 'auto';
+  if (!['auto', 'hex', 'base64'].includes(encoding)) throw new ConfigurationError('encoding', "must be 'auto', 'hex' or 'base64'");
   return {
     algorithm,
-    encoding: options.encoding ?? 'auto',
-    signatureHeader: options.signatureHeader ?? 'X-Webhook-Signature',
+    encoding,
+    signatureHeader: headerName('signatureHeader', options.signatureHeader ?? 'X-Webhook-Signature'),
     scheme,
     maxSignatures,
-    toleranceSeconds,
-    timestamp: options.timestamp,
+    toleranceSeconds: nonNegativeOption('toleranceSeconds', options.toleranceSeconds, 300),
+    timestamp: timestampOption(options.timestamp),
     now: options.now ?? Date.now,
     secrets,
     standardSecrets,
@@ -532,13 +549,13 @@ function refusalLog(options: WebhookVerifierOptions): (error: unknown) => never 
  */
 export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookVerifier {
   if (!isObject(options)) throw new ConfigurationError('options', 'must be an object with at least secret');
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const maxBodyBytes = countOption('maxBodyBytes', options.maxBodyBytes, 1_048_576);
   const ttl = positiveOption('replayTtlSeconds', options.replayTtlSeconds, 86_400);
   const lease = positiveOption('processingLeaseSeconds', options.processingLeaseSeconds, 60);
   const node = nodeCrypto();
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
-  const secretBytes = secretKeys(secrets, options.minSecretBytes ?? 16);
+  const secretBytes = secretKeys(secrets, countOption('minSecretBytes', options.minSecretBytes, 16));
   const standardForms = standardKeyForms(secrets, secretBytes);
   const signing = signatureSettings(options, secretBytes, standardForms.flat());
   const keysFor = webCryptoKeys();

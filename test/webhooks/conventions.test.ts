@@ -379,6 +379,8 @@ describe('webhook signatures: the edges of each form (each pinned for its rule)'
   test('toleranceSeconds must be a number, 0 or more: 0 is allowed, "5" is not', () => {
     expect(() => verifier({ toleranceSeconds: 0 })).not.toThrow();
     expect(() => verifier({ toleranceSeconds: '5' as never })).toThrow(expect.objectContaining({ option: 'toleranceSeconds' }));
+    // NaN is refused too: no timestamp is "more than NaN" away, so every one would pass.
+    expect(() => verifier({ toleranceSeconds: Number.NaN })).toThrow(expect.objectContaining({ option: 'toleranceSeconds' }));
   });
 });
 

@@ -391,6 +391,41 @@ describe('createWebhookVerifier: each limit on both sides', () => {
     }
   });
 
+  test('every option that bounds a check is refused, naming itself, when it would not bound it (NaN, a string, a negative number, not a header name)', async () => {
+    const refused = (options: Partial<Parameters<typeof createWebhookVerifier>[0]>) => {
+      try {
+        createWebhookVerifier({ secret: SECRET, ...options });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        return (error as ConfigurationError).option;
+      }
+      return 'accepted';
+    };
+    const stamp = (toleranceSeconds: unknown, header: unknown = 'x-webhook-timestamp') =>
+      ({ timestamp: { header, toleranceSeconds } }) as never;
+    for (const bad of [Number.NaN, -1, '5']) {
+      expect(refused(stamp(bad)), String(bad)).toBe('timestamp.toleranceSeconds');
+      expect(refused({ toleranceSeconds: bad as number }), String(bad)).toBe('toleranceSeconds');
+      expect(refused({ maxBodyBytes: bad as number }), String(bad)).toBe('maxBodyBytes');
+      expect(refused({ minSecretBytes: bad as number }), String(bad)).toBe('minSecretBytes');
+    }
+    for (const header of [5, '', 'x webhook', 'x-ts\r\nx-injected: 1']) {
+      expect(refused(stamp(300, header)), String(header)).toBe('timestamp.header');
+      expect(refused({ signatureHeader: header as string }), String(header)).toBe('signatureHeader');
+    }
+    expect(refused({ timestamp: 'x-webhook-timestamp' as never })).toBe('timestamp');
+    expect(refused({ encoding: 'HEX' as never })).toBe('encoding');
+    // What each bounds, at its edge: 0 seconds of tolerance, a one-byte body limit.
+    expect(refused(stamp(0))).toBe('accepted');
+    expect(refused({ timestamp: { header: 'x-webhook-timestamp' }, maxBodyBytes: 1 })).toBe('accepted');
+    // A tolerance of NaN, had it been taken, would accept a timestamp of 1970: the check is what stands in the way.
+    const now = 1_800_000_000;
+    const v = verifier({ timestamp: { header: 'x-webhook-timestamp', toleranceSeconds: 0 }, now: () => now * 1000, replayStore: false });
+    const signed = (at: number) => ({ 'x-webhook-signature': hmac(`${at}.${body}`).digest('hex'), 'x-webhook-timestamp': String(at) });
+    expect(await outcome(v.verify(body, signed(now)))).toBe('accepted');
+    expect(await outcome(v.verify(body, signed(1)))).toBe('ERR_WEBHOOK_TIMESTAMP');
+  });
+
   test('minSecretBytes: a secret of exactly that length is taken; one byte shorter is refused', () => {
     expect(() => createWebhookVerifier({ secret: 'x'.repeat(16) })).not.toThrow();
     expect(() => createWebhookVerifier({ secret: 'x'.repeat(15) })).toThrow(ConfigurationError);
