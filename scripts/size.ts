@@ -43,10 +43,12 @@ const budgets: Budget[] = [
     // hash named in any spelling, an issuer with or without its slash, `_sd` digests in any
     // encoding) to 8.39 KB, budget 8.6 KB. #45: remoteJwks reads keys over https: only (an http:
     // authUrl or jwks_uri refused, loopback and allowInsecureRequests aside), each refusal saying
-    // why: 8.72 KB, budget 8.8 KB. The goal stays 6.5 KB.
+    // why: 8.72 KB, budget 8.8 KB. #45 again: the keyBinding option checked before any token is
+    // read (an audience, a nonce, a maximum age of NaN let any age through): 8.92 KB, budget 8.95 KB.
+    // The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 8.8 * KB,
+    budgetBytes: 8.95 * KB,
     goalBytes: 6.5 * KB,
   },
   {

@@ -6,6 +6,7 @@ import { sameIssuer } from '../internal/issuer.js';
 import { importVerifyKey } from '../internal/jws.js';
 import { isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
+import { nonNegativeOption } from '../errors/options.js';
 import { digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import { ASYMMETRIC_ALGORITHMS, MAX_KEY_CANDIDATES, type KeySource } from './jwks.js';
 
@@ -278,6 +279,18 @@ function jwsHeader(segment: string, what: string, algorithms: readonly string[],
   return header as Record<string, unknown> & { alg: string };
 }
 
+/**
+ * The `keyBinding` option, each bound checked before any token is read: an audience, a nonce when
+ * one is given, and a maximum age of 0 seconds or more (one of NaN would let any age through).
+ */
+function checkKeyBindingOptions(kb: unknown): void {
+  if (!isObject(kb) || typeof kb['audience'] !== 'string' || kb['audience'] === '') {
+    throw new ConfigurationError('keyBinding.audience', 'is required: the aud the key-binding JWT must carry');
+  }
+  if (kb['nonce'] !== undefined && typeof kb['nonce'] !== 'string') throw new ConfigurationError('keyBinding.nonce', 'must be a string');
+  nonNegativeOption('keyBinding.maxAgeSeconds', kb['maxAgeSeconds'], 300);
+}
+
 async function checkKeyBinding(
   kbJwt: string,
   presented: string,
@@ -336,6 +349,7 @@ async function checkKeyBinding(
  */
 export async function verifySdJwt(sdJwt: string, options: VerifySdJwtOptions): Promise<VerifiedSdJwt> {
   checkTimeOptions(options, true);
+  if (options.keyBinding !== undefined) checkKeyBindingOptions(options.keyBinding);
   if (typeof sdJwt !== 'string') throw fail('ERR_SD_JWT_MALFORMED', 'the SD-JWT must be a string');
   const parts = sdJwt.split('~');
   const jwt = parts[0] ?? '';

@@ -2,6 +2,7 @@
  * Remembers webhook deliveries in two states, so each is processed once and never zero times:
  * *processing* (a short lease while the handler runs) and *done* (kept for the replay TTL).
  */
+import { countOption } from '../errors/options.js';
 
 /** What {@link ReplayStore.claim} found. */
 export type ReplayClaim =
@@ -47,9 +48,13 @@ export class MemoryReplayStore implements ReplayStore {
   readonly #maxEntries: number;
   readonly #now: () => number;
 
-  /** @param options.maxEntries @default 100000 */
+  /**
+   * @param options.maxEntries @default 100000
+   * @throws {ConfigurationError} when `maxEntries` is not a whole number, 1 or more.
+   */
   constructor(options: { maxEntries?: number; now?: () => number } = {}) {
-    this.#maxEntries = options.maxEntries ?? 100_000;
+    // A bound of NaN or 0 would keep nothing, and every redelivery would be processed again.
+    this.#maxEntries = countOption('maxEntries', options.maxEntries, 100_000);
     this.#now = options.now ?? (() => Date.now());
   }
 

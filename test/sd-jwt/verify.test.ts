@@ -1,7 +1,7 @@
 import { KeyObject, createSign } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CompactSign, SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
-import { SdJwtVerificationError, localJwks, verifySdJwt, type SdJwtErrorCode } from '../../src/sd-jwt/index.js';
+import { ConfigurationError, SdJwtVerificationError, localJwks, verifySdJwt, type SdJwtErrorCode } from '../../src/sd-jwt/index.js';
 import { rejection } from '../helpers.js';
 import { ISSUER, NOW, NOW_MS, at, digest, disclosure, testIssuer, type TestIssuer } from './issuer.js';
 
@@ -529,6 +529,26 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     expect(await verify(NOW - 61, { maxAgeSeconds: 60 })).toBe('ERR_SD_JWT_KEY_BINDING');
     // A number written as a string is no iat, even one that would be in bounds as a number.
     expect(await verify(String(NOW) as unknown as number)).toBe('ERR_SD_JWT_KEY_BINDING');
+  });
+
+  test('the keyBinding option is checked before any token is read: each bound that would not bound is a ConfigurationError naming it', async () => {
+    const { presented, kb } = await withHolder();
+    // Old enough to be refused under any real maximum age.
+    const old = presented + (await kb({ iat: NOW - 10 * 365 * 86_400 }));
+    const option = (keyBinding: unknown) =>
+      verifySdJwt(old, { ...at(issuer.keys), keyBinding: keyBinding as never }).then(
+        () => 'accepted',
+        (error: Error) => (error instanceof ConfigurationError ? error.option : (error as SdJwtVerificationError).code),
+      );
+    for (const maxAgeSeconds of [Number.NaN, -1, '300']) {
+      expect(await option({ ...expectations.keyBinding, maxAgeSeconds }), String(maxAgeSeconds)).toBe('keyBinding.maxAgeSeconds');
+    }
+    for (const audience of [undefined, '', 5])
+      expect(await option({ audience, nonce: 'n-1' }), String(audience)).toBe('keyBinding.audience');
+    expect(await option({ audience: 'https://rp.example', nonce: 1 })).toBe('keyBinding.nonce');
+    expect(await option('https://rp.example')).toBe('keyBinding.audience');
+    // Well formed, the same token is refused for its age.
+    expect(await option(expectations.keyBinding)).toBe('ERR_SD_JWT_KEY_BINDING');
   });
 });
 

@@ -230,6 +230,17 @@ describe('createWebhookVerifier: refuses', () => {
     expect(new Set(asked)).toEqual(new Set(['claim 60', 'complete 86400']));
   });
 
+  test('MemoryReplayStore: a maxEntries that would keep nothing (0, NaN, a fraction) is a ConfigurationError, not a store that forgets every delivery', () => {
+    for (const maxEntries of [0, Number.NaN, 1.5, -1, '10']) {
+      expect(() => new MemoryReplayStore({ maxEntries: maxEntries as number }), String(maxEntries)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'maxEntries' }),
+      );
+    }
+    const one = new MemoryReplayStore({ maxEntries: 1 });
+    one.complete('a', 60);
+    expect(one.claim('a', 10)).toBe('done');
+  });
+
   test('MemoryReplayStore: an entry lasts until its time exactly, and past maxEntries the oldest is forgotten first', () => {
     let clock = 1_000_000;
     const store = new MemoryReplayStore({ now: () => clock, maxEntries: 2 });
