@@ -360,6 +360,11 @@ function checkedOptions(options: OidcOptions): { issuer: URL; insecure: boolean 
     if (!(key === 'clientId' ? isString(options?.[key]) : URL.canParse(options?.[key])))
       throw new ConfigurationError(key, 'is required (URLs absolute)');
   }
+  // The bounds a sign-in is checked within: one of NaN would leave a check on a default nobody chose.
+  for (const key of ['clockToleranceSeconds', 'transactionMaxAgeMs', 'discoveryMaxAgeMs'] as const) {
+    const bound = options[key];
+    if (bound !== undefined && !(typeof bound === 'number' && bound >= 0)) throw new ConfigurationError(key, 'must be a number, 0 or more');
+  }
   const issuer = new URL(options.authUrl);
   const insecure = options.allowInsecureRequests ?? isLoopbackHost(issuer.hostname);
   if (issuer.protocol !== 'https:' && !insecure)

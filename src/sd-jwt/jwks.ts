@@ -2,6 +2,7 @@
 import type { JSONWebKeySet, JWK } from 'jose';
 import { MAX_KEY_CANDIDATES, fittingKeys, importVerifyKey } from '../internal/jws.js';
 import { ConfigurationError, JwksError, SdJwtVerificationError } from '../errors/index.js';
+import { nonNegativeOption } from '../errors/options.js';
 import { liteLog, type LiteLogOptions } from '../internal/log-lite.js';
 import { sameIssuer } from '../internal/issuer.js';
 import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
@@ -207,8 +208,8 @@ export function remoteJwks(authUrl: string | URL, options: RemoteJwksOptions = {
     throw new ConfigurationError('authUrl', 'must be a URL, as a string or a URL');
   const issuer = String(authUrl).replace(/\/+$/, '');
   const fetchable = fetchableUrls(issuer, options.allowInsecureRequests);
-  const maxAge = options.maxAgeMs ?? 600_000;
-  const cooldown = options.cooldownMs ?? 30_000;
+  const maxAge = nonNegativeOption('maxAgeMs', options.maxAgeMs, 600_000);
+  const cooldown = nonNegativeOption('cooldownMs', options.cooldownMs, 30_000);
   const now = () => (options.now ?? Date.now)();
   const cache = new KeyCache(`${issuer}/.well-known/openid-configuration`);
   const log = liteLog(options);

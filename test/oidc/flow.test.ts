@@ -822,6 +822,18 @@ describe('OIDC helper: configuration', () => {
     );
   });
 
+  test('the bounds a sign-in is checked within are numbers, 0 or more: NaN, a negative number or a string is a ConfigurationError naming it', () => {
+    const base = { authUrl: 'https://a.test', clientId: 'c', redirectUri: REDIRECT };
+    for (const create of [createOidcClient, createBrowserSignIn]) {
+      for (const key of ['clockToleranceSeconds', 'transactionMaxAgeMs', 'discoveryMaxAgeMs']) {
+        for (const bad of [Number.NaN, -1, '60']) {
+          expect(() => create({ ...base, [key]: bad } as never), `${key}: ${bad}`).toThrow(expect.objectContaining({ option: key }));
+        }
+        expect(() => create({ ...base, [key]: 0 })).not.toThrow();
+      }
+    }
+  });
+
   test('no options at all: a ConfigurationError naming the first one, never a TypeError', () => {
     for (const create of [createOidcClient, createBrowserSignIn]) {
       expect(() => create(undefined as never)).toThrow(ConfigurationError);

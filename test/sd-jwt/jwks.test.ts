@@ -24,6 +24,17 @@ describe('remoteJwks', () => {
     }
   });
 
+  test('maxAgeMs and cooldownMs are numbers, 0 or more: NaN (no key set ever read), a negative number or a string is a ConfigurationError naming it', () => {
+    for (const key of ['maxAgeMs', 'cooldownMs']) {
+      for (const bad of [Number.NaN, -1, '60']) {
+        expect(() => remoteJwks('https://auth.acme.test', { [key]: bad }), `${key}: ${bad}`).toThrow(
+          expect.objectContaining({ option: key }),
+        );
+      }
+      expect(() => remoteJwks('https://auth.acme.test', { [key]: 0 })).not.toThrow();
+    }
+  });
+
   test('property: keys are read over https: only; http: only from a loopback host (localhost, 127.0.0.0/8, [::1]) or with allowInsecureRequests', () => {
     const loopback = fc.oneof(
       fc.constant('localhost'),
