@@ -327,6 +327,14 @@ describe('webhooks: what a refusal carries', () => {
     expect(JSON.stringify(lines)).not.toContain('arc_');
   });
 
+  test("verifyRequest's own refusals (a body over maxBodyBytes, read before any signature) are logged as verify's are", async () => {
+    const warnings: string[] = [];
+    const logging = verifier({ logger: { info() {}, warn: (message: string) => warnings.push(message) }, maxBodyBytes: 16 });
+    const request = new Request('https://rp.example/webhooks', { method: 'POST', body: BODY, headers: { 'x-webhook-signature': HEX } });
+    expect(await rejection(logging.verifyRequest(request))).toMatchObject({ code: 'ERR_WEBHOOK_BODY_TOO_LARGE' });
+    expect(warnings).toEqual([expect.stringContaining('ERR_WEBHOOK_BODY_TOO_LARGE: the body is larger than 16 bytes')]);
+  });
+
   test('a refusal of the same kind is warned about once a minute (#27)', async () => {
     const warnings: string[] = [];
     const clock = { now: Date.now() };
