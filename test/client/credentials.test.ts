@@ -138,6 +138,10 @@ describe('credentials.submit input checks (nothing is uploaded)', () => {
     // A PDF one byte over: refused for its size alone (#45: a file that was also no PDF hid a size bound off by one).
     ['a file over 5 MB', { file: padded(PDF, MAX_FILE_BYTES + 1), file_name: 'certificate.pdf' }, 'file'],
     ['a file that is not PNG, JPG or PDF', { file: new TextEncoder().encode('GIF89a....'), file_name: 'x.gif' }, 'file'],
+    // The whole signature of its kind, not its first bytes: each of these starts like one and is none.
+    ['a file with half a PNG signature', { file: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 0x20]), file_name: 'x.png' }, 'file'],
+    ['a file with two of JPG’s three signature bytes', { file: new Uint8Array([0xff, 0xd8, 0x00, 0x20]), file_name: 'x.jpg' }, 'file'],
+    ['a file that starts %PDF without its dash', { file: new TextEncoder().encode('%PDF1.7 ...'), file_name: 'x.pdf' }, 'file'],
     ['a PDF named .png', { file: PDF, file_name: 'certificate.png' }, 'file_name'],
     ['a file name without extension', { file: PDF, file_name: 'certificate' }, 'file_name'],
     ['a file name that is only an extension', { file: PDF, file_name: '.pdf' }, 'file_name'],
