@@ -54,6 +54,25 @@ describe('zonedDate', () => {
     );
   });
 
+  test('whitespace around a date is read past, and inside RFC 2822 as that form allows; anything else around it is no date', () => {
+    const at = Date.UTC(2030, 0, 1);
+    for (const text of [
+      ' 2030-01-01T00:00:00Z',
+      '2030-01-01T00:00:00Z ',
+      '\t2030-01-01T00:00:00.5Z\n',
+      ' Tue, 01 Jan 2030 00:00:00 GMT ',
+    ]) {
+      expect(zonedDate(text), JSON.stringify(text)).toEqual({ ms: at + (text.includes('.5Z') ? 500 : 0) });
+    }
+    // RFC 2822's folding white space: none after the day's comma, several between the fields.
+    for (const text of ['Tue,01 Jan 2030 00:00:00 GMT', '01  Jan  2030 00:00:00 GMT']) expect(zonedDate(text), text).toEqual({ ms: at });
+    // Text before or after is not a date of either form (Date.parse would read past a word before an RFC 2822 date).
+    const notADate = { reason: 'is not an RFC 2822 or ISO 8601 date with a zone (a date without one names no instant)' };
+    for (const text of ['x 01 Jan 2030 00:00:00 GMT', '2030-01-01T00:00:00Z x', '2030-01-01T00:00:00Zx', 'x2030-01-01T00:00:00Z']) {
+      expect(zonedDate(text), text).toEqual(notADate);
+    }
+  });
+
   test('numbers and free text are not dates, nor is a date of the right form that no calendar has', () => {
     for (const text of ['1764230400', '1764230400000', 'tomorrow', '', '2026-11-27', 'Z']) expect(zonedDate(text)).toHaveProperty('reason');
     // Date.parse would read 30 February as 2 March, in either form: a day the month lacks is refused.
@@ -126,12 +145,14 @@ describe('tokenLifetime', () => {
   test('sources that disagree: the earliest wins and the later is named', () => {
     const result = tokenLifetime({ expires_in: 3600 }, NOW + 600_000, NOW, 0, FALLBACK);
     expect(result).toMatchObject({ expiresAt: NOW + 600_000, source: 'exp' });
-    expect(result.ignored).toHaveLength(1);
+    // Each lifetime in seconds from now.
+    expect(result.ignored).toEqual(["expires_in says 3600 s, later than exp's 600 s"]);
   });
 
   test('sources within a minute of each other agree (clocks, rounding): the earliest is used and nothing is named', () => {
     // exp is whole seconds and written a moment after expires_in was counted: a second or two apart is one lifetime.
-    for (const apartMs of [1, 1_500, 59_999]) {
+    // Equal instants are the first source's (expires_in); a minute apart exactly still agrees.
+    for (const apartMs of [0, 1, 1_500, 59_999, 60_000]) {
       const result = tokenLifetime({ expires_in: 900 }, NOW + 900_000 + apartMs, NOW, 0, FALLBACK);
       expect(result).toEqual({ expiresAt: NOW + 900_000, source: 'expires_in', ignored: [] });
     }
