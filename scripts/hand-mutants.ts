@@ -1,0 +1,123 @@
+/**
+ * Hand-written mutants (#45): the changes a reviewer tries on a security rule, beyond the small
+ * operators StrykerJS applies (`scripts/mutation.ts`): a bound moved by one, a check dropped, a
+ * clock rounded instead of floored, a variable swapped for its neighbour, both ends of a seal
+ * changed at once, a Lua script's `PERSIST` left out (StrykerJS cannot mutate Lua). Each set is a
+ * file of `scripts/hand-mutants/`, a JSON array of rows:
+ *
+ *   { "file": "src/webhooks/verify.ts", "from": "…", "to": "…", "tests": ["test/webhooks"],
+ *     "equivalent": "why no input tells it apart (only for a mutant that survives)" }
+ *
+ * `from` is text found exactly once in the file and replaced by `to`; a list of each changes
+ * several places together. Every mutant is applied in a scratch copy of the project
+ * (`.tmp/hand-mutants/`, a git worktree with the working tree's sources and tests copied in), its
+ * tests run with `vitest --bail=1`, and the copy restored: your working tree is never touched.
+ *
+ *   npx tsx scripts/hand-mutants.ts                   every set (hours on two cores)
+ *   npx tsx scripts/hand-mutants.ts webhooks sd-jwt   the sets named
+ *
+ * Each mutant prints as killed (with the first test that failed), SURVIVED, equivalent (survived,
+ * and its row says why that is expected) or STALE (its `from` is no longer in the file exactly
+ * once: the code moved on, so the row is rewritten or removed). Exits 1 on a survivor not marked
+ * equivalent, an equivalent one that was killed (its reason is wrong), or a stale row. Not part of
+ * `npm test`: run the set of the module you changed, as you would its StrykerJS group.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface Mutant {
+  file: string;
+  from: string | string[];
+  to: string | string[];
+  tests: string[];
+  equivalent?: string;
+}
+
+type Verdict = 'killed' | 'SURVIVED' | 'equivalent' | 'KILLED, marked equivalent' | 'STALE';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SETS = join(ROOT, 'scripts', 'hand-mutants');
+const SCRATCH = join(ROOT, '.tmp', 'hand-mutants');
+/** What a mutant's tests read besides node_modules: copied from the working tree before each set. */
+const COPIED = ['src', 'test', 'scripts', 'generated', 'examples'];
+const TIMEOUT_MS = 15 * 60_000;
+
+const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+
+function readSet(name: string): Mutant[] {
+  const rows: unknown = JSON.parse(readFileSync(join(SETS, `${name}.json`), 'utf8'));
+  if (!Array.isArray(rows)) throw new Error(`scripts/hand-mutants/${name}.json is not an array of mutants`);
+  return rows as Mutant[];
+}
+
+/** A fresh scratch copy: a worktree of HEAD, the working tree's sources and tests over it. */
+function prepareScratch(): void {
+  if (existsSync(SCRATCH)) git('worktree', 'remove', '--force', SCRATCH);
+  rmSync(SCRATCH, { recursive: true, force: true });
+  const added = git('worktree', 'add', '--detach', '--quiet', SCRATCH, 'HEAD');
+  if (added.status !== 0) throw new Error(`git worktree add failed: ${added.stderr}`);
+  for (const dir of COPIED) {
+    rmSync(join(SCRATCH, dir), { recursive: true, force: true });
+    if (existsSync(join(ROOT, dir))) cpSync(join(ROOT, dir), join(SCRATCH, dir), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(SCRATCH, 'node_modules'));
+}
+
+/** The first failing test's name in vitest's output, to show what killed a mutant. */
+function firstFailure(output: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal colours vitest writes
+  const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
+  return /FAIL\s+(\S+\s*>\s*[^\n]{0,100})/.exec(plain)?.[1] ?? plain.trim().split('\n').at(-1)?.slice(0, 100) ?? '';
+}
+
+function run(mutant: Mutant): { verdict: Verdict; detail: string } {
+  const path = join(SCRATCH, mutant.file);
+  const original = readFileSync(path, 'utf8');
+  const froms = [mutant.from].flat();
+  const tos = [mutant.to].flat();
+  const missing = froms.find((from) => original.split(from).length !== 2);
+  if (missing !== undefined || froms.length !== tos.length) {
+    return { verdict: 'STALE', detail: `not found exactly once: ${JSON.stringify((missing ?? '').slice(0, 60))}` };
+  }
+  let mutated = original;
+  froms.forEach((from, i) => {
+    mutated = mutated.replace(from, () => tos[i] ?? '');
+  });
+  writeFileSync(path, mutated);
+  try {
+    const result = spawnSync('npx', ['vitest', 'run', '--bail=1', ...mutant.tests], {
+      cwd: SCRATCH,
+      encoding: 'utf8',
+      timeout: TIMEOUT_MS,
+    });
+    const killed = result.status !== 0;
+    const detail = killed ? firstFailure(`${result.stdout}${result.stderr}`) : (mutant.equivalent ?? '');
+    if (mutant.equivalent !== undefined) return { verdict: killed ? 'KILLED, marked equivalent' : 'equivalent', detail };
+    return { verdict: killed ? 'killed' : 'SURVIVED', detail };
+  } finally {
+    writeFileSync(path, original);
+  }
+}
+
+const names = process.argv.slice(2);
+const sets = names.length > 0 ? names : readdirSync(SETS).map((file) => file.replace(/\.json$/, ''));
+let failed = 0;
+try {
+  prepareScratch();
+  for (const set of sets) {
+    const mutants = readSet(set);
+    console.log(`▶ ${set}: ${mutants.length} mutants`);
+    for (const mutant of mutants) {
+      const { verdict, detail } = run(mutant);
+      if (verdict === 'SURVIVED' || verdict === 'STALE' || verdict === 'KILLED, marked equivalent') failed += 1;
+      const shown = JSON.stringify([mutant.from].flat()[0]?.trim().slice(0, 70));
+      console.log(`${verdict}: ${mutant.file}: ${shown}${detail ? `  [${detail}]` : ''}`);
+    }
+  }
+} finally {
+  git('worktree', 'remove', '--force', SCRATCH);
+}
+console.log(failed === 0 ? 'every mutant killed or shown equivalent' : `${failed} mutant(s) to look at`);
+process.exitCode = failed === 0 ? 0 : 1;
