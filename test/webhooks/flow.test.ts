@@ -173,6 +173,51 @@ describe('asynchronous identity flow', () => {
     expect(service.requests.length).toBe(before);
   });
 
+  test("the webhook's token is read before anything is fetched: one naming no request, or expired on the service's clock, is refused at the token step", async () => {
+    const { client, service } = await receiving();
+    const { data } = await client.identityRequests.create(person());
+    const code = data.access_request_code;
+    const unsigned = (payload: object) =>
+      `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
+    const fetches = () => service.requests.filter((r) => r.path.startsWith('/identity/response')).length;
+    for (const [payload, said] of [
+      [{ exp: Math.floor(Date.now() / 1000) + 600 }, "does not name the event's access_request_code"],
+      [{ access_request_code: code, exp: Math.floor(Date.now() / 1000) - 1 }, 'expired'],
+    ] as const) {
+      const event = { kind: 'approved', accessRequestCode: code, accessToken: unsigned(payload) };
+      const error = await rejection(client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
+      expect(error, said).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'token', message: expect.stringContaining(said) });
+    }
+    expect(fetches()).toBe(0);
+  });
+
+  test('a token expiring within the second is still used; one whose exp is now is refused before it is sent', async () => {
+    let clock = Date.now();
+    // The identity response outlives the token here, so only the token's expiry is at stake.
+    const h = await harness({ fake: { now: () => clock, identityResponseTtlSeconds: 86_400 }, client: { now: () => clock } });
+    const { data } = await h.client.identityRequests.create(person());
+    const payload = await h.service.approve(data.access_request_code);
+    const exp = JSON.parse(Buffer.from(payload.access_token.split('.')[1] ?? '', 'base64url').toString()).exp as number;
+    const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    clock = exp * 1000 - 500;
+    await expect(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code })).resolves.toBeDefined();
+    clock = exp * 1000;
+    const error = await rejection(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
+    expect(error).toMatchObject({ step: 'token', message: expect.stringContaining('expired') });
+  });
+
+  test('for an event of unknown kind, only a 404 can mean cancelled: a failing fetch of a request that exists is a failed fetch', async () => {
+    const { client, service } = await receiving();
+    const { data } = await client.identityRequests.create(person());
+    const payload = await service.approve(data.access_request_code);
+    server.use(http.get(/\/identity\/response\//, () => HttpResponse.json({ error: 'unavailable' }, { status: 500 })));
+    const event = { kind: 'unknown', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const error = await rejection(
+      client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, maxRetries: 0 }),
+    );
+    expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'fetch' });
+  });
+
   test('an expired identity response is refused at the verify step', async () => {
     let clock = Date.now();
     const h = await harness({ fake: { now: () => clock, identityResponseTtlSeconds: 60 }, client: { now: () => clock } });
