@@ -206,6 +206,27 @@ describe('asynchronous identity flow', () => {
     expect(error).toMatchObject({ step: 'token', message: expect.stringContaining('expired') });
   });
 
+  test('a fetch that fails for another reason than authentication is a failed fetch, even if the token expired meanwhile', async () => {
+    let clock = Date.now();
+    const h = await harness({ fake: { now: () => clock, identityResponseTtlSeconds: 86_400 }, client: { now: () => clock } });
+    const { data } = await h.client.identityRequests.create(person());
+    const payload = await h.service.approve(data.access_request_code);
+    const exp = JSON.parse(Buffer.from(payload.access_token.split('.')[1] ?? '', 'base64url').toString()).exp as number;
+    clock = exp * 1000 - 1_000;
+    // The service fails while the token runs out: its expiry did not cause the failure.
+    server.use(
+      http.get(/\/identity\/response\//, () => {
+        clock = exp * 1000 + 1_000;
+        return HttpResponse.json({ error: 'unavailable' }, { status: 500 });
+      }),
+    );
+    const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const error = await rejection(
+      h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, maxRetries: 0 }),
+    );
+    expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'fetch' });
+  });
+
   test('for an event of unknown kind, only a 404 can mean cancelled: a failing fetch of a request that exists is a failed fetch', async () => {
     const { client, service } = await receiving();
     const { data } = await client.identityRequests.create(person());
