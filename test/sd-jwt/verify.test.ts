@@ -196,6 +196,16 @@ describe('verifySdJwt: the MUSTs of RFC 9901 §7.1', () => {
     expect(await refusal(await issuer.sdJwt({ sub: 'p1', _sd: [digest(d)] }, [d]))).toBe('ERR_SD_JWT_CLAIM_COLLISION');
   });
 
+  test('rejects two disclosures of one name at one level: the second never silently replaces the first', async () => {
+    const first = disclosure('s1', 'age_over_18', true);
+    const second = disclosure('s2', 'age_over_18', false);
+    expect(await refusal(await issuer.sdJwt({ _sd: [digest(first), digest(second)] }, [first, second]))).toBe('ERR_SD_JWT_CLAIM_COLLISION');
+    // At a nested level too.
+    expect(await refusal(await issuer.sdJwt({ address: { _sd: [digest(first), digest(second)] } }, [first, second]))).toBe(
+      'ERR_SD_JWT_CLAIM_COLLISION',
+    );
+  });
+
   test('rejects a missing trailing ~ (the last disclosure read as a key-binding JWT)', async () => {
     const d = disclosure('s', 'name', 'value');
     const sdJwt = await issuer.sdJwt({ _sd: [digest(d)] }, [d]);
