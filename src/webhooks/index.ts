@@ -25,10 +25,9 @@ export type {
   IdentityActionsEvent,
   WebhookEventKind,
   RawBody,
-  WebhookSecret,
   WebhookVerifier,
-  WebhookVerifierOptions,
 } from './verify.js';
+export type { WebhookSecret, WebhookVerifierOptions } from './options.js';
 export { createWebhookReceiver } from './receiver.js';
 export type { WebhookOutcome, WebhookReceiver } from './receiver.js';
 export { MemoryReplayStore } from './replay.js';

@@ -210,6 +210,9 @@ describe('verifySdJwt: the MUSTs of RFC 9901 §7.1', () => {
     const d = disclosure('s', 'name', 'value');
     const sdJwt = await issuer.sdJwt({ _sd: [digest(d)] }, [d]);
     expect(await refusal(sdJwt.slice(0, -1))).toBe('ERR_SD_JWT_MALFORMED');
+    // After the last ~, only a compact JWS (three segments) is a key-binding JWT: two or four are malformed.
+    for (const tail of ['aGVhZA.Ym9keQ', 'aGVhZA.Ym9keQ.c2ln.ZXh0cmE'])
+      expect(await refusal(sdJwt + tail), tail).toBe('ERR_SD_JWT_MALFORMED');
   });
 
   test('rejects an unsupported or truncated _sd_alg', async () => {

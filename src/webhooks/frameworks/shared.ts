@@ -4,7 +4,8 @@
  */
 import { ConfigurationError } from '../../errors/index.js';
 import { createWebhookReceiver, type WebhookReceiver } from '../receiver.js';
-import { createWebhookVerifier, type IdentityActionsEvent, type WebhookVerifier, type WebhookVerifierOptions } from '../verify.js';
+import type { WebhookVerifierOptions } from '../options.js';
+import { createWebhookVerifier, type IdentityActionsEvent, type WebhookVerifier } from '../verify.js';
 
 export interface WebhookHandlerOptions {
   /** A verifier from `createWebhookVerifier`; or give `secret` (and any verifier option) and one is made. */
