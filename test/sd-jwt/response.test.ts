@@ -301,6 +301,13 @@ describe('verifyIdentityResponse refuses', () => {
     const { response, options } = await fetched();
     expect(await refusal(response, { ...options, requestCode: 'isc_someone_else' })).toBe('ERR_SD_JWT_REQUEST_CODE');
     expect(await refusal(response, { ...options, requestCode: ['arc_someone_else', 'isc_someone_else'] })).toBe('ERR_SD_JWT_REQUEST_CODE');
+    // A response that names no request at all is bound to none: refused, never taken as this one's.
+    for (const change of [
+      (d: Record<string, unknown>) => delete d['request_code'],
+      (d: Record<string, unknown>) => (d['request_code'] = null),
+    ]) {
+      expect(await refusal(tampered(response, change), options)).toBe('ERR_SD_JWT_REQUEST_CODE');
+    }
   });
 
   test('requestCode as a list: the response may carry any of the codes; an empty list, or an empty code in it, is refused', async () => {
