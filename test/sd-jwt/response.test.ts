@@ -137,6 +137,17 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: expect.stringContaining('not the full SD-JWT credential') });
   });
 
+  test('only a {credential}.credential_jwt field is a credential: a field merely ending in credential_jwt is data, as any unknown field', async () => {
+    const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
+    const withOthers = tampered(response, (d) => {
+      d['credential_jwt'] = 'not a credential';
+      d['legacycredential_jwt'] = 'nor this';
+    });
+    const verified = await verifyIdentityResponse(withOthers, options);
+    expect(Object.keys(verified.credentials)).toEqual(['acmeidentity.credential_jwt']);
+    expect(verified.data).toMatchObject({ credential_jwt: 'not a credential', legacycredential_jwt: 'nor this' });
+  });
+
   test('claims only inside a credential_jwt, verified without keys: no claim, and the refusal says to pass keys (#45)', async () => {
     const issuer = await testIssuer();
     const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
