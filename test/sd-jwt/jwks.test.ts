@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { ConfigurationError, JwksError, type SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { signJwt } from '../../src/testing/keys.js';
 import { credentialInput, harness, received, rejection } from '../helpers.js';
@@ -185,6 +186,36 @@ describe('remoteJwks', () => {
     await verifySdJwt(jwt, { keys, requiredClaims: [] });
     expect(received(h.service, DISCOVERY)).toHaveLength(1);
     expect(received(h.service, JWKS)).toHaveLength(1);
+  });
+
+  test('a key set read again replaces every key kept from the last: a key withdrawn under its kid no longer verifies', async () => {
+    const issuer = 'https://issuer.example';
+    const [old, next] = [await generateKeyPair('ES256'), await generateKeyPair('ES256')];
+    let published = old.publicKey;
+    let clock = Date.now();
+    const keys = remoteJwks(issuer, {
+      now: () => clock,
+      maxAgeMs: 60_000,
+      fetch: async (url) =>
+        url.endsWith('/openid-configuration')
+          ? Response.json({ issuer, jwks_uri: `${issuer}/jwks` })
+          : Response.json({ keys: [{ ...(await exportJWK(published)), kid: 'k1', alg: 'ES256', use: 'sig' }] }),
+    });
+    const verify = async (key: CryptoKey) => {
+      const jwt = await new SignJWT({ iss: issuer, exp: Math.floor(clock / 1000) + 600 })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .sign(key);
+      return verifySdJwt(`${jwt}~`, { keys, now: () => clock }).then(
+        () => 'accepted',
+        (error: SdJwtVerificationError) => error.code,
+      );
+    };
+    expect(await verify(old.privateKey)).toBe('accepted');
+    // The issuer replaces the key under the same kid; the set is read again once it is a minute old.
+    published = next.publicKey;
+    clock += 60_001;
+    expect(await verify(old.privateKey)).toBe('ERR_SD_JWT_SIGNATURE');
+    expect(await verify(next.privateKey)).toBe('accepted');
   });
 
   test('refetches once when a token names an unknown kid (key rotation)', async () => {
