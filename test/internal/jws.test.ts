@@ -189,6 +189,10 @@ describe('JWS signatures with node:crypto', () => {
       'encrypt',
     ]);
     expect(() => verifyWithNode(node, jws, signing, 'RS256')).toThrow(TypeError);
+    // The right algorithm, imported for no use at all: not a key to verify with, on either path.
+    const unusable = await crypto.subtle.importKey('jwk', jwk, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, []);
+    expect(() => verifyWithNode(node, jws, unusable, 'RS256')).toThrow(TypeError);
+    await expect(verifyJwsSignature(jws, unusable, 'RS256')).rejects.toThrow();
   });
 
   test('a signature check that throws is a signature that does not verify, never a pass', async () => {
