@@ -77,6 +77,9 @@ describe("the callback's checks: oauth4webapi's verdicts, with a code per refusa
   test.each([
     ['a JARM response', `response=x&iss=${ISSUER}&state=${STATE}&code=c`, 'ERR_OIDC_RESPONSE'],
     ['an iss of another issuer', `iss=https://evil.test&state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
+    // RFC 9207 compares the whole identifier: one that begins or extends the issuer's is another issuer.
+    ['an iss that is the start of the issuer', `iss=${ISSUER.slice(0, -1)}&state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
+    ['an iss that extends the issuer', `iss=${ISSUER}.evil.test&state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
     ['iss sent twice', `iss=${ISSUER}&iss=${ISSUER}&state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
     ['no iss where discovery promises it', `state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
     ['another state', `iss=${ISSUER}&state=other&code=c`, 'ERR_OIDC_STATE'],
