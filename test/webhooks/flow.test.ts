@@ -1,4 +1,5 @@
 /** The whole asynchronous flow against the fake: request, approval, webhook, verification, identity. */
+import { decodeJwt } from 'jose';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
 import { IdentityFlowError, NotFoundError } from '../../src/index.js';
@@ -25,6 +26,19 @@ async function receiving(answers: number[] = []) {
     }),
   );
   return { ...h, events };
+}
+
+/**
+ * An approved request on a clock of the test's own (fake and client alike), its identity response
+ * outliving the webhook's token, so that only the token's expiry is at stake; `exp` is the token's.
+ */
+async function approvedOnOwnClock() {
+  const clock = { ms: Date.now() };
+  const h = await harness({ fake: { now: () => clock.ms, identityResponseTtlSeconds: 86_400 }, client: { now: () => clock.ms } });
+  const { data } = await h.client.identityRequests.create(person());
+  const payload = await h.service.approve(data.access_request_code);
+  const exp = decodeJwt(payload.access_token).exp as number;
+  return { h, data, payload, exp, clock };
 }
 
 describe('asynchronous identity flow', () => {
@@ -192,31 +206,22 @@ describe('asynchronous identity flow', () => {
   });
 
   test('a token expiring within the second is still used; one whose exp is now is refused before it is sent', async () => {
-    let clock = Date.now();
-    // The identity response outlives the token here, so only the token's expiry is at stake.
-    const h = await harness({ fake: { now: () => clock, identityResponseTtlSeconds: 86_400 }, client: { now: () => clock } });
-    const { data } = await h.client.identityRequests.create(person());
-    const payload = await h.service.approve(data.access_request_code);
-    const exp = JSON.parse(Buffer.from(payload.access_token.split('.')[1] ?? '', 'base64url').toString()).exp as number;
+    const { h, data, payload, exp, clock } = await approvedOnOwnClock();
     const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
-    clock = exp * 1000 - 500;
+    clock.ms = exp * 1000 - 500;
     await expect(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code })).resolves.toBeDefined();
-    clock = exp * 1000;
+    clock.ms = exp * 1000;
     const error = await rejection(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
     expect(error).toMatchObject({ step: 'token', message: expect.stringContaining('expired') });
   });
 
   test('a fetch that fails for another reason than authentication is a failed fetch, even if the token expired meanwhile', async () => {
-    let clock = Date.now();
-    const h = await harness({ fake: { now: () => clock, identityResponseTtlSeconds: 86_400 }, client: { now: () => clock } });
-    const { data } = await h.client.identityRequests.create(person());
-    const payload = await h.service.approve(data.access_request_code);
-    const exp = JSON.parse(Buffer.from(payload.access_token.split('.')[1] ?? '', 'base64url').toString()).exp as number;
-    clock = exp * 1000 - 1_000;
+    const { h, data, payload, exp, clock } = await approvedOnOwnClock();
+    clock.ms = exp * 1000 - 1_000;
     // The service fails while the token runs out: its expiry did not cause the failure.
     server.use(
       http.get(/\/identity\/response\//, () => {
-        clock = exp * 1000 + 1_000;
+        clock.ms = exp * 1000 + 1_000;
         return HttpResponse.json({ error: 'unavailable' }, { status: 500 });
       }),
     );
