@@ -6,6 +6,7 @@
  * naming its code. `createIdentityInbox` wires these into the inbox; `return-page.ts` serves them.
  */
 import { AcmeIdentityError, ConfigurationError } from '../errors/index.js';
+import { nonNegativeOption, positiveOption } from '../errors/options.js';
 import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
 import type { Observer } from '../internal/observe.js';
 import { RETURN_PARAMETER } from '../internal/return-reference.js';
@@ -42,11 +43,11 @@ export type ServiceView = 'completed' | 'in-progress' | 'not-started' | 'expired
 export interface WaitOptions {
   /** Stops waiting (the page went away). */
   signal?: AbortSignal;
-  /** The longest wait, in ms. @default 25000 */
+  /** The longest wait, in ms: a number, 0 or more (`Infinity` waits until the state is final or `signal` aborts). @default 25000 */
   timeoutMs?: number;
   /** Also resolves as soon as the state is no longer this one (a long poll's "since"). */
   since?: RequestOutcome['state'];
-  /** How often the shared store is read while waiting, in ms (a settlement on this instance is seen at once). @default 500 */
+  /** How often the shared store is read while waiting, in ms, a finite number above 0 (a settlement on this instance is seen at once). @default 500 */
   pollMs?: number;
 }
 
@@ -152,7 +153,11 @@ async function outcomeOf({ store, now }: OutcomesContext, accessRequestCode: str
   return { state, ...(found ? { at: found.at } : {}), final: FINAL_STATES.has(state) };
 }
 
-/** The outcome once it is final or no longer `since`, the wait is aborted, or `timeoutMs` has passed. */
+/**
+ * The outcome once it is final or no longer `since`, the wait is aborted, or `timeoutMs` has passed.
+ * @throws {ConfigurationError} when `timeoutMs` or `pollMs` is not a number in range: a `pollMs` of
+ * `NaN` or 0 would read the store in a tight loop, a `timeoutMs` of `NaN` would never end.
+ */
 async function waitFor(
   context: OutcomesContext,
   waiting: ReturnType<typeof waiters>,
@@ -160,8 +165,8 @@ async function waitFor(
   options: WaitOptions = {},
 ): Promise<RequestOutcome> {
   const { now } = context;
-  const until = now() + (options.timeoutMs ?? 25_000);
-  const pollMs = options.pollMs ?? 500;
+  const until = now() + nonNegativeOption('timeoutMs', options.timeoutMs, 25_000);
+  const pollMs = positiveOption('pollMs', options.pollMs, 500);
   for (;;) {
     const current = await outcomeOf(context, accessRequestCode);
     const changed = options.since !== undefined && current.state !== options.since;
@@ -204,6 +209,9 @@ function urlOf(given: unknown, name: string): URL {
  * Who waits for which request on this instance: a settlement here wakes them at once (one on
  * another instance is seen at their next read of the store).
  */
+/** The longest delay `setTimeout` keeps (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function waiters() {
   const waiting = new Map<string, Set<() => void>>();
   return {
@@ -222,7 +230,8 @@ function waiters() {
           if (set.size === 0) waiting.delete(id);
           resolve();
         };
-        const timer = setTimeout(done, Math.max(0, ms));
+        // A timer's delay is held in 32 bits: a longer one would fire at once, so it is capped.
+        const timer = setTimeout(done, Math.min(MAX_TIMER_MS, Math.max(0, ms)));
         set.add(done);
         signal?.addEventListener('abort', done);
       });

@@ -245,6 +245,42 @@ describe('waitFor, on a controlled clock', () => {
     expect(store.reads).toBe(2);
   });
 
+  test('a timeout or poll out of range is a ConfigurationError naming it, before the store is read', async () => {
+    const store = new ScriptedStates();
+    const { page } = outcomesOn(store);
+    // Each would loop or never end: a poll of NaN or 0 reads the store without pause, a timeout of NaN never passes.
+    const notANumber = fc.oneof(fc.constant(Number.NaN), fc.string(), fc.boolean());
+    const cases = fc.oneof(
+      fc.record({ option: fc.constant('timeoutMs'), value: fc.oneof(notANumber, fc.double({ max: -Number.MIN_VALUE })) }),
+      fc.record({
+        option: fc.constant('pollMs'),
+        value: fc.oneof(notANumber, fc.double({ max: 0 }), fc.constant(Number.POSITIVE_INFINITY)),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(cases, async ({ option, value }) => {
+        const error = await page.waitFor('arc_1', { [option]: value } as never).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ConfigurationError);
+        expect(error).toMatchObject({ code: 'ERR_INVALID_CONFIG', option });
+        expect(store.reads).toBe(0);
+      }),
+    );
+  });
+
+  test('a poll past the 32-bit timer limit waits its length, not 1 ms, and a timeout of Infinity waits for the state', async () => {
+    vi.useFakeTimers({ now: T0 });
+    const store = new ScriptedStates();
+    const { page } = outcomesOn(store, { now: () => Date.now() });
+    const waiting = page.waitFor('arc_1', { timeoutMs: Number.POSITIVE_INFINITY, pollMs: 3_000_000_000 });
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(store.reads).toBe(1);
+    // The capped wait (2^31 - 1 ms) ends, the store is read again, and the final state ends the wait.
+    store.current = { state: 'verified', at: T0 + 1 };
+    await vi.advanceTimersByTimeAsync(2_147_483_647 - 3_600_000);
+    await expect(waiting).resolves.toEqual({ state: 'verified', at: T0 + 1, final: true });
+    expect(store.reads).toBe(2);
+  });
+
   test('a settlement here wakes every waiter of that request at once, also after one of them left (aborted)', async () => {
     vi.useFakeTimers({ now: T0 });
     const store = new ScriptedStates();
