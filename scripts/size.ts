@@ -79,7 +79,9 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // finishSignIn) rather than 90 lines of closures: 9,458 B, 128 B above it (printed as the goal).
     // One rule for the URLs a sign-in and the SD-JWT key source fetch (internal/loopback.ts, the
     // scheme in any case): 9,469 B. #45's bounds checked (a clockToleranceSeconds, transaction or
-    // discovery age of NaN left a check on a default nobody chose): 9,516 B.
+    // discovery age of NaN left a check on a default nobody chose): 9,516 B. #46's one rule for those
+    // bounds (errors/options.ts's nonNegativeOption, which refuses Infinity too: oauth4webapi read a
+    // tolerance of Infinity as its own 30 s) and each bound's default in one place: 9,600 B.
     budgetBytes: 9600,
     goalBelow: OPENID_CLIENT_PAGE,
   },
@@ -132,12 +134,14 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // transactional hand-over and wake-ups took it past 7.5 KB, #42's request states and return
   // references past 8 KB: a backend entry, never in a page).
   // #46's sign-in steps at module level (oidc/flow.ts) took authjs and better-auth 0.08 KB further.
-  // #45's sign-in bounds checked (NaN refused) took authjs and better-auth 0.05 KB further.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.15 * KB },
+  // #45's sign-in bounds checked (NaN refused) took authjs and better-auth 0.05 KB further; #46's
+  // one rule for them (errors/options.ts's nonNegativeOption, Infinity refused too, each default
+  // in one place) 0.04 KB more, and passport's the same.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.25 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.4 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.5 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.25 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.3 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

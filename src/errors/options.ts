@@ -26,10 +26,11 @@ export function positiveOption(name: string, value: unknown, fallback: number): 
 }
 
 /**
- * An option that must be a number, 0 or more (a tolerance, a margin): `value`, or `fallback` when
- * it is not given. NaN is refused: nothing compares above it, so a tolerance of NaN would let
- * every timestamp through.
- * @throws {ConfigurationError} naming the option and its unit ("toleranceSeconds: must be a number of seconds, 0 or more").
+ * An option that must be a finite number, 0 or more (a tolerance, a margin, an age): `value`, or
+ * `fallback` when it is not given. NaN is refused: nothing compares above it, so a tolerance of NaN
+ * would let every timestamp through. So is Infinity: a tolerance without end is no check at all,
+ * oauth4webapi reads one as its own 30 s, and a store given it as a time to live refuses it.
+ * @throws {ConfigurationError} naming the option and its unit ("toleranceSeconds: must be a finite number of seconds, 0 or more").
  * @example
  * ```ts
  * const toleranceSeconds = nonNegativeOption('toleranceSeconds', options.toleranceSeconds, 300);
@@ -37,8 +38,9 @@ export function positiveOption(name: string, value: unknown, fallback: number): 
  */
 export function nonNegativeOption(name: string, value: unknown, fallback: number): number {
   const chosen = value ?? fallback;
-  if (typeof chosen !== 'number' || Number.isNaN(chosen) || chosen < 0) {
-    throw new ConfigurationError(name, `must be a number${unitOf(name)}, 0 or more`);
+  // Number.isFinite is false for anything that is not a number (it does not coerce).
+  if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen < 0) {
+    throw new ConfigurationError(name, `must be a finite number${unitOf(name)}, 0 or more`);
   }
   return chosen;
 }

@@ -43,7 +43,7 @@ export type ServiceView = 'completed' | 'in-progress' | 'not-started' | 'expired
 export interface WaitOptions {
   /** Stops waiting (the page went away). */
   signal?: AbortSignal;
-  /** The longest wait, in ms: a number, 0 or more (`Infinity` waits until the state is final or `signal` aborts). @default 25000 */
+  /** The longest wait, in ms: a finite number, 0 or more. @default 25000 */
   timeoutMs?: number;
   /** Also resolves as soon as the state is no longer this one (a long poll's "since"). */
   since?: RequestOutcome['state'];
@@ -155,8 +155,8 @@ async function outcomeOf({ store, now }: OutcomesContext, accessRequestCode: str
 
 /**
  * The outcome once it is final or no longer `since`, the wait is aborted, or `timeoutMs` has passed.
- * @throws {ConfigurationError} when `timeoutMs` or `pollMs` is not a number in range: a `pollMs` of
- * `NaN` or 0 would read the store in a tight loop, a `timeoutMs` of `NaN` would never end.
+ * @throws {ConfigurationError} when `timeoutMs` or `pollMs` is not a finite number in range: a
+ * `pollMs` of `NaN` or 0 would read the store in a tight loop, a `timeoutMs` of `NaN` would never end.
  */
 async function waitFor(
   context: OutcomesContext,

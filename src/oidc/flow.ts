@@ -26,6 +26,7 @@ import {
 } from 'oauth4webapi';
 import { claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
+import { nonNegativeOption } from '../errors/options.js';
 import { kept } from '../internal/kept.js';
 import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
@@ -148,6 +149,8 @@ const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as co
 /** Shared state of one configured client. */
 export interface OidcCore {
   readonly options: OidcOptions;
+  /** How long a sign-in may take from redirect to callback: `transactionMaxAgeMs`, checked, or its default. */
+  readonly transactionMaxAgeMs: number;
   metadata(refresh?: boolean): Promise<DiscoveredServer>;
   start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
   /** `use` runs once the callback's state and iss are checked, before the code is exchanged. */
@@ -354,22 +357,27 @@ export function checkCallback(as: AuthorizationServer, callback: URLSearchParams
   return { params: callback, code };
 }
 
-/** The options a client cannot work without, checked: the issuer's URL, and whether plain http: is allowed (loopback by default). */
-function checkedOptions(options: OidcOptions): { issuer: URL; insecure: boolean } {
+/**
+ * The options checked: those a client cannot work without, the issuer's URL and whether plain
+ * http: is allowed (loopback by default), and the time bounds, defaulted.
+ */
+function checkedOptions(options: OidcOptions) {
   for (const key of ['authUrl', 'redirectUri', 'clientId'] as const) {
     if (!(key === 'clientId' ? isString(options?.[key]) : URL.canParse(options?.[key])))
       throw new ConfigurationError(key, 'is required (URLs absolute)');
-  }
-  // The bounds a sign-in is checked within: one of NaN would leave a check on a default nobody chose.
-  for (const key of ['clockToleranceSeconds', 'transactionMaxAgeMs', 'discoveryMaxAgeMs'] as const) {
-    const bound = options[key];
-    if (bound !== undefined && !(typeof bound === 'number' && bound >= 0)) throw new ConfigurationError(key, 'must be a number, 0 or more');
   }
   const issuer = new URL(options.authUrl);
   const insecure = options.allowInsecureRequests ?? isLoopbackHost(issuer.hostname);
   if (issuer.protocol !== 'https:' && !insecure)
     throw new ConfigurationError('authUrl', 'must be https: unless allowInsecureRequests is set');
-  return { issuer, insecure };
+  return {
+    issuer,
+    insecure,
+    // The bounds a sign-in is checked within: one of NaN would leave a check on a default nobody chose.
+    clockToleranceSeconds: nonNegativeOption('clockToleranceSeconds', options.clockToleranceSeconds, 0),
+    discoveryMaxAgeMs: nonNegativeOption('discoveryMaxAgeMs', options.discoveryMaxAgeMs, 3_600_000),
+    transactionMaxAgeMs: nonNegativeOption('transactionMaxAgeMs', options.transactionMaxAgeMs, 1_800_000),
+  };
 }
 
 /**
@@ -451,7 +459,7 @@ export function createCore(
   idToken: (keysOf: KeysOf, now: () => number) => (as: DiscoveredServer, jwt: string) => Promise<void> = (keysOf) =>
     jwsVerifier(freshKeys(keysOf)),
 ): OidcCore {
-  const { issuer, insecure } = checkedOptions(options);
+  const { issuer, insecure, clockToleranceSeconds, discoveryMaxAgeMs, transactionMaxAgeMs } = checkedOptions(options);
   const now = () => (options.now ?? Date.now)();
   /** Only `https:` endpoints, or `http:` where allowed: never `javascript:` or anything else a page could be sent to. */
   const allowed = (url: unknown): url is string => isFetchableUrl(url, insecure);
@@ -463,7 +471,7 @@ export function createCore(
   const verifySignature = idToken(async (url) => (await get(url)).json(), now);
   const client = (): Client => ({
     client_id: options.clientId,
-    [clockTolerance]: options.clockToleranceSeconds ?? 0,
+    [clockTolerance]: clockToleranceSeconds,
     // oauth4webapi reads the system clock: shifted onto ours when it reads the skew, beside its own
     // read of the system clock. A skew taken when this object is made counts the token exchange's
     // time again on a clock that does not follow the system's (a test's), and a second boundary
@@ -473,10 +481,11 @@ export function createCore(
     },
   });
 
-  const discovery = discoveryOf(issuer, options.discoveryMaxAgeMs ?? 3_600_000, get, allowed, now);
+  const discovery = discoveryOf(issuer, discoveryMaxAgeMs, get, allowed, now);
   const finishing: FinishSteps = { exchange, mapError, verifySignature, now };
   const core: OidcCore = {
     options,
+    transactionMaxAgeMs,
     metadata: discovery.read,
     start: (params) => startSignIn(options, discovery, now, params),
     finish: (callback, transaction, use) => finishSignIn(core, finishing, callback, transaction, use),
@@ -536,9 +545,9 @@ interface FinishSteps {
 }
 
 /** `ERR_OIDC_TRANSACTION` for a transaction of another issuer or client, or older than `transactionMaxAgeMs`. */
-function checkTransaction(options: OidcOptions, as: DiscoveredServer, transaction: OidcTransaction, now: number): void {
-  const fresh = now - transaction.createdAt <= (options.transactionMaxAgeMs ?? 1_800_000);
-  if (as.issuer !== transaction.issuer || transaction.clientId !== options.clientId || !fresh) {
+function checkTransaction(core: OidcCore, as: DiscoveredServer, transaction: OidcTransaction, now: number): void {
+  const fresh = now - transaction.createdAt <= core.transactionMaxAgeMs;
+  if (as.issuer !== transaction.issuer || transaction.clientId !== core.options.clientId || !fresh) {
     throw fail('ERR_OIDC_TRANSACTION', "the sign-in is too old or not this client's: start again");
   }
 }
@@ -555,7 +564,7 @@ async function finishSignIn(
   use?: () => void | Promise<void>,
 ): Promise<SignInResult> {
   const as = await core.metadata();
-  checkTransaction(core.options, as, transaction, steps.now());
+  checkTransaction(core, as, transaction, steps.now());
   const c = core.client();
   const checked = checkCallback(as, callback, transaction.state);
   await use?.();

@@ -218,10 +218,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
         let first: boolean;
         try {
           // The shape was checked above: `transaction` is what its type says.
-          first = await states.use(
-            transaction.state,
-            Math.max(1, transaction.createdAt + (options.transactionMaxAgeMs ?? 1_800_000) - now()),
-          );
+          first = await states.use(transaction.state, Math.max(1, transaction.createdAt + core.transactionMaxAgeMs - now()));
         } catch (cause) {
           // The shared store is unreachable: fail closed, the callback may be a replay.
           throw new OidcError('ERR_OIDC_STATE', 'the state store could not be reached: the sign-in cannot be finished safely', { cause });

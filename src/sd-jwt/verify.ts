@@ -180,11 +180,7 @@ function nowSeconds(options: TimeOptions): number {
 
 /** `clockToleranceSeconds`, refused unless a finite number of seconds, 0 or more. */
 function toleranceOf(options: TimeOptions): number {
-  const tolerance: unknown = options.clockToleranceSeconds ?? 0;
-  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
-    throw new ConfigurationError('clockToleranceSeconds', 'must be a finite number of seconds, 0 or more');
-  }
-  return tolerance;
+  return nonNegativeOption('clockToleranceSeconds', options.clockToleranceSeconds, 0);
 }
 
 /**

@@ -1,8 +1,8 @@
-/** The one check of a number option every entry makes (#46): above 0, or a ConfigurationError naming the option and its unit. */
+/** The checks of a number option every entry makes (#46): in range, or a ConfigurationError naming the option and its unit. */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
-import { countOption, positiveOption } from '../../src/errors/options.js';
+import { countOption, nonNegativeOption, positiveOption } from '../../src/errors/options.js';
 
 describe('positiveOption', () => {
   test('property: a finite number above 0 is taken, nothing given takes the default, anything else is refused naming the option', () => {
@@ -31,6 +31,25 @@ describe('positiveOption', () => {
       expect(error).toBeInstanceOf(ConfigurationError);
       expect(error).toMatchObject({ option: name, message });
     }
+  });
+});
+
+describe('nonNegativeOption', () => {
+  test('property: a finite number, 0 or more, is taken, nothing given takes the default, anything else (NaN, Infinity) is refused naming the option and its unit', () => {
+    const edges = fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, 0);
+    fc.assert(
+      fc.property(fc.constantFrom('toleranceSeconds', 'maxAgeMs', 'margin'), fc.oneof(edges, fc.anything(), fc.double()), (name, value) => {
+        if (value === undefined || value === null) expect(nonNegativeOption(name, value, 7)).toBe(7);
+        else if (typeof value === 'number' && Number.isFinite(value) && value >= 0) expect(nonNegativeOption(name, value, 7)).toBe(value);
+        else {
+          const unit = { toleranceSeconds: ' of seconds', maxAgeMs: ' of milliseconds', margin: '' }[name];
+          expect(() => nonNegativeOption(name, value, 7)).toThrow(
+            expect.objectContaining({ option: name, message: `${name}: must be a finite number${unit}, 0 or more` }),
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
