@@ -125,6 +125,23 @@ describe('OIDC browser helper', () => {
     });
   });
 
+  test('a sign-in started by another helper on the same storage (another redirect URI) is finished with the redirect URI it was started with', async () => {
+    // RFC 6749 §4.1.3: the token request's redirect_uri is the authorization request's; the fake refuses any other as invalid_grant.
+    const { signIn, storage, visit, service, now } = await browserSetup();
+    const elsewhere = 'http://localhost:3000/callback';
+    expect(DEFAULT_OIDC_CLIENT.redirectUris).toContain(elsewhere);
+    const other = createBrowserSignIn({
+      authUrl: service.authUrl,
+      clientId: DEFAULT_OIDC_CLIENT.clientId,
+      redirectUri: elsewhere,
+      storage,
+      now,
+    });
+    const url = await other.authorizationUrl();
+    expect(url.searchParams.get('redirect_uri')).toBe(elsewhere);
+    await expect(signIn.handleCallback(await visit(url))).resolves.toHaveProperty('claims.nonce', url.searchParams.get('nonce'));
+  });
+
   test('a callback whose state no sign-in of this browser started is refused before any request', async () => {
     const { signIn, visit, calls } = await browserSetup();
     const url = await signIn.authorizationUrl();
