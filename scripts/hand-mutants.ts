@@ -17,12 +17,16 @@
  *   npx tsx scripts/hand-mutants.ts webhooks sd-jwt   the sets named
  *
  * Each mutant prints as killed (with the first test that failed), SURVIVED, equivalent (survived,
- * and its row says why that is expected) or STALE (its `from` is no longer in the file exactly
- * once: the code moved on, so the row is rewritten or removed). Exits 1 on a survivor not marked
- * equivalent, an equivalent one that was killed (its reason is wrong), or a stale row. Not part of
- * `npm test`: run the set of the module you changed, as you would its StrykerJS group.
+ * and its row says why that is expected), STALE (its `from` is no longer in the file exactly
+ * once: the code moved on, so the row is rewritten or removed) or BROKEN: the mutated file does
+ * not parse, the run exceeded 15 minutes, or vitest failed without a failing test (a test path
+ * that names no file). A broken mutant is never counted as killed: only a failing test kills.
+ * Exits 1 on a survivor not marked equivalent, an equivalent one that was killed (its reason is
+ * wrong), a stale row or a broken one. Not part of `npm test`: run the set of the module you
+ * changed, as you would its StrykerJS group.
  */
 import { spawnSync } from 'node:child_process';
+import { transformSync } from 'esbuild';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +39,7 @@ interface Mutant {
   equivalent?: string;
 }
 
-type Verdict = 'killed' | 'SURVIVED' | 'equivalent' | 'KILLED, marked equivalent' | 'STALE';
+type Verdict = 'killed' | 'SURVIVED' | 'equivalent' | 'KILLED, marked equivalent' | 'STALE' | 'BROKEN';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SETS = join(ROOT, 'scripts', 'hand-mutants');
@@ -65,11 +69,23 @@ function prepareScratch(): void {
   symlinkSync(join(ROOT, 'node_modules'), join(SCRATCH, 'node_modules'));
 }
 
-/** The first failing test's name in vitest's output, to show what killed a mutant. */
-function firstFailure(output: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal colours vitest writes
-  const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
-  return /FAIL\s+(\S+\s*>\s*[^\n]{0,100})/.exec(plain)?.[1] ?? plain.trim().split('\n').at(-1)?.slice(0, 100) ?? '';
+/** vitest's output without the terminal colours it writes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal colours vitest writes
+const plain = (output: string) => output.replace(/\u001b\[[0-9;]*m/g, '');
+
+/** The first failing test (or test file) in vitest's output, to show what killed a mutant; undefined when none failed. */
+function firstFailure(output: string): string | undefined {
+  return /FAIL\s+(\S+(?:\s*>\s*[^\n]{0,100})?)/.exec(plain(output))?.[1];
+}
+
+/** What keeps a mutated file from parsing as TypeScript, or undefined when it parses. */
+function parseError(path: string, code: string): string | undefined {
+  try {
+    transformSync(code, { loader: 'ts', sourcefile: path });
+    return undefined;
+  } catch (error) {
+    return `does not parse: ${(error as Error).message.split('\n')[1] ?? ''}`.trim();
+  }
 }
 
 function run(mutant: Mutant): { verdict: Verdict; detail: string } {
@@ -85,6 +101,8 @@ function run(mutant: Mutant): { verdict: Verdict; detail: string } {
   froms.forEach((from, i) => {
     mutated = mutated.replace(from, () => tos[i] ?? '');
   });
+  const unparsed = parseError(mutant.file, mutated);
+  if (unparsed !== undefined) return { verdict: 'BROKEN', detail: unparsed };
   writeFileSync(path, mutated);
   try {
     const result = spawnSync('npx', ['vitest', 'run', '--bail=1', ...mutant.tests], {
@@ -92,8 +110,14 @@ function run(mutant: Mutant): { verdict: Verdict; detail: string } {
       encoding: 'utf8',
       timeout: TIMEOUT_MS,
     });
+    const output = `${result.stdout}${result.stderr}`;
+    if (result.error) return { verdict: 'BROKEN', detail: `not finished within ${TIMEOUT_MS / 60_000} minutes` };
+    const failure = firstFailure(output);
+    if (result.status !== 0 && failure === undefined) {
+      return { verdict: 'BROKEN', detail: `vitest failed with no failing test: ${plain(output).trim().split('\n').at(-1)?.slice(0, 100)}` };
+    }
     const killed = result.status !== 0;
-    const detail = killed ? firstFailure(`${result.stdout}${result.stderr}`) : (mutant.equivalent ?? '');
+    const detail = failure ?? mutant.equivalent ?? '';
     if (mutant.equivalent !== undefined) return { verdict: killed ? 'KILLED, marked equivalent' : 'equivalent', detail };
     return { verdict: killed ? 'killed' : 'SURVIVED', detail };
   } finally {
@@ -111,7 +135,7 @@ try {
     console.log(`▶ ${set}: ${mutants.length} mutants`);
     for (const mutant of mutants) {
       const { verdict, detail } = run(mutant);
-      if (verdict === 'SURVIVED' || verdict === 'STALE' || verdict === 'KILLED, marked equivalent') failed += 1;
+      if (verdict !== 'killed' && verdict !== 'equivalent') failed += 1;
       const shown = JSON.stringify([mutant.from].flat()[0]?.trim().slice(0, 70));
       console.log(`${verdict}: ${mutant.file}: ${shown}${detail ? `  [${detail}]` : ''}`);
     }
