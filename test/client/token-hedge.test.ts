@@ -201,6 +201,21 @@ describe('hedged token requests: at most two, the first good answer wins', () =>
     expect(await hedgedAfter(m, e)).toBe(1_000);
   });
 
+  test('many callers waiting on one renewal arm one hedge timer, and its answer leaves none behind', async () => {
+    const e = answeredByHand();
+    const m = manager(e.api);
+    const first = m.accessToken();
+    await advance(0);
+    await advance(1);
+    const before = vi.getTimerCount();
+    const waiting = Array.from({ length: 100 }, () => m.accessToken());
+    // One timer for the hedge, whatever the number of callers: not one per caller, each left to fire.
+    expect(vi.getTimerCount()).toBe(before + 1);
+    e.requests[0]!.resolve(grant(1));
+    expect(await Promise.all([first, ...waiting])).toEqual(Array(101).fill('access-1'));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   test('a renewal answered before its delay sends nothing later: the armed hedge is dropped', async () => {
     const e = answeredByHand();
     const m = manager(e.api);
