@@ -388,6 +388,20 @@ describe('when a token is due', () => {
     await expectDueAt(m, clock, T0 + 835_000, 'access-there', 'access-1');
   });
 
+  test('a token this machine writes carries its offset to the service: a machine 15 s apart judges it on its own clock', async () => {
+    const clock = { now: T0 };
+    const store = new LeasingStore(clock);
+    // Written by a machine 20 s behind the service: expiring at T0 + 900 s on its clock.
+    const there = manager(store, endpoints().api, clock, { serviceOffsetMs: () => 20_000 });
+    expect(await there.accessToken()).toBe('access-1');
+    expect(store.tokens.get(KEY)).toMatchObject({ expiresAt: T0 + 900_000, serviceOffsetMs: 20_000 });
+    // Read by one 5 s behind it: on this clock it expires at T0 + 915 s; due 60 s before.
+    const here = manager(store, endpoints((n) => ({ access_token: `here-${n}`, expires_in: 900 })).api, clock, {
+      serviceOffsetMs: () => 5_000,
+    });
+    await expectDueAt(here, clock, T0 + 855_000, 'access-1', 'here-1');
+  });
+
   test('a refused token is forgotten, but a newer token stored meanwhile by another instance is kept', async () => {
     const clock = { now: T0 };
     const store = new LeasingStore(clock);
