@@ -683,4 +683,20 @@ describe('what the token manager asks of its store, and tells the operator', () 
     expect(await other).toBe('access-1');
     expect(e.calls.authenticate).toBe(1);
   });
+
+  test('a caller whose signal was aborted before it asked gets the abort reason, not the token renewed meanwhile', async () => {
+    const clock = { now: T0 };
+    const e = endpoints();
+    e.hold();
+    const m = manager(new LeasingStore(clock), e.api, clock);
+    const other = Promise.resolve(m.accessToken());
+    // An 'abort' event never comes for a signal aborted already: it is read as it stands.
+    const late = Promise.resolve(m.accessToken(AbortSignal.abort(new Error('left before asking')))).then(
+      (token) => ({ token }),
+      (error: unknown) => ({ error }),
+    );
+    e.release();
+    expect(await other).toBe('access-1');
+    expect(await late).toEqual({ error: new Error('left before asking') });
+  });
 });
