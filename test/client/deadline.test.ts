@@ -79,6 +79,22 @@ describe('a fetch that ignores the abort signal', () => {
     await vi.advanceTimersByTimeAsync(500);
     expect(await outcome).toBeInstanceOf(TimeoutError);
   });
+
+  test('a token request unanswered is given up after tokenTimeoutMs, 10 s unless set, within a longer call deadline', async () => {
+    const hung = (request: Request) =>
+      new URL(request.url).pathname === '/auth/api-token' ? new Promise<Response>(() => undefined) : service.fetch(request);
+    const api = new AcmeIdentityClient({ baseUrl: service.baseUrl, ...DEFAULT_CLIENT, fetch: hung, timeoutMs: 60_000, maxRetries: 0 });
+    const outcome = api.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }).then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(await Promise.race([outcome, Promise.resolve('pending')])).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 10_000 });
+  });
 });
 
 describe('a finished call leaves nothing behind', () => {
