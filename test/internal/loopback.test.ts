@@ -13,12 +13,15 @@ const anyCase = (text: string) =>
     .map((upper) => [...text].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
 
 describe('isLoopbackHost', () => {
-  test('property: localhost, [::1] and every 127.x.y.z are loopback; a public name or address, or one that only starts like them, is not', () => {
+  test('property: localhost, [::1] and every 127.x.y.z are loopback; a public name or address, or one that only starts or ends like them, is not', () => {
     fc.assert(
       fc.property(fc.nat(255), fc.nat(255), fc.nat(255), fc.domain(), (a, b, c, domain) => {
         expect(isLoopbackHost(`127.${a}.${b}.${c}`)).toBe(true);
         expect(isLoopbackHost(`127.${a}.${b}.${c}.${domain}`)).toBe(false);
         expect(isLoopbackHost(`128.${a}.${b}.${c}`)).toBe(false);
+        expect(isLoopbackHost(`1127.${a}.${b}.${c}`)).toBe(false);
+        expect(isLoopbackHost(`127..${b}.${c}`)).toBe(false);
+        expect(isLoopbackHost(`${domain}.127.${a}.${b}.${c}`)).toBe(false);
         expect(isLoopbackHost(`localhost.${domain}`)).toBe(false);
         expect(isLoopbackHost(`${domain}.localhost`)).toBe(false);
         expect(isLoopbackHost(domain)).toBe(domain === 'localhost');
