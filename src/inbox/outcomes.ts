@@ -205,13 +205,13 @@ function urlOf(given: unknown, name: string): URL {
   throw new ConfigurationError(name, 'must be an absolute http(s) URL');
 }
 
+/** The longest delay `setTimeout` keeps (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /**
  * Who waits for which request on this instance: a settlement here wakes them at once (one on
  * another instance is seen at their next read of the store).
  */
-/** The longest delay `setTimeout` keeps (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
-
 function waiters() {
   const waiting = new Map<string, Set<() => void>>();
   return {
