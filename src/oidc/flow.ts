@@ -41,13 +41,13 @@ export interface OidcOptions {
   redirectUri: string;
   /** The `fetch` to use; looked up at call time, so test interceptors installed later still see the calls. */
   fetch?: typeof fetch;
-  /** Seconds of leeway when checking the ID token's `exp` and `nbf`. @default 0 */
+  /** Seconds of leeway when checking the ID token's `exp` and `nbf`: a finite number, 0 or more. @default 0 */
   clockToleranceSeconds?: number;
   /** The clock, in milliseconds since the epoch. @default Date.now */
   now?: () => number;
-  /** How long the discovery document (and its `acme_claims_supported`) is reused. @default 3_600_000 (one hour) */
+  /** How long the discovery document (and its `acme_claims_supported`) is reused, in ms: a finite number, 0 or more. @default 3_600_000 (one hour) */
   discoveryMaxAgeMs?: number;
-  /** How long a sign-in may take from redirect to callback. @default 1_800_000 (30 minutes) */
+  /** How long a sign-in may take from redirect to callback, in ms: a finite number, 0 or more. @default 1_800_000 (30 minutes) */
   transactionMaxAgeMs?: number;
   /**
    * Allow plain `http:` endpoints. By default only loopback issuers (`localhost`, `127.0.0.0/8`,
