@@ -63,7 +63,7 @@ export function sender(client: RedisClientLike, commandTimeoutMs?: number): Send
       direct(command, ...args).then(
         (value) => {
           clearTimeout(timer);
-          resolve(value);
+          resolve(textReply(value));
         },
         (error: unknown) => {
           clearTimeout(timer);
@@ -71,6 +71,19 @@ export function sender(client: RedisClientLike, commandTimeoutMs?: number): Send
         },
       );
     });
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * A reply with its bytes read as UTF-8 text, in arrays too (a stream's entries): a node-redis
+ * client given a `Buffer` type mapping (`createClient`'s `commandOptions`) answers bytes where
+ * every store reads text ("done", a holder token, a sealed token), and would otherwise see none of
+ * its own answers.
+ */
+function textReply(reply: unknown): unknown {
+  if (reply instanceof Uint8Array) return decoder.decode(reply);
+  return Array.isArray(reply) ? reply.map(textReply) : reply;
 }
 
 /** Runs `task` after the event loop's next read of its sockets (`setImmediate`, where the runtime has it). */

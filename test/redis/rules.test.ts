@@ -7,8 +7,8 @@
  * inbox store keeps in inbox.test.ts.
  */
 import fc from 'fast-check';
-import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createClient, RESP_TYPES } from 'redis';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { ConfigurationError } from '../../src/index.js';
 import type { StoredToken } from '../../src/client/tokens.js';
@@ -261,11 +261,36 @@ describe('RedisReplayStore', () => {
     expect(await b!.claim('d', 120)).toBe('done');
   });
 
-  test('an answer the claim script never gives (nothing, OK, a number, bytes) is read as processing: never done, which would drop the delivery, nor claimed', async () => {
-    for (const reply of [null, undefined, 'OK', 1, new TextEncoder().encode('done')]) {
+  test('an answer the claim script never gives (nothing, OK, a number, other bytes) is read as processing: never done, which would drop the delivery, nor claimed', async () => {
+    for (const reply of [null, undefined, 'OK', 1, new TextEncoder().encode('done!'), [new TextEncoder().encode('done')]]) {
       const odd = { isOpen: true, isReady: true, sendCommand: async () => reply };
       expect(await new RedisReplayStore(odd, { prefix: fresh() }).claim('d', 120)).toBe('processing');
     }
+  });
+
+  test('a node-redis client answering bytes (a Buffer type mapping in its commandOptions) works as one answering text: every store reads its replies as UTF-8', async () => {
+    const typeMapping = { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.SIMPLE_STRING]: Buffer };
+    const bytes = await createClient({ url: server.url, commandOptions: { typeMapping } }).connect();
+    onTestFinished(async () => void (await bytes.quit()));
+    expect(await bytes.sendCommand(['PING'])).toBeInstanceOf(Uint8Array);
+    const prefix = fresh();
+    const deliveries = new RedisReplayStore(bytes, { prefix });
+    expect(await deliveries.claim('d', 120)).toBe('claimed');
+    expect(await deliveries.claim('d', 120)).toBe('processing');
+    await deliveries.complete('d', 60);
+    expect(await deliveries.claim('d', 120)).toBe('done');
+    const states = new RedisStateStore(bytes, { prefix });
+    expect([await states.use('s', 60_000), await states.use('s', 60_000)]).toEqual([true, false]);
+    const key = new Uint8Array(32).fill(3);
+    const token: StoredToken = {
+      accessToken: 'access-é',
+      refreshToken: 'refresh',
+      obtainedAt: Date.now(),
+      expiresAt: Date.now() + 600_000,
+    };
+    await new RedisTokenStore(bytes, { encryptionKey: key, prefix }).set('k', token);
+    // Read by another instance (no copy of its own): the sealed token comes back as bytes, and opens.
+    expect(await new RedisTokenStore(bytes, { encryptionKey: key, prefix }).get('k', { fresh: true })).toEqual(token);
   });
 
   test('a claim holds the delivery for its lease, a completion for its ttl, to the second', async () => {
