@@ -111,7 +111,13 @@ function run(mutant: Mutant): { verdict: Verdict; detail: string } {
       timeout: TIMEOUT_MS,
     });
     const output = `${result.stdout}${result.stderr}`;
-    if (result.error) return { verdict: 'BROKEN', detail: `not finished within ${TIMEOUT_MS / 60_000} minutes` };
+    if (result.error) {
+      const timedOut = (result.error as NodeJS.ErrnoException).code === 'ETIMEDOUT';
+      return {
+        verdict: 'BROKEN',
+        detail: timedOut ? `not finished within ${TIMEOUT_MS / 60_000} minutes` : `vitest did not run: ${result.error.message}`,
+      };
+    }
     const failure = firstFailure(output);
     if (result.status !== 0 && failure === undefined) {
       return { verdict: 'BROKEN', detail: `vitest failed with no failing test: ${plain(output).trim().split('\n').at(-1)?.slice(0, 100)}` };

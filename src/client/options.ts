@@ -8,6 +8,7 @@ import { ConfigurationError } from '../errors/index.js';
 import { isObject } from '../internal/guards.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { Observer, type ObservabilityOptions } from '../internal/observe.js';
+import { MAX_TIMER_MS } from '../internal/sleep.js';
 import { Tracing, type OpenTelemetryApi } from '../internal/tracing.js';
 import { VERSION } from '../version.js';
 import { MemoryTokenStore, type TokenStore } from './tokens.js';
@@ -165,9 +166,6 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
     throw new ConfigurationError(name, 'must be a finite number, 0 or more');
   return value;
 }
-
-/** The longest delay a timer takes: a longer one would fire at once (Node and browsers alike). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 function duration(name: string, value: number | undefined, fallback: number): number {
   const ms = nonNegative(name, value, fallback);

@@ -10,6 +10,7 @@ import { nonNegativeOption, positiveOption } from '../errors/options.js';
 import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
 import type { Observer } from '../internal/observe.js';
 import { RETURN_PARAMETER } from '../internal/return-reference.js';
+import { MAX_TIMER_MS } from '../internal/sleep.js';
 import { open, seal } from '../internal/sealing.js';
 import type { ExpectedRequest, InboxStore, RequestState } from './store.js';
 
@@ -204,9 +205,6 @@ function urlOf(given: unknown, name: string): URL {
   }
   throw new ConfigurationError(name, 'must be an absolute http(s) URL');
 }
-
-/** The longest delay `setTimeout` keeps (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * Who waits for which request on this instance: a settlement here wakes them at once (one on
