@@ -5,6 +5,7 @@
  * whose format the spec does not show.
  */
 import { ConfigurationError } from '../errors/index.js';
+import { nonNegativeOption } from '../errors/options.js';
 import { isObject } from '../internal/guards.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { Observer, type ObservabilityOptions } from '../internal/observe.js';
@@ -160,15 +161,9 @@ function requireString(options: Record<string, unknown>, name: string): string {
   return value;
 }
 
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new ConfigurationError(name, 'must be a finite number, 0 or more');
-  return value;
-}
-
+/** A duration in ms: a finite number, 0 or more (`nonNegativeOption`), that a timer can hold. */
 function duration(name: string, value: number | undefined, fallback: number): number {
-  const ms = nonNegative(name, value, fallback);
+  const ms = nonNegativeOption(name, value, fallback);
   if (ms > MAX_TIMER_MS) throw new ConfigurationError(name, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days)`);
   return ms;
 }
@@ -181,7 +176,7 @@ export function checkRequestOptions(options: RequestOptions | undefined): void {
   if (options === undefined) return;
   if (options === null || typeof options !== 'object') throw new ConfigurationError('options', 'must be an object');
   if (options.timeoutMs !== undefined) duration('timeoutMs', options.timeoutMs, 0);
-  if (options.maxRetries !== undefined && !Number.isInteger(nonNegative('maxRetries', options.maxRetries, 0))) {
+  if (options.maxRetries !== undefined && !Number.isInteger(nonNegativeOption('maxRetries', options.maxRetries, 0))) {
     throw new ConfigurationError('maxRetries', 'must be a whole number');
   }
   const signal = options.signal as Partial<AbortSignal> | undefined | null;
@@ -225,7 +220,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const unsetOptionals = options.unsetOptionals ?? 'auto';
   if (!['auto', 'omit', 'fill'].includes(unsetOptionals))
     throw new ConfigurationError('unsetOptionals', "must be 'auto', 'omit' or 'fill'");
-  const maxRetries = nonNegative('maxRetries', options.maxRetries, 2);
+  const maxRetries = nonNegativeOption('maxRetries', options.maxRetries, 2);
+  // Like every numeric option, null is "not given": no hedge of its own, the token manager's default.
+  const hedgeDelayMs = options.tokenHedgeDelayMs ?? undefined;
   if (!Number.isInteger(maxRetries)) throw new ConfigurationError('maxRetries', 'must be a whole number');
   return {
     baseUrl,
@@ -237,10 +234,10 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     correctClockSkew: options.correctClockSkew ?? true,
     timeoutMs: duration('timeoutMs', options.timeoutMs, 60_000),
     tokenTimeoutMs: duration('tokenTimeoutMs', options.tokenTimeoutMs, 10_000),
-    tokenHedgeDelayMs: options.tokenHedgeDelayMs === undefined ? undefined : duration('tokenHedgeDelayMs', options.tokenHedgeDelayMs, 0),
+    tokenHedgeDelayMs: hedgeDelayMs === undefined ? undefined : duration('tokenHedgeDelayMs', hedgeDelayMs, 0),
     maxRetries,
     maxRetryAfterMs: duration('maxRetryAfterMs', options.maxRetryAfterMs, 60_000),
-    refreshMarginSeconds: nonNegative('refreshMarginSeconds', options.refreshMarginSeconds, 60),
+    refreshMarginSeconds: nonNegativeOption('refreshMarginSeconds', options.refreshMarginSeconds, 60),
     tokenStore: options.tokenStore ?? new MemoryTokenStore(),
     send: sender(options.fetch),
     // Looked up at each call, like fetch, so a clock installed later (fake timers) is the one used.

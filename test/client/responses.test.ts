@@ -586,6 +586,49 @@ describe('configuration', () => {
     }
   });
 
+  test('property: every numeric option follows the one rule (errors/options.ts): a finite number, 0 or more, that a timer can hold; null or nothing takes the default; anything else is refused naming the option and its unit', () => {
+    const MAX_TIMER_MS = 2 ** 31 - 1;
+    const units = {
+      timeoutMs: ' of milliseconds',
+      tokenTimeoutMs: ' of milliseconds',
+      tokenHedgeDelayMs: ' of milliseconds',
+      maxRetryAfterMs: ' of milliseconds',
+      refreshMarginSeconds: ' of seconds',
+      maxRetries: '',
+    } as const;
+    const edges = fc.constantFrom(
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      -1,
+      -0,
+      0,
+      1.5,
+      null,
+      undefined,
+      MAX_TIMER_MS,
+      MAX_TIMER_MS + 1,
+      '5',
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])),
+        fc.oneof(edges, fc.double(), fc.anything()),
+        (name, value) => {
+          const build = () => new AcmeIdentityClient({ ...base, [name]: value } as ClientOptions);
+          const refused = (message: string) =>
+            expect(build).toThrow(expect.objectContaining({ option: name, message: `${name}: ${message}` }));
+          if (value === null || value === undefined) expect(build).not.toThrow();
+          else if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+            refused(`must be a finite number${units[name]}, 0 or more`);
+          else if (name === 'maxRetries' && !Number.isInteger(value)) refused('must be a whole number');
+          else if (name.endsWith('Ms') && value > MAX_TIMER_MS) refused(`must be at most ${MAX_TIMER_MS} ms (about 24.8 days)`);
+          else expect(build).not.toThrow();
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   test('baseUrl may be a URL object: the client calls the same root as with its string', async () => {
     const { service } = await harness();
     const client = new AcmeIdentityClient({ ...base, baseUrl: new URL(service.baseUrl) });
