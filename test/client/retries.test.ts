@@ -9,7 +9,7 @@ import {
   TimeoutError,
 } from '../../src/index.js';
 import { backoffMs, retryAfterMs } from '../../src/client/retry.js';
-import { PDF, harness, person, received, rejection, type Harness } from '../helpers.js';
+import { PDF, credentialInput, harness, person, received, rejection, type Harness } from '../helpers.js';
 
 async function withRequest(): Promise<Harness & { codes: { accessRequestCode: string; identitySessionCode: string } }> {
   const h = await harness();
@@ -215,6 +215,22 @@ describe('retries', () => {
     const { error } = await run(submit);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(received(h.service, /^\/credentials\/submit$/)).toHaveLength(1);
+  });
+
+  test('the credential endpoints that change nothing, or nothing more when repeated, are retried after a 503: verify, file data and revoke (revoking twice leaves it revoked)', async () => {
+    const { value: submitted } = await run(h.client.credentials.submit(credentialInput()));
+    const ref = submitted!.data.credential_ref;
+    for (const [name, path, call] of [
+      ['verify', /^\/credentials\/verify\//, () => h.client.credentials.verify(ref)],
+      ['fileData', /^\/credentials\/file-data\//, () => h.client.credentials.fileData(ref)],
+      ['revoke', /^\/credentials\/revoke\//, () => h.client.credentials.revoke(ref)],
+    ] as const) {
+      h.service.injectFault({ kind: 'status', status: 503, path });
+      const { value, error } = await run<unknown>(call());
+      expect(error, name).toBeUndefined();
+      expect(value, name).toMatchObject({ data: expect.any(Object) });
+      expect(received(h.service, path), name).toHaveLength(2);
+    }
   });
 });
 
