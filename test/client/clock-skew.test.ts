@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
+import { RateLimitError } from '../../src/index.js';
 import { harness, person, received } from '../helpers.js';
 
 const T0 = Date.UTC(2026, 10, 24, 12);
@@ -125,5 +126,32 @@ describe('the clock learnt from a token, for a service that sends no Date header
     date = 'not a date';
     await client.status.current();
     expect(offset()).toBe(600_000);
+  });
+});
+
+describe("a Retry-After given as an HTTP date is read on the service's clock", () => {
+  const GET_REQUEST = /^\/identity\/request\/[^/]+\/[^/]+$/;
+  /** A request of a skewed fake, its offset learnt, whose reads answer 429 with `Retry-After` 30 s ahead on the service's clock. */
+  async function rateLimited(skewMs: number) {
+    const h = await skewed(skewMs, undefined);
+    const { data } = await h.client.identityRequests.create(person());
+    h.service.injectFault({ kind: 'status', status: 429, retryAfter: new Date(T0 + skewMs + 30_000).toUTCString(), path: GET_REQUEST });
+    return { ...h, codes: { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code } };
+  }
+
+  test.each(SKEWS)('the service %s: the RateLimitError says the 30 s the service asked for', async (_label, skewMs) => {
+    const h = await rateLimited(skewMs);
+    const error = await h.client.identityRequests.get(h.codes, { maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ retryAfterMs: 30_000 });
+  });
+
+  test.each(SKEWS)('the service %s: a wait of 30 s is longer than maxRetryAfterMs (10 s), so it is not retried', async (_label, skewMs) => {
+    const h = await rateLimited(skewMs);
+    const client = h.makeClient({ now: () => h.clock.now, maxRetryAfterMs: 10_000 });
+    await client.status.current();
+    const error = await client.identityRequests.get(h.codes).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', retryAfterMs: 30_000 });
+    expect(received(h.service, GET_REQUEST)).toHaveLength(1);
   });
 });
