@@ -7,6 +7,7 @@ import {
   ConfigurationError,
   CredentialVerificationFailedError,
   ExternalServiceError,
+  InvalidInputError,
   InvalidResponseError,
   PreconditionFailedError,
   ServiceUnavailableError,
@@ -299,6 +300,23 @@ describe('reading answers', () => {
     expect(await rejection(missing.auth.refreshToken('r0'))).toMatchObject({
       message: expect.stringContaining(`no token endpoint at ${base.baseUrl}/auth/api-token/refresh;`),
     });
+  });
+
+  test('refreshToken refuses anything but a non-empty string, naming it, with nothing sent (undefined would otherwise ask /auth/api-token for a first token)', async () => {
+    let sent = 0;
+    const client = new AcmeIdentityClient({
+      ...base,
+      fetch: async () => {
+        sent += 1;
+        return Response.json({ data: { access_token: 'a.b.c', refresh_token: 'r1', expires_in: 900 } });
+      },
+    });
+    for (const refreshToken of ['', undefined, null, 42]) {
+      const error = await rejection(client.auth.refreshToken(refreshToken as string));
+      expect(error, String(refreshToken)).toBeInstanceOf(InvalidInputError);
+      expect(error).toMatchObject({ issues: [{ field: 'refreshToken', message: 'is required and must be a non-empty string' }] });
+    }
+    expect(sent).toBe(0);
   });
 
   test('what a result carries beside its data: its answer (status, headers, attempts) on `response`, not enumerable; none on a status record', async () => {
