@@ -5,6 +5,7 @@ import {
   AuthenticationError,
   MemoryTokenStore,
   NotFoundError,
+  responseOf,
   type StoredToken,
   type TokenStore,
 } from '../../src/index.js';
@@ -122,6 +123,37 @@ describe('token lifecycle', () => {
     const gets = received(h.service, /^\/identity\/request\//, 'GET');
     expect(gets).toHaveLength(2);
     expect(gets[0]!.headers['authorization']).not.toBe(gets[1]!.headers['authorization']);
+  });
+
+  test("the replay after a 401 is the call's second attempt: its result and every event say so", async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    const attempts: { hook: string; path: string; attempt: number }[] = [];
+    const client = h.makeClient({
+      now: () => h.clock.now,
+      hooks: {
+        onRequest: ({ path, attempt }) => attempts.push({ hook: 'request', path, attempt }),
+        onResponse: ({ path, attempt }) => attempts.push({ hook: 'response', path, attempt }),
+      },
+    });
+    await client.status.current();
+    await client.auth.accessToken();
+    h.service.revokeAccessTokens();
+    attempts.length = 0;
+    const result = await client.identityRequests.get(codes);
+    expect(responseOf(result)).toMatchObject({ status: 200, attempts: 2 });
+    // (The token's refresh, between them, is a call of its own: its first attempt.)
+    const read = '/identity/request/{access_request_code}/{identity_session_code}';
+    expect(attempts.filter(({ path }) => path === read).map(({ hook, attempt }) => `${hook} ${attempt}`)).toEqual([
+      'request 1',
+      'response 1',
+      'request 2',
+      'response 2',
+    ]);
+    expect(attempts.filter(({ path }) => path !== read).map(({ path, attempt }) => `${path} ${attempt}`)).toEqual([
+      '/auth/api-token/refresh 1',
+      '/auth/api-token/refresh 1',
+    ]);
   });
 
   test('a second 401 is an AuthenticationError after exactly one replay', async () => {
