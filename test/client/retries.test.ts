@@ -122,11 +122,18 @@ describe('retries', () => {
     expect(refused.error).toMatchObject({ code: 'ERR_CONNECTION', phase: 'send' });
   });
 
-  test('retries stop after maxRetries and the last error is thrown', async () => {
-    h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST, times: 10 });
-    const { error } = await run(h.client.identityRequests.get(h.codes, { maxRetries: 2 }));
-    expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect(received(h.service, GET_REQUEST)).toHaveLength(3);
+  test("retries stop after maxRetries and the last error is thrown; a call's own maxRetries, 0 or 4, wins over the client's 2", async () => {
+    h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST, times: 20 });
+    for (const [options, sent] of [
+      [undefined, 3],
+      [{ maxRetries: 0 }, 1],
+      [{ maxRetries: 4 }, 5],
+    ] as const) {
+      const before = received(h.service, GET_REQUEST).length;
+      const { error } = await run(h.client.identityRequests.get(h.codes, options));
+      expect(error).toBeInstanceOf(ServiceUnavailableError);
+      expect(received(h.service, GET_REQUEST).length - before, JSON.stringify(options)).toBe(sent);
+    }
   });
 
   test('Retry-After is waited out, not shortened', async () => {
