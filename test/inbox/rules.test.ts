@@ -161,6 +161,55 @@ describe('inbox: when an entry is tried again', () => {
     expect((await inbox.deadLetters())[0]).toMatchObject({ reason: 'ERR_INBOX_TOKEN_EXPIRED', record: { attempts: 2 } });
   });
 
+  test("a token without exp lives assumedTokenLifetimeSeconds from its arrival on the service's clock, not the local one", async () => {
+    // The service's clock runs 10 minutes ahead; the token is assumed to live 5.
+    const { inbox, verify } = setup({
+      verify: async () => Promise.reject(unavailable()),
+      maxAttempts: 1,
+      serviceAheadMs: 600_000,
+      assumedTokenLifetimeSeconds: 300,
+    });
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: tokenExpiring() });
+    await inbox.runOnce();
+    // Fetched (on the local clock it would have expired 5 minutes before it came), then set aside for its one attempt.
+    expect(verify).toHaveBeenCalledTimes(1);
+    expect((await inbox.deadLetters())[0]).toMatchObject({
+      reason: 'ERR_INBOX_RETRIES_EXHAUSTED',
+      record: { tokenExpiresAt: T0 + 900_000 },
+    });
+  });
+
+  test("a replay is judged on the service's clock, and starts again from the first attempt", async () => {
+    let down = true;
+    // The service's clock runs 10 minutes behind: its token, 5 minutes from expiry on that clock,
+    // expired 5 minutes ago on the local one.
+    const { inbox, handed } = setup({
+      verify: async () => (down ? Promise.reject(unavailable()) : ({ claims: {} } as never)),
+      maxAttempts: 1,
+      serviceAheadMs: -600_000,
+    });
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: tokenExpiring(T0 / 1000 - 300) });
+    await inbox.runOnce();
+    expect((await inbox.deadLetters())[0]).toMatchObject({ reason: 'ERR_INBOX_RETRIES_EXHAUSTED', record: { attempts: 1 } });
+    down = false;
+    await inbox.replay('arc_1');
+    expect(await inbox.runOnce()).toBe(1);
+    expect(handed).toMatchObject([{ id: 'arc_1', attempts: 0 }]);
+  });
+
+  test('a replay starts afresh: when its token then expires untried, the dead letter says so, not the error of its earlier life', async () => {
+    const { inbox, clock } = setup({ verify: async () => Promise.reject(unavailable()), maxAttempts: 1 });
+    await received(inbox, 'arc_1', 60);
+    await inbox.runOnce();
+    expect((await inbox.deadLetters())[0]).toMatchObject({ errorCode: 'ERR_SERVICE_UNAVAILABLE' });
+    await inbox.replay('arc_1');
+    clock.now += 60_000;
+    await inbox.runOnce();
+    expect((await inbox.deadLetters())[0]).toMatchObject({ reason: 'ERR_INBOX_TOKEN_EXPIRED', errorCode: 'ERR_INBOX_TOKEN_EXPIRED' });
+  });
+
   test('an entry whose token is within 2 s of expiry is set aside without a fetch; at 2 s and 1 ms, it is fetched', async () => {
     for (const [leftMs, fetched] of [
       [2_000, false],
