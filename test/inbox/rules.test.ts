@@ -507,6 +507,32 @@ describe('inbox: one worker at a time', () => {
     );
   });
 
+  test("an entry is known by the delivery's id (its first 16 characters in events), or by its request when the delivery has none", async () => {
+    const { inbox, events } = setup({ verify: async () => Promise.reject(unavailable()), maxAttempts: 1 });
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+    await inbox.receive({
+      kind: 'approved',
+      accessRequestCode: 'arc_1',
+      accessToken: tokenExpiring(T0 / 1000 + 60),
+      deliveryId: 'dlv_0123456789abcdef',
+    });
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_2', accessToken: tokenExpiring(T0 / 1000 + 60) });
+    expect(events.map((event) => event.delivery)).toEqual(['dlv_0123456789ab', 'arc_2']);
+    await inbox.runOnce();
+    const letters = await inbox.deadLetters();
+    expect(letters.map((letter) => letter.record.deliveryId).sort()).toEqual(['arc_2', 'dlv_0123456789abcdef']);
+  });
+
+  test("an expected request is awaited from when expect() was called on this machine's clock (the store's times are local)", async () => {
+    const { inbox, clock } = setup({ serviceAheadMs: 600_000, doneTtlSeconds: 60 });
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+    expect(await inbox.outcome('arc_1')).toMatchObject({ state: 'awaiting', at: T0 });
+    clock.now += 59_999;
+    expect(await inbox.outcome('arc_1')).toMatchObject({ state: 'awaiting' });
+    clock.now += 1;
+    expect(await inbox.outcome('arc_1')).toMatchObject({ state: 'unknown' });
+  });
+
   test('each inbox is a worker of its own name: the process and a random part', async () => {
     const workers: string[] = [];
     class Named extends MemoryInboxStore {
@@ -720,6 +746,17 @@ describe('inbox: what it refuses and reports', () => {
     again.verify.mockImplementation(async () => ({ claims: {} }) as never);
     await again.inbox.runOnce();
     expect(again.handed).toMatchObject([{ id: 'arc_2', accessRequestCode: 'arc_2' }]);
+  });
+
+  test("reconcile: the grace period is counted on the service's clock, which completed_at is read on", async () => {
+    // The service's clock runs 10 minutes ahead; it completed the request 301 s before its now.
+    const { inbox } = setup({
+      graceSeconds: 300,
+      serviceAheadMs: 600_000,
+      details: { arc_done: { completed_at: (T0 + 600_000 - 301_000) / 1000 } },
+    });
+    await inbox.expect({ accessRequestCode: 'arc_done', identitySessionCode: 'isc' });
+    expect(await inbox.reconcile()).toEqual([{ accessRequestCode: 'arc_done', reason: 'completed', at: T0 + 299_000 }]);
   });
 
   test('reconcile: a completed request is reported once its grace period has passed (not a millisecond before), at its completed_at in ms; an expired one only if never opened', async () => {
