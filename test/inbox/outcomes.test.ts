@@ -103,6 +103,27 @@ describe('outcome', () => {
     expect(await page.outcome('arc_1')).toEqual({ state: 'awaiting', at: T0 - 5, final: false });
     expect(await page.outcome('arc_2')).toEqual({ state: 'unknown', final: true });
   });
+
+  test('final exactly where nothing changes any more: handed over (verified, partial, cancelled), failed, missing; not awaiting or processing', async () => {
+    const finals: Record<RequestState['state'], boolean> = {
+      awaiting: false,
+      processing: false,
+      verified: true,
+      partial: true,
+      cancelled: true,
+      failed: true,
+      missing: true,
+    };
+    for (const [state, final] of Object.entries(finals) as [RequestState['state'], boolean][]) {
+      class At extends MemoryInboxStore {
+        override async state(): Promise<RequestState> {
+          return { state, at: T0 - 1 };
+        }
+      }
+      const { page } = outcomesOn(new At());
+      expect(await page.outcome('arc_1'), state).toEqual({ state, at: T0 - 1, final });
+    }
+  });
 });
 
 describe('sealed references', () => {
@@ -115,6 +136,20 @@ describe('sealed references', () => {
     expect(await page.openReference(sealed)).toEqual({ accessRequestCode: 'arc_1', offRamp: false });
     clock.now = T0 + TTL;
     expect(await page.openReference(sealed)).toBeUndefined();
+  });
+
+  test('the store keeps a bound reference exactly as long as its seal holds (a shared store lets it expire then)', async () => {
+    const kept: [string, string, number][] = [];
+    class Spy extends MemoryInboxStore {
+      override async refer(reference: string, accessRequestCode: string, until: number) {
+        kept.push([reference, accessRequestCode, until]);
+        return super.refer(reference, accessRequestCode, until);
+      }
+    }
+    const { page } = outcomesOn(new Spy());
+    const { reference } = await page.returnUrls(URLS);
+    await page.bind(reference, 'arc_1');
+    expect(kept).toEqual([[reference, 'arc_1', T0 + TTL]]);
   });
 
   test('a reference opens until the time sealed in it, not at it, whatever the store still names', async () => {
