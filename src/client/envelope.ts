@@ -65,8 +65,27 @@ function isEnvelope(body: Record<string, unknown>, outermost: boolean): boolean 
 }
 
 /**
+ * Whether `data` (what `body`'s `data` holds, opened) is the record, rather than `body` itself: it
+ * holds more of the record's fields than `body` does, at least one; or `body` holds none of them and
+ * is an envelope by its fields alone ({@link isEnvelope}), so that an empty record in the spec's
+ * envelope (a DELETE's `{data: {}, correlation_id}`, or `{data: {message: null}}`) is read as that
+ * record, with the envelope's correlation id, and a record of none of its fields is named by what
+ * it holds rather than by its envelope's fields.
+ */
+function holdsTheRecord(
+  body: Record<string, unknown>,
+  data: Record<string, unknown>,
+  fields: ReadonlySet<string>,
+  outermost: boolean,
+): boolean {
+  const outside = known(body, fields);
+  if (known(data, fields) >= Math.max(1, outside)) return true;
+  return outside === 0 && isEnvelope(body, outermost);
+}
+
+/**
  * The record inside `body`: `body` itself, or what its `data` holds (opened the same way, up to
- * `wraps` levels) when that holds more of the record's fields than `body` does. None of the
+ * `wraps` levels) when that is the record ({@link holdsTheRecord}). None of the
  * service's records has a `data` field of its own, and an envelope's own fields (`status:
  * 'success'`) are fewer than its record's. Around a record of any fields (`fields` undefined),
  * `data` is opened only where nothing but envelope fields stands beside it ({@link isEnvelope}).
@@ -80,7 +99,7 @@ function find(body: unknown, fields: ReadonlySet<string> | undefined, wraps: num
     inner = find(body['data'], undefined, wraps - 1);
   } else {
     inner = find(body['data'], fields, wraps - 1);
-    if (!isObject(inner.data) || known(inner.data, fields) < Math.max(1, known(body, fields))) return bare;
+    if (!isObject(inner.data) || !holdsTheRecord(body, inner.data, fields, wraps === MAX_WRAPS)) return bare;
   }
   return {
     data: inner.data,

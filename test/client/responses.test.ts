@@ -205,6 +205,48 @@ describe('reading answers', () => {
     expect(await client.identityRequests.delete(codes)).toEqual({ data: { message: 'deleted' }, correlationId: 'cor_h' });
   });
 
+  test("property: a DELETE's record with none of its fields (empty, or its message null) in any envelope is that record, with the envelope's correlation id, never the envelope read as the record", async () => {
+    const record = fc.constantFrom({}, { message: null });
+    const envelope = fc.oneof(
+      record.map((data) => ({ body: { data, correlation_id: 'c-env' }, correlationId: 'c-env' })),
+      record.map((data) => ({ body: { data }, correlationId: 'cor_h' })),
+      record.map((data) => ({ body: { success: true, data, correlation_id: 'c-env' }, correlationId: 'c-env' })),
+      record.map((data) => ({ body: { status: 'success', data, request_id: 'r' }, correlationId: 'cor_h' })),
+      record.map((data) => ({ body: { data: { data, correlation_id: 'c-in' }, correlation_id: 'c-out' }, correlationId: 'c-out' })),
+    );
+    await fc.assert(
+      fc.asyncProperty(envelope, async ({ body, correlationId }) => {
+        const client = clientAnswering(() => Response.json(body, { headers: { 'x-correlation-id': 'cor_h' } }));
+        expect(await client.identityRequests.delete({ accessRequestCode: 'a', identitySessionCode: 'i' })).toEqual({
+          data: {},
+          correlationId,
+        });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test("a body that holds none of the record's fields is opened only where it is an envelope by its fields: one with other fields, or a record whose only field is data inside an envelope, is read as sent", async () => {
+    const codes = { accessRequestCode: 'a', identitySessionCode: 'i' };
+    for (const [body, data] of [
+      [
+        { data: { x: 1 }, trace: 't' },
+        { data: { x: 1 }, trace: 't' },
+      ],
+      [{ data: { data: {} }, correlation_id: 'c' }, { data: {} }],
+    ] as const) {
+      const client = clientAnswering(() => Response.json(body));
+      expect((await client.identityRequests.delete(codes)).data, JSON.stringify(body)).toEqual(data);
+    }
+  });
+
+  test("a record of none of its fields, in the spec's envelope, is refused naming the fields it holds, not its envelope's", async () => {
+    const client = clientAnswering(() => Response.json({ data: { unexpected: 1 }, correlation_id: 'c' }));
+    const error = await rejection(client.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'i' }));
+    expect(error).toMatchObject({ code: 'ERR_INVALID_RESPONSE', correlationId: 'c' });
+    expect((error as Error).message).toContain('(unexpected)');
+  });
+
   test('a bare record that merely has a data field among others is read whole, never taken for an envelope', async () => {
     const credential = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], data: { score: 1 } };
     const client = clientAnswering(() => Response.json(credential, { headers: { 'x-correlation-id': 'cor_h' } }));
