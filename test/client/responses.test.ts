@@ -253,6 +253,61 @@ describe('reading answers', () => {
     expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'cor_h' });
   });
 
+  test("what an envelope holds is named from the body's root, through each envelope opened (data.data.<field>)", async () => {
+    const client = clientAnswering(() =>
+      Response.json({ data: { data: { access_request_code: 42 }, correlation_id: 'c' }, success: true }),
+    );
+    const error = await rejection(client.identityRequests.create(person()));
+    expect(error).toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+      issues: ['data.data.access_request_code', 'data.data.identity_session_code', 'data.data.redirect_url'],
+    });
+  });
+
+  test('a null field beside data did not arrive: it does not make the body the record', async () => {
+    const details = { request_code: 'isc_1' };
+    const client = clientAnswering(() =>
+      Response.json({ request_code: null, opened_at: null, redirect_url: null, data: details, correlation_id: 'c' }),
+    );
+    expect(await client.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'i' })).toEqual({
+      data: details,
+      correlationId: 'c',
+    });
+  });
+
+  test('a credential is kept exactly as sent: its null fields stay, and a credential of type and data alone is no envelope', async () => {
+    const withNull = {
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiableCredential'],
+      validUntil: null,
+      proof: { note: null },
+    };
+    const typed = { type: ['VerifiableCredential'], data: { score: 1 } };
+    for (const credential of [withNull, typed]) {
+      const client = clientAnswering(() => Response.json(credential, { headers: { 'x-correlation-id': 'cor_h' } }));
+      expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'cor_h' });
+    }
+  });
+
+  test("null fields are dropped at every depth of a record, inside its lists too (but a disclosed value's)", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const record = {
+      ref: 'r',
+      iss: 'https://auth.acme.test',
+      sub: 'p',
+      iat: now,
+      nbf: now,
+      exp: now + 600,
+      jti: 'j',
+      _sd_alg: 'sha-256',
+      disclosures: [{ claim: 'acmeidentity.given_name', salt: 's', value: 'Jane', note: null }],
+      request_code: 'arc',
+    };
+    const client = clientAnswering(() => Response.json({ data: record, correlation_id: 'c' }));
+    const { data } = await client.identityResponses.get({ accessRequestCode: 'arc', identitySessionCode: 'isc', accessToken: 'x.y.z' });
+    expect(data.disclosures?.[0]).toEqual({ claim: 'acmeidentity.given_name', salt: 's', value: 'Jane' });
+  });
+
   test("a credential whose only field is data, in the spec's envelope: the envelope is opened, the credential is not", async () => {
     const credential = { data: { score: 1 } };
     const client = clientAnswering(() => Response.json({ data: credential, correlation_id: 'c' }));
