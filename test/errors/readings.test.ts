@@ -9,6 +9,7 @@ import { describe, expect, test } from 'vitest';
 import * as sdk from '../../src/index.js';
 import { apiErrorFrom, type ApiErrorInit } from '../../src/errors/index.js';
 import { IdentityFlowError, InboxError, systemCode } from '../../src/errors/classes.js';
+import { ERROR_TABLE } from '../../src/contract/errors.js';
 
 const init = (status: number, body: ApiErrorInit['body']): ApiErrorInit => ({
   status,
@@ -67,6 +68,25 @@ describe('which class an answer outside the table becomes', () => {
     expect(apiErrorFrom(init(400, { code: 'E1007' }))).toBeInstanceOf(sdk.RateLimitError);
     expect(apiErrorFrom(init(503, { type: 'RATE_LIMIT_EXCEEDED', code: 'E9999' }))).toBeInstanceOf(sdk.RateLimitError);
     expect(apiErrorFrom(init(400, { code: 'E9999', type: 'SOMETHING_ELSE' }))).not.toBeInstanceOf(sdk.RateLimitError);
+    // Each carries the wait the answer asked for.
+    expect(apiErrorFrom(init(503, { type: 'RATE_LIMIT_EXCEEDED' }), 2_000)).toMatchObject({ retryAfterMs: 2_000 });
+    expect(apiErrorFrom(init(400, { code: 'E1007' }), 3_000)).toMatchObject({ retryAfterMs: 3_000 });
+  });
+
+  test('property: where the code and the type name different classes, the code decides', () => {
+    const table = Object.entries(ERROR_TABLE).filter(([code]) => code !== 'E1007');
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...table),
+        fc.constantFrom(...table),
+        fc.constantFrom(400, 401, 403, 404, 409, 422, 500, 503),
+        ([code], [, { type }], status) => {
+          const byCode = apiErrorFrom(init(status, { code }));
+          const both = apiErrorFrom(init(status, { code, type }));
+          expect(both.constructor).toBe(byCode.constructor);
+        },
+      ),
+    );
   });
 
   test('a 412 with no known code is CredentialVerificationFailedError only from a credential endpoint', () => {
