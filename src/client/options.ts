@@ -221,9 +221,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (!['auto', 'omit', 'fill'].includes(unsetOptionals))
     throw new ConfigurationError('unsetOptionals', "must be 'auto', 'omit' or 'fill'");
   const maxRetries = nonNegativeOption('maxRetries', options.maxRetries, 2);
-  // Like every numeric option, null is "not given": no hedge of its own, the token manager's default.
-  const hedgeDelayMs = options.tokenHedgeDelayMs ?? undefined;
   if (!Number.isInteger(maxRetries)) throw new ConfigurationError('maxRetries', 'must be a whole number');
+  // Like every numeric option, null is "not given": no hedge delay of its own, the token manager's default.
+  const hedgeDelayMs = options.tokenHedgeDelayMs ?? undefined;
   return {
     baseUrl,
     clientId: requireString(record, 'clientId'),
