@@ -68,7 +68,7 @@ function isEnvelope(body: Record<string, unknown>, outermost: boolean): boolean 
  * Whether `data` (what `body`'s `data` holds, opened) is the record, rather than `body` itself: it
  * holds more of the record's fields than `body` does, at least one; or `body` holds none of them and
  * is an envelope by its fields alone ({@link isEnvelope}), so that an empty record in the spec's
- * envelope (a DELETE's `{data: {}, correlation_id}`, or `{data: {message: null}}`) is read as that
+ * envelope (a DELETE's `{data: {}, correlation_id}`, `{data: {message: null}}` or `{data: null}`) is read as that
  * record, with the envelope's correlation id, and a record of none of its fields is named by what
  * it holds rather than by its envelope's fields.
  */
@@ -92,13 +92,17 @@ function holdsTheRecord(
  */
 function find(body: unknown, fields: ReadonlySet<string> | undefined, wraps: number): Found {
   const bare: Found = { data: body, correlationId: undefined, meta: undefined, path: '' };
-  if (wraps === 0 || !isObject(body) || !isObject(body['data'])) return bare;
+  if (wraps === 0 || !isObject(body)) return bare;
+  // `data: null` is a record of none of its fields, read as one where the body is an envelope
+  // ({@link holdsTheRecord}); a raw credential's body is never reshaped.
+  const data = fields !== undefined && body['data'] === null ? {} : body['data'];
+  if (!isObject(data)) return bare;
   let inner: Found;
   if (fields === undefined) {
     if (!isEnvelope(body, wraps === MAX_WRAPS)) return bare;
-    inner = find(body['data'], undefined, wraps - 1);
+    inner = find(data, undefined, wraps - 1);
   } else {
-    inner = find(body['data'], fields, wraps - 1);
+    inner = find(data, fields, wraps - 1);
     if (!isObject(inner.data) || !holdsTheRecord(body, inner.data, fields, wraps === MAX_WRAPS)) return bare;
   }
   return {

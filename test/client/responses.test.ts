@@ -206,7 +206,7 @@ describe('reading answers', () => {
   });
 
   test("property: a DELETE's record with none of its fields (empty, or its message null) in any envelope is that record, with the envelope's correlation id, never the envelope read as the record", async () => {
-    const record = fc.constantFrom({}, { message: null });
+    const record = fc.constantFrom({}, { message: null }, null);
     const envelope = fc.oneof(
       record.map((data) => ({ body: { data, correlation_id: 'c-env' }, correlationId: 'c-env' })),
       record.map((data) => ({ body: { data }, correlationId: 'cor_h' })),
@@ -234,6 +234,7 @@ describe('reading answers', () => {
         { data: { x: 1 }, trace: 't' },
       ],
       [{ data: { data: {} }, correlation_id: 'c' }, { data: {} }],
+      [{ data: null, trace: 't' }, { trace: 't' }],
     ] as const) {
       const client = clientAnswering(() => Response.json(body));
       expect((await client.identityRequests.delete(codes)).data, JSON.stringify(body)).toEqual(data);
@@ -283,7 +284,9 @@ describe('reading answers', () => {
       proof: { note: null },
     };
     const typed = { type: ['VerifiableCredential'], data: { score: 1 } };
-    for (const credential of [withNull, typed]) {
+    // An envelope whose data is null holds no credential: the body is handed back as it came, never reshaped.
+    const nothing = { data: null, correlation_id: 'c' };
+    for (const credential of [withNull, typed, nothing]) {
       const client = clientAnswering(() => Response.json(credential, { headers: { 'x-correlation-id': 'cor_h' } }));
       expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'cor_h' });
     }
