@@ -205,7 +205,7 @@ describe('reading answers', () => {
     expect(await client.identityRequests.delete(codes)).toEqual({ data: { message: 'deleted' }, correlationId: 'cor_h' });
   });
 
-  test("property: a DELETE's record with none of its fields (empty, or its message null) in any envelope is that record, with the envelope's correlation id, never the envelope read as the record", async () => {
+  test("property: a DELETE's record with none of its fields (empty, its message null, or data null) in any envelope is that record, with the envelope's correlation id, never the envelope read as the record", async () => {
     const record = fc.constantFrom({}, { message: null }, null);
     const envelope = fc.oneof(
       record.map((data) => ({ body: { data, correlation_id: 'c-env' }, correlationId: 'c-env' })),
