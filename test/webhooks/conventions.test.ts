@@ -85,6 +85,8 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
     const payload = body();
     for (const extra of ['tx=1', 'ts=1790000000', 'trace=abc', 'v0=00']) {
       await expect(verifier().verify(payload, { 'x-webhook-signature': `${stripe(payload)},${extra}` }), extra).resolves.toBeDefined();
+      // Before the set's own items too: a Stripe item anywhere in the group makes it a Stripe set.
+      await expect(verifier().verify(payload, { 'x-webhook-signature': `${extra},${stripe(payload)}` }), extra).resolves.toBeDefined();
     }
   });
 
@@ -149,6 +151,14 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
       };
       await expect(verifier().verify(payload, signed), written).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
     }
+  });
+
+  test('webhook-id is read before svix-id, as webhook-timestamp and webhook-signature are before theirs', async () => {
+    const payload = body();
+    const signed = sign(payload, 'msg_signed');
+    await expect(verifier().verify(payload, { ...signed, 'svix-id': 'msg_other' })).resolves.toBeDefined();
+    const swapped = { ...signed, 'webhook-id': 'msg_other', 'svix-id': 'msg_signed' };
+    expect((await refusal(verifier().verify(payload, swapped))).code).toBe('ERR_WEBHOOK_SIGNATURE');
   });
 
   test('the id and the timestamp are signed: changing either is refused; a stale timestamp too', async () => {

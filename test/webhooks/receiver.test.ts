@@ -78,6 +78,18 @@ describe('createWebhookReceiver with the replay store', () => {
     expect(processed).toBe(0);
   });
 
+  test('a replay store answering anything but claimed, done or processing fails closed: nothing is processed', async () => {
+    for (const answer of [undefined, null, 'CLAIMED', 'ok', true, 1]) {
+      const odd: ReplayStore = { claim: () => answer as never, complete: () => undefined, release: () => undefined };
+      let processed = 0;
+      const receiver = createWebhookReceiver(createWebhookVerifier({ secret: SECRET, replayStore: odd }), () => {
+        processed += 1;
+      });
+      expect((await receiver.handle(body, headers)).status, String(answer)).not.toBe(200);
+      expect(processed, String(answer)).toBe(0);
+    }
+  });
+
   test('a store that cannot record completion: 500, so a retry processes it again (at least once)', async () => {
     const memory = new MemoryReplayStore();
     const flaky: ReplayStore = {
