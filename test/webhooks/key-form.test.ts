@@ -61,6 +61,35 @@ describe('a whsec_ secret’s key form, decided once', () => {
     expect(hmacs).toHaveBeenCalledTimes(1);
   });
 
+  test('once learnt, a further delivery neither narrows the forms again nor imports its keys afresh (Web Crypto)', async () => {
+    const v = verifier();
+    await v.verify(body('arc_1'), standard(body('arc_1')));
+    await v.verify(body('arc_2'), standard(body('arc_2'), 'msg_3'));
+    const imports = vi.spyOn(crypto.subtle, 'importKey');
+    const hmacs = macWork();
+    await v.verify(body('arc_3'), standard(body('arc_3'), 'msg_5'));
+    expect(hmacs).toHaveBeenCalledTimes(1);
+    expect(imports).not.toHaveBeenCalled();
+  });
+
+  test('a secret whose text after whsec_ is not base64 (three =) has one key, its text: a MAC under what it would decode to is refused', async () => {
+    const text = `${SECRET}=`;
+    const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
+    const v = createWebhookVerifier({ secret: text, replayStore: false, now: () => NOW, logLevel: 'off' });
+    const payload = body('arc_1');
+    const signed = (key: Buffer | string, id: string) => ({
+      'webhook-id': id,
+      'webhook-timestamp': String(NOW / 1000),
+      'webhook-signature': `v1,${createHmac('sha256', key)
+        .update(`${id}.${NOW / 1000}.${payload}`)
+        .digest('base64')}`,
+    });
+    const hmacs = macWork();
+    await expect(v.verify(payload, signed(decoded, 'msg_1'))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+    expect(hmacs).toHaveBeenCalledTimes(1);
+    await expect(v.verify(payload, signed(text, 'msg_2'))).resolves.toBeDefined();
+  });
+
   test('only a leading whsec_ marks the base64 form: one further in is part of the text, never cut out to make a key', async () => {
     // 'ab' + 'whsec_' + base64: cut out, what is left would decode to another key.
     const inner = `ab${SECRET}`;
