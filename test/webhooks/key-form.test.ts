@@ -28,6 +28,15 @@ const standardByText = (payload: string, id = 'msg_2') => ({
     .digest('base64')}`,
 });
 
+/** Standard Webhooks' form of `payload`, keyed by `key` as given (bytes, or a text's bytes). */
+const signedBy = (key: Buffer | string, id: string, payload: string) => ({
+  'webhook-id': id,
+  'webhook-timestamp': String(NOW / 1000),
+  'webhook-signature': `v1,${createHmac('sha256', key)
+    .update(`${id}.${NOW / 1000}.${payload}`)
+    .digest('base64')}`,
+});
+
 const verifier = () => createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off' });
 
 afterEach(() => {
@@ -77,13 +86,7 @@ describe('a whsec_ secret’s key form, decided once', () => {
     const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
     const v = createWebhookVerifier({ secret: text, replayStore: false, now: () => NOW, logLevel: 'off' });
     const payload = body('arc_1');
-    const signed = (key: Buffer | string, id: string) => ({
-      'webhook-id': id,
-      'webhook-timestamp': String(NOW / 1000),
-      'webhook-signature': `v1,${createHmac('sha256', key)
-        .update(`${id}.${NOW / 1000}.${payload}`)
-        .digest('base64')}`,
-    });
+    const signed = (key: Buffer | string, id: string) => signedBy(key, id, payload);
     const hmacs = macWork();
     await expect(v.verify(payload, signed(decoded, 'msg_1'))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
     expect(hmacs).toHaveBeenCalledTimes(1);
@@ -96,13 +99,7 @@ describe('a whsec_ secret’s key form, decided once', () => {
     const cutKey = Buffer.from(inner.replace('whsec_', ''), 'base64');
     const v = createWebhookVerifier({ secret: inner, replayStore: false, now: () => NOW, logLevel: 'off' });
     const payload = body('arc_1');
-    const signed = (key: Buffer | string, id: string) => ({
-      'webhook-id': id,
-      'webhook-timestamp': String(NOW / 1000),
-      'webhook-signature': `v1,${createHmac('sha256', key)
-        .update(`${id}.${NOW / 1000}.${payload}`)
-        .digest('base64')}`,
-    });
+    const signed = (key: Buffer | string, id: string) => signedBy(key, id, payload);
     await expect(v.verify(payload, signed(cutKey, 'msg_1'))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
     await expect(v.verify(payload, signed(inner, 'msg_2'))).resolves.toBeDefined();
   });
