@@ -66,11 +66,11 @@ function isEnvelope(body: Record<string, unknown>, outermost: boolean): boolean 
 
 /**
  * Whether `data` (what `body`'s `data` holds, opened) is the record, rather than `body` itself: it
- * holds more of the record's fields than `body` does, at least one; or `body` holds none of them and
- * is an envelope by its fields alone ({@link isEnvelope}), so that an empty record in the spec's
- * envelope (a DELETE's `{data: {}, correlation_id}`, `{data: {message: null}}` or `{data: null}`) is read as that
- * record, with the envelope's correlation id, and a record of none of its fields is named by what
- * it holds rather than by its envelope's fields.
+ * holds at least as many of the record's fields as `body` does, and at least one; or `body` holds
+ * none of them and is an envelope by its fields alone ({@link isEnvelope}). So an empty record in
+ * the spec's envelope (a DELETE's `{data: {}, correlation_id}`, `{data: {message: null}}` or
+ * `{data: null}`) is read as that record, with the envelope's correlation id, and a record of none
+ * of its fields is named by what it holds rather than by its envelope's fields.
  */
 function holdsTheRecord(
   body: Record<string, unknown>,
