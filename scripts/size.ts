@@ -45,10 +45,13 @@ const budgets: Budget[] = [
     // authUrl or jwks_uri refused, loopback and allowInsecureRequests aside), each refusal saying
     // why: 8.72 KB, budget 8.8 KB. #45 again: the keyBinding option checked before any token is
     // read (an audience, a nonce, a maximum age of NaN let any age through): 8.92 KB, budget 8.95 KB.
-    // The goal stays 6.5 KB.
+    // The rule at the boundary: a response passed raw is read as the client reads it (its times by
+    // internal/times.ts, so an exp in milliseconds or as a date is the instant it names, not one
+    // thousands of years away; booleans as words; null fields absent; a gateway's envelope): 9.53 KB,
+    // budget 9.6 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 8.95 * KB,
+    budgetBytes: 9.6 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -140,8 +143,9 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.25 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
   { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.5 * KB },
-  // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.3 * KB },
+  // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
+  // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.35 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,
@@ -150,7 +154,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // settle's steps): 0.27 KB more, the steps' context read by name where a closure read it bare.
     // #44's sealing on node:crypto (at once, not a job on Node's thread pool) took it 0.33 KB further.
     // waitFor's checked timeoutMs and pollMs (a NaN poll read the store in a tight loop): 0.05 KB.
-    budgetBytes: 10.15 * KB,
+    // An X-Access-Token whose exp is in milliseconds read as such (unixSeconds): 0.02 KB.
+    budgetBytes: 10.2 * KB,
   },
   // #42's return page: the status endpoint beside the inbox (JSON, long poll, Server-Sent Events).
   // #46's page side in named steps (requestOutcomes, createReturnPage) took it to 11,006 B; #44's

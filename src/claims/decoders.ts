@@ -6,6 +6,7 @@
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Claim keys"
  */
 import { ClaimDecodeError, InvalidInputError } from '../errors/index.js';
+import { booleanOf } from '../internal/guards.js';
 
 /** `acmeidentity.name`, decoded from its JSON string. */
 export interface PersonName {
@@ -87,13 +88,11 @@ const string: Decoder = (value, claim) => {
   throw new ClaimDecodeError(claim, 'is not a string');
 };
 
-/** true/false, "true"/"false", "Yes"/"No" in any case, 1/0 and "1"/"0": one meaning each. */
+/** true/false, "true"/"false", "Yes"/"No" in any case, 1/0 and "1"/"0": one meaning each ({@link booleanOf}). */
 const boolean: Decoder = (value, claim) => {
-  if (typeof value === 'boolean') return value;
-  const text = typeof value === 'object' ? '' : String(value).trim().toLowerCase();
-  if (/^(true|yes|1)$/.test(text)) return true;
-  if (/^(false|no|0)$/.test(text)) return false;
-  throw new ClaimDecodeError(claim, 'is not a boolean');
+  const decoded = booleanOf(value);
+  if (decoded === undefined) throw new ClaimDecodeError(claim, 'is not a boolean');
+  return decoded;
 };
 
 /** A JSON-encoded string, decoded; an object or array the service already decoded is taken as it is. */

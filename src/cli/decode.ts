@@ -4,6 +4,7 @@
  * payload references it. Nothing is verified, and the output says so.
  */
 import { createHash } from 'node:crypto';
+import { unixTimeOf } from '../internal/times.js';
 
 interface DecodedDisclosure {
   readonly encoded: string;
@@ -85,8 +86,9 @@ export function decodeToken(token: string): DecodedToken {
   });
   const dates: Record<string, string> = {};
   for (const claim of ['exp', 'nbf', 'iat']) {
-    const value = Number(payload[claim]);
-    if (payload[claim] !== undefined && Number.isFinite(value)) dates[claim] = new Date(value * 1000).toISOString();
+    // Read as the verifiers read it (`internal/times.ts`): an exp in milliseconds shows its own date.
+    const seconds = unixTimeOf(payload[claim]);
+    if (seconds !== undefined) dates[claim] = new Date(seconds * 1000).toISOString();
   }
   return { header, payload, dates, disclosures, keyBinding, verified: false };
 }

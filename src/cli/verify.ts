@@ -4,6 +4,7 @@
  * their error codes; neither prints a token or a secret.
  */
 import { AcmeIdentityError } from '../errors/index.js';
+import { unixTimeOf } from '../internal/times.js';
 import { remoteJwks, verifySdJwt } from '../sd-jwt/index.js';
 import { createWebhookVerifier, type WebhookVerifierOptions } from '../webhooks/index.js';
 
@@ -37,10 +38,10 @@ export async function verifyToken(
       ...(options.allowInsecureRequests ? { allowInsecureRequests: true } : {}),
     });
     const verified = await verifySdJwt(token.trim(), { keys });
-    const exp = Number(verified.claims['exp']);
+    const exp = unixTimeOf(verified.claims['exp']);
     return {
       ok: true,
-      message: `verified: signed by ${String(verified.header['kid'] ?? 'a key')} (${String(verified.header['alg'])}) of ${String(verified.claims['iss'])}${Number.isFinite(exp) ? `, expires ${new Date(exp * 1000).toISOString()}` : ''}`,
+      message: `verified: signed by ${String(verified.header['kid'] ?? 'a key')} (${String(verified.header['alg'])}) of ${String(verified.claims['iss'])}${exp !== undefined ? `, expires ${new Date(exp * 1000).toISOString()}` : ''}`,
       details: { header: verified.header, claims: verified.claims, disclosures: verified.disclosures.length },
     };
   } catch (error) {

@@ -5,6 +5,7 @@ import type { VerifiedIdentityResponse, VerifyIdentityResponseOptions } from '..
 import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest } from './results.js';
 import type { Schemas } from './schemas.js';
 import type { RequestOptions } from './options.js';
+import { unixTimeOf } from '../internal/times.js';
 
 /** What the flow needs of a webhook event: `IdentityActionsEvent` from `@acme/identity/webhooks` fits. */
 export interface WebhookEventLike {
@@ -113,8 +114,10 @@ export async function verifiedIdentity(
  * Why an X-Access-Token cannot be used any more, when its `exp` (read, not verified: the service
  * verifies it) has passed on the service's clock; `undefined` while it is valid or states no `exp`.
  */
-function expiredSince(exp: unknown, serviceNowMs: number): string | undefined {
-  if (typeof exp !== 'number' || !Number.isFinite(exp) || exp * 1000 > serviceNowMs) return undefined;
+function expiredSince(written: unknown, serviceNowMs: number): string | undefined {
+  // In any form that names an instant (`internal/times.ts`): an `exp` in milliseconds is not one thousands of years away.
+  const exp = unixTimeOf(written);
+  if (exp === undefined || exp * 1000 > serviceNowMs) return undefined;
   const ago = Math.round((serviceNowMs - exp * 1000) / 1000);
   return `the webhook's X-Access-Token expired at ${new Date(exp * 1000).toISOString()} (${ago} s ago, on the service's clock): ask the service to send the webhook again (the identity inbox fetches within the token's life)`;
 }

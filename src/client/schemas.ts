@@ -5,7 +5,8 @@
  */
 import * as z from 'zod/mini';
 import type { components } from '../../generated/schema.js';
-import { zonedDate } from './lifetime.js';
+import { booleanOf } from '../internal/guards.js';
+import { unixSeconds, unixTimeOf } from '../internal/times.js';
 
 /**
  * The service's data shapes, as its OpenAPI document (`{base_url}/docs/spec`) names them: each
@@ -42,56 +43,28 @@ const wholeNumber: z.ZodMiniType<number, unknown> = z.pipe(
 );
 const int = z.exactOptional(ofKinds(['number', 'string'], wholeNumber));
 /**
- * A UNIX time in seconds from a number the service wrote in seconds or milliseconds: 13 digits are
- * milliseconds (no date in seconds reaches 10^11 before the year 5138).
- */
-const unixSeconds = (value: number) => (Math.abs(value) >= 1e11 ? value / 1000 : value);
-
-/** A number with a fraction (`time.time()`'s `1795809043.25`), or one written as a string. */
-const decimal: z.ZodMiniType<number, unknown> = z.pipe(
-  z.union([z.number().check(z.refine(Number.isFinite)), z.string().check(z.regex(/^\s*-?[0-9]{1,15}\.[0-9]{1,9}\s*$/))]),
-  z.transform((value: number | string) => Number(value)),
-);
-/** A date with its zone (ISO 8601, RFC 2822), in ms; a date without one names no instant and is refused. */
-const zonedDateMs: z.ZodMiniType<number, unknown> = z.pipe(
-  z
-    .string()
-    .check(z.refine((text) => 'ms' in zonedDate(text), 'a date must carry its zone (Z, +hh:mm, GMT) and name a day of the calendar')),
-  z.transform((text: string) => {
-    const date = zonedDate(text);
-    return 'ms' in date ? date.ms : Number.NaN;
-  }),
-);
-/**
- * A UNIX time in seconds, as the spec types it, from any form that names one instant: a whole
- * number (or its digits), one with a fraction (floored), one written in milliseconds
- * ({@link unixSeconds}: an `exp` in milliseconds never makes a response that does not expire), or a
- * date with its zone. A date without a zone is refused.
+ * A UNIX time in seconds, as the spec types it, from any form that names one instant
+ * ({@link unixTimeOf}): a whole number (or its digits), one with a fraction (floored), one written
+ * in milliseconds (an `exp` in milliseconds never makes a response that does not expire), or a date
+ * with its zone. A date without a zone is refused.
  */
 const unixTime = z.exactOptional(
-  ofKinds(
-    ['number', 'string'],
-    z.union([
-      z.pipe(
-        // Any finite number first (most answers): a union pays for each option that fails before one passes.
-        z.union([decimal, wholeNumber]),
-        z.transform((value: number) => Math.floor(unixSeconds(value))),
-      ),
-      z.pipe(
-        zonedDateMs,
-        z.transform((ms: number) => Math.floor(ms / 1000)),
-      ),
-    ]),
+  z.pipe(
+    z.custom<unknown, unknown>(
+      (value) => unixTimeOf(value) !== undefined,
+      'a UNIX time: seconds or milliseconds, as a number or its digits, or a date with its zone',
+    ),
+    z.transform((value: unknown) => unixTimeOf(value) ?? Number.NaN),
   ),
 );
-/** A boolean, or one written as `"true"`/`"false"` (any case) or `1`/`0`: one meaning each. Anything else is refused. */
-const boolean: z.ZodMiniType<boolean, unknown> = z.union([
-  z.boolean(),
-  z.pipe(
-    z.union([z.string().check(z.regex(/^\s*(true|false|1|0)\s*$/i)), z.literal(1), z.literal(0)]),
-    z.transform((value: string | 0 | 1) => ['true', '1'].includes(String(value).trim().toLowerCase())),
-  ),
-]);
+/**
+ * A boolean, or one written as a word the way the spec writes `is_pep` (`"Yes"`), as `"true"`, or
+ * as `1`/`0` ({@link booleanOf}): one meaning each. Anything else is refused.
+ */
+const boolean: z.ZodMiniType<boolean, unknown> = z.pipe(
+  z.custom<unknown, unknown>((value) => booleanOf(value) !== undefined, 'a boolean: true/false, yes/no or 1/0'),
+  z.transform((value: unknown) => booleanOf(value) === true),
+);
 const bool = z.exactOptional(ofKinds(['boolean', 'string', 'number'], boolean));
 
 /**

@@ -8,6 +8,7 @@ import { AcmeIdentityError, ApiError, IdentityFlowError } from '../errors/index.
 import type { Observer } from '../internal/observe.js';
 import { printable } from '../internal/text.js';
 import { toHex } from '../internal/encoding.js';
+import { unixSeconds } from '../internal/times.js';
 
 /** Two seconds short of expiry, a token is not sent: it would expire on the way. */
 export const EXPIRY_MARGIN_MS = 2_000;
@@ -97,10 +98,14 @@ export function failureOf(error: unknown): Failure {
   return { code, message, permanent: cause instanceof ApiError && FINAL_STATUSES.has(cause.status) };
 }
 
-/** The token's `exp` in ms; without one (or unreadable), `lifetime` from now. */
+/**
+ * The token's `exp` in ms (a JWT's number, or its digits; one written in milliseconds is read as
+ * such by `unixSeconds`, not as an instant thousands of years away); without one (or unreadable),
+ * `lifetime` from now.
+ */
 export function tokenExpiry(token: string, now: number, lifetimeMs: number): number {
   try {
-    const exp = Number(decodeJwt(token).exp);
+    const exp = unixSeconds(Number(decodeJwt(token).exp));
     if (Number.isFinite(exp) && exp > 0) return exp * 1000;
   } catch {
     // Not a JWT: getVerified refuses it on the first attempt, and says why.

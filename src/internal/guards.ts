@@ -13,3 +13,21 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
+
+/**
+ * The boolean a value the service wrote says, or `undefined` when it says none. The spec writes
+ * `sanctionscheck.is_pep` as the string `Yes`, so a service may write any boolean as a word:
+ * `true`/`false` and `yes`/`no` (in any case, with spaces around), `1`/`0` as a number or its digit,
+ * and JSON's booleans. Each of these says one thing; anything else (`"y"`, `"2"`, `null`, an object)
+ * is no boolean, never a guess.
+ */
+export function booleanOf(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 1 || value === 0) return value === 1;
+  if (typeof value !== 'string') return undefined;
+  if (TRUE_WORD.test(value)) return true;
+  if (FALSE_WORD.test(value)) return false;
+  return undefined;
+}
+const TRUE_WORD = /^\s*(?:true|yes|1)\s*$/i;
+const FALSE_WORD = /^\s*(?:false|no|0)\s*$/i;

@@ -2,7 +2,8 @@
 import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { canonicalDigest, digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
-import { isObject } from '../internal/guards.js';
+import { booleanOf, isObject, setOwn } from '../internal/guards.js';
+import { unixTimeOf } from '../internal/times.js';
 import {
   MAX_DEPTH,
   type VerifiedDisclosure,
@@ -270,6 +271,59 @@ function signatureRequiredReason(
   return 'a signature is required, but some claims are not in a signed credential_jwt';
 }
 
+/** How many envelopes deep an identity response is looked for: the spec's `{data, correlation_id}`, and a gateway's around it. */
+const MAX_ENVELOPES = 3;
+
+/**
+ * The identity response's `data` in what was passed: the client's result, the service's envelope
+ * `{data, correlation_id}` (wrapped once more by a gateway, as `client/envelope.ts` reads it too),
+ * or `data` itself. An object with its own `request_code` is the response; one without it whose
+ * `data` is an object is an envelope around it.
+ */
+function openEnvelopes(response: unknown): unknown {
+  let value = response;
+  for (
+    let depth = 0;
+    depth < MAX_ENVELOPES && isObject(value) && !Object.hasOwn(value, 'request_code') && isObject(value['data']);
+    depth++
+  ) {
+    value = value['data'];
+  }
+  return value;
+}
+
+/** The response's own times, read as every answer of the service is read (`internal/times.ts`). */
+const RESPONSE_TIMES: ReadonlySet<string> = new Set(['exp', 'nbf', 'iat']);
+
+/**
+ * The response's fields as the REST client reads them, so that a response passed here raw means
+ * what it means through the client: an absent field written as `null` is absent; `exp`, `nbf` and
+ * `iat` are UNIX seconds from any form that names one instant (an `exp` in milliseconds is not an
+ * `exp` thousands of years away); `partially_complete` is a boolean in any form that says one
+ * (`"No"`, `"false"`). Anything that names no time or no boolean is refused.
+ */
+function readFields(received: Record<string, unknown>): Record<string, unknown> {
+  const read: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(received)) {
+    if (value !== null) setOwn(read, field, readField(field, value));
+  }
+  return read;
+}
+
+function readField(field: string, value: unknown): unknown {
+  if (RESPONSE_TIMES.has(field)) {
+    const seconds = unixTimeOf(value);
+    if (seconds === undefined) throw fail('ERR_SD_JWT_MALFORMED', `"${field}" is not a UNIX time`);
+    return seconds;
+  }
+  if (field === 'partially_complete') {
+    const complete = booleanOf(value);
+    if (complete === undefined) throw fail('ERR_SD_JWT_MALFORMED', 'partially_complete is not a boolean');
+    return complete;
+  }
+  return value;
+}
+
 /**
  * Verifies an identity response (GET /identity/response/...) before its claims are used:
  * 1. `exp` has not elapsed and `nbf` has come (tolerance `clockToleranceSeconds`, default none);
@@ -289,7 +343,7 @@ function signatureRequiredReason(
  * `proof` says whether the claims were proven by the issuer's signature or are only consistent
  * with the (unsigned) envelope; `requireSignature` makes the second a failure.
  *
- * @param response The `ApiResult` from `identityResponses.get`, the raw envelope `{data, ...}`, or `data` itself.
+ * @param response The `ApiResult` from `identityResponses.get`, the raw envelope `{data, ...}`, or `data` itself: read raw, it means what it means through the client.
  * @throws {SdJwtVerificationError} with a code naming the rule that failed.
  * @throws {JwksError} when the issuer's keys could not be fetched.
  * @example
@@ -303,9 +357,10 @@ function signatureRequiredReason(
 // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the steps of verifying an identity response in the order they must run (RFC 9901 §7.1 and the spec's envelope), each refusal its own code
 export async function verifyIdentityResponse(response: unknown, options: VerifyIdentityResponseOptions): Promise<VerifiedIdentityResponse> {
   checkTimeOptions(options, false);
-  const data = isObject(response) && isObject(response['data']) ? response['data'] : response;
-  if (!isObject(data)) throw fail('ERR_SD_JWT_MALFORMED', 'the identity response is not an object');
-  if (!shallow(data, MAX_DEPTH)) throw fail('ERR_SD_JWT_MALFORMED', `the identity response nests deeper than ${MAX_DEPTH} levels`);
+  const received = openEnvelopes(response);
+  if (!isObject(received)) throw fail('ERR_SD_JWT_MALFORMED', 'the identity response is not an object');
+  if (!shallow(received, MAX_DEPTH)) throw fail('ERR_SD_JWT_MALFORMED', `the identity response nests deeper than ${MAX_DEPTH} levels`);
+  const data = readFields(received);
   const codes: readonly unknown[] = Array.isArray(options.requestCode) ? options.requestCode : [options.requestCode];
   if (!codes.length || codes.some((code) => typeof code !== 'string' || !code)) {
     throw fail('ERR_SD_JWT_REQUEST_CODE', 'options.requestCode (the code of the request you created) is required');
@@ -320,9 +375,6 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
   if (digestSet.size !== committed.length) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', 'a digest appears more than once in _sd');
   const disclosures = envelopeDisclosures(data);
   const disclosuresMissing = stringList(data['disclosures_missing'], 'disclosures_missing');
-  if (data['partially_complete'] !== undefined && typeof data['partially_complete'] !== 'boolean') {
-    throw fail('ERR_SD_JWT_MALFORMED', 'partially_complete is not a boolean');
-  }
 
   const credentials = await verifyCredentials(data, options);
   const bound = boundCredentials(credentials, data);
@@ -375,6 +427,6 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     partiallyComplete: data['partially_complete'] === true,
     credentials,
     expiresAt: data['exp'] as number,
-    data,
+    data: received,
   };
 }

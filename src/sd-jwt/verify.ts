@@ -3,6 +3,7 @@ import type { JWK } from 'jose';
 import { isObject, setOwn } from '../internal/guards.js';
 import { printable } from '../internal/text.js';
 import { sameIssuer } from '../internal/issuer.js';
+import { unixSeconds } from '../internal/times.js';
 import { importVerifyKey } from '../internal/jws.js';
 import { isBase64url, segmentBytes, verifySignature } from '../internal/jws-node.js';
 import { ConfigurationError, SdJwtVerificationError, type SdJwtErrorCode } from '../errors/index.js';
@@ -221,10 +222,12 @@ export function checkTimes(claims: Record<string, unknown>, options: TimeOptions
       throw fail('ERR_SD_JWT_MALFORMED', `"${name}" is not a number`);
     }
   }
-  if (typeof claims['exp'] === 'number' && now - tolerance >= claims['exp']) {
+  // An instant written in milliseconds is read as one (unixSeconds): taken as seconds, it would
+  // put `exp` thousands of years away, and what it signs would never expire.
+  if (typeof claims['exp'] === 'number' && now - tolerance >= unixSeconds(claims['exp'])) {
     throw fail('ERR_SD_JWT_EXPIRED', '"exp" has elapsed');
   }
-  if (typeof claims['nbf'] === 'number' && now + tolerance + NBF_LEEWAY_SECONDS < claims['nbf']) {
+  if (typeof claims['nbf'] === 'number' && now + tolerance + NBF_LEEWAY_SECONDS < unixSeconds(claims['nbf'])) {
     throw fail('ERR_SD_JWT_NOT_YET_VALID', '"nbf" is in the future');
   }
 }

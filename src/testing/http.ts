@@ -1,6 +1,6 @@
 /** Response helpers of the fake service: the spec's success envelope and error bodies. */
 import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
-import { booleansAsStrings, numbersAsStrings, timesAs, timesInMilliseconds, type ResolvedReadings } from './readings.js';
+import { booleansAs, numbersAsStrings, timesAs, timesInMilliseconds, type ResolvedReadings } from './readings.js';
 
 /** Per-request facts every response needs. */
 export interface ResponseContext {
@@ -27,7 +27,7 @@ export function withNumbers(ctx: ResponseContext, body: unknown): unknown {
   const inUnit = readings.timeUnit === 'milliseconds' ? timesInMilliseconds(body) : body;
   const timed = readings.times === 'iso8601' ? timesAs('iso8601', body) : timesAs(readings.times, inUnit);
   const numbered = readings.numbers === 'string' ? numbersAsStrings(timed) : timed;
-  return readings.booleans === 'strings' ? booleansAsStrings(numbered) : numbered;
+  return booleansAs(readings.booleans, numbered);
 }
 
 export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: Record<string, string>): Response {

@@ -94,8 +94,12 @@ export interface FakeReadings {
    * a fraction (`decimal`: Python's `time.time()`), or ISO 8601 dates with their zone (`iso8601`).
    */
   times?: 'integer' | 'decimal' | 'iso8601';
-  /** The booleans of REST answers (`send_email`, `partially_complete`, `maintenance_mode`, `revoked`): JSON booleans (`json`) or the strings `"true"`/`"false"` (`strings`). */
-  booleans?: 'json' | 'strings';
+  /**
+   * The booleans of REST answers (`send_email`, `partially_complete`, `maintenance_mode`,
+   * `revoked`): JSON booleans (`json`), the strings `"true"`/`"false"` (`strings`), or the words
+   * `"Yes"`/`"No"` (`words`), as the spec writes `sanctionscheck.is_pep`.
+   */
+  booleans?: 'json' | 'strings' | 'words';
   /** How the identity response's `_sd` digests are written ("the exact input of the hash: not shown", nor its output): RFC 9901's base64url (`base64url`), padded base64 (`base64`), or hex (`hex`). */
   digestEncoding?: 'base64url' | 'base64' | 'hex';
   /** What `DELETE /identity/request/…` answers: the spec's `{data: {message}}` (`message`), 200 with no body (`empty`), or 204 No Content (`no-content`). */
@@ -169,7 +173,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   keyRotation: ['stable', 'rotated'],
   optionalInputs: ['prose', 'schema'],
   times: ['integer', 'decimal', 'iso8601'],
-  booleans: ['json', 'strings'],
+  booleans: ['json', 'strings', 'words'],
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
 });
@@ -263,10 +267,14 @@ export function timesAs(reading: ResolvedReadings['times'], value: unknown): unk
 
 const BOOLEAN_FIELDS = new Set(['send_email', 'partially_complete', 'maintenance_mode', 'revoked']);
 
-/** A JSON value with the booleans of REST answers written as `"true"`/`"false"` (the `booleans: 'strings'` reading). */
-export function booleansAsStrings(value: unknown): unknown {
-  return rewriteFields<boolean>(value, BOOLEAN_FIELDS, 'boolean', String);
+/** A JSON value with the booleans of REST answers written as the `booleans` reading says: `"true"`/`"false"` or `"Yes"`/`"No"`. */
+export function booleansAs(reading: ResolvedReadings['booleans'], value: unknown): unknown {
+  if (reading === 'json') return value;
+  return rewriteFields<boolean>(value, BOOLEAN_FIELDS, 'boolean', (field) =>
+    reading === 'strings' ? String(field) : BOOLEAN_WORDS[String(field)],
+  );
 }
+const BOOLEAN_WORDS: Readonly<Record<string, string>> = { true: 'Yes', false: 'No' };
 
 /** A JSON value with the spec's integer fields written as strings of digits (the `numbers: 'string'` reading). */
 export function numbersAsStrings(value: unknown): unknown {

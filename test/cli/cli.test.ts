@@ -127,6 +127,9 @@ describe('acme-identity', () => {
     const token = `${b64({ alg: 'ES256', typ: 'dc+sd-jwt' })}.${b64({ iss: 'https://auth.acme.test', exp: 1_800_000_000, _sd: [digest], _sd_alg: 'sha-256' })}.c2ln~${kept}~${stray}~`;
     const decoded = decodeToken(token);
     expect(decoded).toMatchObject({ verified: false, keyBinding: false, dates: { exp: '2027-01-15T08:00:00.000Z' } });
+    // Dates are read as the verifiers read them: one in milliseconds is the same date, one that names no time shows none.
+    const inMs = `${b64({ alg: 'ES256' })}.${b64({ exp: 1_800_000_000_000, iat: 'soon', nbf: '2027-01-15T09:00:00+01:00' })}.c2ln~`;
+    expect(decodeToken(inMs).dates).toEqual({ exp: '2027-01-15T08:00:00.000Z', nbf: '2027-01-15T08:00:00.000Z' });
     expect(decoded.disclosures).toMatchObject([
       { name: 'given_name', value: 'Jane', digest, referenced: true },
       { name: 'family_name', value: 'Citizen', referenced: false },

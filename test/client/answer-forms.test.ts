@@ -54,13 +54,14 @@ describe('a UNIX time, in every form that names one instant', () => {
 });
 
 describe('a boolean, in every form that has one meaning', () => {
-  test('property: true/false in any case and with spaces, 1/0 as numbers or strings; anything else refused', () => {
+  test('property: true/false and yes/no (as the spec writes is_pep) in any case and with spaces, 1/0 as numbers or strings; anything else refused', () => {
+    const WORDS: Record<string, readonly [string, string]> = { true: ['true', 'yes'], false: ['false', 'no'] };
     const forms = fc.oneof(
       fc.boolean().map((value) => [value, value] as const),
       fc
-        .tuple(fc.boolean(), fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), fc.constantFrom('', ' '))
-        .map(([value, upper, pad]) => {
-          const word = [...String(value)].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
+        .tuple(fc.boolean(), fc.nat(1), fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), fc.constantFrom('', ' ', '\t'))
+        .map(([value, which, upper, pad]) => {
+          const word = [...(WORDS[`${value}`]?.[which] ?? '')].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
           return [`${pad}${word}${pad}`, value] as const;
         }),
       fc.constantFrom([1, true] as const, [0, false] as const, ['1', true] as const, ['0', false] as const),
@@ -72,7 +73,7 @@ describe('a boolean, in every form that has one meaning', () => {
       }),
       { numRuns: 200 },
     );
-    for (const ambiguous of ['yes', 'no', 'Y', '', 2, 'truthy', null]) {
+    for (const ambiguous of ['y', 'n', 'Y', 'yess', 'non', 'oui', '', 2, -1, 1.5, 'truthy', null, [true], { value: true }]) {
       expect(z.safeParse(CredentialRevoked, { revoked: ambiguous }).success, String(ambiguous)).toBe(false);
     }
   });

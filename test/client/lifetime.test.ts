@@ -1,7 +1,8 @@
 /** The token's lifetime, read from what the token response says: time is never guessed. */
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import { MAX_PLAUSIBLE_LIFETIME_MS, tokenLifetime, zonedDate } from '../../src/client/lifetime.js';
+import { MAX_PLAUSIBLE_LIFETIME_MS, tokenLifetime } from '../../src/client/lifetime.js';
+import { zonedDate } from '../../src/internal/times.js';
 import { MemoryTokenStore, TokenManager } from '../../src/client/tokens.js';
 
 const NOW = Date.UTC(2026, 10, 27, 1, 0, 0);

@@ -234,6 +234,17 @@ describe('inbox: when an entry is tried again', () => {
       expect(claim?.record.tokenExpiresAt).toBe(T0 + 600_000);
     }
   });
+
+  test('a token whose exp is in milliseconds, or written as digits, expires at the instant it names (never thousands of years away)', async () => {
+    const exp = T0 / 1000 + 900;
+    for (const written of [exp, exp * 1000, String(exp), `${exp * 1000}`]) {
+      const store = new MemoryInboxStore();
+      const { inbox } = setup({ store, assumedTokenLifetimeSeconds: 600 });
+      await inbox.receive({ accessRequestCode: 'arc_1', accessToken: `${b64({ alg: 'RS256' })}.${b64({ exp: written })}.c2ln` });
+      const [claim] = await store.claim('test', 1, 1_000, T0);
+      expect(claim?.record.tokenExpiresAt, String(written)).toBe(exp * 1000);
+    }
+  });
 });
 
 describe('inbox: which failures a retry can mend', () => {

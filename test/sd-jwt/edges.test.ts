@@ -432,7 +432,7 @@ describe('verifyIdentityResponse: the envelope’s own fields', () => {
   });
 
   test.each([
-    ['partially_complete that is not a boolean', { partially_complete: 'false' }],
+    ['partially_complete that is not a boolean', { partially_complete: 'maybe' }],
     ['disclosures_missing that is not a list of strings', { disclosures_missing: ['acmeidentity.phone', 3] }],
     ['disclosures_missing that is not a list', { disclosures_missing: 'acmeidentity.phone' }],
     ['a disclosure that is not an object', { disclosures: ['acmeidentity.given_name'] }],

@@ -197,6 +197,9 @@ describe('asynchronous identity flow', () => {
     for (const [payload, said] of [
       [{ exp: Math.floor(Date.now() / 1000) + 600 }, "does not name the event's access_request_code"],
       [{ access_request_code: code, exp: Math.floor(Date.now() / 1000) - 1 }, 'expired'],
+      // In any form that names the instant: an exp in milliseconds is not one thousands of years away.
+      [{ access_request_code: code, exp: (Math.floor(Date.now() / 1000) - 1) * 1000 }, 'expired'],
+      [{ access_request_code: code, exp: new Date(Date.now() - 1_000).toISOString() }, 'expired'],
     ] as const) {
       const event = { kind: 'approved', accessRequestCode: code, accessToken: unsigned(payload) };
       const error = await rejection(client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));

@@ -1,0 +1,65 @@
+/**
+ * Times the service writes, read by one rule wherever they are read (the REST client's schemas,
+ * the identity response's verifier, the token's lifetime): the spec types them as UNIX seconds, and
+ * a service may write the same instant in milliseconds, with a fraction, as a string of digits, or
+ * as a date with its zone. A form that names no instant unambiguously (a date without its zone) is
+ * refused, never guessed at.
+ */
+
+/** An RFC 2822 / RFC 7231 date with its zone (`Fri, 27 Nov 2026 10:00:00 GMT`, `… +1100`). */
+const RFC2822_ZONED =
+  /^\s*(?:[A-Za-z]{3},\s*)?(?<day>\d{1,2})\s+(?<month>[A-Za-z]{3})\s+(?<year>\d{4})\s+\d{2}:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|GMT|UTC?|Z|[ECMP][SD]T)\s*$/;
+/** An ISO 8601 / RFC 3339 date-time with its zone (`2026-11-27T10:00:00Z`, `…+11:00`). */
+const ISO_ZONED = /^\s*(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})\s*$/;
+
+/**
+ * A date the service wrote, in ms, when it names an instant unambiguously: RFC 2822 (the spec's
+ * form for `expires`) or ISO 8601, each with a zone. A date without a zone (what Python's
+ * `datetime.utcnow().isoformat()` writes) is read by `Date.parse` in this machine's zone, so it is
+ * refused: `undefined` with the reason.
+ */
+export function zonedDate(text: string): { ms: number } | { reason: string } {
+  const written = (ISO_ZONED.exec(text) ?? RFC2822_ZONED.exec(text))?.groups;
+  if (!written) {
+    return { reason: 'is not an RFC 2822 or ISO 8601 date with a zone (a date without one names no instant)' };
+  }
+  const ms = Date.parse(text.trim());
+  return Number.isFinite(ms) && isCalendarDay(written) ? { ms } : { reason: 'is not a calendar date' };
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * Whether the day a date writes is in its month (the `year`, `month` and `day` the patterns above
+ * capture, the month by number or by name): `Date.parse` moves 30 February to 2 March (in either
+ * form) rather than refusing it, and a day that does not exist names no instant.
+ */
+function isCalendarDay({ year, month = '', day }: Record<string, string | undefined>): boolean {
+  const monthIndex = /^\d+$/.test(month) ? Number(month) - 1 : MONTHS.indexOf(month.toLowerCase());
+  return new Date(Date.UTC(Number(year), monthIndex, Number(day))).getUTCDate() === Number(day);
+}
+
+/**
+ * A UNIX time in seconds from a number written in seconds or milliseconds: 13 digits are
+ * milliseconds (no date in seconds reaches 10^11 before the year 5138). Read this way, an `exp` in
+ * milliseconds never makes something that does not expire.
+ */
+export function unixSeconds(value: number): number {
+  return Math.abs(value) >= 1e11 ? value / 1000 : value;
+}
+
+/** A number written as a string: whole (`"1700000000"`) or with a fraction (`"1700000000.25"`). */
+const NUMBER_TEXT = /^\s*-?[0-9]{1,15}(?:\.[0-9]{1,9})?\s*$/;
+
+/**
+ * The whole UNIX second `value` names, or `undefined` when it names none: a finite number (seconds,
+ * a fraction floored, or milliseconds by {@link unixSeconds}), the same written as a string of
+ * digits, or a date with its zone ({@link zonedDate}).
+ */
+export function unixTimeOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.floor(unixSeconds(value)) : undefined;
+  if (typeof value !== 'string') return undefined;
+  if (NUMBER_TEXT.test(value)) return Math.floor(unixSeconds(Number(value)));
+  const date = zonedDate(value);
+  return 'ms' in date ? Math.floor(date.ms / 1000) : undefined;
+}
