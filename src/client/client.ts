@@ -506,9 +506,8 @@ export class AcmeIdentityClient {
   #validate<T>(schema: S.ShapeOf<T>, opened: OpenedAnswer, response: Response, correlationId: string): T {
     const parsed = z.safeParse(schema, opened.data);
     if (parsed.success) return parsed.data;
-    // Named from the body's root. An opened envelope always holds an object (client/envelope.ts),
-    // which no record schema refuses as a whole: a `(root)` issue only comes from a bare body.
-    const issues = S.issuePaths(parsed.error).map((issue) => opened.path + issue);
+    // Named from the body's root: what an envelope held, refused as a whole, is named by where it sat (`data`).
+    const issues = S.issuePaths(parsed.error, opened.path);
     throw new InvalidResponseError(response.status, correlationId, 'the body is not of the documented shape', issues);
   }
 }

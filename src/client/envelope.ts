@@ -96,12 +96,14 @@ function find(body: unknown, fields: ReadonlySet<string> | undefined, wraps: num
   // `data: null` is a record of none of its fields, read as one where the body is an envelope
   // ({@link holdsTheRecord}); a raw credential's body is never reshaped.
   const data = fields !== undefined && body['data'] === null ? {} : body['data'];
-  if (!isObject(data)) return bare;
   let inner: Found;
   if (fields === undefined) {
-    if (!isEnvelope(body, wraps === MAX_WRAPS)) return bare;
+    // An envelope by its fields is opened whatever its `data` holds (`null`, a string): the schema
+    // then refuses what is no credential, rather than the envelope being read as one.
+    if (!Object.hasOwn(body, 'data') || !isEnvelope(body, wraps === MAX_WRAPS)) return bare;
     inner = find(data, undefined, wraps - 1);
   } else {
+    if (!isObject(data)) return bare;
     inner = find(data, fields, wraps - 1);
     if (!isObject(inner.data) || !holdsTheRecord(body, inner.data, fields, wraps === MAX_WRAPS)) return bare;
   }

@@ -215,7 +215,13 @@ export const ErrorEnvelope = z.looseObject({
   }),
 });
 
-/** Where a value departs from a schema: issue paths only, never the values themselves. */
-export function issuePaths(error: z.core.$ZodError): string[] {
-  return error.issues.map((issue) => (issue.path.length > 0 ? issue.path.join('.') : '(root)'));
+/**
+ * Where a value departs from a schema: issue paths only, never the values themselves, each from
+ * the body's root (`at`: where the value sat in it, `data.` for one inside an envelope).
+ */
+export function issuePaths(error: z.core.$ZodError, at = ''): string[] {
+  return error.issues.map((issue) => {
+    const path = [...at.split('.').filter(Boolean), ...issue.path.map(String)];
+    return path.length > 0 ? path.join('.') : '(root)';
+  });
 }

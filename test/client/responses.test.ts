@@ -284,11 +284,27 @@ describe('reading answers', () => {
       proof: { note: null },
     };
     const typed = { type: ['VerifiableCredential'], data: { score: 1 } };
-    // An envelope whose data is null holds no credential: the body is handed back as it came, never reshaped.
-    const nothing = { data: null, correlation_id: 'c' };
-    for (const credential of [withNull, typed, nothing]) {
+    for (const credential of [withNull, typed]) {
       const client = clientAnswering(() => Response.json(credential, { headers: { 'x-correlation-id': 'cor_h' } }));
       expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'cor_h' });
+    }
+  });
+
+  test('an envelope whose data holds no credential (null, a string, a list) is refused, never read as the credential', async () => {
+    for (const body of [
+      { data: null, correlation_id: 'c' },
+      { data: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln', correlation_id: 'c' },
+      { success: true, data: [{ type: 'VerifiableCredential' }] },
+      { data: { data: null, correlation_id: 'c' } },
+    ]) {
+      const client = clientAnswering(() => Response.json(body));
+      const error = await rejection(client.credentials.verify('cred:1'));
+      // Named by where it sat: the envelope's data, never read as the credential.
+      expect(error, JSON.stringify(body)).toMatchObject({
+        code: 'ERR_INVALID_RESPONSE',
+        issues: [expect.stringMatching(/^data(\.data)?$/)],
+      });
+      expect(JSON.stringify(error)).not.toContain('eyJhbGciOiJFUzI1NiJ9');
     }
   });
 
