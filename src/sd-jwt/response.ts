@@ -271,8 +271,8 @@ function signatureRequiredReason(
   return 'a signature is required, but some claims are not in a signed credential_jwt';
 }
 
-/** How many envelopes deep an identity response is looked for: the spec's `{data, correlation_id}`, and a gateway's around it. */
-const MAX_ENVELOPES = 3;
+/** How many envelopes deep an identity response is looked for: the spec's `{data, correlation_id}` (or the client's result), and a gateway's around it. */
+const MAX_ENVELOPES = 2;
 
 /**
  * The identity response's `data` in what was passed: the client's result, the service's envelope

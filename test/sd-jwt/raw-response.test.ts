@@ -155,6 +155,13 @@ describe('verifyIdentityResponse on a raw response', () => {
     expect(verified.data).toMatchObject({ nbf: null, opened_at: null });
   });
 
+  test('envelopes are opened two deep (the spec’s, and a gateway’s around it), no deeper', async () => {
+    const data = response({ exp: NOW + 60 });
+    expect((await verifyIdentityResponse({ data: { data, correlation_id: 'c-1' } }, REQUEST)).expiresAt).toBe(NOW + 60);
+    const third = { data: { data: { data, correlation_id: 'c-1' } } };
+    expect(await rejection(verifyIdentityResponse(third, REQUEST))).toMatchObject({ code: 'ERR_SD_JWT_MISSING_CLAIM' });
+  });
+
   test('an object with its own request_code is the response, whatever its data field holds', async () => {
     const raw = response({ exp: NOW + 60, data: { request_code: 'other', exp: NOW - 60 } });
     expect((await verifyIdentityResponse(raw, REQUEST)).expiresAt).toBe(NOW + 60);
