@@ -103,12 +103,25 @@ function noQuery(query: Record<string, unknown>): string {
   return '';
 }
 
-/** The service's error body, wherever it put it; `undefined` when there is none to read. */
-function errorBody(error: unknown): ServiceErrorBody | undefined {
-  const wrapped = z.safeParse(S.ErrorEnvelope, error);
-  if (wrapped.success) return wrapped.data.error;
-  const bare = z.safeParse(S.ErrorEnvelope.shape.error, error);
-  return bare.success && (bare.data.type !== undefined || bare.data.code !== undefined) ? bare.data : undefined;
+/** The fields of the service's error object that are text. */
+const ERROR_TEXT_FIELDS = ['message', 'type', 'code', 'timestamp', 'correlation_id'] as const;
+
+/**
+ * The service's error body, wherever it put it (`{error: {…}}`, or its fields at the top), or
+ * `undefined` when there is none to read. Each field the spec names is kept when it has its type
+ * and left out otherwise: a `null` (an absent field, as some services write it) or a `details` that
+ * is no object never hides the code beside it, which decides the error's class (an E2002 read as a
+ * bare 500 would invite creating the request again). Fields the spec does not name are kept as sent.
+ */
+function errorBody(sent: unknown): ServiceErrorBody | undefined {
+  const wrapped = isObject(sent) && isObject(sent['error']);
+  const fields = wrapped ? sent['error'] : sent;
+  if (!isObject(fields)) return undefined;
+  const body: Record<string, unknown> = { ...fields };
+  for (const name of ERROR_TEXT_FIELDS) if (typeof body[name] !== 'string') delete body[name];
+  if (!isObject(body['details'])) delete body['details'];
+  // A body without the `error` envelope is the service's error only when it names a type or a code.
+  return wrapped || body['type'] !== undefined || body['code'] !== undefined ? (body as ServiceErrorBody) : undefined;
 }
 
 /**

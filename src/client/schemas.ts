@@ -203,18 +203,6 @@ const fieldSets = new WeakMap<object, ReadonlySet<string> | undefined>();
 /** Records that mean something with none of their fields: a DELETE's 200 is the deletion, message or not. */
 export const MAY_BE_EMPTY: ReadonlySet<ShapeOf<unknown>> = new Set([MessageData]);
 
-/** The service's error envelope; any field may be missing (401/403/429/500 may carry only type and code). */
-export const ErrorEnvelope = z.looseObject({
-  error: z.looseObject({
-    message: str,
-    type: str,
-    code: str,
-    timestamp: str,
-    correlation_id: str,
-    details: z.exactOptional(z.record(z.string(), z.unknown())),
-  }),
-});
-
 /**
  * Where a value departs from a schema: issue paths only, never the values themselves, each from
  * the body's root (`at`: where the value sat in it, `data.` for one inside an envelope).

@@ -102,6 +102,8 @@ export function errorResponse(ctx: ResponseContext, error: HttpError): Response 
     body['timestamp'] = new Date(ctx.now).toISOString();
     body['correlation_id'] = ctx.correlationId;
   }
+  // The `absent` reading: a field the error does not carry is written as `null`.
+  if (ctx.readings?.absent === 'null') for (const name of ['message', 'details']) body[name] ??= null;
   return json(ctx, ctx.readings?.errorBody === 'bare' ? body : { error: body }, error.status, error.headers);
 }
 

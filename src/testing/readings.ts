@@ -64,7 +64,7 @@ export interface FakeReadings {
    * (`jsend`), or wrapped once more by a gateway, `{data: {data, correlation_id}}` (`nested`).
    */
   envelope?: 'spec' | 'success' | 'jsend' | 'nested';
-  /** An absent optional: left out (`omitted`, the default) or written as `null` (`null`: `meta`, `opened_at`, `completed_at`…). */
+  /** An absent optional: left out (`omitted`, the default) or written as `null` (`null`: `meta`, `opened_at`, `completed_at`…, an error's `message` and `details`). */
   absent?: 'omitted' | 'null';
   /** The issuer identifier in discovery and in the `iss` of what the service signs: `{auth_url}` (`origin`, the default) or with a trailing slash (`slash`), as a URL's `href` writes an origin. */
   issuer?: 'origin' | 'slash';

@@ -15,6 +15,7 @@ import {
   type ClientOptions,
 } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { ERROR_TABLE } from '../../src/contract/errors.js';
 import { credentialInput, harness, person, received, rejection } from '../helpers.js';
 
 const base: ClientOptions = {
@@ -380,6 +381,33 @@ describe('reading answers', () => {
     expect(await rejection(client.identityRequests.get(codes))).toMatchObject({ type: 'VALIDATION_ERROR' });
     const other = (await rejection(client.identityRequests.get(codes))) as { body: unknown; serviceMessage: unknown };
     expect([other.body, other.serviceMessage]).toEqual([undefined, undefined]);
+  });
+
+  test('property: a field of the error written as null or of another type is left out, never hiding the code that decides the class', async () => {
+    const junk = fc.constantFrom<unknown>(null, 7, true, [], ['E1001'], {});
+    const field = (value: unknown) => fc.option(fc.oneof(fc.constant(value), junk), { nil: undefined });
+    const codes = Object.entries(ERROR_TABLE);
+    const answer = fc.record({
+      table: fc.constantFrom(...codes),
+      wrapped: fc.boolean(),
+      message: field('refused'),
+      type: field(undefined),
+      timestamp: field('2026-11-30T00:00:00Z'),
+      correlation_id: field('cor_1'),
+      details: fc.option(fc.oneof(junk, fc.constant('none')), { nil: undefined }),
+    });
+    const request = { accessRequestCode: 'a', identitySessionCode: 'b' };
+    await fc.assert(
+      fc.asyncProperty(answer, async ({ table: [code, { type, status }], wrapped, ...fields }) => {
+        const error = Object.fromEntries(Object.entries({ ...fields, type: fields.type ?? type, code }).filter(([, v]) => v !== undefined));
+        const clean = Object.fromEntries(Object.entries(error).filter(([name, v]) => name !== 'details' && typeof v === 'string'));
+        const sent = (body: object) => rejection(clientAnswering(() => Response.json(body, { status })).identityRequests.get(request));
+        const [odd, expected] = [await sent(wrapped ? { error } : error), await sent({ error: clean })];
+        expect(odd).toBeInstanceOf((expected as object).constructor);
+        expect(odd).toMatchObject({ code: (expected as { code: string }).code, serviceCode: code, body: clean });
+      }),
+      { numRuns: 150 },
+    );
   });
 
   test('a refresh goes to /auth/api-token/refresh with the refresh token, a first token to /auth/api-token', async () => {
