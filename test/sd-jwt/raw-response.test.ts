@@ -88,20 +88,27 @@ describe('verifyIdentityResponse on a raw response', () => {
     const times = fc.record({ offset: offsets, form: fc.constantFrom(...Object.keys(TIME_FORMS)) });
     const flag = fc.constantFrom<unknown>(true, false, 'Yes', 'No', 'true', 'FALSE', ' yes ', 1, 0, '1', '0', null, undefined, 'maybe', 2);
     await fc.assert(
-      fc.asyncProperty(times, fc.option(times, { nil: undefined }), flag, async (exp, nbf, partial) => {
-        const fields: Record<string, unknown> = { exp: TIME_FORMS[exp.form]?.(NOW + exp.offset), partially_complete: partial, iat: null };
-        if (nbf) fields['nbf'] = TIME_FORMS[nbf.form]?.(NOW + nbf.offset);
-        const raw = response(fields);
-        const verdict = (input: unknown) =>
-          verifyIdentityResponse(input, REQUEST).then(
-            (v) => ({ claims: v.claims, expiresAt: v.expiresAt, partiallyComplete: v.partiallyComplete }),
-            (error: { code: string }) => error.code,
-          );
-        // The client drops a null field (an absent optional) before its schema reads the rest.
-        const parsed = z.safeParse(IdentityResponseData, Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null)));
-        const throughClient = parsed.success ? await verdict(parsed.data) : 'ERR_SD_JWT_MALFORMED';
-        expect(await verdict(raw)).toEqual(throughClient);
-      }),
+      fc.asyncProperty(
+        times,
+        fc.option(times, { nil: undefined }),
+        fc.option(times, { nil: undefined }),
+        flag,
+        async (exp, nbf, iat, partial) => {
+          const fields: Record<string, unknown> = { exp: TIME_FORMS[exp.form]?.(NOW + exp.offset), partially_complete: partial, iat: null };
+          if (nbf) fields['nbf'] = TIME_FORMS[nbf.form]?.(NOW + nbf.offset);
+          if (iat) fields['iat'] = TIME_FORMS[iat.form]?.(NOW + iat.offset);
+          const raw = response(fields);
+          const verdict = (input: unknown) =>
+            verifyIdentityResponse(input, REQUEST).then(
+              (v) => ({ claims: v.claims, expiresAt: v.expiresAt, partiallyComplete: v.partiallyComplete }),
+              (error: { code: string }) => error.code,
+            );
+          // The client drops a null field (an absent optional) before its schema reads the rest.
+          const parsed = z.safeParse(IdentityResponseData, Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null)));
+          const throughClient = parsed.success ? await verdict(parsed.data) : 'ERR_SD_JWT_MALFORMED';
+          expect(await verdict(raw)).toEqual(throughClient);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -185,5 +192,8 @@ describe('a credential JWT whose exp is in milliseconds', () => {
     const encoded = disclosure('salt-0', 'acmeidentity.given_name', 'Jane');
     const early = await issuer.sdJwt({ nbf: (NOW + 600) * 1000, _sd: [digest(encoded)] }, [encoded]);
     expect(await rejection(verifySdJwt(early, at(issuer.keys)))).toMatchObject({ code: 'ERR_SD_JWT_NOT_YET_VALID' });
+    // One that has come is no bar (read as seconds, it would be thousands of years away).
+    const come = await issuer.sdJwt({ nbf: (NOW - 600) * 1000, _sd: [digest(encoded)] }, [encoded]);
+    expect((await verifySdJwt(come, at(issuer.keys))).claims['acmeidentity.given_name']).toBe('Jane');
   });
 });

@@ -10,7 +10,7 @@ import {
   webhookRequest,
   type WebhookPayload,
 } from '../../src/testing/index.js';
-import { numbersAsStrings } from '../../src/testing/readings.js';
+import { booleansAs, numbersAsStrings } from '../../src/testing/readings.js';
 
 const SECRET = `whsec_${Buffer.from('a-secret-of-thirty-two-bytes!!!!').toString('base64')}`;
 const NOW = 1_790_000_000_000;
@@ -39,6 +39,16 @@ describe('readings: checked', () => {
       expires_in: '900',
       phone_country_code: 61,
     });
+  });
+
+  test('booleansAs writes only the booleans of REST answers, as "true"/"false" or as the words "Yes"/"No"', () => {
+    const answer = { data: { partially_complete: false, send_email: true, other: true }, revoked: true };
+    expect(booleansAs('json', answer)).toBe(answer);
+    expect(booleansAs('strings', answer)).toEqual({
+      data: { partially_complete: 'false', send_email: 'true', other: true },
+      revoked: 'true',
+    });
+    expect(booleansAs('words', answer)).toEqual({ data: { partially_complete: 'No', send_email: 'Yes', other: true }, revoked: 'Yes' });
   });
 });
 
