@@ -98,9 +98,9 @@ function find(body: unknown, fields: ReadonlySet<string> | undefined, wraps: num
   const data = fields !== undefined && body['data'] === null ? {} : body['data'];
   let inner: Found;
   if (fields === undefined) {
-    // An envelope by its fields is opened whatever its `data` holds (`null`, a string): the schema
-    // then refuses what is no credential, rather than the envelope being read as one.
-    if (!Object.hasOwn(body, 'data') || !isEnvelope(body, wraps === MAX_WRAPS)) return bare;
+    // An envelope by its fields is opened whatever its `data` holds (`null`, a string, nothing):
+    // the schema then refuses what is no credential, rather than the envelope being read as one.
+    if (!isEnvelope(body, wraps === MAX_WRAPS)) return bare;
     inner = find(data, undefined, wraps - 1);
   } else {
     if (!isObject(data)) return bare;
