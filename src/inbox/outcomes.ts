@@ -13,6 +13,7 @@ import { RETURN_PARAMETER } from '../internal/return-reference.js';
 import { MAX_TIMER_MS } from '../internal/sleep.js';
 import { open, seal } from '../internal/sealing.js';
 import type { ExpectedRequest, InboxStore, RequestState } from './store.js';
+import { requestExpiry } from './rules.js';
 
 /** What `returnUrls` gives: the two URLs to create the request with, and the reference to `expect` it with. */
 export interface ReturnUrls {
@@ -184,8 +185,8 @@ async function askService(context: OutcomesContext, accessRequestCode: string): 
   try {
     const { data } = await context.readRequest(request);
     if (data.completed_at !== undefined) return 'completed';
-    // No expiry time in the answer: never taken as expired.
-    if ((data.time_expires ?? Number.POSITIVE_INFINITY) * 1000 <= context.serviceNow()) return 'expired';
+    // No expiry time in the answer (or one that says "never"): never taken as expired.
+    if ((requestExpiry(data.time_expires) ?? Number.POSITIVE_INFINITY) <= context.serviceNow()) return 'expired';
     return data.opened_at !== undefined ? 'in-progress' : 'not-started';
   } catch (error) {
     context.observer.log('warn', 'could not read a request for its return page', {

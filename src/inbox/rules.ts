@@ -60,10 +60,21 @@ export function missingReport(
   if (details.completed_at !== undefined && details.completed_at * 1000 + graceMs <= serviceNowMs) {
     return { accessRequestCode, reason: 'completed', at: details.completed_at * 1000 };
   }
-  if (details.opened_at === undefined && details.time_expires !== undefined && details.time_expires * 1000 <= serviceNowMs) {
-    return { accessRequestCode, reason: 'expired', at: details.time_expires * 1000 };
+  const expiry = requestExpiry(details.time_expires);
+  if (details.opened_at === undefined && expiry !== undefined && expiry <= serviceNowMs) {
+    return { accessRequestCode, reason: 'expired', at: expiry };
   }
   return undefined;
+}
+
+/**
+ * When a request expires, in ms on the service's clock, or `undefined` when it does not: its
+ * `time_expires`, unless that is 0 or less. `expiry_hours: 0` disables expiry, and how the service
+ * then writes the time is not shown; no request expires at or before 1970, so such a time says
+ * "never", not "long ago".
+ */
+export function requestExpiry(timeExpires: number | undefined): number | undefined {
+  return timeExpires !== undefined && timeExpires > 0 ? timeExpires * 1000 : undefined;
 }
 
 export interface Failure {

@@ -178,6 +178,12 @@ function optional(name: string, value: unknown, readings: ResolvedReadings | und
   return readings?.absent === 'null' ? { [name]: null } : {};
 }
 
+/** `time_expires`, or for a request that never expires (`expiry_hours: 0`) what the `neverExpires` reading writes: nothing, or 0. */
+function expiry(timeExpires: number | undefined, readings: ResolvedReadings | undefined): Record<string, unknown> {
+  if (timeExpires !== undefined) return { time_expires: timeExpires };
+  return readings?.neverExpires === 'zero' ? { time_expires: 0 } : optional('time_expires', undefined, readings);
+}
+
 /** GET /identity/request/...: the spec's identity request details. */
 export function requestDetails(record: IdentityRecord, readings?: ResolvedReadings): Record<string, unknown> {
   const { input } = record;
@@ -188,7 +194,7 @@ export function requestDetails(record: IdentityRecord, readings?: ResolvedReadin
     phone: input.phone,
     phone_country_code: input.phone_country_code,
     purpose: input.purpose,
-    ...(record.timeExpires !== undefined ? { time_expires: record.timeExpires } : {}),
+    ...expiry(record.timeExpires, readings),
     ...optional('opened_at', record.openedAt, readings),
     ...optional('completed_at', record.completedAt, readings),
     request_code: readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,

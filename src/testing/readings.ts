@@ -102,6 +102,8 @@ export interface FakeReadings {
   booleans?: 'json' | 'strings' | 'words';
   /** How the identity response's `_sd` digests are written ("the exact input of the hash: not shown", nor its output): RFC 9901's base64url (`base64url`), padded base64 (`base64`), or hex (`hex`). */
   digestEncoding?: 'base64url' | 'base64' | 'hex';
+  /** How a request that never expires (`expiry_hours: 0`, "disables expiry") writes `time_expires`, which is not shown: left out (`omitted`, the default) or 0 (`zero`). */
+  neverExpires?: 'omitted' | 'zero';
   /** What `DELETE /identity/request/…` answers: the spec's `{data: {message}}` (`message`), 200 with no body (`empty`), or 204 No Content (`no-content`). */
   deleteAnswer?: 'message' | 'empty' | 'no-content';
 }
@@ -141,6 +143,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   booleans: 'json',
   digestEncoding: 'base64url',
   deleteAnswer: 'message',
+  neverExpires: 'omitted',
 });
 
 /**
@@ -176,6 +179,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   booleans: ['json', 'strings', 'words'],
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
+  neverExpires: ['omitted', 'zero'],
 });
 
 /**

@@ -60,11 +60,16 @@ describe('identityRequests', () => {
     for (const field of ['results_emails', 'download_email', 'expiry_hours']) expect(Object.hasOwn(sent, field), field).toBe(false);
   });
 
-  test('expiry_hours 0 disables expiry', async () => {
+  test('expiry_hours 0 disables expiry: time_expires left out, or 0 as the neverExpires reading writes it', async () => {
     const { client } = await harness();
     const created = await client.identityRequests.create(person({ expiry_hours: 0 }));
     const { data } = await client.identityRequests.get(codesOf(created.data));
     expect(data.time_expires).toBeUndefined();
+    const zero = await harness({ fake: { readings: { neverExpires: 'zero' } } });
+    const never = await zero.client.identityRequests.create(person({ expiry_hours: 0 }));
+    expect((await zero.client.identityRequests.get(codesOf(never.data))).data.time_expires).toBe(0);
+    const day = await zero.client.identityRequests.create(person({ email: 'day@example.com', phone: '400000009' }));
+    expect((await zero.client.identityRequests.get(codesOf(day.data))).data.time_expires).toBeGreaterThan(0);
   });
 
   test('results_emails may be given as a list and is sent comma-separated', async () => {

@@ -365,6 +365,10 @@ describe("the service's view of a request awaiting its webhook", () => {
       [{ time_expires: expires, opened_at: 1 }, expires * 1000 - 1, 'in-progress'],
       [{ opened_at: 1 }, Number.MAX_SAFE_INTEGER, 'in-progress'],
       [{}, Number.MAX_SAFE_INTEGER, 'not-started'],
+      // expiry_hours: 0 disables expiry: a time_expires of 0 (or less) says "never", not 1970.
+      [{ time_expires: 0 }, T0, 'not-started'],
+      [{ time_expires: -1, opened_at: 1 }, T0, 'in-progress'],
+      [{ time_expires: 1 }, T0, 'expired'],
     ];
     for (const [answer, serviceNow, view] of cases) {
       Object.assign(service, { answer, serviceNow });

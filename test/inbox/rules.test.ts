@@ -784,13 +784,15 @@ describe('inbox: what it refuses and reports', () => {
         arc_done: { completed_at: T0 / 1000, opened_at: T0 / 1000 - 60 },
         arc_expired: { time_expires: T0 / 1000 + 100 },
         arc_opened: { opened_at: T0 / 1000, time_expires: T0 / 1000 + 100 },
+        // expiry_hours: 0 disables expiry: a time_expires of 0 says "never", never "expired in 1970".
+        arc_never: { time_expires: 0 },
       },
       onMissingDelivery: (missing) => {
         reports.push(missing);
         throw new Error('pager down');
       },
     });
-    for (const code of ['arc_unreadable', 'arc_done', 'arc_expired', 'arc_opened'])
+    for (const code of ['arc_unreadable', 'arc_done', 'arc_expired', 'arc_opened', 'arc_never'])
       await inbox.expect({ accessRequestCode: code, identitySessionCode: 'isc' });
     clock.now = T0 + 99_999;
     expect(await inbox.reconcile()).toEqual([]);
