@@ -83,6 +83,17 @@ describe('fake service: auth', () => {
     expect(wrong.json).toEqual({ error: { type: 'AUTHENTICATION_FAILED', code: 'E1003' } });
   });
 
+  test("the absent: 'null' reading writes an error's absent message and details as null, and keeps those it has", async () => {
+    const { call } = await fake({ readings: { absent: 'null' } });
+    const wrong = await call('POST', '/auth/api-token', { body: { client_id: DEFAULT_CLIENT.clientId, client_secret: 'nope' } });
+    expect(wrong.json).toEqual({ error: { type: 'AUTHENTICATION_FAILED', code: 'E1003', message: null, details: null } });
+    const missing = await call('POST', '/auth/api-token', { body: { client_id: 'x' } });
+    expect(missing.json.error).toMatchObject({
+      message: expect.any(String),
+      details: { validation_errors: { client_secret: expect.any(String) } },
+    });
+  });
+
   test('refresh tokens rotate: each works once', async () => {
     const { call, token } = await fake();
     const { refresh_token } = await token();
