@@ -57,24 +57,26 @@ export function missingReport(
   serviceNowMs: number,
   graceMs: number,
 ): MissingDelivery | undefined {
-  if (details.completed_at !== undefined && details.completed_at * 1000 + graceMs <= serviceNowMs) {
-    return { accessRequestCode, reason: 'completed', at: details.completed_at * 1000 };
+  const completed = requestTime(details.completed_at);
+  if (completed !== undefined && completed + graceMs <= serviceNowMs) {
+    return { accessRequestCode, reason: 'completed', at: completed };
   }
-  const expiry = requestExpiry(details.time_expires);
-  if (details.opened_at === undefined && expiry !== undefined && expiry <= serviceNowMs) {
+  const expiry = requestTime(details.time_expires);
+  if (requestTime(details.opened_at) === undefined && expiry !== undefined && expiry <= serviceNowMs) {
     return { accessRequestCode, reason: 'expired', at: expiry };
   }
   return undefined;
 }
 
 /**
- * When a request expires, in ms on the service's clock, or `undefined` when it does not: its
- * `time_expires`, unless that is 0 or less. `expiry_hours: 0` disables expiry, and how the service
- * then writes the time is not shown; no request expires at or before 1970, so such a time says
- * "never", not "long ago".
+ * A time of a request (`opened_at`, `completed_at`, `time_expires`, UNIX seconds) in ms on the
+ * service's clock, or `undefined` when it is not set: absent, or 0 or less. Nothing of this service
+ * happened at or before 1970, so such a time is a default that says "not yet" (a column's 0), or
+ * "never" (`expiry_hours: 0` disables expiry, and how the service then writes `time_expires` is not
+ * shown), not "long ago": a request is never taken as completed, opened or expired by it.
  */
-export function requestExpiry(timeExpires: number | undefined): number | undefined {
-  return timeExpires !== undefined && timeExpires > 0 ? timeExpires * 1000 : undefined;
+export function requestTime(seconds: number | undefined): number | undefined {
+  return seconds !== undefined && seconds > 0 ? seconds * 1000 : undefined;
 }
 
 export interface Failure {

@@ -365,10 +365,14 @@ describe("the service's view of a request awaiting its webhook", () => {
       [{ time_expires: expires, opened_at: 1 }, expires * 1000 - 1, 'in-progress'],
       [{ opened_at: 1 }, Number.MAX_SAFE_INTEGER, 'in-progress'],
       [{}, Number.MAX_SAFE_INTEGER, 'not-started'],
-      // expiry_hours: 0 disables expiry: a time_expires of 0 (or less) says "never", not 1970.
+      // A time of 0 (or less) is not set: expiry_hours: 0 disables expiry ("never"), and a column's
+      // default 0 says "not yet", never 1970.
       [{ time_expires: 0 }, T0, 'not-started'],
       [{ time_expires: -1, opened_at: 1 }, T0, 'in-progress'],
       [{ time_expires: 1 }, T0, 'expired'],
+      [{ completed_at: 0, opened_at: 0, time_expires: expires }, T0, 'not-started'],
+      [{ completed_at: 0, opened_at: 1 }, T0, 'in-progress'],
+      [{ completed_at: 1, opened_at: 0 }, T0, 'completed'],
     ];
     for (const [answer, serviceNow, view] of cases) {
       Object.assign(service, { answer, serviceNow });

@@ -784,29 +784,37 @@ describe('inbox: what it refuses and reports', () => {
         arc_done: { completed_at: T0 / 1000, opened_at: T0 / 1000 - 60 },
         arc_expired: { time_expires: T0 / 1000 + 100 },
         arc_opened: { opened_at: T0 / 1000, time_expires: T0 / 1000 + 100 },
-        // expiry_hours: 0 disables expiry: a time_expires of 0 says "never", never "expired in 1970".
+        // A time of 0 is not set: expiry_hours: 0 disables expiry ("never"), and a column's default 0
+        // says "not yet": never "expired" or "completed" in 1970.
         arc_never: { time_expires: 0 },
+        arc_defaults: { completed_at: 0, opened_at: 0, time_expires: 0 },
+        arc_opened_zero: { opened_at: 0, time_expires: T0 / 1000 + 100 },
       },
       onMissingDelivery: (missing) => {
         reports.push(missing);
         throw new Error('pager down');
       },
     });
-    for (const code of ['arc_unreadable', 'arc_done', 'arc_expired', 'arc_opened', 'arc_never'])
+    for (const code of ['arc_unreadable', 'arc_done', 'arc_expired', 'arc_opened', 'arc_never', 'arc_defaults', 'arc_opened_zero'])
       await inbox.expect({ accessRequestCode: code, identitySessionCode: 'isc' });
     clock.now = T0 + 99_999;
     expect(await inbox.reconcile()).toEqual([]);
     clock.now = T0 + 100_000;
-    expect(await inbox.reconcile()).toEqual([{ accessRequestCode: 'arc_expired', reason: 'expired', at: T0 + 100_000 }]);
+    // An opened_at of 0 is no opening: that request expired unopened too.
+    expect(await inbox.reconcile()).toEqual([
+      { accessRequestCode: 'arc_expired', reason: 'expired', at: T0 + 100_000 },
+      { accessRequestCode: 'arc_opened_zero', reason: 'expired', at: T0 + 100_000 },
+    ]);
     clock.now = T0 + 299_999;
     expect(await inbox.reconcile()).toEqual([]);
     clock.now = T0 + 300_000;
     expect(await inbox.reconcile()).toEqual([{ accessRequestCode: 'arc_done', reason: 'completed', at: T0 }]);
-    expect(reports).toHaveLength(2);
+    expect(reports).toHaveLength(3);
     expect(await inbox.reconcile()).toEqual([]);
     // Each report logged with a short digest of the code, never the code; a throwing callback logged and ignored.
     const reported = lines.filter((line) => line.message.startsWith('no webhook for a request'));
     expect(reported.map((line) => line.fields)).toEqual([
+      { reason: 'expired', request: expect.stringMatching(/^[0-9a-f]{12}$/) },
       { reason: 'expired', request: expect.stringMatching(/^[0-9a-f]{12}$/) },
       { reason: 'completed', request: expect.stringMatching(/^[0-9a-f]{12}$/) },
     ]);
@@ -818,6 +826,7 @@ describe('inbox: what it refuses and reports', () => {
       fields: { errorCode: 'ERR_SERVICE_UNAVAILABLE' },
     });
     expect(lines.filter((line) => line.message === 'onMissingDelivery threw; ignored').map((line) => line.fields)).toEqual([
+      { error: 'Error' },
       { error: 'Error' },
       { error: 'Error' },
     ]);
