@@ -33,6 +33,23 @@ function ofKinds<T>(kinds: readonly string[], schema: z.ZodMiniType<T, unknown>)
   );
 }
 /**
+ * A value the service may write in several forms, read by `read` (one rule of `internal/`, the
+ * same wherever the SDK reads that kind of value): what it reads is the value; what it reads as
+ * `undefined` is refused, saying what was `expected`.
+ */
+function readBy<T>(read: (value: unknown) => T | undefined, expected: string): z.ZodMiniType<T, unknown> {
+  return z.pipe(
+    z.unknown(),
+    z.transform((value: unknown, ctx) => {
+      const readValue = read(value);
+      if (readValue !== undefined) return readValue;
+      ctx.issues.push({ code: 'custom', message: expected, input: value });
+      return z.NEVER;
+    }),
+  );
+}
+
+/**
  * A whole number, or one written as a string of digits ("1700000000"): the spec types these
  * fields as integers, and a service that serialises them as strings means the same number.
  * Anything else (a decimal string, a date) is refused, never guessed at.
@@ -49,23 +66,14 @@ const int = z.exactOptional(ofKinds(['number', 'string'], wholeNumber));
  * with its zone. A date without a zone is refused.
  */
 const unixTime = z.exactOptional(
-  z.pipe(
-    z.custom<unknown, unknown>(
-      (value) => unixTimeOf(value) !== undefined,
-      'a UNIX time: seconds or milliseconds, as a number or its digits, or a date with its zone',
-    ),
-    z.transform((value: unknown) => unixTimeOf(value) ?? Number.NaN),
-  ),
+  readBy(unixTimeOf, 'a UNIX time: seconds or milliseconds, as a number or its digits, or a date with its zone'),
 );
 /**
  * A boolean, or one written as a word the way the spec writes `is_pep` (`"Yes"`), as `"true"`, or
  * as `1`/`0` ({@link booleanOf}): one meaning each. Anything else is refused.
  */
-const boolean: z.ZodMiniType<boolean, unknown> = z.pipe(
-  z.custom<unknown, unknown>((value) => booleanOf(value) !== undefined, 'a boolean: true/false, yes/no or 1/0'),
-  z.transform((value: unknown) => booleanOf(value) === true),
-);
-const bool = z.exactOptional(ofKinds(['boolean', 'string', 'number'], boolean));
+const boolean = readBy(booleanOf, 'a boolean: true/false, yes/no or 1/0');
+const bool = z.exactOptional(boolean);
 
 /**
  * The token response: its lifetime fields are read whatever they hold, and judged by the token

@@ -26,10 +26,9 @@ describe('unixTimeOf', () => {
         ]) {
           expect(unixTimeOf(form), JSON.stringify(form)).toBe(t);
         }
-        if (t < 253_402_300_800) {
-          expect(unixTimeOf(date.toISOString())).toBe(t);
-          expect(unixTimeOf(date.toUTCString())).toBe(t);
-        }
+        // Every instant drawn is before the year 10000, so both dates have four-digit years.
+        expect(unixTimeOf(date.toISOString())).toBe(t);
+        expect(unixTimeOf(date.toUTCString())).toBe(t);
       }),
     );
   });
