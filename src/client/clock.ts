@@ -5,21 +5,24 @@
  * handed down: the transport stamps `X-Request-Timestamp` with it and teaches it, the token
  * manager times tokens with its offset, the client judges expiries the service set on it.
  */
+import { numericDate } from '../internal/times.js';
 
 /** Offsets smaller than this are within the `Date` header's one-second resolution: ignored. */
 const MIN_SKEW_MS = 2_000;
 
 /**
- * A numeric time claim (`exp`, `iat`) of a JWT, in ms, read without verifying it: only used to
- * schedule a refresh, or to learn the service's clock when it sends no `Date`.
+ * A time claim (`exp`, `iat`) of a JWT, in ms, read without verifying it: only used to schedule a
+ * refresh, or to learn the service's clock when it sends no `Date`. Read by the rule for a JWT's
+ * times (`numericDate`): an `iat` written in milliseconds is not a clock thousands of years ahead,
+ * which would stamp every identity call outside the service's window.
  */
 export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined {
   try {
     const part = token.split('.')[1];
     if (!part) return undefined;
     const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
-    const value = (payload as Record<string, unknown>)[claim];
-    return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined;
+    const seconds = numericDate((payload as Record<string, unknown>)[claim]);
+    return seconds === undefined ? undefined : seconds * 1000;
   } catch {
     return undefined;
   }

@@ -5,7 +5,7 @@ import type { VerifiedIdentityResponse, VerifyIdentityResponseOptions } from '..
 import type { ApiResult, IdentityRequestCodes, IdentityResponseRequest } from './results.js';
 import type { Schemas } from './schemas.js';
 import type { RequestOptions } from './options.js';
-import { unixTimeOf } from '../internal/times.js';
+import { numericDate } from '../internal/times.js';
 
 /** What the flow needs of a webhook event: `IdentityActionsEvent` from `@acme/identity/webhooks` fits. */
 export interface WebhookEventLike {
@@ -115,8 +115,8 @@ export async function verifiedIdentity(
  * verifies it) has passed on the service's clock; `undefined` while it is valid or states no `exp`.
  */
 function expiredSince(written: unknown, serviceNowMs: number): string | undefined {
-  // In any form that names an instant (`internal/times.ts`): an `exp` in milliseconds is not one thousands of years away.
-  const exp = unixTimeOf(written);
+  // By the rule for a JWT's times (`internal/times.ts`): an `exp` in milliseconds is not one thousands of years away.
+  const exp = numericDate(written);
   if (exp === undefined || exp * 1000 > serviceNowMs) return undefined;
   const ago = Math.round((serviceNowMs - exp * 1000) / 1000);
   return `the webhook's X-Access-Token expired at ${new Date(exp * 1000).toISOString()} (${ago} s ago, on the service's clock): ask the service to send the webhook again (the identity inbox fetches within the token's life)`;

@@ -8,7 +8,7 @@ import { AcmeIdentityError, ApiError, IdentityFlowError } from '../errors/index.
 import type { Observer } from '../internal/observe.js';
 import { printable } from '../internal/text.js';
 import { toHex } from '../internal/encoding.js';
-import { unixSeconds } from '../internal/times.js';
+import { numericDate } from '../internal/times.js';
 
 /** Two seconds short of expiry, a token is not sent: it would expire on the way. */
 export const EXPIRY_MARGIN_MS = 2_000;
@@ -112,14 +112,14 @@ export function failureOf(error: unknown): Failure {
 }
 
 /**
- * The token's `exp` in ms (a JWT's number, or its digits; one written in milliseconds is read as
- * such by `unixSeconds`, not as an instant thousands of years away); without one (or unreadable),
- * `lifetime` from now.
+ * The token's `exp` in ms, read by the rule for a JWT's times (`numericDate`: one written in
+ * milliseconds is not an instant thousands of years away); without one (or unreadable, or not
+ * after 1970), `lifetime` from now.
  */
 export function tokenExpiry(token: string, now: number, lifetimeMs: number): number {
   try {
-    const exp = unixSeconds(Number(decodeJwt(token).exp));
-    if (Number.isFinite(exp) && exp > 0) return exp * 1000;
+    const exp = numericDate(decodeJwt(token).exp);
+    if (exp !== undefined && exp > 0) return exp * 1000;
   } catch {
     // Not a JWT: getVerified refuses it on the first attempt, and says why.
   }

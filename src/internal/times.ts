@@ -52,14 +52,26 @@ export function unixSeconds(value: number): number {
 const NUMBER_TEXT = /^\s*-?[0-9]{1,15}(?:\.[0-9]{1,9})?\s*$/;
 
 /**
- * The whole UNIX second `value` names, or `undefined` when it names none: a finite number (seconds,
- * a fraction floored, or milliseconds by {@link unixSeconds}), the same written as a string of
- * digits, or a date with its zone ({@link zonedDate}).
+ * The whole UNIX second a number names, or `undefined`: a finite number (seconds, a fraction
+ * floored, or milliseconds by {@link unixSeconds}), or the same written as a string of digits. A
+ * JWT's `iat`, `exp` and `nbf` (RFC 7519's NumericDate) are read by it wherever a token is only
+ * read, not verified: the client's clock and renewals, the webhook's X-Access-Token.
+ */
+export function numericDate(value: unknown): number | undefined {
+  let number = Number.NaN;
+  if (typeof value === 'number') number = value;
+  else if (typeof value === 'string' && NUMBER_TEXT.test(value)) number = Number(value);
+  return Number.isFinite(number) ? Math.floor(unixSeconds(number)) : undefined;
+}
+
+/**
+ * The whole UNIX second `value` names, or `undefined` when it names none: a number as
+ * {@link numericDate} reads it, or a date with its zone ({@link zonedDate}). The times of REST
+ * answers are read by it.
  */
 export function unixTimeOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.floor(unixSeconds(value)) : undefined;
-  if (typeof value !== 'string') return undefined;
-  if (NUMBER_TEXT.test(value)) return Math.floor(unixSeconds(Number(value)));
+  const seconds = numericDate(value);
+  if (seconds !== undefined || typeof value !== 'string') return seconds;
   const date = zonedDate(value);
   return 'ms' in date ? Math.floor(date.ms / 1000) : undefined;
 }

@@ -70,7 +70,7 @@ async function issueTokens(state: FakeState, clientId: string, ctx: ResponseCont
   const accessToken = await signJwt(
     state.keys,
     { sub: clientId, tenant: client?.tenantId, jti: randomId(12), token_use: 'api', gen: state.tokenGeneration },
-    { nowMs: ctx.now, ttlSeconds: state.accessTtl },
+    { nowMs: ctx.now, ttlSeconds: state.accessTtl, unit: state.readings.tokenTimes },
   );
   const refreshToken = `rt_${randomId(24)}`;
   state.refreshTokens.set(refreshToken, { clientId, expiresAt: ctx.now + state.refreshTtl * 1000 });

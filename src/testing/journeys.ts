@@ -73,7 +73,7 @@ export function createJourneys(state: FakeState): Journeys {
       access_token: await signJwt(
         state.keys,
         { access_token: found.accessToken, access_request_code: found.accessRequestCode },
-        { nowMs, ttlSeconds: state.options.webhookTokenTtlSeconds ?? 3600 },
+        { nowMs, ttlSeconds: state.options.webhookTokenTtlSeconds ?? 3600, unit: state.readings.tokenTimes },
       ),
     };
     state.events.push(payload);

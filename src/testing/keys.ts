@@ -6,6 +6,7 @@
  */
 import { SignJWT, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { randomId } from '../internal/encoding.js';
+import { unixSeconds } from '../internal/times.js';
 
 /** The fake service's RSA signing key: access tokens, X-Access-Token JWTs, SD-JWTs and credentials. */
 export interface SigningKeys {
@@ -23,18 +24,29 @@ export async function createSigningKeys(): Promise<SigningKeys> {
   return { kid, privateKey, publicKey, publicJwk };
 }
 
+/**
+ * A JWT signed by `keys`, issued at `nowMs` and expiring `ttlSeconds` later, its `iat` and `exp`
+ * in seconds, or in milliseconds when `unit` says so (the `tokenTimes` reading).
+ */
 export async function signJwt(
   keys: SigningKeys,
   payload: JWTPayload,
-  options: { typ?: string; nowMs: number; ttlSeconds?: number },
+  options: { typ?: string; nowMs: number; ttlSeconds?: number; unit?: 'seconds' | 'milliseconds' },
 ): Promise<string> {
+  const perSecond = options.unit === 'milliseconds' ? 1000 : 1;
   const iat = Math.floor(options.nowMs / 1000);
-  const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: options.typ ?? 'JWT' }).setIssuedAt(iat);
-  if (options.ttlSeconds !== undefined) jwt.setExpirationTime(iat + options.ttlSeconds);
+  const jwt = new SignJWT(payload)
+    .setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: options.typ ?? 'JWT' })
+    .setIssuedAt(iat * perSecond);
+  if (options.ttlSeconds !== undefined) jwt.setExpirationTime((iat + options.ttlSeconds) * perSecond);
   return jwt.sign(keys.privateKey);
 }
 
-/** The payload of a JWT signed by one of `keys` (chosen by `kid`), or `undefined` when it is not one, or expired. */
+/**
+ * The payload of a JWT signed by one of `keys` (chosen by `kid`), or `undefined` when it is not
+ * one, or expired: its `exp` read in seconds or in milliseconds (`unixSeconds`), as the fake
+ * writes it under either `tokenTimes` reading (jose reads it in seconds only).
+ */
 export async function verifyJwt(keys: readonly SigningKeys[], token: string, nowMs: number): Promise<JWTPayload | undefined> {
   try {
     const { kid } = decodeProtectedHeader(token);
@@ -44,6 +56,7 @@ export async function verifyJwt(keys: readonly SigningKeys[], token: string, now
       algorithms: ['RS256'],
       currentDate: new Date(nowMs),
     });
+    if (typeof payload.exp === 'number' && unixSeconds(payload.exp) * 1000 <= nowMs) return undefined;
     return payload;
   } catch {
     return undefined;

@@ -106,6 +106,13 @@ export interface FakeReadings {
   neverExpires?: 'omitted' | 'zero';
   /** What `DELETE /identity/request/…` answers: the spec's `{data: {message}}` (`message`), 200 with no body (`empty`), or 204 No Content (`no-content`). */
   deleteAnswer?: 'message' | 'empty' | 'no-content';
+  /**
+   * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
+   * webhook's X-Access-Token): in seconds (`seconds`, the default, as RFC 7519 has them) or in
+   * milliseconds (`milliseconds`: an issuer that signs `Date.now()`). The fake reads its own tokens'
+   * `exp` the way it writes them.
+   */
+  tokenTimes?: 'seconds' | 'milliseconds';
 }
 
 /**
@@ -144,6 +151,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   digestEncoding: 'base64url',
   deleteAnswer: 'message',
   neverExpires: 'omitted',
+  tokenTimes: 'seconds',
 });
 
 /**
@@ -180,6 +188,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
   neverExpires: ['omitted', 'zero'],
+  tokenTimes: ['seconds', 'milliseconds'],
 });
 
 /**

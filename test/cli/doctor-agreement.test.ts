@@ -158,7 +158,8 @@ describe('doctor and the SDK agree', () => {
           seen[sdk.works ? 'works' : 'refused'] += 1;
         },
       ),
-      { seed: 4141, numRuns: 40 },
+      // Seeded: a new reading changes what the seed draws; 4142 draws both sides more than 5 times (4141 did before tokenTimes).
+      { seed: 4142, numRuns: 40 },
     );
     expect(seen.works).toBeGreaterThan(5);
     expect(seen.refused).toBeGreaterThan(5);

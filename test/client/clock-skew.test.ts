@@ -11,20 +11,30 @@ const T0 = Date.UTC(2026, 10, 24, 12);
 const TTL_SECONDS = 900;
 const MARGIN_SECONDS = 60;
 
+/** The units a service may write its JWTs' `iat` and `exp` in (the `tokenTimes` reading). */
+const TOKEN_TIMES = ['seconds', 'milliseconds'] as const;
+type TokenTimes = (typeof TOKEN_TIMES)[number];
+
 /** A fake whose clock runs `skewMs` ahead of the client's (behind when negative). */
-async function skewed(skewMs: number, tokenLifetime: FakeServiceOptions['tokenLifetime']) {
+async function skewed(skewMs: number, tokenLifetime: FakeServiceOptions['tokenLifetime'], tokenTimes: TokenTimes = 'seconds') {
   const clock = { now: T0 };
   const h = await harness({
-    fake: { now: () => clock.now + skewMs, accessTokenTtlSeconds: TTL_SECONDS, ...(tokenLifetime ? { tokenLifetime } : {}) },
+    fake: {
+      now: () => clock.now + skewMs,
+      accessTokenTtlSeconds: TTL_SECONDS,
+      readings: { tokenTimes },
+      ...(tokenLifetime ? { tokenLifetime } : {}),
+    },
     client: { now: () => clock.now, refreshMarginSeconds: MARGIN_SECONDS },
   });
   return { ...h, clock };
 }
 
 const FORMS = [
-  ['expires_in', 'expires_in'],
-  ['expires (absolute, service time)', 'expires'],
-  ["the JWT's exp alone", 'none'],
+  ['expires_in', 'expires_in', 'seconds'],
+  ['expires (absolute, service time)', 'expires', 'seconds'],
+  ["the JWT's exp alone", 'none', 'seconds'],
+  ["the JWT's exp alone, in milliseconds", 'none', 'milliseconds'],
 ] as const;
 const SKEWS = [
   ['10 minutes behind', -600_000],
@@ -32,8 +42,8 @@ const SKEWS = [
 ] as const;
 
 describe.each(SKEWS)('the service clock %s', (_label, skewMs) => {
-  test.each(FORMS)('lifetime from %s: one token request for the whole lifetime, one refresh after it', async (_form, lifetime) => {
-    const h = await skewed(skewMs, lifetime);
+  test.each(FORMS)('lifetime from %s: one token request for the whole lifetime, one refresh after it', async (_form, lifetime, times) => {
+    const h = await skewed(skewMs, lifetime, times);
     const { data } = await h.client.identityRequests.create(person());
     const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
     let calls = 1;
@@ -62,9 +72,14 @@ describe.each(SKEWS)('the service clock %s', (_label, skewMs) => {
  * A client and a fake whose clock runs `skewMs` ahead of the client's, the fake's answers carrying
  * the `Date` header `dateOf(path)` gives (none when it gives `undefined`).
  */
-async function dated(skewMs: number, dateOf: (path: string) => string | undefined, correctClockSkew = true) {
+async function dated(
+  skewMs: number,
+  dateOf: (path: string) => string | undefined,
+  correctClockSkew = true,
+  tokenTimes: TokenTimes = 'seconds',
+) {
   const clock = { now: T0 };
-  const { makeClient, service } = await harness({ fake: { now: () => clock.now + skewMs } });
+  const { makeClient, service } = await harness({ fake: { now: () => clock.now + skewMs, readings: { tokenTimes } } });
   const client = makeClient({
     now: () => clock.now,
     correctClockSkew,
@@ -83,19 +98,31 @@ async function dated(skewMs: number, dateOf: (path: string) => string | undefine
 }
 
 describe('the clock learnt from a token, for a service that sends no Date header', () => {
-  test.each([
-    [2_500, 0],
-    [3_000, 3_000],
-    [-3_000, -3_000],
-    [600_000, 600_000],
-  ])(
-    'the service %i ms ahead: the offset learnt from the iat is %i (3 s or more is applied; less is within iat’s truncation to seconds, and ignored)',
-    async (skewMs, expected) => {
-      const { client, offset } = await dated(skewMs, () => undefined);
+  test.each(
+    TOKEN_TIMES.flatMap((times) =>
+      (
+        [
+          [2_500, 0],
+          [3_000, 3_000],
+          [-3_000, -3_000],
+          [600_000, 600_000],
+        ] as const
+      ).map(([skew, expected]) => [skew, expected, times] as const),
+    ),
+  )(
+    'the service %i ms ahead: the offset learnt from the iat is %i, its iat in %s (3 s or more is applied; less is within iat’s truncation to seconds, and ignored)',
+    async (skewMs, expected, times) => {
+      const { client, offset } = await dated(skewMs, () => undefined, true, times);
       await client.auth.accessToken();
       expect(offset()).toBe(expected);
     },
   );
+
+  test('a token whose iat is in milliseconds, from a service 10 minutes ahead and sending no Date: identity calls are stamped on its clock', async () => {
+    const { client } = await dated(600_000, () => undefined, true, 'milliseconds');
+    // The fake refuses an X-Request-Timestamp outside its window (300 s): a clock read as thousands of years ahead fails here.
+    await expect(client.identityRequests.create(person())).resolves.toMatchObject({ data: { access_request_code: expect.any(String) } });
+  });
 
   test('not learnt with correctClockSkew: false', async () => {
     const { client, offset } = await dated(600_000, () => undefined, false);

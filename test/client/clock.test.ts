@@ -6,6 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { jwtTime, ServiceClock } from '../../src/client/clock.js';
+import { tokenExpiry } from '../../src/inbox/rules.js';
+import { numericDate } from '../../src/internal/times.js';
 
 /** A whole second, so that a `Date` header (seconds) states the service's time exactly. */
 const T0 = 1_790_000_000_000;
@@ -70,10 +72,50 @@ describe('ServiceClock', () => {
     expect(service.now()).toBe(T0);
   });
 
-  test('jwtTime reads a numeric claim in ms, and nothing from what is not a JWT with one', () => {
+  test('jwtTime reads a time claim in ms, and nothing from what is not a JWT with one', () => {
     expect(jwtTime(tokenIssuedAt(T0), 'iat')).toBe(T0);
     expect(jwtTime(tokenIssuedAt(T0), 'exp')).toBeUndefined();
-    expect(jwtTime(`x.${btoa('{"exp":"1790000000"}')}.`, 'exp')).toBeUndefined();
-    for (const token of ['', 'one-part', 'a..c', 'a.%%%.c']) expect(jwtTime(token, 'exp')).toBeUndefined();
+    for (const token of ['', 'one-part', 'a..c', 'a.%%%.c', `x.${btoa('null')}.`, `x.${btoa('{"exp":true}')}.`]) {
+      expect(jwtTime(token, 'exp'), token).toBeUndefined();
+    }
+  });
+});
+
+/** A JWT (unsigned: only read, never verified here) whose payload is `claims`. */
+const jwtOf = (claims: Record<string, unknown>) =>
+  `${btoa('{"alg":"none"}')}.${btoa(JSON.stringify(claims)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')}.`;
+
+describe("a JWT's times, one rule wherever they are read", () => {
+  test("property: the client's clock and lifetime (jwtTime) and the inbox's token expiry read an iat or exp as numericDate does, in seconds, milliseconds or digits", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1e8, max: 95_617_584_000 }),
+        fc.integer({ min: 0, max: 999 }),
+        fc.constantFrom<(t: number, ms: number) => unknown>(
+          (t) => t,
+          (t, ms) => t * 1000 + ms,
+          (t, ms) => t + ms / 1000,
+          (t) => String(t),
+          (t, ms) => String(t * 1000 + ms),
+        ),
+        (t, ms, form) => {
+          const written = form(t, ms);
+          expect(numericDate(written)).toBe(t);
+          expect(jwtTime(jwtOf({ iat: written }), 'iat')).toBe(t * 1000);
+          expect(jwtTime(jwtOf({ exp: written }), 'exp')).toBe(t * 1000);
+          expect(tokenExpiry(jwtOf({ exp: written }), T0, 60_000)).toBe(t * 1000);
+        },
+      ),
+    );
+  });
+
+  test("the inbox's token expiry falls back to the lifetime for an exp that names no instant after 1970", () => {
+    // A date is not a JWT's time (RFC 7519's NumericDate is a number): not read, as jwtTime does not read it.
+    const date = new Date(T0 + 600_000).toISOString();
+    expect(jwtTime(jwtOf({ exp: date }), 'exp')).toBeUndefined();
+    for (const exp of [undefined, null, true, '', 'soon', 0, -5, '0', date]) {
+      expect(tokenExpiry(jwtOf({ exp }), T0, 60_000), String(exp)).toBe(T0 + 60_000);
+    }
+    expect(tokenExpiry('not a JWT', T0, 60_000)).toBe(T0 + 60_000);
   });
 });

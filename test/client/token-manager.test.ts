@@ -315,11 +315,15 @@ describe('when a token expires', () => {
     expect(access).toMatch(/[-_]/);
     expect(await expiryOf({ access_token: access })).toBe(420_000);
     expect(await expiryOf({ access_token: access, expires: 'not a date' }, -10_000)).toBe(430_000);
+    // In milliseconds, or as digits, it is the same instant (the one rule of internal/times.ts).
+    expect(await expiryOf({ access_token: jwt({ exp: T0 + 420_000 }) })).toBe(420_000);
+    expect(await expiryOf({ access_token: jwt({ exp: String((T0 + 420_000) / 1000) }) })).toBe(420_000);
   });
 
-  test('five minutes when nothing states a lifetime: no exp, an exp that is not a number, not a JWT', async () => {
+  test('five minutes when nothing states a lifetime: no exp, an exp that names no instant, not a JWT', async () => {
     expect(await expiryOf({ access_token: jwt({ sub: 'x' }) })).toBe(300_000);
-    expect(await expiryOf({ access_token: jwt({ exp: String((T0 + 420_000) / 1000) }) })).toBe(300_000);
+    expect(await expiryOf({ access_token: jwt({ exp: 'soon' }) })).toBe(300_000);
+    expect(await expiryOf({ access_token: jwt({ exp: true }) })).toBe(300_000);
     expect(await expiryOf({ access_token: 'opaque-token' })).toBe(300_000);
     expect(await expiryOf({ access_token: 'a.!!!.b' })).toBe(300_000);
     expect(await expiryOf({ access_token: 'a', expires_in: -5 })).toBe(300_000);

@@ -5,10 +5,27 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { booleanOf } from '../../src/internal/guards.js';
-import { unixSeconds, unixTimeOf } from '../../src/internal/times.js';
+import { numericDate, unixSeconds, unixTimeOf } from '../../src/internal/times.js';
 
 /** Whole seconds from 1973 to 5000: the instants a service writes, in seconds or milliseconds. */
 const instants = fc.integer({ min: 1e8, max: 95_617_584_000 });
+
+describe('numericDate', () => {
+  test('property: a JWT time is a number or its digits, in seconds or milliseconds; a date is not one', () => {
+    fc.assert(
+      fc.property(instants, fc.integer({ min: 0, max: 999 }), (t, ms) => {
+        for (const form of [t, t * 1000 + ms, t + ms / 1000, `${t}`, ` ${t * 1000 + ms} `]) {
+          expect(numericDate(form), JSON.stringify(form)).toBe(t);
+          expect(unixTimeOf(form), JSON.stringify(form)).toBe(t);
+        }
+        const date = new Date(t * 1000);
+        expect(numericDate(date.toISOString())).toBeUndefined();
+        expect(numericDate(date.toUTCString())).toBeUndefined();
+        expect(numericDate(date)).toBeUndefined();
+      }),
+    );
+  });
+});
 
 describe('unixTimeOf', () => {
   test('property: a whole second in every form is itself', () => {
