@@ -116,9 +116,11 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // below standardwebhooks' Webhook (measured below): this verifier reads three signature
     // conventions, several at once (#39), keeps a replay store and says in each refusal what to
     // mend, and no byte of that is saved at the reader's cost (the same #46 rewrite: 6.01 KB).
+    // A signed timestamp in milliseconds read as the instant it names (the rule at the boundary,
+    // unixSeconds), not refused: 0.04 KB, to 6,401 B.
     name: 'webhooks: createWebhookVerifier alone (an edge function)',
     code: `export { createWebhookVerifier } from './src/webhooks/index.ts';`,
-    budgetBytes: 6.25 * KB,
+    budgetBytes: 6.3 * KB,
   },
   // #30's importable handlers: each a few lines over the receiver. The edge ones (Next.js, Hono)
   // are measured for the browser platform like the rest; Express and Fastify run on Node only.

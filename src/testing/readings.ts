@@ -113,6 +113,12 @@ export interface FakeReadings {
    * `exp` the way it writes them.
    */
   tokenTimes?: 'seconds' | 'milliseconds';
+  /**
+   * The signed timestamp of the timestamped webhook conventions (Stripe's `t=`, Standard Webhooks'
+   * `webhook-timestamp`), which the spec does not show: in seconds (`seconds`, the default, as
+   * both conventions have it) or in milliseconds (`milliseconds`).
+   */
+  webhookTimestamp?: 'seconds' | 'milliseconds';
 }
 
 /**
@@ -152,6 +158,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   deleteAnswer: 'message',
   neverExpires: 'omitted',
   tokenTimes: 'seconds',
+  webhookTimestamp: 'seconds',
 });
 
 /**
@@ -189,6 +196,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   deleteAnswer: ['message', 'empty', 'no-content'],
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds'],
+  webhookTimestamp: ['seconds', 'milliseconds'],
 });
 
 /**

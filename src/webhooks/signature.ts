@@ -7,6 +7,7 @@
  */
 import { InvalidInputError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
 import { fromBase64, fromHex, utf8 } from '../internal/encoding.js';
+import { unixSeconds } from '../internal/times.js';
 
 export const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
 /** Each hash as `node:crypto` and the `sha256=` prefix name it. */
@@ -184,11 +185,15 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
   throw malformed(`the signature header is not in the ${scheme} form`);
 }
 
-/** A signed timestamp (UNIX seconds) within `tolerated` seconds of the clock. */
+/**
+ * A signed timestamp within `tolerated` seconds of the clock: UNIX seconds, as both conventions
+ * write it, or milliseconds (13 digits), read by the rule every time of the service is read by
+ * (`unixSeconds`). The signed content keeps the text as it came.
+ */
 function checkStamp(stamp: string | undefined, tolerated: number, name: string, now: () => number): string {
   if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
-  if (!/^[0-9]{1,12}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds`);
-  const skew = Math.abs(Math.floor(now() / 1000) - Number(stamp));
+  if (!/^[0-9]{1,13}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds or milliseconds`);
+  const skew = Math.abs(Math.floor(now() / 1000) - Math.floor(unixSeconds(Number(stamp))));
   if (skew > tolerated) {
     throw fail(
       'ERR_WEBHOOK_TIMESTAMP',

@@ -79,8 +79,12 @@ describe('unixTimeOf', () => {
       undefined,
       {},
       [1_700_000_000],
+      // Only a string is a date: a list or an object whose text would read as one is not.
+      ['2026-11-22T12:00:00Z'],
+      { toString: () => 'Sun, 22 Nov 2026 12:00:00 GMT' },
     ]) {
       expect(unixTimeOf(value), JSON.stringify(value)).toBeUndefined();
+      expect(numericDate(value), JSON.stringify(value)).toBeUndefined();
     }
   });
 });

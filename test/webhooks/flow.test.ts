@@ -197,15 +197,24 @@ describe('asynchronous identity flow', () => {
     for (const [payload, said] of [
       [{ exp: Math.floor(Date.now() / 1000) + 600 }, "does not name the event's access_request_code"],
       [{ access_request_code: code, exp: Math.floor(Date.now() / 1000) - 1 }, 'expired'],
-      // In any form that names the instant: an exp in milliseconds is not one thousands of years away.
+      // By the rule for a JWT's times (numericDate): an exp in milliseconds, or as digits, is not one thousands of years away.
       [{ access_request_code: code, exp: (Math.floor(Date.now() / 1000) - 1) * 1000 }, 'expired'],
-      [{ access_request_code: code, exp: new Date(Date.now() - 1_000).toISOString() }, 'expired'],
+      [{ access_request_code: code, exp: String(Math.floor(Date.now() / 1000) - 1) }, 'expired'],
     ] as const) {
       const event = { kind: 'approved', accessRequestCode: code, accessToken: unsigned(payload) };
       const error = await rejection(client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
       expect(error, said).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'token', message: expect.stringContaining(said) });
     }
     expect(fetches()).toBe(0);
+    // A date is not a JWT's time (RFC 7519's NumericDate is a number): not judged here, the service decides.
+    const dated = {
+      kind: 'approved',
+      accessRequestCode: code,
+      accessToken: unsigned({ access_request_code: code, exp: new Date(0).toISOString() }),
+    };
+    const error = await rejection(client.identityResponses.getVerified(dated, { identitySessionCode: data.identity_session_code }));
+    expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'fetch' });
+    expect(fetches()).toBeGreaterThan(0);
   });
 
   test('a token expiring within the second is still used; one whose exp is now is refused before it is sent', async () => {
