@@ -203,13 +203,25 @@ function checkStamp(stamp: string | undefined, tolerated: number, name: string, 
   return stamp;
 }
 
+/** A `sha256=`, `sha384=` or `sha512=` prefix, in any case: read past, the MAC's length says its hash. */
+const NAMED_HASH = /^sha(?:256|384|512)=/i;
+
+/**
+ * What to configure when a MAC has the length of another hash's ("HMAC algorithm: not shown"),
+ * written as hex (read first, as the check reads it) or base64; nothing when it has none's.
+ */
+function otherHash(algorithm: Hash, text: string): string {
+  const bytes = HEX.test(text) && text.length % 2 === 0 ? text.length / 2 : base64Bytes(text)?.length;
+  const other = (Object.keys(MAC_BYTES) as Hash[]).find((hash) => MAC_BYTES[hash] === bytes);
+  return other && other !== algorithm ? `; it has an HMAC-${other}'s length: set algorithm: '${other}'` : '';
+}
+
 /** An HMAC of the body (after the `timestamp` option's header, when set): hex, `sha256=` hex, or base64. */
 function hmacCheck(body: Check['body'], headers: unknown, entries: readonly string[], settings: SignatureSettings): Check {
   const { algorithm, encoding } = settings;
   const length = MAC_BYTES[algorithm];
-  const prefix = `${NODE_NAMES[algorithm]}=`;
   const macs = entries.map((entry) => {
-    const text = entry.slice(0, prefix.length).toLowerCase() === prefix ? entry.slice(prefix.length) : entry;
+    const text = entry.replace(NAMED_HASH, '');
     const isHex = HEX.test(text) && text.length === length * 2;
     const b64 = !isHex && BASE64.test(text) ? base64Bytes(text) : undefined;
     const isBase64 = b64?.length === length;
@@ -218,7 +230,7 @@ function hmacCheck(body: Check['body'], headers: unknown, entries: readonly stri
     if (isHex || isBase64) {
       throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${isHex ? 'hex' : 'base64'}, but ${encoding} is configured`);
     }
-    throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)`);
+    throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)${otherHash(algorithm, text)}`);
   });
   const { timestamp } = settings;
   if (!timestamp) return { prefix: '', body, macs, hash: algorithm, secrets: settings.secrets };

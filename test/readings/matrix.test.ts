@@ -46,6 +46,14 @@ const ALL_OTHERWISE: FakeReadings = {
   redelivery: 'fresh-token',
   keyRotation: 'rotated',
   optionalInputs: 'schema',
+  timeUnit: 'milliseconds',
+  times: 'decimal',
+  booleans: 'words',
+  digestEncoding: 'hex',
+  deleteAnswer: 'no-content',
+  neverExpires: 'zero',
+  tokenTimes: 'milliseconds',
+  webhookTimestamp: 'milliseconds',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
@@ -79,6 +87,11 @@ describe('the SDK under every reading of what the spec leaves open', () => {
       await flows(makeClient({ timestampFormat }), service, {});
     },
   );
+
+  test('"every choice read otherwise" names every choice (but the timestamp format, which the SDK must be told): a new reading joins it', () => {
+    const choices = Object.keys(READING_CHOICES).filter((name) => name !== 'timestampFormat');
+    expect(Object.keys(ALL_OTHERWISE).sort()).toEqual(choices.sort());
+  });
 
   test('every choice read otherwise at once', async () => {
     const { client, service } = await harness({ fake: { readings: ALL_OTHERWISE, webhookRetry: { attempts: 1 } } });

@@ -106,6 +106,54 @@ describe('webhooks: the signature header', () => {
     }
   });
 
+  test('property: an HMAC of another hash ("HMAC algorithm: not shown") is refused naming the algorithm to set, and verifies once it is set', async () => {
+    const HASHES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' } as const;
+    const names = Object.keys(HASHES) as (keyof typeof HASHES)[];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...names),
+        fc.constantFrom(...names),
+        fc.constantFrom('hex', 'prefixed', 'PREFIXED', 'base64', 'base64url'),
+        async (signed, configured, form) => {
+          const digest = mac(BODY, HASHES[signed]);
+          const written = {
+            hex: () => digest.digest('hex'),
+            prefixed: () => `${HASHES[signed]}=${digest.digest('hex')}`,
+            PREFIXED: () => `${HASHES[signed].toUpperCase()}=${digest.digest('hex')}`,
+            base64: () => digest.digest('base64'),
+            base64url: () => digest.digest('base64url'),
+          }[form]();
+          const headers = { 'x-webhook-signature': written };
+          if (signed === configured) {
+            expect(await outcome(verifier({ algorithm: configured }).verify(BODY, headers)), written).toBe('accepted');
+            return;
+          }
+          // The one ambiguity: 64 hex digits (an HMAC-SHA-256) are also 48 bytes of base64, an
+          // HMAC-SHA-384's length, so with SHA-384 set they are read as that, and do not match.
+          if (signed === 'SHA-256' && configured === 'SHA-384' && !form.startsWith('base64')) {
+            expect(await outcome(verifier({ algorithm: configured }).verify(BODY, headers)), written).toBe('ERR_WEBHOOK_SIGNATURE');
+            return;
+          }
+          const error = await rejection(verifier({ algorithm: configured }).verify(BODY, headers));
+          expect(error, written).toMatchObject({ code: 'ERR_WEBHOOK_MALFORMED_SIGNATURE' });
+          expect((error as Error).message, written).toContain(`set algorithm: '${signed}'`);
+          expect(await outcome(verifier({ algorithm: signed }).verify(BODY, headers)), written).toBe('accepted');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test("a MAC of no other hash's length says nothing of the algorithm", async () => {
+    // The right length but not base64 (three padding characters): malformed, and SHA-256 is already set.
+    const overPadded = `${mac(BODY).digest('base64').replace(/=+$/, '')}===`;
+    for (const written of ['ab'.repeat(20), 'q'.repeat(30), 'not a mac', overPadded]) {
+      const error = await rejection(verifier().verify(BODY, { 'x-webhook-signature': written }));
+      expect(error, written).toMatchObject({ code: 'ERR_WEBHOOK_MALFORMED_SIGNATURE' });
+      expect((error as Error).message, written).not.toContain('set algorithm');
+    }
+  });
+
   test('the right MAC in base64 with more than two padding characters is malformed: base64 pads with two at most (#45)', async () => {
     const bare = mac(BODY).digest('base64').replace(/=+$/, '');
     for (const [padding, expected] of [
