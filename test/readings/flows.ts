@@ -1,7 +1,8 @@
 /**
  * The SDK's flows as the README writes them, run against one fake reading the spec in some way:
  * token, create, read back, webhook to verified identity (and a redelivery, and a second identity
- * signed later), conflict, cancellation, a typed 404, the credential life cycle, status records.
+ * signed later), the same events through the identity inbox, conflict, cancellation, a typed 404,
+ * the credential life cycle, status records.
  * Each must give the right result or a typed error; a silently different one fails the run.
  */
 import { http } from 'msw';
@@ -14,6 +15,7 @@ import {
   readClaim,
   type AcmeIdentityClient,
 } from '../../src/index.js';
+import { createIdentityInbox, MemoryInboxStore, type InboxDelivery } from '../../src/inbox/index.js';
 import { remoteJwks } from '../../src/sd-jwt/index.js';
 import { DEFAULT_CLIENT, openApiDocument, type FakeReadings, type FakeService } from '../../src/testing/index.js';
 import {
@@ -61,6 +63,23 @@ function receiving(service: FakeService) {
       receiver = receiverWith(options);
     },
   };
+}
+
+/** An identity inbox on the memory store, through `client`, verifying with `keys`; what it hands over, kept in order. */
+function inboxOn(client: AcmeIdentityClient, keys: ReturnType<typeof remoteJwks>) {
+  const handed: InboxDelivery[] = [];
+  const inbox = createIdentityInbox({
+    client,
+    store: new MemoryInboxStore(),
+    encryptionKey: new Uint8Array(32).fill(7),
+    logLevel: 'off',
+    reconcileIntervalMs: false,
+    verification: { keys, requireSignature: true },
+    onIdentity: (delivery) => {
+      handed.push(delivery);
+    },
+  });
+  return Object.assign(inbox, { handed });
 }
 
 export async function flows(client: AcmeIdentityClient, service: FakeService, readings: FakeReadings) {
@@ -112,6 +131,18 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(identity.expiresAt - Date.now() / 1000).toBeGreaterThan(0);
   expect(identity.expiresAt - Date.now() / 1000).toBeLessThan(3_600 + 900);
 
+  // The same event through the identity inbox: kept, fetched, verified and handed over once.
+  const inbox = inboxOn(client, keys);
+  await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+  expect(await inbox.receive(approved!)).toBe('added');
+  await inbox.runOnce();
+  expect(inbox.handed).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);
+  const delivered = inbox.handed[0]!;
+  if (delivered.kind !== 'approved') throw new Error('the inbox handed over no identity');
+  expect(delivered.identity.proof).toBe('signature');
+  expect(readClaim(delivered.identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
+  expect(await inbox.receive(approved!)).toBe('duplicate');
+
   // One event, one handover: the service sends the approval again (with a fresh access_token).
   await service.resendWebhook(data.access_request_code);
   await service.webhooksSettled();
@@ -133,6 +164,14 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   );
   expect(refusal).toBeInstanceOf(IdentityFlowError);
   expect(refusal).toMatchObject({ step: 'cancelled' });
+  // Through the inbox, handed over as cancelled (an event that names no kind too: the service's answer decides).
+  await inbox.expect({ accessRequestCode: other.data.access_request_code, identitySessionCode: other.data.identity_session_code });
+  expect(await inbox.receive(cancelled)).toBe('added');
+  await inbox.runOnce();
+  expect(inbox.handed.map((delivery) => [delivery.kind, delivery.id])).toEqual([
+    ['approved', data.access_request_code],
+    ['cancelled', other.data.access_request_code],
+  ]);
 
   // Deleted, whatever the answer to the DELETE says (or does not): then it is not found.
   const deleted = await client.identityRequests.create(person({ email: 'deleted@example.com', phone: '400000003' }));

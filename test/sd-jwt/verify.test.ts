@@ -432,10 +432,10 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     const cnf = { jwk: await exportJWK(holder.publicKey) };
     const d = disclosure('s', 'name', 'value');
     const presented = await issuer.sdJwt({ cnf, _sd: [digest(d)] }, [d]);
-    // A field given as undefined is left out of the JWT.
-    const kb = (payload: Record<string, unknown>, typ = 'kb+jwt', key = holder.privateKey) =>
+    // A field given as undefined is left out of the JWT; a typ of null leaves it out of the header.
+    const kb = (payload: Record<string, unknown>, typ: string | null = 'kb+jwt', key = holder.privateKey) =>
       new SignJWT({ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: digest(presented), ...payload } as JWTPayload)
-        .setProtectedHeader({ alg: 'ES256', typ })
+        .setProtectedHeader(typ === null ? { alg: 'ES256' } : { alg: 'ES256', typ })
         .sign(key);
     return { presented, kb };
   }
@@ -464,12 +464,17 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
       await kb({ nonce: undefined }),
       await kb({ iat: undefined }),
       await kb({}, ''),
+      await kb({}, null),
       // Equal only loosely (a one-element list compares equal to its string with ==): refused (#45).
       await kb({ aud: ['https://rp.example'] }),
       await kb({ nonce: ['n-1'] }),
     ];
     for (const kbJwt of cases) expect(await refusal(presented + kbJwt, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
     expect(await refusal(presented, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
+    // Required and absent, whatever else is absent: an SD-JWT with no disclosure, and a plain JWT.
+    const bare = await issuer.sign({ iss: ISSUER, exp: NOW + 60 });
+    expect(await refusal(`${bare}~`, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
+    expect(await refusal(bare, expectations)).toBe('ERR_SD_JWT_KEY_BINDING');
     // An expected nonce of '' is expected all the same: another nonce is refused.
     const emptyNonce = { keyBinding: { audience: 'https://rp.example', nonce: '' } };
     expect(await refusal(presented + (await kb({})), emptyNonce)).toBe('ERR_SD_JWT_KEY_BINDING');
