@@ -101,6 +101,11 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeGreaterThan(-3_600);
   expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeLessThan(3_600);
 
+  // The return page's view of the request, through the identity inbox: not started, never expired or completed in 1970.
+  const inbox = inboxOn(client, keys);
+  await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+  expect(await inbox.askService(data.access_request_code)).toBe('not-started');
+
   // Webhook to verified identity, the README's loop: every event handled, whatever its kind.
   await service.approve(data.access_request_code);
   await service.webhooksSettled();
@@ -132,8 +137,7 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(identity.expiresAt - Date.now() / 1000).toBeLessThan(3_600 + 900);
 
   // The same event through the identity inbox: kept, fetched, verified and handed over once.
-  const inbox = inboxOn(client, keys);
-  await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+  expect(await inbox.askService(data.access_request_code)).toBe('completed');
   expect(await inbox.receive(approved!)).toBe('added');
   await inbox.runOnce();
   expect(inbox.handed).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);
