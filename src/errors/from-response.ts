@@ -84,7 +84,10 @@ export function apiErrorFrom(init: ApiErrorInit, retryAfterMs?: number, context:
   if (init.status === 429) return new RateLimitError(init, retryAfterMs);
   const First = lookup(byStatusFirst, init.status);
   if (First) return new First(init);
-  const { code, type } = init.body ?? {};
+  // In any case (`e2002`, `validation_error`, as a service modelled on Stripe's lower-case types
+  // writes them): the same code, never a class by status alone that drops what the code means.
+  const code = upper(init.body?.code);
+  const type = upper(init.body?.type);
   if (code === 'E1007' || type === 'RATE_LIMIT_EXCEEDED') return new RateLimitError(init, retryAfterMs);
   const Class =
     lookup(byServiceCode, code) ??
@@ -94,6 +97,9 @@ export function apiErrorFrom(init: ApiErrorInit, retryAfterMs?: number, context:
     (init.status >= 500 ? InternalServerError : undefined);
   return Class ? new Class(init) : new ApiError(init);
 }
+
+/** A code or type in upper case; nothing for what is not text (a body built by hand can hold anything). */
+const upper = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : undefined);
 
 /** `table[key]` for the table's own keys only: a code such as `constructor` or `__proto__` names nothing. */
 function lookup<K extends string | number>(table: Record<K, ApiErrorClass>, key: K | undefined): ApiErrorClass | undefined {

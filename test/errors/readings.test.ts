@@ -89,6 +89,41 @@ describe('which class an answer outside the table becomes', () => {
     );
   });
 
+  test('property: a code or a type written in any case is the same code or type (e2002, validation_error), whatever the status', () => {
+    const table = Object.entries(ERROR_TABLE);
+    const anyCase = (text: string) =>
+      fc
+        .array(fc.boolean(), { minLength: text.length, maxLength: text.length })
+        .map((upper) => [...text].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom(...table)
+          .chain(([code, { type, status }]) =>
+            fc.tuple(fc.constant({ code, type, status }), anyCase(code), anyCase(type), fc.constantFrom(status, 400, 500)),
+          ),
+        ([spec, code, type, status]) => {
+          const expected = apiErrorFrom(init(status, { code: spec.code, type: spec.type }));
+          expect(apiErrorFrom(init(status, { code })).constructor, code).toBe(apiErrorFrom(init(status, { code: spec.code })).constructor);
+          expect(apiErrorFrom(init(status, { type })).constructor, type).toBe(apiErrorFrom(init(status, { type: spec.type })).constructor);
+          expect(apiErrorFrom(init(status, { code, type })).constructor).toBe(expected.constructor);
+          // As sent: the error keeps the service's words.
+          expect(apiErrorFrom(init(status, { code })).serviceCode).toBe(code);
+        },
+      ),
+    );
+    // A lower-case validation error keeps its fields.
+    const lower = apiErrorFrom(init(400, { code: 'e1001', type: 'validation_error', details: { validation_errors: { email: 'bad' } } }));
+    expect(lower).toBeInstanceOf(sdk.ValidationError);
+    expect((lower as sdk.ValidationError).fields).toEqual(['email']);
+  });
+
+  test('a code or a type that is not text names nothing: the status decides', () => {
+    for (const body of [{ code: 2002 }, { type: ['INTERNAL_ERROR'] }, { code: null, type: {} }]) {
+      expect(apiErrorFrom(init(500, body as never)).constructor, JSON.stringify(body)).toBe(sdk.InternalServerError);
+    }
+  });
+
   test('a 412 with no known code is CredentialVerificationFailedError only from a credential endpoint', () => {
     const body = { code: 'E9999', type: 'SOMETHING_NEW' };
     expect(apiErrorFrom(init(412, body), undefined, { credential: true })).toBeInstanceOf(sdk.CredentialVerificationFailedError);
