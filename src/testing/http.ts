@@ -104,6 +104,10 @@ export function errorResponse(ctx: ResponseContext, error: HttpError): Response 
   }
   // The `absent` reading: a field the error does not carry is written as `null`.
   if (ctx.readings?.absent === 'null') for (const name of ['message', 'details']) body[name] ??= null;
+  // The `errorCase` reading: `e1005`, `not_found`.
+  if (ctx.readings?.errorCase === 'lower') {
+    for (const name of ['code', 'type']) if (typeof body[name] === 'string') body[name] = body[name].toLowerCase();
+  }
   return json(ctx, ctx.readings?.errorBody === 'bare' ? body : { error: body }, error.status, error.headers);
 }
 

@@ -119,6 +119,8 @@ export interface FakeReadings {
    * both conventions have it) or in milliseconds (`milliseconds`).
    */
   webhookTimestamp?: 'seconds' | 'milliseconds';
+  /** An error's `code` and `type`: as the spec writes them (`upper`: `E1005`, `NOT_FOUND`) or in lower case (`lower`: `e1005`, `not_found`, as services modelled on Stripe's types write them). */
+  errorCase?: 'upper' | 'lower';
 }
 
 /**
@@ -159,6 +161,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   neverExpires: 'omitted',
   tokenTimes: 'seconds',
   webhookTimestamp: 'seconds',
+  errorCase: 'upper',
 });
 
 /**
@@ -197,6 +200,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds'],
   webhookTimestamp: ['seconds', 'milliseconds'],
+  errorCase: ['upper', 'lower'],
 });
 
 /**

@@ -186,7 +186,9 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   // Typed errors, whatever the error body's shape.
   const missing = await rejection(client.identityRequests.get({ accessRequestCode: 'arc_none', identitySessionCode: 'isc_none' }));
   expect(missing).toBeInstanceOf(NotFoundError);
-  expect(missing).toMatchObject({ status: 404, serviceCode: 'E1005' });
+  expect(missing).toMatchObject({ status: 404, code: 'ERR_NOT_FOUND' });
+  // The service's code as it wrote it (e1005 under the errorCase reading).
+  expect((missing as NotFoundError).serviceCode?.toUpperCase()).toBe('E1005');
 
   // A second identity, signed after the first was verified (under a key rotation, by a key the cached JWKS does not hold).
   const second = await client.identityRequests.create(

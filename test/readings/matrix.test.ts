@@ -54,6 +54,7 @@ const ALL_OTHERWISE: FakeReadings = {
   neverExpires: 'zero',
   tokenTimes: 'milliseconds',
   webhookTimestamp: 'milliseconds',
+  errorCase: 'lower',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
