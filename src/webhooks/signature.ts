@@ -216,7 +216,7 @@ function otherHash(algorithm: Hash, text: string): string {
   return other && other !== algorithm ? `; it has an HMAC-${other}'s length: set algorithm: '${other}'` : '';
 }
 
-/** An HMAC of the body (after the `timestamp` option's header, when set): hex, `sha256=` hex, or base64. */
+/** An HMAC of the body (after the `timestamp` option's header, when set): hex (after its `sha256=`, or another hash's name), or base64. */
 function hmacCheck(body: Check['body'], headers: unknown, entries: readonly string[], settings: SignatureSettings): Check {
   const { algorithm, encoding } = settings;
   const length = MAC_BYTES[algorithm];
