@@ -3,6 +3,7 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { canonicalDigest, digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { booleanOf, isObject, setOwn } from '../internal/guards.js';
+import { base64urlBytes } from '../internal/jws.js';
 import { unixTimeOf } from '../internal/times.js';
 import {
   MAX_DEPTH,
@@ -99,9 +100,10 @@ function spaced(value: unknown): string {
  * The disclosure strings an issuer may have hashed for `[salt, claim, value]`, most likely first.
  * The spec does not show the hash input; RFC 9901 hashes the base64url of the issuer's exact JSON
  * bytes, which decoding loses. So the compact form from a `credential_jwt` is used when there is
- * one, else the two common serialisations (compact, and Python's spaced form), each with
- * non-ASCII characters kept and escaped. A value whose numbers were written differently (`1.0`)
- * cannot be recovered and is refused.
+ * one (see {@link hashInputs}), else the two common serialisations (compact, and Python's spaced
+ * form), each with non-ASCII characters kept and escaped. A value whose numbers were written
+ * differently (`1.0`) cannot be recovered and is refused. Each is tried as RFC 9901 hashes it (its
+ * base64url), then as the JSON itself, which an issuer that skips the encoding hashes.
  */
 function candidates(salt: string, claim: string, value: unknown): string[] {
   const forms = [JSON.stringify([salt, claim, value]), spaced([salt, claim, value])];
@@ -109,7 +111,16 @@ function candidates(salt: string, claim: string, value: unknown): string[] {
     const ascii = asciiOnly(form);
     if (ascii !== form) forms.push(ascii);
   }
-  return forms.map((form) => toBase64Url(utf8(form)));
+  return [...forms.map((form) => toBase64Url(utf8(form))), ...forms];
+}
+
+/**
+ * What a disclosure's digest may cover: a signed credential's exact bytes for the claim (its
+ * base64url, as RFC 9901 hashes it, then the JSON it encodes), else {@link candidates}.
+ */
+function hashInputs(compact: VerifiedDisclosure | undefined, salt: string, claim: string, value: unknown): string[] {
+  if (!compact) return candidates(salt, claim, value);
+  return [compact.encoded, new TextDecoder().decode(base64urlBytes(compact.encoded))];
 }
 
 interface EnvelopeDisclosure {
@@ -397,7 +408,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
     // stated as plainly as the unsigned envelope states everything (proof 'digests' at best).
     if (salt !== undefined) {
-      const inputs = compact ? [compact.encoded] : candidates(salt, claim, value);
+      const inputs = hashInputs(compact, salt, claim, value);
       const digest = (await digests(algorithm, inputs)).find((d) => digestSet.has(d));
       if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
       if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);

@@ -1,7 +1,7 @@
 /** Identity requests and responses of the fake service: validation, lifecycle, SD-JWT results. */
 import { claimsProblem, requestedClaimKeys } from './claims.js';
 import { serviceError, validationError } from './http.js';
-import { disclose, digestsWithDecoys, issueSdJwt, type DisclosureEncoding, type IssuedDisclosure } from './sd-jwt.js';
+import { disclose, digestsWithDecoys, issueSdJwt, sha256, type DisclosureEncoding, type IssuedDisclosure } from './sd-jwt.js';
 import { randomId, toHex } from '../internal/encoding.js';
 import type { SigningKeys } from './keys.js';
 import { claimValueAs, type ResolvedReadings } from './readings.js';
@@ -267,7 +267,9 @@ export async function buildIdentityResponse(
     ref: `idc_${randomId(12)}`,
     ...common,
     jti: randomId(16),
-    _sd: (await digestsWithDecoys(disclosures, 2)).map((digest) => digestAs(context.readings?.digestEncoding ?? 'base64url', digest)),
+    _sd: (await digestsWithDecoys(await hashedAs(context.readings?.disclosureHash ?? 'base64url', disclosures), 2)).map((digest) =>
+      digestAs(context.readings?.digestEncoding ?? 'base64url', digest),
+    ),
     _sd_alg: context.readings?.sdAlg ?? 'sha256',
     // Under the `claimPlacement: 'credential'` and `'flat'` readings the claims are inside the signed
     // credentials (and, for `flat`, plain fields of `data` too), not in `disclosures`.
@@ -287,6 +289,15 @@ export async function buildIdentityResponse(
     );
   }
   return data;
+}
+
+/**
+ * The response's disclosures with the digests its `_sd` lists, as the `disclosureHash` reading
+ * says: of the base64url (RFC 9901's, as a signed credential's are), or of the JSON itself.
+ */
+async function hashedAs(reading: ResolvedReadings['disclosureHash'], disclosures: IssuedDisclosure[]): Promise<IssuedDisclosure[]> {
+  if (reading === 'base64url') return disclosures;
+  return Promise.all(disclosures.map(async (d) => ({ ...d, digest: await sha256(d.json) })));
 }
 
 /** Identity endpoints refuse a request whose codes do not both name it. */

@@ -121,6 +121,12 @@ export interface FakeReadings {
   webhookTimestamp?: 'seconds' | 'milliseconds';
   /** An error's `code` and `type`: as the spec writes them (`upper`: `E1005`, `NOT_FOUND`) or in lower case (`lower`: `e1005`, `not_found`, as services modelled on Stripe's types write them). */
   errorCase?: 'upper' | 'lower';
+  /**
+   * What the identity response's `_sd` digests cover ("the exact input of the hash: not shown"):
+   * the base64url of each disclosure's JSON (`base64url`, the default, RFC 9901's), or the JSON
+   * itself (`json`: an issuer that skips the encoding). Signed credentials keep RFC 9901's.
+   */
+  disclosureHash?: 'base64url' | 'json';
 }
 
 /**
@@ -162,6 +168,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   tokenTimes: 'seconds',
   webhookTimestamp: 'seconds',
   errorCase: 'upper',
+  disclosureHash: 'base64url',
 });
 
 /**
@@ -201,6 +208,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   tokenTimes: ['seconds', 'milliseconds'],
   webhookTimestamp: ['seconds', 'milliseconds'],
   errorCase: ['upper', 'lower'],
+  disclosureHash: ['base64url', 'json'],
 });
 
 /**

@@ -11,7 +11,9 @@ export interface IssuedDisclosure {
   claim: string;
   salt: string;
   value: unknown;
-  /** base64url of the JSON array `[salt, claim, value]`: the exact bytes the digest covers. */
+  /** The JSON array `[salt, claim, value]`, as written. */
+  json: string;
+  /** base64url of {@link IssuedDisclosure.json}: the exact bytes the digest covers. */
   encoded: string;
   digest: string;
 }
@@ -42,7 +44,7 @@ export async function disclose(claim: string, value: unknown, encoding: Disclosu
   const salt = randomId(16);
   const json = encoding === 'compact' ? JSON.stringify([salt, claim, value]) : spacedJson([salt, claim, value]);
   const encoded = toBase64Url(utf8(json));
-  return { claim, salt, value, encoded, digest: await sha256(encoded) };
+  return { claim, salt, value, json, encoded, digest: await sha256(encoded) };
 }
 
 /** Digests of the disclosures plus `decoys` random ones, sorted so their order reveals nothing. */

@@ -146,24 +146,26 @@ describe('doctor and the SDK agree', () => {
       { requiredKeys: [] },
     );
     const seen = { works: 0, refused: 0 };
-    await fc.assert(
-      fc.asyncProperty(
-        readingsArbitrary,
-        fc.constantFrom('unix-seconds' as const, 'unix-ms' as const, 'iso8601' as const),
-        settingsArbitrary,
-        async (readings, served, settings) => {
-          const all = { ...readings, timestampFormat: served };
-          const [sdk, report] = await Promise.all([sdkOn(all, undefined, settings), doctorOn(all, undefined, settings)]);
-          expectAgreement(sdk, report, `${describeReadings(all)} with ${JSON.stringify(settings)}`);
-          seen[sdk.works ? 'works' : 'refused'] += 1;
-        },
-      ),
-      // Seeded: a new reading changes what the seed draws; 4142 draws both sides more than 5 times (4141 did before tokenTimes).
-      { seed: 4142, numRuns: 40 },
+    const property = fc.asyncProperty(
+      readingsArbitrary,
+      fc.constantFrom('unix-seconds' as const, 'unix-ms' as const, 'iso8601' as const),
+      settingsArbitrary,
+      async (readings, served, settings) => {
+        const all = { ...readings, timestampFormat: served };
+        const [sdk, report] = await Promise.all([sdkOn(all, undefined, settings), doctorOn(all, undefined, settings)]);
+        expectAgreement(sdk, report, `${describeReadings(all)} with ${JSON.stringify(settings)}`);
+        seen[sdk.works ? 'works' : 'refused'] += 1;
+      },
     );
+    // Seeded runs of 40 until both sides were tried more than 5 times: a new reading changes what a
+    // seed draws, and a run that happened to draw few services the SDK reads proves little.
+    for (const seed of [4141, 4142, 4143, 4144]) {
+      await fc.assert(property, { seed, numRuns: 40 });
+      if (seen.works > 5 && seen.refused > 5) break;
+    }
     expect(seen.works).toBeGreaterThan(5);
     expect(seen.refused).toBeGreaterThan(5);
-  }, 300_000);
+  }, 600_000);
 
   /** The answers the journey reads, by method and path. */
   const TARGETS = [

@@ -55,6 +55,7 @@ const ALL_OTHERWISE: FakeReadings = {
   tokenTimes: 'milliseconds',
   webhookTimestamp: 'milliseconds',
   errorCase: 'lower',
+  disclosureHash: 'json',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {

@@ -2,6 +2,7 @@
  * The verifiers' edges (#13): inputs an attacker or an unusual issuer sends. Each test breaks one
  * rule on an otherwise valid input built here by hand, so the rule alone decides.
  */
+import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { JwksError, localJwks, readClaim, verifyIdentityResponse, verifySdJwt } from '../../src/sd-jwt/index.js';
@@ -497,6 +498,45 @@ describe('verifyIdentityResponse: which credential speaks for the response', () 
     const spaced = Buffer.from(`["salt-0", "acmeidentity.name", {"first_name": "Jane", "last_name": "Citizen"}]`).toString('base64url');
     const data = { ...envelope({ 'acmeidentity.name': value }), _sd: [digest(spaced)] };
     expect((await verifyIdentityResponse(data, REQUEST)).claims['acmeidentity.name']).toEqual(value);
+  });
+
+  test('property: digests of the disclosure JSON itself, not its base64url (the disclosureHash reading), verify in the compact and the spaced form, signed or not; a changed value never does', async () => {
+    /** Python's json.dumps separators, non-ASCII kept. */
+    const spacedJson = (v: unknown): string => {
+      if (Array.isArray(v)) return `[${v.map(spacedJson).join(', ')}]`;
+      if (v !== null && typeof v === 'object') {
+        return `{${Object.entries(v)
+          .map(([k, x]) => `${JSON.stringify(k)}: ${spacedJson(x)}`)
+          .join(', ')}}`;
+      }
+      return JSON.stringify(v);
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.tuple(fc.constant('acmeidentity.given_name'), fc.string({ minLength: 1 })),
+          fc.tuple(fc.constant('acmeidentity.name'), fc.record({ first_name: fc.string(), last_name: fc.string() })),
+          fc.tuple(fc.constant('sanctionscheck.matches'), fc.array(fc.string(), { maxLength: 3 })),
+        ),
+        fc.constantFrom('compact', 'spaced'),
+        fc.boolean(),
+        async ([claim, value], form, signed) => {
+          const written = signed || form === 'compact' ? JSON.stringify(['salt-0', claim, value]) : spacedJson(['salt-0', claim, value]);
+          const base = signed ? await withCredential({ [claim]: value }) : envelope({ [claim]: value });
+          const data = { ...base, _sd: [digest(written)] };
+          const options = signed ? { ...REQUEST, keys: issuer.keys } : REQUEST;
+          const verified = await verifyIdentityResponse(data, options);
+          expect(verified.claims[claim]).toEqual(value);
+          expect(verified.proof).toBe(signed ? 'signature' : 'digests');
+          // A value no draw makes: never the one hashed.
+          const changed = { ...data, disclosures: [{ ...data.disclosures[0]!, value: { changed: true } }] };
+          expect(await code(verifyIdentityResponse(changed, options))).toBe(
+            signed ? 'ERR_SD_JWT_ENVELOPE_MISMATCH' : 'ERR_SD_JWT_DIGEST_MISMATCH',
+          );
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
 

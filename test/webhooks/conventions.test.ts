@@ -215,6 +215,16 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
     expect(event).toMatchObject({ kind: 'cancelled', accessRequestCode: 'arc_9', accessToken: TOKEN });
     expect(JSON.stringify(event)).not.toContain(TOKEN);
   });
+
+  test('the kind is read inside data too, where the envelope names none; an envelope and its data that disagree say unknown', async () => {
+    const inside = JSON.stringify({ id: 'msg_1', data: { event: 'approved', access_request_code: 'arc_9', access_token: TOKEN } });
+    expect(await verifier().verify(inside, sign(inside))).toMatchObject({ kind: 'approved', rawKind: 'approved' });
+    const disagree = JSON.stringify({
+      type: 'identity.request.cancelled',
+      data: { event: 'approved', access_request_code: 'arc_9', access_token: TOKEN },
+    });
+    expect(await verifier().verify(disagree, sign(disagree))).toMatchObject({ kind: 'unknown' });
+  });
 });
 
 describe('webhook signatures: choosing the scheme', () => {
