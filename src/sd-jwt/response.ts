@@ -105,22 +105,36 @@ function spaced(value: unknown): string {
  * differently (`1.0`) cannot be recovered and is refused. Each is tried as RFC 9901 hashes it (its
  * base64url), then as the JSON itself, which an issuer that skips the encoding hashes.
  */
-function candidates(salt: string, claim: string, value: unknown): string[] {
+function candidates(salt: string, claim: string, value: unknown): [encoded: string[], json: string[]] {
   const forms = [JSON.stringify([salt, claim, value]), spaced([salt, claim, value])];
   for (const form of [...forms]) {
     const ascii = asciiOnly(form);
     if (ascii !== form) forms.push(ascii);
   }
-  return [...forms.map((form) => toBase64Url(utf8(form))), ...forms];
+  return [forms.map((form) => toBase64Url(utf8(form))), forms];
 }
 
 /**
- * What a disclosure's digest may cover: a signed credential's exact bytes for the claim (its
- * base64url, as RFC 9901 hashes it, then the JSON it encodes), else {@link candidates}.
+ * What a disclosure's digest may cover, in two batches: as RFC 9901 hashes it, then the JSON
+ * itself. A signed credential's exact bytes for the claim (its base64url, and the JSON it
+ * encodes) when there is one, else {@link candidates}.
  */
-function hashInputs(compact: VerifiedDisclosure | undefined, salt: string, claim: string, value: unknown): string[] {
+function hashInputs(compact: VerifiedDisclosure | undefined, salt: string, claim: string, value: unknown): [string[], string[]] {
   if (!compact) return candidates(salt, claim, value);
-  return [compact.encoded, new TextDecoder().decode(base64urlBytes(compact.encoded))];
+  return [[compact.encoded], [new TextDecoder().decode(base64urlBytes(compact.encoded))]];
+}
+
+/**
+ * The digest `_sd` commits to of the first batch of inputs that has one: the second batch (the
+ * JSON itself) is hashed only when RFC 9901's forms found none, so a service that follows it pays
+ * for no more hashes than before.
+ */
+async function committedDigest(algorithm: HashAlgorithm, batches: readonly string[][], committed: ReadonlySet<string>) {
+  for (const inputs of batches) {
+    const digest = (await digests(algorithm, inputs)).find((d) => committed.has(d));
+    if (digest !== undefined) return digest;
+  }
+  return undefined;
 }
 
 interface EnvelopeDisclosure {
@@ -408,8 +422,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
     // stated as plainly as the unsigned envelope states everything (proof 'digests' at best).
     if (salt !== undefined) {
-      const inputs = hashInputs(compact, salt, claim, value);
-      const digest = (await digests(algorithm, inputs)).find((d) => digestSet.has(d));
+      const digest = await committedDigest(algorithm, hashInputs(compact, salt, claim, value), digestSet);
       if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
       if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
       used.add(digest);
