@@ -34,7 +34,7 @@ export async function readJson(request: Request): Promise<unknown> {
 /** The client behind a valid, unexpired access token; 401 (type and code only) otherwise. */
 export async function authenticate(state: FakeState, request: Request, nowMs: number): Promise<FakeClientRegistration> {
   const match = /^Bearer ([^\s]+)$/.exec(request.headers.get('authorization') ?? '');
-  const payload = match?.[1] ? await verifyJwt(state.allKeys, match[1], nowMs) : undefined;
+  const payload = match?.[1] ? await verifyJwt(state.allKeys, match[1], nowMs, state.readings.tokenTimes) : undefined;
   const current = payload?.['token_use'] === 'api' && payload['gen'] === state.tokenGeneration;
   const client = current ? clientFor(state.clients, payload?.sub) : undefined;
   if (!client) throw serviceError('E1003', 'Missing or invalid authentication', { minimal: true });

@@ -6,7 +6,6 @@
  */
 import { SignJWT, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { randomId } from '../internal/encoding.js';
-import { unixSeconds } from '../internal/times.js';
 
 /** The fake service's RSA signing key: access tokens, X-Access-Token JWTs, SD-JWTs and credentials. */
 export interface SigningKeys {
@@ -44,10 +43,15 @@ export async function signJwt(
 
 /**
  * The payload of a JWT signed by one of `keys` (chosen by `kid`), or `undefined` when it is not
- * one, or expired: its `exp` read in seconds or in milliseconds (`unixSeconds`), as the fake
- * writes it under either `tokenTimes` reading (jose reads it in seconds only).
+ * one, or expired: its `exp` read in the `unit` the fake wrote it in (the `tokenTimes` reading;
+ * jose checks one in seconds, and one in milliseconds is checked here).
  */
-export async function verifyJwt(keys: readonly SigningKeys[], token: string, nowMs: number): Promise<JWTPayload | undefined> {
+export async function verifyJwt(
+  keys: readonly SigningKeys[],
+  token: string,
+  nowMs: number,
+  unit: 'seconds' | 'milliseconds' = 'seconds',
+): Promise<JWTPayload | undefined> {
   try {
     const { kid } = decodeProtectedHeader(token);
     const key = keys.find((k) => k.kid === kid);
@@ -56,7 +60,7 @@ export async function verifyJwt(keys: readonly SigningKeys[], token: string, now
       algorithms: ['RS256'],
       currentDate: new Date(nowMs),
     });
-    if (typeof payload.exp === 'number' && unixSeconds(payload.exp) * 1000 <= nowMs) return undefined;
+    if (unit === 'milliseconds' && typeof payload.exp === 'number' && payload.exp <= nowMs) return undefined;
     return payload;
   } catch {
     return undefined;

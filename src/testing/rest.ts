@@ -92,7 +92,7 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       const client = await authenticateIdentity(state, request, ctx.now);
       const header = request.headers.get('x-access-token');
       if (!header) throw serviceError('E1003', 'X-Access-Token is required', { minimal: true });
-      const token = await verifyJwt(state.allKeys, header, ctx.now);
+      const token = await verifyJwt(state.allKeys, header, ctx.now, state.readings.tokenTimes);
       if (!token) throw serviceError('E1003', 'X-Access-Token is invalid or expired', { minimal: true });
       const record = findRecord(state.identity, client.clientId, arc, isc);
       if (token['access_request_code'] !== arc || token['access_token'] !== record.accessToken) {
