@@ -19,9 +19,10 @@ export interface FakeReadings {
    * of the body (`prefixed-hex`, the default), bare hex (`hex`), base64 (`base64`), Stripe's
    * `t=…,v1=…` over `"<t>.<body>"` (`stripe`), Standard Webhooks' headers (`standard`), or two
    * Stripe sets separated by a space, the first by a secret the client never had (`rotation`: a
-   * sender in the middle of rotating its secret).
+   * sender in the middle of rotating its secret), or `sha256=` and hex of `"<t>.<body>"` with the
+   * timestamp in a header of its own, `X-Webhook-Timestamp` (`timestamped`).
    */
-  webhookSignature?: 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard' | 'rotation';
+  webhookSignature?: 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard' | 'rotation' | 'timestamped';
   /** Status records: at the top level, as the spec's status tables show them (`bare`, the default), or inside the general `{data, correlation_id}` rule (`wrapped`). */
   statusEnvelope?: 'bare' | 'wrapped';
   /** Token responses: inside `{data, correlation_id}` (`wrapped`, the default, the spec's general rule) or at the top level (`bare`). */
@@ -115,7 +116,7 @@ export interface FakeReadings {
   tokenTimes?: 'seconds' | 'milliseconds';
   /**
    * The signed timestamp of the timestamped webhook conventions (Stripe's `t=`, Standard Webhooks'
-   * `webhook-timestamp`), which the spec does not show: in seconds (`seconds`, the default, as
+   * `webhook-timestamp`, `X-Webhook-Timestamp`), which the spec does not show: in seconds (`seconds`, the default, as
    * both conventions have it) or in milliseconds (`milliseconds`).
    */
   webhookTimestamp?: 'seconds' | 'milliseconds';
@@ -177,7 +178,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
  */
 export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly NonNullable<FakeReadings[K]>[] } = Object.freeze({
   webhookKind: ['event', 'type', 'dotted', 'status', 'none', 'envelope'],
-  webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard', 'rotation'],
+  webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard', 'rotation', 'timestamped'],
   statusEnvelope: ['bare', 'wrapped'],
   tokenEnvelope: ['wrapped', 'bare'],
   numbers: ['number', 'string'],

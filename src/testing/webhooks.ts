@@ -127,6 +127,11 @@ export async function webhookRequest(
     case 'stripe':
       headers['x-webhook-signature'] = await stripeSet(key);
       break;
+    case 'timestamped':
+      // The timestamp in a header of its own, signed before the body.
+      headers['x-webhook-timestamp'] = t;
+      headers['x-webhook-signature'] = `sha256=${toHex(await hmac(key, `${t}.${body}`))}`;
+      break;
     case 'rotation':
       // A sender in the middle of rotating its secret: a set by the secret it is retiring (one the client never had), then one by the current.
       headers['x-webhook-signature'] = `${await stripeSet(utf8(`retired:${target.secret}`))} ${await stripeSet(key)}`;

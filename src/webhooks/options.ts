@@ -44,8 +44,12 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
   toleranceSeconds?: number;
   /**
    * Also require a timestamp header and sign `${timestamp}.${body}` (UNIX seconds), refusing one
-   * more than `toleranceSeconds` away from the clock in either direction. Off by default: the spec
-   * shows no timestamp.
+   * more than `toleranceSeconds` away from the clock in either direction. Not needed to read such
+   * a service: without it, a delivery carrying `X-Webhook-Timestamp` (the signature header's name
+   * with Timestamp for Signature) is checked as an HMAC of the body and of
+   * `${timestamp}.${body}`, until a verified delivery shows which one the service signs; from then
+   * on only that one, a signed timestamp held to `toleranceSeconds` and required. Set it to require
+   * the timestamp from the first delivery.
    */
   timestamp?: { header: string; toleranceSeconds?: number };
   /** Secrets shorter than this many bytes are refused when the verifier is created. @default 16 */
@@ -114,6 +118,14 @@ function timestampOption(timestamp: WebhookVerifierOptions['timestamp']): Signat
   };
 }
 
+/**
+ * The timestamp header a service signing `<timestamp>.<body>` would send beside `signatureHeader`:
+ * its name with `Timestamp` for `Signature` (`X-Webhook-Timestamp`), or `X-Webhook-Timestamp`.
+ */
+function stampHeaderOf(signatureHeader: string): string {
+  return /signature/i.test(signatureHeader) ? signatureHeader.replace(/signature/i, 'Timestamp') : 'X-Webhook-Timestamp';
+}
+
 /** How signatures are read and checked, from the options, each checked. */
 export function signatureSettings(
   options: WebhookVerifierOptions,
@@ -128,14 +140,16 @@ export function signatureSettings(
     throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");
   const encoding = options.encoding ?? 'auto';
   if (!['auto', 'hex', 'base64'].includes(encoding)) throw new ConfigurationError('encoding', "must be 'auto', 'hex' or 'base64'");
+  const signatureHeader = headerName('signatureHeader', options.signatureHeader ?? 'X-Webhook-Signature');
   return {
     algorithm,
     encoding,
-    signatureHeader: headerName('signatureHeader', options.signatureHeader ?? 'X-Webhook-Signature'),
+    signatureHeader,
     scheme,
     maxSignatures,
     toleranceSeconds: nonNegativeOption('toleranceSeconds', options.toleranceSeconds, 300),
     timestamp: timestampOption(options.timestamp),
+    stampHeader: options.timestamp === undefined ? { name: stampHeaderOf(signatureHeader), signs: 'unknown' } : undefined,
     now: options.now ?? Date.now,
     secrets,
     standardSecrets,

@@ -38,6 +38,23 @@ export interface Check {
   macs: readonly Uint8Array<ArrayBuffer>[];
   hash: Hash;
   secrets: readonly Uint8Array<ArrayBuffer>[];
+  /**
+   * A plain HMAC's timestamp header found without the `timestamp` option ({@link StampHeader}): its
+   * name and text, and whether this check signed it before the body. Read only once this check matched.
+   */
+  stamp?: { header: string; value: string; signed: boolean };
+}
+
+/**
+ * Without the `timestamp` option, the header a service that signs `<timestamp>.<body>` sends beside
+ * the signature ("signed content: not shown"): the signature header's name with `Timestamp` for
+ * `Signature` (`X-Webhook-Timestamp`). `signs` is what the deliveries verified so far showed:
+ * `unknown` until one verifies with the header, then `stamped` (the timestamp is signed: held to
+ * `toleranceSeconds`, and required) or `body` (sent beside a body signed alone: not read again).
+ */
+interface StampHeader {
+  name: string;
+  signs: 'unknown' | 'stamped' | 'body';
 }
 
 /** What reading a delivery's signatures needs: the verifier's settings, fixed when it is created. */
@@ -51,6 +68,8 @@ export interface SignatureSettings {
   toleranceSeconds: number;
   /** The `timestamp` option: a timestamp header signed before the body by the plain HMAC. */
   timestamp: { header: string; toleranceSeconds: number } | undefined;
+  /** Without the `timestamp` option: the header it would name, found on the deliveries themselves. */
+  stampHeader: StampHeader | undefined;
   now: () => number;
   /** The secrets' bytes, and the keys of Standard Webhooks (the base64 after `whsec_`, and the bytes). */
   secrets: readonly Uint8Array<ArrayBuffer>[];
@@ -176,7 +195,7 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
   if (count > maxSignatures) throw malformed(`the headers carry ${count} signatures; at most ${maxSignatures} are checked`);
 
   const checks: Check[] = [];
-  if (chosen('hmac') && groups.hmac.length > 0) checks.push(hmacCheck(body, headers, groups.hmac, settings));
+  if (chosen('hmac') && groups.hmac.length > 0) checks.push(...hmacChecks(body, headers, groups.hmac, settings));
   if (chosen('stripe')) for (const set of groups.stripe) checks.push(stripeCheck(body, set, settings));
   if (chosen('standard') && groups.standard.length > 0) checks.push(standardCheck(body, headers, groups.standard, settings));
   if (checks.length > 0) return checks;
@@ -185,6 +204,9 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
   throw malformed(`the signature header is not in the ${scheme} form`);
 }
 
+/** A signed timestamp's form: UNIX seconds, or milliseconds (13 digits). */
+const STAMP = /^[0-9]{1,13}$/;
+
 /**
  * A signed timestamp within `tolerated` seconds of the clock: UNIX seconds, as both conventions
  * write it, or milliseconds (13 digits), read by the rule every time of the service is read by
@@ -192,7 +214,7 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
  */
 function checkStamp(stamp: string | undefined, tolerated: number, name: string, now: () => number): string {
   if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
-  if (!/^[0-9]{1,13}$/.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds or milliseconds`);
+  if (!STAMP.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds or milliseconds`);
   const skew = Math.abs(Math.floor(now() / 1000) - Math.floor(unixSeconds(Number(stamp))));
   if (skew > tolerated) {
     throw fail(
@@ -216,8 +238,12 @@ function otherHash(algorithm: Hash, text: string): string {
   return other && other !== algorithm ? `; it has an HMAC-${other}'s length: set algorithm: '${other}'` : '';
 }
 
-/** An HMAC of the body (after the `timestamp` option's header, when set): hex (after its `sha256=`, or another hash's name), or base64. */
-function hmacCheck(body: Check['body'], headers: unknown, entries: readonly string[], settings: SignatureSettings): Check {
+/**
+ * The checks of an HMAC of the body (after the `timestamp` option's header, when set): hex (after
+ * its `sha256=`, or another hash's name), or base64. Without the option, a delivery that carries
+ * the {@link StampHeader} is checked both ways until one shows which the service signs.
+ */
+function hmacChecks(body: Check['body'], headers: unknown, entries: readonly string[], settings: SignatureSettings): Check[] {
   const { algorithm, encoding } = settings;
   const length = MAC_BYTES[algorithm];
   const macs = entries.map((entry) => {
@@ -232,10 +258,42 @@ function hmacCheck(body: Check['body'], headers: unknown, entries: readonly stri
     }
     throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)${otherHash(algorithm, text)}`);
   });
-  const { timestamp } = settings;
-  if (!timestamp) return { prefix: '', body, macs, hash: algorithm, secrets: settings.secrets };
-  const stamp = checkStamp(header(headers, timestamp.header), timestamp.toleranceSeconds, `${timestamp.header} header`, settings.now);
-  return { prefix: `${stamp}.`, body, macs, hash: algorithm, secrets: settings.secrets };
+  const plain: Check = { prefix: '', body, macs, hash: algorithm, secrets: settings.secrets };
+  const { timestamp, stampHeader } = settings;
+  if (timestamp) {
+    const stamp = checkStamp(header(headers, timestamp.header), timestamp.toleranceSeconds, `${timestamp.header} header`, settings.now);
+    return [{ ...plain, prefix: `${stamp}.` }];
+  }
+  if (!stampHeader || stampHeader.signs === 'body') return [plain];
+  const value = header(headers, stampHeader.name);
+  if (stampHeader.signs === 'stamped') {
+    const stamp = checkStamp(value, settings.toleranceSeconds, `${stampHeader.name} header`, settings.now);
+    return [{ ...plain, prefix: `${stamp}.` }];
+  }
+  // Undecided: a header that is no UNIX time cannot be what a service signs before the body.
+  if (value === undefined || !STAMP.test(value)) return [plain];
+  return [
+    { ...plain, stamp: { header: stampHeader.name, value, signed: false } },
+    { ...plain, prefix: `${value}.`, stamp: { header: stampHeader.name, value, signed: true } },
+  ];
+}
+
+/**
+ * After a verified delivery, what it showed of the {@link StampHeader}: a signed timestamp is held
+ * to `toleranceSeconds` (every time: deliveries checked at once may all have found it undecided),
+ * and an undecided header is decided, signed or sent beside a body signed alone.
+ * @throws {WebhookVerificationError} `ERR_WEBHOOK_TIMESTAMP` for a signed timestamp outside the tolerance.
+ */
+export function learnStampForm({ stamp }: Check, settings: SignatureSettings): void {
+  if (!stamp) return;
+  if (stamp.signed) checkStamp(stamp.value, settings.toleranceSeconds, `${stamp.header} header`, settings.now);
+  if (settings.stampHeader?.signs === 'unknown') settings.stampHeader.signs = stamp.signed ? 'stamped' : 'body';
+}
+
+/** Why no check matched: the body, and the timestamp header's form too when it was tried. */
+export function mismatchMessage(checks: readonly Check[]): string {
+  const stamped = checks.find((check) => check.stamp?.signed)?.stamp;
+  return `the signature does not match the body${stamped ? ` nor ${stamped.header}'s value, a dot and the body` : ''}`;
 }
 
 /** One of Stripe's sets: `t=<unix>,v1=<hex>[,v1=<hex>…]`, an HMAC-SHA256 of `"<t>.<body>"`; other versions (v0) are not ours. */

@@ -14,6 +14,8 @@ import {
   base64Bytes,
   fail,
   joined,
+  learnStampForm,
+  mismatchMessage,
   signatureChecks,
   type Check,
   type Hash,
@@ -439,7 +441,8 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
       const bytes = bodyBytes(body, maxBodyBytes, node !== null);
       const checks = signatureChecks(bytes, headers, signing);
       const matched = node ? nodeMatch(node, checks) : await webCryptoMatch(checks, keysFor);
-      if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body');
+      if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', mismatchMessage(checks));
+      learnStampForm(matched.check, signing);
       learnKeyForm(matched, signing, standardForms);
 
       const { accessToken, accessRequestCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));

@@ -30,7 +30,7 @@ import { credentialInput, person, received, rejection, server } from '../helpers
 const WEBHOOK_URL = 'https://rp.example/webhooks/acme';
 
 /** Signature conventions that sign a timestamp, which a receiver holds to its clock. */
-const TIMESTAMPED = new Set(['stripe', 'standard', 'rotation']);
+const TIMESTAMPED = new Set(['stripe', 'standard', 'rotation', 'timestamped']);
 
 /**
  * The README's receiver: verify, keep the event, answer 200. `toleranceSeconds` is what the

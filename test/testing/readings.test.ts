@@ -89,6 +89,15 @@ describe('readings: the webhook as each convention writes it', () => {
     expect(headers['x-webhook-signature']).toBe(`t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`);
   });
 
+  test("timestamped: X-Webhook-Timestamp, and sha256= and the hex HMAC of '<t>.<body>'", async () => {
+    const { body, headers } = await request({ webhookSignature: 'timestamped' });
+    const t = Math.floor(NOW / 1000);
+    expect(headers['x-webhook-timestamp']).toBe(String(t));
+    expect(headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`);
+    const ms = await request({ webhookSignature: 'timestamped', webhookTimestamp: 'milliseconds' });
+    expect(ms.headers['x-webhook-timestamp']).toBe(String(NOW));
+  });
+
   test('standard: verified by the standardwebhooks package', async () => {
     const { body, headers } = await request({ webhookSignature: 'standard' });
     expect(headers).toMatchObject({ 'webhook-id': expect.stringMatching(/^msg_/), 'webhook-timestamp': String(NOW / 1000) });

@@ -23,4 +23,5 @@ await import('./receiver.test.js');
 await import('./recipes.test.js');
 await import('./rotation.test.js');
 await import('./rules.test.js');
+await import('./timestamp-header.test.js');
 await import('./verify.test.js');

@@ -1,0 +1,182 @@
+/**
+ * A service may sign `<timestamp>.<body>` and send the timestamp in a header of its own beside
+ * `X-Webhook-Signature` ("signed content: not shown"), without the `timestamp` option being set.
+ * The signatures here are made with `node:crypto` by hand, not by the SDK; `web-crypto.test.ts`
+ * runs this file again on the Web Crypto path.
+ */
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { WebhookVerificationError, createWebhookVerifier, type WebhookVerifierOptions } from '../../src/webhooks/index.js';
+import { rejection } from '../fixtures.js';
+import { macWork } from './crypto-path.js';
+
+const SECRET = 'whsec_timestamp_header_0123456789abcdef';
+const NOW = 1_790_000_000_000;
+const T = Math.floor(NOW / 1000);
+const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJhY2Nlc3NfcmVxdWVzdF9jb2RlIjoiYXJjXzEifQ.c2ln';
+const body = (code: string) => JSON.stringify({ event: 'approved', access_request_code: code, access_token: TOKEN });
+
+const verifier = (options: Partial<WebhookVerifierOptions> = {}) =>
+  createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off', ...options });
+
+const mac = (content: string, encoding: 'hex' | 'base64' = 'hex') => createHmac('sha256', SECRET).update(content).digest(encoding);
+/** The timestamp in X-Webhook-Timestamp, `sha256=` and the hex HMAC of `"<t>.<body>"` (the fake's `timestamped` reading). */
+const stamped = (payload: string, t: number | string = T) => ({
+  'x-webhook-timestamp': String(t),
+  'x-webhook-signature': `sha256=${mac(`${t}.${payload}`)}`,
+});
+/** The same header beside an HMAC of the body alone. */
+const beside = (payload: string, t: number | string = T) => ({ 'x-webhook-timestamp': String(t), 'x-webhook-signature': mac(payload) });
+
+async function refusal(promise: Promise<unknown>): Promise<WebhookVerificationError> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(WebhookVerificationError);
+  return error as WebhookVerificationError;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('a timestamp header signed before the body, found without the timestamp option', () => {
+  test('verifies in every encoding of the plain HMAC, in seconds and in milliseconds', async () => {
+    const payload = body('arc_1');
+    await expect(verifier().verify(payload, stamped(payload))).resolves.toMatchObject({ kind: 'approved', accessRequestCode: 'arc_1' });
+    await expect(verifier().verify(payload, stamped(payload, NOW))).resolves.toMatchObject({ kind: 'approved' });
+    const base64 = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': mac(`${T}.${payload}`, 'base64') };
+    await expect(verifier().verify(payload, base64)).resolves.toMatchObject({ kind: 'approved' });
+  });
+
+  test('the timestamp is signed: changed, removed, or moved into the body, the delivery is refused', async () => {
+    const payload = body('arc_1');
+    const headers = stamped(payload);
+    const changed = { ...headers, 'x-webhook-timestamp': String(T + 1) };
+    expect((await refusal(verifier().verify(payload, changed))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    const removed = { 'x-webhook-signature': headers['x-webhook-signature'] };
+    expect((await refusal(verifier().verify(payload, removed))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    // The signed text sent as the body: its MAC matches, but it is no payload (JSON cannot start with digits and a dot).
+    expect((await refusal(verifier().verify(`${T}.${payload}`, removed))).code).toBe('ERR_WEBHOOK_PAYLOAD');
+  });
+
+  test('a signed timestamp outside toleranceSeconds is refused as such, even on the first delivery; toleranceSeconds widens it', async () => {
+    const payload = body('arc_1');
+    for (const t of [T - 301, T + 301]) {
+      const error = await refusal(verifier().verify(payload, stamped(payload, t)));
+      expect(error.code).toBe('ERR_WEBHOOK_TIMESTAMP');
+      expect(error.message).toContain('X-Webhook-Timestamp');
+      expect(error.message).toContain('toleranceSeconds');
+    }
+    await expect(verifier().verify(payload, stamped(payload, T - 300))).resolves.toBeDefined();
+    await expect(verifier({ toleranceSeconds: 900 }).verify(payload, stamped(payload, T - 600))).resolves.toBeDefined();
+  });
+
+  test('once a delivery shows the timestamp signed, it is required, and held to the tolerance before any MAC', async () => {
+    const v = verifier();
+    await v.verify(body('arc_1'), stamped(body('arc_1')));
+    const payload = body('arc_2');
+    const missing = await refusal(v.verify(payload, { 'x-webhook-signature': mac(payload) }));
+    expect(missing.code).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
+    // The body signed alone, beside the header: no longer the service's form.
+    expect((await refusal(v.verify(payload, beside(payload)))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    const hmacs = macWork();
+    expect((await refusal(v.verify(payload, stamped(payload, T - 301)))).code).toBe('ERR_WEBHOOK_TIMESTAMP');
+    expect(hmacs).not.toHaveBeenCalled();
+    await expect(v.verify(payload, stamped(payload))).resolves.toMatchObject({ accessRequestCode: 'arc_2' });
+    expect(hmacs).toHaveBeenCalledTimes(1);
+  });
+
+  test('a service that sends the header beside a body signed alone is read so, then checked once per delivery', async () => {
+    const v = verifier();
+    const hmacs = macWork();
+    // A stale header decides nothing about a body signed alone: it was never signed.
+    await expect(v.verify(body('arc_1'), beside(body('arc_1'), T - 10_000))).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+    expect(hmacs).toHaveBeenCalledTimes(2);
+    hmacs.mockClear();
+    await expect(v.verify(body('arc_2'), beside(body('arc_2')))).resolves.toBeDefined();
+    expect(hmacs).toHaveBeenCalledTimes(1);
+    // Learnt: the timestamp is not signed, so a MAC over it is not this service's.
+    expect((await refusal(v.verify(body('arc_3'), stamped(body('arc_3'))))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+  });
+
+  test('a refused delivery teaches nothing: after a stale signed timestamp, a body signed alone still verifies', async () => {
+    const v = verifier();
+    expect((await refusal(v.verify(body('arc_1'), stamped(body('arc_1'), T - 301)))).code).toBe('ERR_WEBHOOK_TIMESTAMP');
+    expect((await refusal(v.verify(body('arc_1'), { ...stamped(body('arc_1')), 'x-webhook-timestamp': String(T + 5) }))).code).toBe(
+      'ERR_WEBHOOK_SIGNATURE',
+    );
+    await expect(v.verify(body('arc_2'), beside(body('arc_2')))).resolves.toBeDefined();
+  });
+
+  test('deliveries checked at once, before any decided the form, each have their signed timestamp held to the tolerance', async () => {
+    const v = verifier();
+    const [fresh, stale] = await Promise.allSettled([
+      v.verify(body('arc_1'), stamped(body('arc_1'))),
+      v.verify(body('arc_2'), stamped(body('arc_2'), T - 301)),
+    ]);
+    expect(fresh.status).toBe('fulfilled');
+    expect(stale.status === 'rejected' && stale.reason).toMatchObject({ code: 'ERR_WEBHOOK_TIMESTAMP' });
+  });
+
+  test('a mismatch names the header whose form was tried; a header that is no UNIX time is not tried', async () => {
+    const payload = body('arc_1');
+    const wrong = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': mac('another body') };
+    const error = await refusal(verifier().verify(payload, wrong));
+    expect(error.code).toBe('ERR_WEBHOOK_SIGNATURE');
+    expect(error.message).toContain('X-Webhook-Timestamp');
+    const iso = new Date(NOW).toISOString();
+    const hmacs = macWork();
+    const dated = await refusal(
+      verifier().verify(payload, { 'x-webhook-timestamp': iso, 'x-webhook-signature': mac(`${iso}.${payload}`) }),
+    );
+    expect(dated.code).toBe('ERR_WEBHOOK_SIGNATURE');
+    expect(dated.message).not.toContain('X-Webhook-Timestamp');
+    expect(hmacs).toHaveBeenCalledTimes(1);
+    expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': mac('another body') }))).message).not.toContain('Timestamp');
+  });
+
+  test("the header's name follows signatureHeader's; the timestamp option, when set, is the only header read", async () => {
+    const payload = body('arc_1');
+    const headers = { 'x-acme-timestamp': String(T), 'x-acme-signature': mac(`${T}.${payload}`) };
+    await expect(verifier({ signatureHeader: 'X-Acme-Signature' }).verify(payload, headers)).resolves.toBeDefined();
+    const named = verifier({ signatureHeader: 'X-Acme-Signature', timestamp: { header: 'X-Sent-At' } });
+    expect((await refusal(named.verify(payload, headers))).code).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
+    // A signature header without "signature" in its name: X-Webhook-Timestamp.
+    const other = { 'x-webhook-timestamp': String(T), 'x-mac': mac(`${T}.${payload}`) };
+    await expect(verifier({ signatureHeader: 'X-Mac' }).verify(payload, other)).resolves.toBeDefined();
+  });
+
+  test("scheme: 'stripe' or 'standard' never reads the header, nor checks a plain HMAC", async () => {
+    const payload = body('arc_1');
+    for (const scheme of ['stripe', 'standard'] as const) {
+      const error = await refusal(verifier({ scheme }).verify(payload, stamped(payload)));
+      expect(error.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+      expect(error.message).toContain(`not in the ${scheme} form`);
+    }
+  });
+
+  test('property: verified exactly when the MAC covers what the headers say and a signed timestamp is within tolerance', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: -900, max: 900 }),
+        fc.constantFrom('stamped', 'beside', 'neither'),
+        fc.boolean(),
+        async (offset, form, millis) => {
+          const payload = body('arc_p');
+          const t = millis ? (T + offset) * 1000 : T + offset;
+          // `neither`: the timestamp and the body signed without the dot between them, a form not read.
+          const forms = {
+            stamped: () => stamped(payload, t),
+            beside: () => beside(payload, t),
+            neither: () => ({ 'x-webhook-timestamp': String(t), 'x-webhook-signature': mac(`${t}${payload}`) }),
+          };
+          const headers = forms[form]();
+          const verified = verifier().verify(payload, headers);
+          if (form === 'beside' || (form === 'stamped' && Math.abs(offset) <= 300)) await expect(verified).resolves.toBeDefined();
+          else expect((await refusal(verified)).code).toBe(form === 'stamped' ? 'ERR_WEBHOOK_TIMESTAMP' : 'ERR_WEBHOOK_SIGNATURE');
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});
