@@ -49,11 +49,12 @@ const budgets: Budget[] = [
     // internal/times.ts, so an exp in milliseconds or as a date is the instant it names, not one
     // thousands of years away; booleans as words; null fields absent; a gateway's envelope): 9.53 KB,
     // budget 9.6 KB. Digests of the disclosure JSON itself, not only of its base64url (hashed only
-    // when RFC 9901's forms match none): 9.59 KB.
+    // when RFC 9901's forms match none): 9.59 KB. A signed credential written nested
+    // ({acmeidentity: {credential_jwt}}) read under its dotted name, not passed over: 9.68 KB, budget 9.7 KB.
     // The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 9.6 * KB,
+    budgetBytes: 9.7 * KB,
     goalBytes: 6.5 * KB,
   },
   {

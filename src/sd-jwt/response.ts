@@ -332,7 +332,24 @@ function readFields(received: Record<string, unknown>): Record<string, unknown> 
   for (const [field, value] of Object.entries(received)) {
     if (value !== null) setOwn(read, field, readField(field, value));
   }
+  for (const [field, value] of Object.entries(received)) {
+    if (isObject(value) && Object.hasOwn(value, 'credential_jwt')) readNested(read, `${field}.credential_jwt`, value['credential_jwt']);
+  }
   return read;
+}
+
+/**
+ * A signed credential written nested, `{acmeidentity: {credential_jwt}}`, as a writer that reads
+ * the spec's `acmeidentity.credential_jwt` as a path may: read under the spec's dotted name, so that
+ * it is verified and its claims are the identity's as they are written either way. Written both
+ * ways with two values, it is refused: two answers to one question.
+ */
+function readNested(read: Record<string, unknown>, name: string, value: unknown): void {
+  if (value === null) return;
+  if (Object.hasOwn(read, name) && read[name] !== value) {
+    throw fail('ERR_SD_JWT_MALFORMED', `${shown(name)} is written both as a dotted name and nested, with two values`);
+  }
+  setOwn(read, name, value);
 }
 
 function readField(field: string, value: unknown): unknown {

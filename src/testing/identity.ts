@@ -288,7 +288,31 @@ export async function buildIdentityResponse(
       { nowMs: context.nowMs },
     );
   }
-  return data;
+  return context.readings?.claimKeys === 'nested' ? nestClaimKeys(data) : data;
+}
+
+/**
+ * `data` with its claim keys written as paths (the `claimKeys: 'nested'` reading):
+ * `acmeidentity.credential_jwt` as `{acmeidentity: {credential_jwt}}`, by the claim key form
+ * (`{credential}.{field}`, `document.{doc_type}.{field}`).
+ */
+function nestClaimKeys(data: Record<string, unknown>): Record<string, unknown> {
+  const nested: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const path = key.split('.');
+    const parents = path[0] === 'document' ? path.slice(0, 2) : path.slice(0, 1);
+    if (path.length <= parents.length) {
+      nested[key] = value;
+      continue;
+    }
+    let at = nested;
+    for (const parent of parents) {
+      at[parent] ??= {};
+      at = at[parent] as Record<string, unknown>;
+    }
+    at[path.slice(parents.length).join('.')] = value;
+  }
+  return nested;
 }
 
 /**

@@ -128,6 +128,13 @@ export interface FakeReadings {
    * itself (`json`: an issuer that skips the encoding). Signed credentials keep RFC 9901's.
    */
   disclosureHash?: 'base64url' | 'json';
+  /**
+   * How the identity response writes its dotted claim keys (`acmeidentity.credential_jwt`, and the
+   * plain claims of the `flat` placement): as names (`dotted`, the default, as the spec's table
+   * lists them) or as paths (`nested`: `{acmeidentity: {credential_jwt}}`, a writer that reads the
+   * key form `{credential}.{field}` as one).
+   */
+  claimKeys?: 'dotted' | 'nested';
 }
 
 /**
@@ -170,6 +177,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   webhookTimestamp: 'seconds',
   errorCase: 'upper',
   disclosureHash: 'base64url',
+  claimKeys: 'dotted',
 });
 
 /**
@@ -210,6 +218,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   webhookTimestamp: ['seconds', 'milliseconds'],
   errorCase: ['upper', 'lower'],
   disclosureHash: ['base64url', 'json'],
+  claimKeys: ['dotted', 'nested'],
 });
 
 /**

@@ -56,6 +56,7 @@ const ALL_OTHERWISE: FakeReadings = {
   webhookTimestamp: 'milliseconds',
   errorCase: 'lower',
   disclosureHash: 'json',
+  claimKeys: 'nested',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {

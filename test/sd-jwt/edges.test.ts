@@ -540,6 +540,72 @@ describe('verifyIdentityResponse: which credential speaks for the response', () 
   });
 });
 
+describe('a signed credential written nested (the claimKeys reading): {acmeidentity: {credential_jwt}}', () => {
+  /** The response with each `*.credential_jwt` moved under its credential's name. */
+  const nested = (data: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(data).map(([key, value]) =>
+        key.endsWith('.credential_jwt') ? [key.slice(0, -'.credential_jwt'.length), { credential_jwt: value }] : [key, value],
+      ),
+    );
+
+  test('property: verified as the dotted name is, its claims signed; only inside it, the claims are still the identity', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(
+          fc.constantFrom('acmeidentity.given_name', 'acmeidentity.email', 'sanctionscheck.is_pep'),
+          fc.string({ minLength: 1 }),
+          {
+            minKeys: 1,
+          },
+        ),
+        fc.boolean(),
+        async (claims, onlyInside) => {
+          const dotted = await withCredential(claims);
+          const written = onlyInside ? { ...dotted, _sd: [], disclosures: [] } : dotted;
+          const options = { ...REQUEST, keys: issuer.keys, requireSignature: true };
+          const expected = await verifyIdentityResponse(written, options);
+          const verified = await verifyIdentityResponse(nested(written), options);
+          expect(verified.claims).toEqual(expected.claims);
+          expect(verified.claims).toEqual(claims);
+          expect(verified.proof).toBe('signature');
+          expect(verified.signedClaims.toSorted()).toEqual(Object.keys(claims).toSorted());
+          expect(Object.keys(verified.credentials)).toEqual(['acmeidentity.credential_jwt']);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  test('nested, it is verified as strictly: a changed signature is refused, and without keys it proves nothing', async () => {
+    const data = nested(await withCredential({ 'acmeidentity.given_name': 'Jane' }));
+    const jwt = (data['acmeidentity'] as { credential_jwt: string }).credential_jwt;
+    const [head, payload, signature] = jwt.split('~')[0]!.split('.');
+    const forged = `${head}.${payload}.${signature!.slice(0, -4)}AAAA~${jwt.split('~').slice(1).join('~')}`;
+    const tampered = { ...data, acmeidentity: { credential_jwt: forged } };
+    expect(await code(verifyIdentityResponse(tampered, { ...REQUEST, keys: issuer.keys }))).toBe('ERR_SD_JWT_SIGNATURE');
+    expect(await code(verifyIdentityResponse(data, { ...REQUEST, requireSignature: true }))).toBe('ERR_SD_JWT_SIGNATURE_REQUIRED');
+    const empty = { ...data, _sd: [], disclosures: [] };
+    const error = await rejection(verifyIdentityResponse(empty, REQUEST));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS', message: expect.stringContaining('acmeidentity.credential_jwt') });
+  });
+
+  test('written both ways, one value is read once; two values are refused as two answers', async () => {
+    const dotted = await withCredential({ 'acmeidentity.given_name': 'Jane' });
+    const jwt = dotted['acmeidentity.credential_jwt'];
+    const both = { ...dotted, acmeidentity: { credential_jwt: jwt } };
+    const verified = await verifyIdentityResponse(both, { ...REQUEST, keys: issuer.keys, requireSignature: true });
+    expect(Object.keys(verified.credentials)).toEqual(['acmeidentity.credential_jwt']);
+    const other = await withCredential({ 'acmeidentity.given_name': 'John' });
+    const two = { ...dotted, acmeidentity: { credential_jwt: other['acmeidentity.credential_jwt'] } };
+    const error = await rejection(verifyIdentityResponse(two, { ...REQUEST, keys: issuer.keys }));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: expect.stringContaining('both as a dotted name and nested') });
+    // A nested null is an absent optional, as a dotted null is.
+    const absent = { ...dotted, acmeidentity: { credential_jwt: null } };
+    await expect(verifyIdentityResponse(absent, { ...REQUEST, keys: issuer.keys, requireSignature: true })).resolves.toBeDefined();
+  });
+});
+
 describe('times that never come or never pass: 1e999 is Infinity to JSON.parse', () => {
   test('an envelope whose exp, nbf or iat is 1e999 or -1e999 is malformed, never a response that never expires', async () => {
     for (const field of ['exp', 'nbf', 'iat']) {
