@@ -51,10 +51,11 @@ const budgets: Budget[] = [
     // budget 9.6 KB. Digests of the disclosure JSON itself, not only of its base64url (hashed only
     // when RFC 9901's forms match none): 9.59 KB. A signed credential written nested
     // ({acmeidentity: {credential_jwt}}) read under its dotted name, not passed over: 9.68 KB, budget 9.7 KB.
+    // readClaim reading a claim wherever a sign-in's ID token put it (an acme object, paths): 9.79 KB, budget 9.8 KB.
     // The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 9.7 * KB,
+    budgetBytes: 9.8 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -151,13 +152,15 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // #46's sign-in steps at module level (oidc/flow.ts) took authjs and better-auth 0.08 KB further.
   // #45's sign-in bounds checked (NaN refused) took authjs and better-auth 0.05 KB further; #46's
   // one rule for them (errors/options.ts's nonNegativeOption, Infinity refused too, each default
-  // in one place) 0.04 KB more, and passport's the same.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.25 * KB },
+  // in one place) 0.04 KB more, and passport's the same. The profile's acme claims read wherever
+  // the ID token put them (an acme object, paths: claims/decoders.ts's placesOf and claimKeysIn,
+  // sameJson moved to internal/guards.ts): 0.35 KB, each of the three 0.35 KB up.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.6 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.5 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.85 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
   // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.35 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.7 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

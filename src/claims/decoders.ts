@@ -6,7 +6,7 @@
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "Claim keys"
  */
 import { ClaimDecodeError, InvalidInputError } from '../errors/index.js';
-import { booleanOf } from '../internal/guards.js';
+import { booleanOf, isObject, sameJson } from '../internal/guards.js';
 
 /** `acmeidentity.name`, decoded from its JSON string. */
 export interface PersonName {
@@ -142,9 +142,10 @@ const DECODERS: Readonly<Record<keyof SpecClaimTypes, Decoder>> = {
 /**
  * Reads claim `key` from verified claims, decoded to its documented type: `undefined` when it was
  * not disclosed, the raw value for a claim the SDK does not know yet (new claims appear over
- * time). The raw value always stays in `claims[key]`.
+ * time). The raw value always stays where the issuer wrote it: `claims[key]`, or for a sign-in's
+ * claims also `claims.acme[key]` or its path (`claims.acmeidentity.name`).
  *
- * @throws {ClaimDecodeError} `ERR_CLAIM_DECODE` when the value is not of its documented form.
+ * @throws {ClaimDecodeError} `ERR_CLAIM_DECODE` when the value is not of its documented form, or is written in two places with two values.
  * @throws {InvalidInputError} `ERR_INVALID_INPUT` when `claims` is not an object or `key` not a string.
  * @example
  * ```ts
@@ -156,9 +157,67 @@ export function readClaim<K extends string>(claims: Readonly<Record<string, unkn
   if (claims === null || typeof claims !== 'object')
     throw new InvalidInputError([{ field: 'claims', message: 'must be the verified claims object' }]);
   if (typeof key !== 'string') throw new InvalidInputError([{ field: 'key', message: 'must be a claim key string' }]);
-  if (!Object.hasOwn(claims, key) || claims[key] === undefined) return undefined;
+  const value = claimIn(claims, key);
+  if (value === undefined) return undefined;
   const decode = Object.hasOwn(DECODERS, key) ? DECODERS[key as keyof SpecClaimTypes] : undefined;
-  return (decode ? decode(claims[key], key) : claims[key]) as ClaimValue<K>;
+  return (decode ? decode(value, key) : value) as ClaimValue<K>;
+}
+
+/** An own property's value: never one of `Object.prototype`'s. */
+const own = (object: unknown, name: string): unknown => (isObject(object) && Object.hasOwn(object, name) ? object[name] : undefined);
+
+/**
+ * Names whose object is one claim, never a credential's claims written as paths: OpenID Connect's
+ * own claims whose values are objects, and `__proto__` (kept as data, never walked into).
+ */
+const OBJECT_CLAIMS: ReadonlySet<string> = new Set(['address', '_claim_names', '_claim_sources', '__proto__']);
+
+/**
+ * The key of every claim a sign-in's claims carry, wherever the issuer wrote it (see
+ * {@link readClaim}): each top-level name; for an `acme` object, its keys instead; for an object
+ * written as a path, the claim keys it holds by the claim key form (`{credential}.{field}`,
+ * `document.{doc_type}.{field}`) instead.
+ * @example
+ * ```ts
+ * claimKeysIn({ sub: 'p', acme: { 'acmeidentity.name': '…' }, sanctionscheck: { is_pep: 'No' } });
+ * // ['sub', 'acmeidentity.name', 'sanctionscheck.is_pep']
+ * ```
+ */
+export function claimKeysIn(claims: Readonly<Record<string, unknown>>): string[] {
+  const keys = new Set<string>();
+  for (const [name, value] of Object.entries(claims)) {
+    if (!isObject(value) || name.includes('.') || OBJECT_CLAIMS.has(name)) keys.add(name);
+    else for (const key of keysWithin(name, value)) keys.add(key);
+  }
+  return [...keys];
+}
+
+/** The claim keys an object holds: the `acme` object's keys, or a path's by the claim key form. */
+function keysWithin(name: string, value: Record<string, unknown>): string[] {
+  if (name === 'acme') return Object.keys(value);
+  if (name !== 'document') return Object.keys(value).map((field) => `${name}.${field}`);
+  return Object.entries(value).flatMap(([type, fields]) =>
+    isObject(fields) ? Object.keys(fields).map((field) => `document.${type}.${field}`) : [],
+  );
+}
+
+/**
+ * Claim `key`'s values wherever the issuer wrote it, each place once. An identity response's
+ * claims are under their dotted names; how a sign-in's ID token and userinfo carry the `acme`
+ * claims is not shown: under their dotted names (`"acmeidentity.name"`), inside the `acme` object
+ * the request named them in, or as paths (`{acmeidentity: {name}}`).
+ */
+export function placesOf(claims: Readonly<Record<string, unknown>>, key: string): unknown[] {
+  const path = key.split('.').reduce<unknown>((at, name) => own(at, name), claims);
+  return [own(claims, key), own(own(claims, 'acme'), key), path].filter((value) => value !== undefined);
+}
+
+/** Claim `key` from every place it may be ({@link placesOf}): two places with two values are refused, never one of them chosen. */
+function claimIn(claims: Readonly<Record<string, unknown>>, key: string): unknown {
+  const found = placesOf(claims, key);
+  if (found.slice(1).some((value) => !sameJson(value, found[0])))
+    throw new ClaimDecodeError(key, 'is written in two places with two values');
+  return found[0];
 }
 
 /** The claims {@link readClaims} read: each key asked for, decoded to its type; absent when not disclosed. */

@@ -3,6 +3,15 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** Whether two JSON values are the same value: arrays in order, objects by their keys in any order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
+
 /**
  * Sets an own, enumerable property of a plain object, even one named `__proto__` (which JSON.parse
  * makes an own key of what it reads, and which assignment would take for the prototype): what a

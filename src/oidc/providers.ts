@@ -4,7 +4,7 @@
  * of an ID token's claims into the user a framework keeps. No framework is imported.
  * @module
  */
-import { readClaim } from '../claims/decoders.js';
+import { claimKeysIn, placesOf, readClaim } from '../claims/decoders.js';
 import { InvalidInputError } from '../errors/index.js';
 import { setOwn } from '../internal/guards.js';
 import { createOidcClient, type SignInParams } from './index.js';
@@ -59,14 +59,15 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
     throw new InvalidInputError([{ field: 'profile', message: 'must be the claims object of an ID token or of userinfo' }]);
   }
   const acme: Record<string, unknown> = {};
-  for (const key of Object.keys(profile)) {
+  // Every claim wherever the issuer wrote it: its dotted name, an `acme` object, or its path.
+  for (const key of claimKeysIn(profile)) {
     if (STANDARD.has(key)) continue;
     let value: unknown;
     try {
       value = readClaim(profile, key);
     } catch {
-      // A value the decoder cannot read is kept as the service sent it (readClaim says why, if called).
-      value = profile[key];
+      // A value the decoder cannot read is kept as the service sent it, where it sent it first (readClaim says why, if called).
+      value = placesOf(profile, key)[0];
     }
     // A claim named `__proto__` is a claim, never the prototype the other claims are read through.
     setOwn(acme, key, value);

@@ -2,7 +2,7 @@
 import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { canonicalDigest, digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
-import { booleanOf, isObject, setOwn } from '../internal/guards.js';
+import { booleanOf, isObject, sameJson, setOwn } from '../internal/guards.js';
 import { base64urlBytes } from '../internal/jws.js';
 import { unixTimeOf } from '../internal/times.js';
 import {
@@ -71,14 +71,6 @@ export interface VerifiedIdentityResponse {
   readonly expiresAt: number;
   /** The response `data` as received, unknown fields included. */
   readonly data: Readonly<Record<string, unknown>>;
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
-  if (!isObject(a) || !isObject(b)) return false;
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
 }
 
 /** JSON with non-ASCII characters escaped as `\uXXXX`, as Python's `json.dumps` writes by default. */

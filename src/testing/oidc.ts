@@ -10,6 +10,7 @@ import { button, escapeHtml, notFoundPage, page } from './pages.js';
 import { signJwt, type SigningKeys } from './keys.js';
 import { randomId } from '../internal/encoding.js';
 import { sha256 } from './sd-jwt.js';
+import type { ResolvedReadings } from './readings.js';
 
 /** How a client authenticates at the token endpoint (not shown by the spec). */
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
@@ -94,6 +95,8 @@ export interface AuthorizationServerContext {
   person: (prefill: AuthorizationTransaction['prefill']) => Record<string, unknown>;
   /** How authorization errors are answered, read at each request: see {@link AuthorizationErrorMode}. */
   errorMode: () => AuthorizationErrorMode;
+  /** Where the ID token and userinfo put the `acme` claims: the `signInClaims` reading. */
+  claimPlacement: () => ResolvedReadings['signInClaims'];
 }
 
 /**
@@ -282,6 +285,30 @@ async function authenticateClient(
   return client;
 }
 
+/**
+ * Claim `key` in an ID token's (and userinfo's) claims, where the `signInClaims` reading puts it:
+ * a standard claim (no dot) at the top always; an `acme` claim under its dotted name (`flat`),
+ * inside an `acme` object (`acme`), or as its path (`nested`: `{acmeidentity: {name}}`).
+ */
+function placeClaim(claims: Record<string, unknown>, key: string, value: unknown, placement: ResolvedReadings['signInClaims']): void {
+  const path = key.split('.');
+  if (path.length === 1 || placement === 'flat') {
+    claims[key] = value;
+    return;
+  }
+  if (placement === 'acme') {
+    claims['acme'] ??= {};
+    (claims['acme'] as Record<string, unknown>)[key] = value;
+    return;
+  }
+  let at = claims;
+  for (const name of path.slice(0, -1)) {
+    at[name] ??= {};
+    at = at[name] as Record<string, unknown>;
+  }
+  at[path.at(-1) as string] = value;
+}
+
 export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   const transactions = new Map<string, AuthorizationTransaction>();
   const codes = new Map<string, IssuedCode>();
@@ -383,7 +410,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       const { transaction } = issued;
       const person = ctx.person(transaction.prefill);
       const claims: Record<string, unknown> = { sub: issued.sub };
-      for (const key of transaction.claims) if (person[key] !== undefined) claims[key] = person[key];
+      for (const key of transaction.claims) if (person[key] !== undefined) placeClaim(claims, key, person[key], ctx.claimPlacement());
       const nowMs = ctx.now();
       const idToken = await signJwt(
         ctx.keys(),

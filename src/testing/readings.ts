@@ -135,6 +135,12 @@ export interface FakeReadings {
    * key form `{credential}.{field}` as one).
    */
   claimKeys?: 'dotted' | 'nested';
+  /**
+   * Where a sign-in's ID token and userinfo put the `acme` claims it requested (not shown): under
+   * their dotted names beside the standard claims (`flat`, the default), inside an `acme` object as
+   * the request named them (`acme`), or as paths (`nested`: `{acmeidentity: {name}}`).
+   */
+  signInClaims?: 'flat' | 'acme' | 'nested';
 }
 
 /**
@@ -178,6 +184,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   errorCase: 'upper',
   disclosureHash: 'base64url',
   claimKeys: 'dotted',
+  signInClaims: 'flat',
 });
 
 /**
@@ -219,6 +226,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   errorCase: ['upper', 'lower'],
   disclosureHash: ['base64url', 'json'],
   claimKeys: ['dotted', 'nested'],
+  signInClaims: ['flat', 'acme', 'nested'],
 });
 
 /**

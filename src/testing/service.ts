@@ -111,6 +111,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
     delegations: options.delegations ?? DEFAULT_DELEGATIONS,
     journey: options.oidcJourney ?? 'auto',
     errorMode: () => settings.authorizationErrors,
+    claimPlacement: () => state.readings.signInClaims,
     person: (prefill) => ({
       ...defaultValues({
         first_name: 'Jane',

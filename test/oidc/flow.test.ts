@@ -16,7 +16,7 @@ import { createCore } from '../../src/oidc/flow.js';
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
 import { rejection, server } from '../helpers.js';
 import { REDIRECT, discovery, oidcSetup } from './setup.js';
-import { claimKey } from '../../src/claims/index.js';
+import { claimKey, readClaims } from '../../src/claims/index.js';
 
 const challengeOf = async (verifier: string) =>
   Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');
@@ -251,6 +251,30 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(result.userinfo).toMatchObject({ sub: result.claims.sub, 'acmeidentity.given_name': expect.any(String) });
     expect(await oidc.userinfo(result)).toEqual(result.userinfo);
   });
+
+  test.each(['flat', 'acme', 'nested'] as const)(
+    'signInClaims=%s: readClaim finds each acme claim where the ID token and userinfo put it, decoded as the identity response is',
+    async (placement) => {
+      const s = await oidcSetup({ fake: { readings: { signInClaims: placement } } });
+      const oidc = s.client();
+      const keys = ['acmeidentity.name', 'acmeidentity.given_name', 'sanctionscheck.is_pep', 'acmeidentity.family_name'] as const;
+      const { url, transaction } = await oidc.startSignIn({
+        scope: ['openid', 'profile'],
+        claims: { profile: ['given_name'], acme: [...keys] },
+      });
+      const result = await oidc.finishSignIn(await s.visit(url), transaction, { userinfo: true });
+      for (const claims of [result.claims, result.userinfo!]) {
+        const read = readClaims(claims, [...keys]);
+        expect(read['acmeidentity.name']).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
+        expect(read['acmeidentity.given_name']).toBe('Jane');
+        expect(read['sanctionscheck.is_pep']).toBe(false);
+        expect(read['acmeidentity.family_name']).toBe('Citizen');
+        expect(claims['given_name']).toBe('Jane');
+      }
+      if (placement === 'acme') expect(result.claims['acme']).toHaveProperty(['acmeidentity.name']);
+      if (placement === 'nested') expect(result.claims).toHaveProperty(['sanctionscheck', 'is_pep']);
+    },
+  );
 
   test('a token response without an ID token is ERR_OIDC_ID_TOKEN: the sign-in needs one, whatever else the answer holds', async () => {
     const s = await oidcSetup();

@@ -57,6 +57,7 @@ const ALL_OTHERWISE: FakeReadings = {
   errorCase: 'lower',
   disclosureHash: 'json',
   claimKeys: 'nested',
+  signInClaims: 'nested',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
