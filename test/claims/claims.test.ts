@@ -189,6 +189,8 @@ describe('readClaim: the documented form of each value', () => {
     ['acmeidentity.given_name', { first: 'Jane' }, /not a string/],
     ['sanctionscheck.is_pep', 'Y', /not a boolean/],
     ['sanctionscheck.matches', 7, /JSON-encoded string/],
+    // null is no list of matches, decoded or not: never taken as one already decoded.
+    ['sanctionscheck.matches', null, /JSON-encoded string/],
     ['sanctionscheck.matches', '{oops', /not valid JSON/],
     ['acmeidentity.name', 'Jane Citizen', /not valid JSON/],
     ['acmeidentity.name', '{"first_name":"Jane"}', /first_name and last_name/],
