@@ -115,9 +115,10 @@ export interface FakeReadings {
    */
   tokenTimes?: 'seconds' | 'milliseconds';
   /**
-   * The signed timestamp of the timestamped webhook conventions (Stripe's `t=`, Standard Webhooks'
-   * `webhook-timestamp`, `X-Webhook-Timestamp`), which the spec does not show: in seconds (`seconds`, the default, as
-   * both conventions have it) or in milliseconds (`milliseconds`).
+   * The signed timestamp of the timestamped webhook forms (Stripe's `t=`, Standard Webhooks'
+   * `webhook-timestamp`, the `timestamped` reading's `X-Webhook-Timestamp`), which the spec does
+   * not show: in seconds (`seconds`, the default, as Stripe's and Standard Webhooks' conventions
+   * have it) or in milliseconds (`milliseconds`).
    */
   webhookTimestamp?: 'seconds' | 'milliseconds';
   /** An error's `code` and `type`: as the spec writes them (`upper`: `E1005`, `NOT_FOUND`) or in lower case (`lower`: `e1005`, `not_found`, as services modelled on Stripe's types write them). */
