@@ -160,6 +160,9 @@ function clientAuth(auth: ClientAuthentication | undefined): ClientAuth {
   throw new ConfigurationError('clientAuthentication.method', 'must be none, client_secret_basic, client_secret_post or private_key_jwt');
 }
 
+/** A client authentication method's name, as discovery may list it: anything else is not repeated in a message. */
+const METHOD_NAME = /^[a-z0-9_-]{1,40}$/;
+
 /**
  * Makes an OIDC client for a backend.
  * @throws {ConfigurationError} `ERR_INVALID_CONFIG` for a missing option or an unusable client authentication.
@@ -170,12 +173,16 @@ function clientAuth(auth: ClientAuthentication | undefined): ClientAuth {
  */
 export function createOidcClient(options: OidcClientOptions): OidcClient {
   const auth = clientAuth(options?.clientAuthentication);
+  const method = options?.clientAuthentication?.method ?? 'none';
+  /** The methods the discovery document the code was exchanged under lists, to name in an `invalid_client` refusal. */
+  let listed: unknown;
   const core = createCore(
     options,
     // The callback was checked already (flow.ts); oauth4webapi's token request takes only parameters
     // its own check returned, and it passes where flow.ts's did.
-    (c, as, callback, transaction) =>
-      authorizationCodeGrantRequest(
+    (c, as, callback, transaction) => {
+      listed = as.token_endpoint_auth_methods_supported;
+      return authorizationCodeGrantRequest(
         as,
         c.client(),
         auth,
@@ -183,12 +190,18 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
         transaction.redirectUri,
         transaction.codeVerifier,
         http(c),
-      ),
+      );
+    },
     (e, fallback) => {
       const error = mapChallenge(e, fallback);
-      // The service says only `invalid_client`: name the client and what to check (never the secret).
+      // The service says only `invalid_client`: name the client and what to check (never the secret),
+      // and the methods its discovery lists when the one configured is not among them ("not shown").
       if (error.error === 'invalid_client') {
-        error.message = `${error.message} (client ${JSON.stringify(options.clientId)}: check clientId, and that clientAuthentication's method and secret are the ones registered for it)`;
+        const methods =
+          Array.isArray(listed) && !listed.includes(method)
+            ? `; ${method} is not among the methods discovery lists: ${listed.filter((m) => METHOD_NAME.test(m)).join(', ')}`
+            : '';
+        error.message = `${error.message} (client ${JSON.stringify(options.clientId)}: check clientId, and that clientAuthentication's method and secret are the ones registered for it${methods})`;
       }
       return error;
     },

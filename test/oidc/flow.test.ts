@@ -685,6 +685,36 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     expect(inspect(error, { depth: 5 }) + JSON.stringify(error)).not.toContain('wrong-secret');
   });
 
+  test('a method the service does not take (not shown by the spec): invalid_client names the methods discovery lists, never the secret', async () => {
+    const s = await oidcSetup({ fake: { oidcClients: [registration('client_secret_post')] } });
+    const onlyPost = discovery((metadata) => ({
+      ...metadata,
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt'],
+    }));
+    const basic = s.client({
+      clientId: 'client-client_secret_post',
+      clientAuthentication: { method: 'client_secret_basic', clientSecret: 'confidential-secret-0123456789' },
+      fetch: onlyPost,
+    });
+    const started = await basic.startSignIn();
+    const error = await rejection(basic.finishSignIn(await s.visit(started.url), started.transaction));
+    expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client' });
+    expect((error as Error).message).toContain(
+      'client_secret_basic is not among the methods discovery lists: client_secret_post, private_key_jwt',
+    );
+    expect(String(error)).not.toContain('confidential-secret');
+    // The method discovery lists: nothing more to say than what to check.
+    const wrongSecret = s.client({
+      clientId: 'client-client_secret_post',
+      clientAuthentication: { method: 'client_secret_post', clientSecret: 'wrong-secret-but-still-a-secret' },
+      fetch: onlyPost,
+    });
+    const again = await wrongSecret.startSignIn();
+    const refused = await rejection(wrongSecret.finishSignIn(await s.visit(again.url), again.transaction));
+    expect((refused as Error).message).toContain('check clientId');
+    expect((refused as Error).message).not.toContain('not among');
+  });
+
   test('unusable client authentication options are refused when the client is made', () => {
     const make = (clientAuthentication: unknown) => () =>
       createOidcClient({
