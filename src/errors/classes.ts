@@ -302,6 +302,13 @@ export class EmailDeliveryError extends ApiError<'ERR_EMAIL_DELIVERY'> {
    * retrieves the result: the `access_request_code` arrives with the webhook).
    */
   readonly requestCode: string | undefined;
+  /**
+   * `details.access_request_code` and `details.identity_session_code`, where the service names the
+   * codes as the creation's answer does rather than (or beside) `details.code`; `requestCode` is
+   * then the one `details.code` gives, or else the identity_session_code named here.
+   */
+  readonly accessRequestCode: string | undefined;
+  readonly identitySessionCode: string | undefined;
   /** `details.redirect_url`: where the person can still finish (non-enumerable: it is the person's link). */
   declare readonly redirectUrl: string | undefined;
 
@@ -311,9 +318,11 @@ export class EmailDeliveryError extends ApiError<'ERR_EMAIL_DELIVERY'> {
       'ERR_EMAIL_DELIVERY',
       'the request was created, but the email to the person failed: do not create it again; send the person redirectUrl yourself',
     );
-    const code = init.body?.details?.['code'];
-    const url = init.body?.details?.['redirect_url'];
-    this.requestCode = printable(code, 256);
+    const details = init.body?.details;
+    const url = details?.['redirect_url'];
+    this.accessRequestCode = printable(details?.['access_request_code'], 256);
+    this.identitySessionCode = printable(details?.['identity_session_code'], 256);
+    this.requestCode = printable(details?.['code'], 256) ?? this.identitySessionCode ?? this.accessRequestCode;
     hide(this, 'redirectUrl', typeof url === 'string' ? url : undefined);
   }
 }

@@ -142,6 +142,12 @@ export interface FakeReadings {
    * the request named them (`acme`), or as paths (`nested`: `{acmeidentity: {name}}`).
    */
   signInClaims?: 'flat' | 'acme' | 'nested';
+  /**
+   * The `details` of E2002 (the request was created, the email failed): the spec's `code` and
+   * `redirect_url` (`code`, the default: `code` is the identity_session_code), or both codes named
+   * as the creation's answer names them, beside `redirect_url` (`codes`).
+   */
+  emailFailureDetails?: 'code' | 'codes';
 }
 
 /**
@@ -186,6 +192,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   disclosureHash: 'base64url',
   claimKeys: 'dotted',
   signInClaims: 'flat',
+  emailFailureDetails: 'code',
 });
 
 /**
@@ -228,6 +235,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   disclosureHash: ['base64url', 'json'],
   claimKeys: ['dotted', 'nested'],
   signInClaims: ['flat', 'acme', 'nested'],
+  emailFailureDetails: ['code', 'codes'],
 });
 
 /**

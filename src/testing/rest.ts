@@ -63,8 +63,16 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       if (input.send_email && state.settings.emailDelivery === 'fail') {
         throw serviceError('E2002', 'The request was created but the email could not be sent', {
           // The code the client cannot learn elsewhere: the access_request_code arrives with the
-          // webhook, the identity_session_code that retrieves the result only here.
-          details: { code: record.identitySessionCode, redirect_url: record.redirectUrl },
+          // webhook, the identity_session_code that retrieves the result only here. Under the
+          // emailFailureDetails reading, both codes, named as the creation's answer names them.
+          details:
+            state.readings.emailFailureDetails === 'codes'
+              ? {
+                  access_request_code: record.accessRequestCode,
+                  identity_session_code: record.identitySessionCode,
+                  redirect_url: record.redirectUrl,
+                }
+              : { code: record.identitySessionCode, redirect_url: record.redirectUrl },
         });
       }
       return ok(ctx, {

@@ -119,6 +119,21 @@ describe('identityRequests', () => {
     expect(data.redirect_url).toBe(e.redirectUrl);
   });
 
+  test('E2002 naming both codes (the emailFailureDetails reading): each kept, and together they read the request back', async () => {
+    const { client, service } = await harness({ fake: { readings: { emailFailureDetails: 'codes' } } });
+    service.settings.emailDelivery = 'fail';
+    const e = (await rejection(client.identityRequests.create(person({ send_email: true })))) as EmailDeliveryError;
+    expect(e).toBeInstanceOf(EmailDeliveryError);
+    const record = service.identityRequest(e.accessRequestCode!);
+    expect(record?.identitySessionCode).toBe(e.identitySessionCode);
+    expect(e.requestCode).toBe(e.identitySessionCode);
+    const { data } = await client.identityRequests.get({
+      accessRequestCode: e.accessRequestCode!,
+      identitySessionCode: e.identitySessionCode!,
+    });
+    expect(data.redirect_url).toBe(e.redirectUrl);
+  });
+
   test('a value the service refuses is a ValidationError naming the field', async () => {
     const { client } = await harness({ fake: { purposes: ['kyc'] } });
     const error = await rejection(client.identityRequests.create(person({ purpose: 'marketing' })));

@@ -258,6 +258,24 @@ describe('what the server wrote is made printable before it reaches a message (l
     const email = apiErrorFrom(init(500, { code: 'E2002', details: { code: 'arc_2\u0007' } })) as sdk.EmailDeliveryError;
     expect(email.requestCode).toBe('arc_2 ');
   });
+
+  test('E2002 whose details name both codes, as the creation answers them: each kept, requestCode the one that retrieves the result', () => {
+    const both = { access_request_code: 'arc_9', identity_session_code: 'isc_9', redirect_url: 'https://id.example/r/9' };
+    const email = apiErrorFrom(init(500, { code: 'E2002', details: both })) as sdk.EmailDeliveryError;
+    expect(email).toMatchObject({
+      accessRequestCode: 'arc_9',
+      identitySessionCode: 'isc_9',
+      requestCode: 'isc_9',
+      redirectUrl: both.redirect_url,
+    });
+    // details.code, when given, stays requestCode; the named codes are kept beside it.
+    const withCode = apiErrorFrom(init(500, { code: 'E2002', details: { ...both, code: 'arc_9' } })) as sdk.EmailDeliveryError;
+    expect(withCode).toMatchObject({ requestCode: 'arc_9', accessRequestCode: 'arc_9', identitySessionCode: 'isc_9' });
+    const onlyAccess = apiErrorFrom(init(500, { code: 'E2002', details: { access_request_code: 'arc_8' } })) as sdk.EmailDeliveryError;
+    expect(onlyAccess).toMatchObject({ requestCode: 'arc_8', accessRequestCode: 'arc_8', identitySessionCode: undefined });
+    const none = apiErrorFrom(init(500, { code: 'E2002', details: { identity_session_code: 7 } })) as sdk.EmailDeliveryError;
+    expect(none).toMatchObject({ requestCode: undefined, identitySessionCode: undefined });
+  });
 });
 
 describe('messages a person can act on', () => {

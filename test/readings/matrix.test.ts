@@ -58,6 +58,7 @@ const ALL_OTHERWISE: FakeReadings = {
   disclosureHash: 'json',
   claimKeys: 'nested',
   signInClaims: 'nested',
+  emailFailureDetails: 'codes',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
