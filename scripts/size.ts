@@ -88,8 +88,11 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // scheme in any case): 9,469 B. #45's bounds checked (a clockToleranceSeconds, transaction or
     // discovery age of NaN left a check on a default nobody chose): 9,516 B. #46's one rule for those
     // bounds (errors/options.ts's nonNegativeOption, which refuses Infinity too: oauth4webapi read a
-    // tolerance of Infinity as its own 30 s) and each bound's default in one place: 9,600 B.
-    budgetBytes: 9600,
+    // tolerance of Infinity as its own 30 s) and each bound's default in one place: 9,600 B. The ID
+    // token's times judged by the service's clock (learnt from the token answer's Date header, or
+    // the ID token's iat where a browser sees no Date): a service ten minutes slow had every sign-in
+    // refused as expired: 9,763 B, budget 9,800 B.
+    budgetBytes: 9800,
     goalBelow: OPENID_CLIENT_PAGE,
   },
   {
@@ -155,13 +158,14 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // in one place) 0.04 KB more, and passport's the same. The profile's acme claims read wherever
   // the ID token put them (an acme object, paths: claims/decoders.ts's placesOf and claimKeysIn,
   // sameJson moved to internal/guards.ts): 0.35 KB, each of the three 0.35 KB up. An invalid_client
-  // that names the methods discovery lists when the one configured is not among them: 0.09 KB.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.7 * KB },
+  // that names the methods discovery lists when the one configured is not among them: 0.09 KB. The
+  // ID token judged by the service's clock: 0.15 KB, each of the three 0.15 KB up.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.85 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 14.95 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.1 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
   // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.7 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.85 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

@@ -1,7 +1,7 @@
 /** OAuth errors carried by a `WWW-Authenticate` challenge, for the entries that can meet one. */
 import { WWWAuthenticateChallengeError } from 'oauth4webapi';
 import type { OidcErrorCode, OidcError } from '../errors/index.js';
-import { mapFailure, oauthError } from './flow.js';
+import { mapFailure, oauthError } from './failures.js';
 
 /**
  * {@link mapFailure}, and a 401 answered with a `WWW-Authenticate` challenge (a wrong client

@@ -6,11 +6,6 @@
  * @see {@link https://github.com/acme/identity-sdk/blob/main/docs/service-spec.md | the service specification}, "GET {auth_url}/oauth/oidc/authorize"
  */
 import {
-  INVALID_RESPONSE,
-  JWT_CLAIM_COMPARISON,
-  JWT_TIMESTAMP_CHECK,
-  OperationProcessingError,
-  ResponseBodyError,
   calculatePKCECodeChallenge,
   clockSkew,
   clockTolerance,
@@ -25,10 +20,13 @@ import {
   type TokenEndpointResponse,
 } from 'oauth4webapi';
 import { claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
-import { ConfigurationError, InvalidInputError, OidcError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
+import { ConfigurationError, InvalidInputError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
 import { nonNegativeOption } from '../errors/options.js';
+import { isObject } from '../internal/guards.js';
+import { base64urlBytes } from '../internal/jws.js';
 import { kept } from '../internal/kept.js';
 import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
+import { fail, isString, mapFailure, oauthError } from './failures.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
 /** Options both entries take. */
@@ -41,7 +39,11 @@ export interface OidcOptions {
   redirectUri: string;
   /** The `fetch` to use; looked up at call time, so test interceptors installed later still see the calls. */
   fetch?: typeof fetch;
-  /** Seconds of leeway when checking the ID token's `exp` and `nbf`: a finite number, 0 or more. @default 0 */
+  /**
+   * Seconds of leeway when checking the ID token's `exp` and `nbf`: a finite number, 0 or more. They
+   * are checked on the service's clock (learnt from the token answer's `Date`, or the ID token's
+   * `iat`), so a service whose clock is off needs none. @default 0
+   */
   clockToleranceSeconds?: number;
   /** The clock, in milliseconds since the epoch. @default Date.now */
   now?: () => number;
@@ -155,8 +157,8 @@ export interface OidcCore {
   start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
   /** `use` runs once the callback's state and iss are checked, before the code is exchanged. */
   finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult>;
-  /** The oauth4webapi client, for what an entry adds (userinfo, client authentication). */
-  client(): Client;
+  /** The oauth4webapi client, for what an entry adds (userinfo, client authentication); its clock moved by the service's skew, when one was learnt. */
+  client(serviceSkewSeconds?: number): Client;
   /** Whether plain `http:` endpoints are allowed. */
   readonly insecure: boolean;
   /** The configured `fetch`, looked up at call time, refusing plain `http:` where not allowed. */
@@ -175,95 +177,6 @@ export type Exchange = (core: OidcCore, as: DiscoveredServer, callback: CheckedC
 const STANDARD: readonly string[] = ['openid', 'profile', 'email', 'phone'];
 /** How soon after a fetch an unknown claim key may refetch discovery (new keys are added over time). */
 const REFRESH_COOLDOWN_MS = 60_000;
-
-const fail = (code: OidcErrorCode, message: string, details?: ConstructorParameters<typeof OidcError>[2]) =>
-  new OidcError(code, message, details);
-
-/** The service's `error`/`error_description` pair, as the error's fields and message. */
-export function oauthError(code: OidcErrorCode, e: { error: string; error_description?: string | undefined; status?: number }) {
-  const { error, error_description: description, status } = e;
-  return fail(code, description ? `${error}: ${description}` : error, {
-    error,
-    ...(description ? { errorDescription: description } : {}),
-    ...(status ? { status } : {}),
-  });
-}
-
-/**
- * An oauth4webapi failure as a typed error. Its `cause` can hold the token response or the ID
- * token's claims, so it is never attached: the message says what failed. A network failure
- * (fetch's `TypeError`) carries no secret and is kept as the cause.
- */
-export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
-  if (e instanceof OidcError) return e;
-  if (e instanceof ResponseBodyError) return oauthError(fallback, e);
-  if (!(e instanceof OperationProcessingError)) return fail(fallback, e instanceof Error ? e.message : 'failed', { cause: e });
-  const [code, claim] = idTokenFailure(e.code, (e.cause ?? {}) as FailureCause) ?? [fallback];
-  return fail(code, e.message, claim === undefined ? {} : { claim });
-}
-
-/** What oauth4webapi puts in an `OperationProcessingError`'s `cause`, as far as the sorting reads it. */
-interface FailureCause {
-  claim?: string;
-  claims?: Record<string, unknown>;
-  header?: unknown;
-  body?: { access_token?: unknown; token_type?: unknown; id_token?: unknown };
-}
-
-/**
- * The claims oauth4webapi requires of every ID token this SDK receives, in the order it looks for
- * them: the registered ones, then `nonce` (this SDK always sends one, so it is always required).
- * `auth_time` is required only when `max_age` was sent.
- */
-const REQUIRED_CLAIMS = ['aud', 'exp', 'iat', 'iss', 'sub', 'nonce'] as const;
-
-export const isString = (v: unknown): v is string => typeof v === 'string' && v !== '';
-const isNumber = (value: unknown) => typeof value === 'number';
-
-/** What each claim's value must be, in the order oauth4webapi checks them once all are present. */
-const CLAIM_TYPES: readonly (readonly [claim: string, valid: (value: unknown) => boolean])[] = [
-  ['exp', isNumber],
-  ['iat', isNumber],
-  ['iss', isString],
-  ['nbf', (value) => value === undefined || isNumber(value)],
-  ['aud', (value) => isString(value) || Array.isArray(value)],
-  ['sub', isString],
-];
-
-/**
- * The claim an ID token was refused for, when the refusal's cause holds its claims (oauth4webapi
- * names the claim only in its message, which is not read): the first required claim missing, else
- * the first claim of the wrong type, else the one refusal left, a missing `auth_time` that
- * `max_age` made required.
- */
-function faultyClaim(claims: Record<string, unknown>): string {
-  const missing = REQUIRED_CLAIMS.find((claim) => claims[claim] === undefined);
-  if (missing) return missing;
-  return CLAIM_TYPES.find(([claim, valid]) => !valid(claims[claim]))?.[0] ?? 'auth_time';
-}
-
-/**
- * Which ID-token refusal an oauth4webapi failure is, by its code and `cause` (never its message),
- * or undefined when it is none: a timestamp (`exp` is the expiry), a claim compared (`nonce`), an
- * `alg` not allowed (the header), a required claim missing (the claims), an `id_token` that is not
- * a string (the token response's body).
- */
-function idTokenFailure(code: string | undefined, cause: FailureCause): [OidcErrorCode, (string | undefined)?] | undefined {
-  if (code === JWT_TIMESTAMP_CHECK) return [cause.claim === 'exp' ? 'ERR_OIDC_ID_TOKEN_EXPIRED' : 'ERR_OIDC_ID_TOKEN', cause.claim];
-  if (code === JWT_CLAIM_COMPARISON) return [cause.claim === 'nonce' ? 'ERR_OIDC_NONCE' : 'ERR_OIDC_ID_TOKEN', cause.claim];
-  if (code !== INVALID_RESPONSE) return undefined;
-  if (cause.header) return ['ERR_OIDC_ID_TOKEN_SIGNATURE'];
-  const { claims, body } = cause;
-  if (claims) {
-    const claim = faultyClaim(claims);
-    // A missing nonce is the nonce check's failure, as a different one is (JWT_CLAIM_COMPARISON).
-    return [claim === 'nonce' ? 'ERR_OIDC_NONCE' : 'ERR_OIDC_ID_TOKEN', claim];
-  }
-  // The token response's members are checked in order, the ID token's last: a response whose
-  // access_token and token_type passed was refused for its id_token.
-  if (body && isString(body.access_token) && isString(body.token_type) && !isString(body.id_token)) return ['ERR_OIDC_ID_TOKEN'];
-  return undefined;
-}
 
 /** The text parameters, each with the query parameter it is sent as. */
 const TEXT_PARAMETERS = {
@@ -469,15 +382,15 @@ export function createCore(
     return (options.fetch ?? fetch)(url, init);
   };
   const verifySignature = idToken(async (url) => (await get(url)).json(), now);
-  const client = (): Client => ({
+  const client = (serviceSkewSeconds = 0): Client => ({
     client_id: options.clientId,
     [clockTolerance]: clockToleranceSeconds,
     // oauth4webapi reads the system clock: shifted onto ours when it reads the skew, beside its own
-    // read of the system clock. A skew taken when this object is made counts the token exchange's
-    // time again on a clock that does not follow the system's (a test's), and a second boundary
-    // crossed meanwhile shifts every check by a second.
+    // read of the system clock, then onto the service's. A skew taken when this object is made
+    // counts the token exchange's time again on a clock that does not follow the system's (a
+    // test's), and a second boundary crossed meanwhile shifts every check by a second.
     get [clockSkew]() {
-      return Math.floor(now() / 1000) - Math.floor(Date.now() / 1000);
+      return Math.floor(now() / 1000) - Math.floor(Date.now() / 1000) + serviceSkewSeconds;
     },
   });
 
@@ -544,6 +457,34 @@ interface FinishSteps {
   now: () => number;
 }
 
+/**
+ * The service's clock minus ours, in whole seconds, as the REST client learns it: from the token
+ * answer's `Date` header, else (a browser sees no `Date` across origins; a gateway may drop it)
+ * from the `iat` of the ID token it carries, stamped by the service's clock as it answered. Within
+ * 2 s of ours (3 s from `iat`, which is truncated and stamped before the answer travelled) it is
+ * none. A service whose clock is ten minutes slow issues ID tokens that, on ours, expired when
+ * they were issued: judged on its clock, they are judged as it meant them.
+ */
+async function serviceSkewSeconds(response: Response, now: number): Promise<number> {
+  const date = Date.parse(response.headers.get('date') ?? '');
+  if (!Number.isNaN(date)) return skewBeyond(date - now, 2_000);
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
+  const payload = isObject(body) && isString(body['id_token']) ? body['id_token'].split('.')[1] : undefined;
+  try {
+    const iat: unknown = payload && JSON.parse(new TextDecoder().decode(base64urlBytes(payload)))['iat'];
+    return typeof iat === 'number' ? skewBeyond(iat * 1000 - now, 3_000) : 0;
+  } catch {
+    // Not a JWT: oauth4webapi says so next.
+    return 0;
+  }
+}
+
+/** An offset in ms as whole seconds, or 0 within `minMs`. */
+const skewBeyond = (offsetMs: number, minMs: number) => (Math.abs(offsetMs) >= minMs ? Math.round(offsetMs / 1000) : 0);
+
 /** `ERR_OIDC_TRANSACTION` for a transaction of another issuer or client, or older than `transactionMaxAgeMs`. */
 function checkTransaction(core: OidcCore, as: DiscoveredServer, transaction: OidcTransaction, now: number): void {
   const fresh = now - transaction.createdAt <= core.transactionMaxAgeMs;
@@ -565,11 +506,12 @@ async function finishSignIn(
 ): Promise<SignInResult> {
   const as = await core.metadata();
   checkTransaction(core, as, transaction, steps.now());
-  const c = core.client();
   const checked = checkCallback(as, callback, transaction.state);
   await use?.();
   try {
     const response = await steps.exchange(core, as, checked, transaction);
+    // The ID token's times are judged by the clock that wrote them.
+    const c = core.client(await serviceSkewSeconds(response, steps.now()));
     const { maxAge } = transaction;
     const tokens = await processAuthorizationCodeResponse(as, c, response, {
       expectedNonce: transaction.nonce,

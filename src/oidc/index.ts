@@ -32,7 +32,8 @@ import {
   type ClientAuth,
 } from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
-import { createCore, isString, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
+import { isString } from './failures.js';
+import { createCore, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
 import { verifySignature } from '../internal/jws-node.js';
 import { mapChallenge } from './challenge.js';
 import { cachedKeys, jwsVerifier } from './jws.js';

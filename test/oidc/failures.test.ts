@@ -5,7 +5,7 @@
 import { INVALID_RESPONSE, JWT_CLAIM_COMPARISON, JWT_TIMESTAMP_CHECK, OperationProcessingError, PARSE_ERROR } from 'oauth4webapi';
 import { describe, expect, test } from 'vitest';
 import { OidcError } from '../../src/errors/index.js';
-import { mapFailure } from '../../src/oidc/flow.js';
+import { mapFailure } from '../../src/oidc/failures.js';
 
 /** An ID token's claims as the SDK's sign-in receives them: it always sends a nonce, so one is always required. */
 const good = { aud: 'c', exp: 2e9, iat: 1e9, iss: 'https://i.example', sub: 'p', nonce: 'n' };

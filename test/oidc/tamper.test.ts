@@ -459,3 +459,53 @@ describe('OIDC helper: errors keep secrets out', () => {
     }
   });
 });
+
+describe("OIDC helper: an ID token's times judged by the service's clock (clockSkewSeconds, dateHeader)", () => {
+  test.each([
+    [-600, 'sent'],
+    [-600, 'omitted'],
+    [600, 'sent'],
+    [600, 'omitted'],
+  ] as const)(
+    'a service clock %i s off, its Date header %s: the sign-in finishes, its exp where the service put it',
+    async (skew, dateHeader) => {
+      const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: skew, dateHeader } } });
+      const { client, transaction, callback } = await started(s);
+      const { claims } = await client.finishSignIn(callback, transaction);
+      // The fake's ID tokens live 600 s on its clock: on ours, from the moment it was issued, skew included.
+      expect(Number(claims.exp) - Math.floor(s.now() / 1000) - skew).toBeGreaterThanOrEqual(598);
+      expect(Number(claims.exp) - Math.floor(s.now() / 1000) - skew).toBeLessThanOrEqual(600);
+    },
+  );
+
+  test("an ID token whose exp has passed on the service's own clock is refused: its Date header says so", async () => {
+    const s = await oidcSetup();
+    server.use(
+      http.post(`${s.service.authUrl}/oauth/oidc/token`, async ({ request }) => {
+        const answer = await s.service.fetch(request);
+        // The fake's ID token lives 600 s; this answer's clock is 700 s on.
+        return HttpResponse.json(await answer.json(), { headers: { date: new Date(s.now() + 700_000).toUTCString() } });
+      }),
+    );
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
+  });
+
+  test('without a Date header, the iat the service stamped is its clock: a token issued 700 s ago on ours, living 600 s, is judged on the clock that issued it', async () => {
+    const s = await oidcSetup();
+    const issued = Math.floor(s.now() / 1000) - 700;
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, iat: issued, exp: issued + 600 })),
+    );
+    const { client, transaction, callback } = await started(s);
+    await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims.iat', issued);
+    // Its nonce is still this sign-in's: an old token of another sign-in is refused however its times read.
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, iat: issued, exp: issued + 600, nonce: 'another-sign-in' })),
+    );
+    const again = await started(s);
+    await refused(again.client.finishSignIn(again.callback, again.transaction), 'ERR_OIDC_NONCE');
+  });
+});

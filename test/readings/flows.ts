@@ -2,7 +2,7 @@
  * The SDK's flows as the README writes them, run against one fake reading the spec in some way:
  * token, create, read back, webhook to verified identity (and a redelivery, and a second identity
  * signed later), the same events through the identity inbox, conflict, cancellation, a typed 404,
- * the credential life cycle, status records.
+ * the credential life cycle, status records, and a sign-in with its claims.
  * Each must give the right result or a typed error; a silently different one fails the run.
  */
 import { http } from 'msw';
@@ -13,11 +13,13 @@ import {
   IdentityFlowError,
   NotFoundError,
   readClaim,
+  readClaims,
   type AcmeIdentityClient,
 } from '../../src/index.js';
+import { createOidcClient } from '../../src/oidc/index.js';
 import { createIdentityInbox, MemoryInboxStore, type InboxDelivery } from '../../src/inbox/index.js';
 import { remoteJwks } from '../../src/sd-jwt/index.js';
-import { DEFAULT_CLIENT, openApiDocument, type FakeReadings, type FakeService } from '../../src/testing/index.js';
+import { DEFAULT_CLIENT, DEFAULT_OIDC_CLIENT, openApiDocument, type FakeReadings, type FakeService } from '../../src/testing/index.js';
 import {
   WebhookVerificationError,
   createWebhookReceiver,
@@ -223,4 +225,22 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(health).toMatchObject({ status: 'healthy', database: 'connected' });
 
   expect(received(service, /^\/auth\/api-token/)).toHaveLength(tokenRequests + 1);
+
+  // A sign-in: the ID token verified against the service's keys (rotated or not, its issuer with or
+  // without its slash), and its acme claims read wherever the service put them.
+  const oidc = createOidcClient({
+    authUrl: service.authUrl,
+    clientId: DEFAULT_OIDC_CLIENT.clientId,
+    redirectUri: DEFAULT_OIDC_CLIENT.redirectUris[0]!,
+  });
+  const signIn = await oidc.startSignIn({ claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } });
+  const journey = await service.fetch(new Request(signIn.url));
+  expect(journey.status).toBe(302);
+  const signedIn = await oidc.finishSignIn(journey.headers.get('location')!, signIn.transaction, { userinfo: true });
+  for (const claims of [signedIn.claims, signedIn.userinfo!]) {
+    expect(readClaims(claims, ['acmeidentity.name', 'sanctionscheck.is_pep'])).toEqual({
+      'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' },
+      'sanctionscheck.is_pep': false,
+    });
+  }
 }
