@@ -75,6 +75,16 @@ export function canBeEssential(key: string): boolean {
 /** Why a key is not one the service knows, or `undefined` when it is. */
 export type KeyCheck = (key: string) => string | undefined;
 
+/**
+ * Discovery's `acme_claims_supported` as a list of keys: the JSON array the metadata field is, or
+ * the same keys written as one string, separated by spaces (as OAuth writes a scope) or commas.
+ * Anything else lists no key: a request naming one is refused, naming the field.
+ */
+export function claimList(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((key): key is string => typeof key === 'string');
+  return typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : [];
+}
+
 /** The live `acme_claims_supported` list as a {@link KeyCheck}: a key it holds is accepted in any form. */
 export const listedIn =
   (supported: ReadonlySet<string>): KeyCheck =>

@@ -5,6 +5,7 @@
  * the contract this SDK was built from.
  */
 import { remoteJwks } from '../sd-jwt/index.js';
+import { claimList } from '../claims/index.js';
 import { SUPPORTED_CLAIMS } from '../contract/claims.js';
 import { isObject } from '../internal/guards.js';
 import { contractDrift } from './drift.js';
@@ -149,7 +150,7 @@ export async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }
     detail: `issuer ${String(record['issuer'])}, read by the SDK${s256 ? ', PKCE S256' : ', no PKCE S256'}`,
     ...(s256 ? {} : { advice: 'the helper requires S256 (code_challenge_methods_supported)' }),
   });
-  const offered = Array.isArray(record['acme_claims_supported']) ? record['acme_claims_supported'].map(String) : [];
+  const offered = claimList(record['acme_claims_supported']);
   const known = new Set([...SUPPORTED_CLAIMS, ...declared]);
   const unknown = offered.filter((claim) => !known.has(claim));
   const gone = SUPPORTED_CLAIMS.filter((claim) => offered.length > 0 && !offered.includes(claim));

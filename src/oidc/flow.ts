@@ -19,7 +19,7 @@ import {
   type IDToken,
   type TokenEndpointResponse,
 } from 'oauth4webapi';
-import { claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
+import { claimList, claimsRequestIssues, listedIn, wireClaims, type ClaimsRequest } from '../claims/index.js';
 import { ConfigurationError, InvalidInputError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
 import { nonNegativeOption } from '../errors/options.js';
 import { isObject } from '../internal/guards.js';
@@ -220,10 +220,7 @@ function paramIssues(params: SignInParams, scope: readonly string[], as: Authori
     else
       for (const [name, value] of Object.entries(claims)) {
         // The spec's discovery always lists acme_claims_supported: one without it lists no key.
-        if (name === 'acme')
-          issues.push(
-            ...claimsRequestIssues(value, listedIn(new Set(Array.isArray(supported) ? (supported as string[]) : [])), 'claims.acme'),
-          );
+        if (name === 'acme') issues.push(...claimsRequestIssues(value, listedIn(new Set(claimList(supported))), 'claims.acme'));
         else if (!STANDARD.includes(name)) add(`claims.${name}`, `is not one of ${STANDARD} or acme`);
         // Names the discovery document's claims_supported does not list are refused by the service too.
         else if (

@@ -32,6 +32,7 @@ import {
   type ClientAuth,
 } from 'oauth4webapi';
 import { ConfigurationError, OidcError } from '../errors/index.js';
+import { claimList } from '../claims/index.js';
 import { isString } from './failures.js';
 import { createCore, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
 import { verifySignature } from '../internal/jws-node.js';
@@ -217,8 +218,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
   return {
     metadata: (o) => core.metadata(o?.refresh),
     async supportedClaims() {
-      const list = (await core.metadata())['acme_claims_supported'];
-      return Array.isArray(list) ? (list as string[]) : [];
+      return claimList((await core.metadata())['acme_claims_supported']);
     },
     startSignIn: (params = {}) => core.start(params),
     async finishSignIn(callback, transaction, o = {}) {

@@ -97,6 +97,8 @@ export interface AuthorizationServerContext {
   errorMode: () => AuthorizationErrorMode;
   /** Where the ID token and userinfo put the `acme` claims: the `signInClaims` reading. */
   claimPlacement: () => ResolvedReadings['signInClaims'];
+  /** How discovery writes `acme_claims_supported`: the `claimsSupported` reading. */
+  claimListForm: () => ResolvedReadings['claimsSupported'];
 }
 
 /**
@@ -332,7 +334,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
     token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'PS256', 'EdDSA'],
     claims_parameter_supported: true,
     authorization_response_iss_parameter_supported: true,
-    acme_claims_supported: [...ctx.supportedClaims],
+    acme_claims_supported: ctx.claimListForm() === 'string' ? [...ctx.supportedClaims].join(' ') : [...ctx.supportedClaims],
   });
 
   function back(redirectUri: string, params: Record<string, string | null | undefined>): Response {

@@ -148,6 +148,12 @@ export interface FakeReadings {
    * as the creation's answer names them, beside `redirect_url` (`codes`).
    */
   emailFailureDetails?: 'code' | 'codes';
+  /**
+   * How discovery writes `acme_claims_supported`, "the complete current list of claim keys": a JSON
+   * array (`array`, the default, as OIDC metadata writes lists) or one string of keys separated by
+   * spaces (`string`, as OAuth writes a scope).
+   */
+  claimsSupported?: 'array' | 'string';
 }
 
 /**
@@ -193,6 +199,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   claimKeys: 'dotted',
   signInClaims: 'flat',
   emailFailureDetails: 'code',
+  claimsSupported: 'array',
 });
 
 /**
@@ -236,6 +243,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   claimKeys: ['dotted', 'nested'],
   signInClaims: ['flat', 'acme', 'nested'],
   emailFailureDetails: ['code', 'codes'],
+  claimsSupported: ['array', 'string'],
 });
 
 /**

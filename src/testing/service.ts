@@ -112,6 +112,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
     journey: options.oidcJourney ?? 'auto',
     errorMode: () => settings.authorizationErrors,
     claimPlacement: () => state.readings.signInClaims,
+    claimListForm: () => state.readings.claimsSupported,
     person: (prefill) => ({
       ...defaultValues({
         first_name: 'Jane',

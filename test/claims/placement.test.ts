@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { claimKeysIn } from '../../src/claims/decoders.js';
-import { readClaim, readClaims } from '../../src/claims/index.js';
+import { claimList, readClaim, readClaims } from '../../src/claims/index.js';
 import { ClaimDecodeError } from '../../src/errors/index.js';
 import { acmeIdentityProfile } from '../../src/oidc/providers.js';
 
@@ -109,5 +109,18 @@ describe('claims wherever a sign-in put them', () => {
     expect(readClaim({}, 'constructor.name')).toBeUndefined();
     expect(readClaim({ acme: {} }, 'toString')).toBeUndefined();
     expect(readClaim({ acmeidentity: 'not an object' }, 'acmeidentity.name')).toBeUndefined();
+  });
+});
+
+describe("discovery's acme_claims_supported in either form (the claimsSupported reading)", () => {
+  test('property: a JSON array and the same keys as one string, separated by spaces or commas, are one list; anything else lists none', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(KEY, { minLength: 0, maxLength: 5 }), fc.constantFrom(' ', ',', ', ', '  '), (keys, separator) => {
+        expect(claimList(keys)).toEqual(keys);
+        expect(claimList(keys.join(separator))).toEqual(keys);
+      }),
+    );
+    expect(claimList(['a.b', 7, null, 'c.d'])).toEqual(['a.b', 'c.d']);
+    for (const value of [undefined, null, 7, { 'a.b': true }]) expect(claimList(value)).toEqual([]);
   });
 });

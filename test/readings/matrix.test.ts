@@ -59,6 +59,7 @@ const ALL_OTHERWISE: FakeReadings = {
   claimKeys: 'nested',
   signInClaims: 'nested',
   emailFailureDetails: 'codes',
+  claimsSupported: 'string',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
