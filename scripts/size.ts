@@ -92,8 +92,10 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // token's times judged by the service's clock (learnt from the token answer's Date header, or
     // the ID token's iat where a browser sees no Date): a service ten minutes slow had every sign-in
     // refused as expired: 9,763 B, budget 9,800 B. acme_claims_supported read as one string too
-    // (claims/'s claimList): 9,780 B.
-    budgetBytes: 9800,
+    // (claims/'s claimList): 9,780 B. The ID token's iat read by the client's rule for a JWT's
+    // times (internal/times.ts's jwtTime, numericDate) rather than a second decoder of its own:
+    // 9,912 B, budget 9,950 B.
+    budgetBytes: 9950,
     goalBelow: OPENID_CLIENT_PAGE,
   },
   {
@@ -161,13 +163,14 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // sameJson moved to internal/guards.ts): 0.35 KB, each of the three 0.35 KB up. An invalid_client
   // that names the methods discovery lists when the one configured is not among them: 0.09 KB. The
   // ID token judged by the service's clock: 0.15 KB, each of the three 0.15 KB up. acme_claims_supported
-  // read as one string too: 0.02 KB, better-auth's budget 0.05 KB up.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 14.85 * KB },
+  // read as one string too: 0.02 KB, better-auth's budget 0.05 KB up. The ID token's iat read by
+  // the one rule for a JWT's times (internal/times.ts): 0.13 KB, each of the three 0.15 KB up.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.15 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.3 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
   // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 14.85 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 15 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

@@ -5,28 +5,7 @@
  * handed down: the transport stamps `X-Request-Timestamp` with it and teaches it, the token
  * manager times tokens with its offset, the client judges expiries the service set on it.
  */
-import { numericDate } from '../internal/times.js';
-
-/** Offsets smaller than this are within the `Date` header's one-second resolution: ignored. */
-const MIN_SKEW_MS = 2_000;
-
-/**
- * A time claim (`exp`, `iat`) of a JWT, in ms, read without verifying it: only used to schedule a
- * refresh, or to learn the service's clock when it sends no `Date`. Read by the rule for a JWT's
- * times (`numericDate`): an `iat` written in milliseconds is not a clock thousands of years ahead,
- * which would stamp every identity call outside the service's window.
- */
-export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined {
-  try {
-    const part = token.split('.')[1];
-    if (!part) return undefined;
-    const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
-    const seconds = numericDate((payload as Record<string, unknown>)[claim]);
-    return seconds === undefined ? undefined : seconds * 1000;
-  } catch {
-    return undefined;
-  }
-}
+import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, jwtTime } from '../internal/times.js';
 
 export class ServiceClock {
   readonly #local: () => number;
@@ -76,7 +55,6 @@ export class ServiceClock {
     const issuedAt = jwtTime(accessToken, 'iat');
     if (issuedAt === undefined) return;
     const offset = issuedAt - this.#local();
-    // One second more than for Date: iat is truncated to seconds and was stamped before the answer travelled.
-    this.#offsetMs = Math.abs(offset) >= MIN_SKEW_MS + 1_000 ? offset : 0;
+    this.#offsetMs = Math.abs(offset) >= MIN_TOKEN_SKEW_MS ? offset : 0;
   }
 }

@@ -8,7 +8,7 @@ import type { components } from '../../generated/schema.js';
 import { AcmeIdentityError, ApiError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
 import { sleep } from '../internal/sleep.js';
-import { jwtTime } from './clock.js';
+import { jwtTime } from '../internal/times.js';
 import { tokenLifetime } from './lifetime.js';
 
 /** Tokens as the client keeps them. Secret: never log a `StoredToken`. */

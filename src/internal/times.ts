@@ -75,3 +75,27 @@ export function unixTimeOf(value: unknown): number | undefined {
   const date = zonedDate(value);
   return 'ms' in date ? Math.floor(date.ms / 1000) : undefined;
 }
+
+/** Clock offsets smaller than this are within a `Date` header's one-second resolution: none. */
+export const MIN_SKEW_MS = 2_000;
+/** From a token's `iat` a second more (3 s): it is truncated to seconds and was stamped before the answer travelled. */
+export const MIN_TOKEN_SKEW_MS = 3_000;
+
+/**
+ * A time claim (`exp`, `iat`) of a JWT, in ms, read without verifying it: only used to schedule a
+ * refresh, or to learn the service's clock when it sends no `Date` (the REST client's, and a
+ * sign-in's). Read by the rule for a JWT's times ({@link numericDate}): an `iat` written in
+ * milliseconds is not a clock thousands of years ahead, which would stamp every identity call
+ * outside the service's window.
+ */
+export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined {
+  try {
+    const part = token.split('.')[1];
+    if (!part) return undefined;
+    const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
+    const seconds = numericDate((payload as Record<string, unknown>)[claim]);
+    return seconds === undefined ? undefined : seconds * 1000;
+  } catch {
+    return undefined;
+  }
+}

@@ -23,9 +23,9 @@ import { claimList, claimsRequestIssues, listedIn, wireClaims, type ClaimsReques
 import { ConfigurationError, InvalidInputError, type InputIssue, type OidcErrorCode } from '../errors/index.js';
 import { nonNegativeOption } from '../errors/options.js';
 import { isObject } from '../internal/guards.js';
-import { base64urlBytes } from '../internal/jws.js';
 import { kept } from '../internal/kept.js';
 import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
+import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, jwtTime } from '../internal/times.js';
 import { fail, isString, mapFailure, oauthError } from './failures.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
@@ -464,19 +464,14 @@ interface FinishSteps {
  */
 async function serviceSkewSeconds(response: Response, now: number): Promise<number> {
   const date = Date.parse(response.headers.get('date') ?? '');
-  if (!Number.isNaN(date)) return skewBeyond(date - now, 2_000);
+  if (!Number.isNaN(date)) return skewBeyond(date - now, MIN_SKEW_MS);
   const body: unknown = await response
     .clone()
     .json()
     .catch(() => undefined);
-  const payload = isObject(body) && isString(body['id_token']) ? body['id_token'].split('.')[1] : undefined;
-  try {
-    const iat: unknown = payload && JSON.parse(new TextDecoder().decode(base64urlBytes(payload)))['iat'];
-    return typeof iat === 'number' ? skewBeyond(iat * 1000 - now, 3_000) : 0;
-  } catch {
-    // Not a JWT: oauth4webapi says so next.
-    return 0;
-  }
+  const issuedAt = isObject(body) && isString(body['id_token']) ? jwtTime(body['id_token'], 'iat') : undefined;
+  // Without one (no JSON, no JWT), oauth4webapi says what is wrong next.
+  return issuedAt === undefined ? 0 : skewBeyond(issuedAt - now, MIN_TOKEN_SKEW_MS);
 }
 
 /** An offset in ms as whole seconds, or 0 within `minMs`. */

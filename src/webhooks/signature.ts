@@ -259,17 +259,17 @@ function hmacChecks(body: Check['body'], headers: unknown, entries: readonly str
     throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)${otherHash(algorithm, text)}`);
   });
   const plain: Check = { prefix: '', body, macs, hash: algorithm, secrets: settings.secrets };
-  const { timestamp, stampHeader } = settings;
-  if (timestamp) {
-    const stamp = checkStamp(header(headers, timestamp.header), timestamp.toleranceSeconds, `${timestamp.header} header`, settings.now);
+  const { stampHeader } = settings;
+  // A timestamp the delivery must sign: the option's, or the header the deliveries showed signed.
+  const required =
+    settings.timestamp ??
+    (stampHeader?.signs === 'stamped' ? { header: stampHeader.name, toleranceSeconds: settings.toleranceSeconds } : undefined);
+  if (required) {
+    const stamp = checkStamp(header(headers, required.header), required.toleranceSeconds, `${required.header} header`, settings.now);
     return [{ ...plain, prefix: `${stamp}.` }];
   }
-  if (!stampHeader || stampHeader.signs === 'body') return [plain];
+  if (stampHeader?.signs !== 'unknown') return [plain];
   const value = header(headers, stampHeader.name);
-  if (stampHeader.signs === 'stamped') {
-    const stamp = checkStamp(value, settings.toleranceSeconds, `${stampHeader.name} header`, settings.now);
-    return [{ ...plain, prefix: `${stamp}.` }];
-  }
   // Undecided: a header that is no UNIX time cannot be what a service signs before the body.
   if (value === undefined || !STAMP.test(value)) return [plain];
   return [

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { jwtTime, ServiceClock } from '../../src/client/clock.js';
+import { ServiceClock } from '../../src/client/clock.js';
+import { jwtTime } from '../../src/internal/times.js';
 import { tokenExpiry } from '../../src/inbox/rules.js';
 import { numericDate } from '../../src/internal/times.js';
 

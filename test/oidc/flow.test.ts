@@ -691,26 +691,21 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
       ...metadata,
       token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt'],
     }));
-    const basic = s.client({
-      clientId: 'client-client_secret_post',
-      clientAuthentication: { method: 'client_secret_basic', clientSecret: 'confidential-secret-0123456789' },
-      fetch: onlyPost,
-    });
-    const started = await basic.startSignIn();
-    const error = await rejection(basic.finishSignIn(await s.visit(started.url), started.transaction));
+    /** A sign-in of the client registered for client_secret_post, authenticating as given: its refusal. */
+    const refusal = async (method: 'client_secret_basic' | 'client_secret_post', clientSecret: string) => {
+      const oidc = s.client({ clientId: 'client-client_secret_post', clientAuthentication: { method, clientSecret }, fetch: onlyPost });
+      const started = await oidc.startSignIn();
+      return rejection(oidc.finishSignIn(await s.visit(started.url), started.transaction));
+    };
+    const error = await refusal('client_secret_basic', 'confidential-secret-0123456789');
     expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client' });
     expect((error as Error).message).toContain(
       'client_secret_basic is not among the methods discovery lists: client_secret_post, private_key_jwt',
     );
     expect(String(error)).not.toContain('confidential-secret');
     // The method discovery lists: nothing more to say than what to check.
-    const wrongSecret = s.client({
-      clientId: 'client-client_secret_post',
-      clientAuthentication: { method: 'client_secret_post', clientSecret: 'wrong-secret-but-still-a-secret' },
-      fetch: onlyPost,
-    });
-    const again = await wrongSecret.startSignIn();
-    const refused = await rejection(wrongSecret.finishSignIn(await s.visit(again.url), again.transaction));
+    const refused = await refusal('client_secret_post', 'wrong-secret-but-still-a-secret');
+    expect(refused).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client' });
     expect((refused as Error).message).toContain('check clientId');
     expect((refused as Error).message).not.toContain('not among');
   });
