@@ -94,8 +94,10 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // refused as expired: 9,763 B, budget 9,800 B. acme_claims_supported read as one string too
     // (claims/'s claimList): 9,780 B. The ID token's iat read by the client's rule for a JWT's
     // times (internal/times.ts's jwtTime, numericDate) rather than a second decoder of its own:
-    // 9,912 B, budget 9,950 B.
-    budgetBytes: 9950,
+    // 9,912 B, budget 9,950 B. An ID token whose exp and auth_time are in milliseconds read as
+    // the instants they name (checkInstants): read as seconds it never expired and max_age never
+    // held: 10,024 B, budget 10,050 B.
+    budgetBytes: 10050,
     goalBelow: OPENID_CLIENT_PAGE,
   },
   {
@@ -164,13 +166,15 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // that names the methods discovery lists when the one configured is not among them: 0.09 KB. The
   // ID token judged by the service's clock: 0.15 KB, each of the three 0.15 KB up. acme_claims_supported
   // read as one string too: 0.02 KB, better-auth's budget 0.05 KB up. The ID token's iat read by
-  // the one rule for a JWT's times (internal/times.ts): 0.13 KB, each of the three 0.15 KB up.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15 * KB },
+  // the one rule for a JWT's times (internal/times.ts): 0.13 KB, each of the three 0.15 KB up. An
+  // ID token's exp and auth_time in milliseconds read as such (checkInstants): 0.13 KB, each of
+  // the three 0.1 KB up.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15.1 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.3 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.4 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
   // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 15 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 15.1 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

@@ -25,7 +25,7 @@ import { nonNegativeOption } from '../errors/options.js';
 import { isObject } from '../internal/guards.js';
 import { kept } from '../internal/kept.js';
 import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
-import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, jwtTime } from '../internal/times.js';
+import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, jwtTime, unixSeconds } from '../internal/times.js';
 import { fail, isString, mapFailure, oauthError } from './failures.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
@@ -477,6 +477,24 @@ async function serviceSkewSeconds(response: Response, now: number): Promise<numb
 /** An offset in ms as whole seconds, or 0 within `minMs`. */
 const skewBeyond = (offsetMs: number, minMs: number) => (Math.abs(offsetMs) >= minMs ? Math.round(offsetMs / 1000) : 0);
 
+/**
+ * The ID token's `exp` and `auth_time` as the instants they name, on the clock oauth4webapi judged
+ * them by (its client's skew and tolerance). oauth4webapi reads them as seconds, as OpenID Connect
+ * writes them; a service that signs `Date.now()` writes milliseconds (the `tokenTimes` reading),
+ * and read as seconds its `exp` lies thousands of years ahead and its `auth_time` is never older
+ * than `max_age`. Read by the rule every time the SDK reads is read by (13 digits are
+ * milliseconds), they get the verdicts they would get in seconds, which oauth4webapi has already
+ * given: a time in seconds passes here as it passed there.
+ */
+function checkInstants(claims: IdTokenClaims, client: Client, maxAge: number | undefined): void {
+  const now = Math.floor(Date.now() / 1000) + (client[clockSkew] ?? 0) - (client[clockTolerance] ?? 0);
+  if (unixSeconds(claims.exp) <= now) throw fail('ERR_OIDC_ID_TOKEN_EXPIRED', 'ID token: exp has passed', { claim: 'exp' });
+  const authTime = claims.auth_time;
+  if (maxAge !== undefined && authTime !== undefined && unixSeconds(authTime) + maxAge < now) {
+    throw fail('ERR_OIDC_ID_TOKEN', 'ID token: auth_time is older than max_age', { claim: 'auth_time' });
+  }
+}
+
 /** `ERR_OIDC_TRANSACTION` for a transaction of another issuer or client, or older than `transactionMaxAgeMs`. */
 function checkTransaction(core: OidcCore, as: DiscoveredServer, transaction: OidcTransaction, now: number): void {
   const fresh = now - transaction.createdAt <= core.transactionMaxAgeMs;
@@ -504,16 +522,19 @@ async function finishSignIn(
     const response = await steps.exchange(core, as, checked, transaction);
     // The ID token's times are judged by the clock that wrote them.
     const c = core.client(await serviceSkewSeconds(response, steps.now()));
-    const { maxAge } = transaction;
+    // max_age counts back from the request, as the service applies it (OpenID Connect Core
+    // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
+    // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
+    // after the redirect", however long the person took to come back.
+    const maxAge =
+      transaction.maxAge === undefined ? undefined : transaction.maxAge + Math.ceil((steps.now() - transaction.createdAt) / 1000) + 1;
     const tokens = await processAuthorizationCodeResponse(as, c, response, {
       expectedNonce: transaction.nonce,
       requireIdToken: true,
-      // max_age counts back from the request, as the service applies it (OpenID Connect Core
-      // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
-      // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
-      // after the redirect", however long the person took to come back.
-      ...(maxAge === undefined ? {} : { maxAge: maxAge + Math.ceil((steps.now() - transaction.createdAt) / 1000) + 1 }),
+      ...(maxAge === undefined ? {} : { maxAge }),
     });
+    const claims = getValidatedIdTokenClaims(tokens) as IdTokenClaims;
+    checkInstants(claims, c, maxAge);
     // With requireIdToken, oauth4webapi refused an answer without an ID token.
     const idToken = tokens.id_token as string;
     // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.
@@ -521,7 +542,7 @@ async function finishSignIn(
       throw mapFailure(e, 'ERR_OIDC_ID_TOKEN_SIGNATURE');
     });
     return {
-      claims: getValidatedIdTokenClaims(tokens) as IdTokenClaims,
+      claims,
       tokens: tokens as SignInResult['tokens'],
       data: transaction.data,
     };

@@ -99,6 +99,8 @@ export interface AuthorizationServerContext {
   claimPlacement: () => ResolvedReadings['signInClaims'];
   /** How discovery writes `acme_claims_supported`: the `claimsSupported` reading. */
   claimListForm: () => ResolvedReadings['claimsSupported'];
+  /** The unit of the ID token's `iat`, `exp` and `auth_time`: the `tokenTimes` reading, as for every JWT the service signs. */
+  tokenTimes: () => ResolvedReadings['tokenTimes'];
 }
 
 /**
@@ -414,16 +416,17 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       const claims: Record<string, unknown> = { sub: issued.sub };
       for (const key of transaction.claims) if (person[key] !== undefined) placeClaim(claims, key, person[key], ctx.claimPlacement());
       const nowMs = ctx.now();
+      const unit = ctx.tokenTimes();
       const idToken = await signJwt(
         ctx.keys(),
         {
           iss: ctx.issuer,
           aud: client.clientId,
           ...claims,
-          auth_time: Math.floor(issued.authTime / 1000),
+          auth_time: Math.floor(issued.authTime / 1000) * (unit === 'milliseconds' ? 1000 : 1),
           ...(transaction.nonce ? { nonce: transaction.nonce } : {}),
         },
-        { nowMs, ttlSeconds: 600 },
+        { nowMs, ttlSeconds: 600, unit },
       );
       const accessToken = `oat_${randomId(24)}`;
       accessTokens.set(accessToken, { claims, expiresAt: nowMs + 900_000, revoked: false });

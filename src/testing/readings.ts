@@ -109,7 +109,7 @@ export interface FakeReadings {
   deleteAnswer?: 'message' | 'empty' | 'no-content';
   /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
-   * webhook's X-Access-Token): in seconds (`seconds`, the default, as RFC 7519 has them) or in
+   * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds (`seconds`, the default, as RFC 7519 has them) or in
    * milliseconds (`milliseconds`: an issuer that signs `Date.now()`). The fake reads its own tokens'
    * `exp` the way it writes them.
    */

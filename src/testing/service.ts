@@ -113,6 +113,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
     errorMode: () => settings.authorizationErrors,
     claimPlacement: () => state.readings.signInClaims,
     claimListForm: () => state.readings.claimsSupported,
+    tokenTimes: () => state.readings.tokenTimes,
     person: (prefill) => ({
       ...defaultValues({
         first_name: 'Jane',

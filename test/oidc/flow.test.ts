@@ -14,6 +14,7 @@ import {
 import { createBrowserSignIn } from '../../src/oidc/browser.js';
 import { createCore } from '../../src/oidc/flow.js';
 import { DEFAULT_OIDC_CLIENT, type OidcClientRegistration, type TokenEndpointAuthMethod } from '../../src/testing/index.js';
+import { fakeServiceHandlers } from '../../src/testing/msw.js';
 import { rejection, server } from '../helpers.js';
 import { REDIRECT, discovery, oidcSetup } from './setup.js';
 import { claimKey, readClaims } from '../../src/claims/index.js';
@@ -201,6 +202,33 @@ describe('OIDC helper: the flow against the fake', () => {
       code: 'ERR_OIDC_ID_TOKEN',
       claim: 'auth_time',
     });
+  });
+
+  test('an ID token whose times the service writes in milliseconds (the tokenTimes reading) gets the verdicts it gets in seconds: max_age over generated offsets (exp: tamper.test.ts)', async () => {
+    const inSeconds = await oidcSetup();
+    const inMs = await oidcSetup({ fake: { readings: { tokenTimes: 'milliseconds' } } });
+    /** The verdict on a sign-in whose person authenticated `offsetMs` from the request, with `maxAge`. */
+    const verdict = async (s: typeof inSeconds, maxAge: number, offsetMs: number) => {
+      // Both fakes answer at the same URLs: the one asked answers.
+      server.resetHandlers(...fakeServiceHandlers(s.service));
+      const { url, transaction } = await s.client().startSignIn({ maxAge });
+      s.advance(offsetMs);
+      const callback = await s.visit(url);
+      s.advance(-offsetMs);
+      try {
+        const { claims } = await s.client().finishSignIn(callback, transaction);
+        return `signed in, auth_time ${claims.auth_time === undefined ? 'missing' : 'given'}`;
+      } catch (error) {
+        return `${(error as OidcError).code} ${(error as OidcError).claim}`;
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 40 }), fc.integer({ min: -45_000, max: 0 }), async (maxAge, offsetMs) => {
+        const expected = await verdict(inSeconds, maxAge, offsetMs);
+        expect(await verdict(inMs, maxAge, offsetMs)).toBe(expected);
+      }),
+      { numRuns: 25 },
+    );
   });
 
   test('{essential: false} in a variable compiles and goes to the authorization request as null; {essential: true} as itself (#43)', async () => {

@@ -261,13 +261,18 @@ describe('OIDC helper: a tampered ID token', () => {
     expect(error.message).toMatch(/HS256/);
   });
 
-  test('expired: one second past exp is refused; the clock tolerance accepts it', async () => {
-    const s = await oidcSetup();
+  // In milliseconds (the tokenTimes reading: a service that signs Date.now()), read as seconds
+  // its exp would lie thousands of years ahead and the token would never expire.
+  test.each([
+    ['seconds', 1],
+    ['milliseconds', 1000],
+  ] as const)('expired, its exp in %s: one second past exp is refused; the clock tolerance accepts it', async (tokenTimes, perSecond) => {
+    const s = await oidcSetup({ fake: { readings: { tokenTimes } } });
     const late = (seconds: number, clockToleranceSeconds?: number) =>
       s.client({ now: () => s.now() + seconds * 1000, ...(clockToleranceSeconds === undefined ? {} : { clockToleranceSeconds }) });
     rewriteIdToken(
       s,
-      resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) })),
+      resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) * perSecond })),
     );
     let { transaction, callback } = await started(s);
     await refused(late(1).finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
