@@ -478,16 +478,15 @@ async function serviceSkewSeconds(response: Response, now: number): Promise<numb
 const skewBeyond = (offsetMs: number, minMs: number) => (Math.abs(offsetMs) >= minMs ? Math.round(offsetMs / 1000) : 0);
 
 /**
- * The ID token's `exp` and `auth_time` as the instants they name, on the clock oauth4webapi judged
- * them by (its client's skew and tolerance). oauth4webapi reads them as seconds, as OpenID Connect
- * writes them; a service that signs `Date.now()` writes milliseconds (the `tokenTimes` reading),
- * and read as seconds its `exp` lies thousands of years ahead and its `auth_time` is never older
- * than `max_age`. Read by the rule every time the SDK reads is read by (13 digits are
- * milliseconds), they get the verdicts they would get in seconds, which oauth4webapi has already
- * given: a time in seconds passes here as it passed there.
+ * The ID token's `exp` and `auth_time` as the instants they name, at `now` (UNIX seconds on the
+ * service's clock, less the tolerance: the instant oauth4webapi judged them at). oauth4webapi
+ * reads them as seconds, as OpenID Connect writes them; a service that signs `Date.now()` writes
+ * milliseconds (the `tokenTimes` reading), and read as seconds its `exp` lies thousands of years
+ * ahead and its `auth_time` is never older than `max_age`. Read by the rule every time the SDK
+ * reads is read by (13 digits are milliseconds), they get the verdicts they would get in seconds,
+ * which oauth4webapi has already given: a time in seconds passes here as it passed there.
  */
-function checkInstants(claims: IdTokenClaims, client: Client, maxAge: number | undefined): void {
-  const now = Math.floor(Date.now() / 1000) + (client[clockSkew] ?? 0) - (client[clockTolerance] ?? 0);
+function checkInstants(claims: IdTokenClaims, now: number, maxAge: number | undefined): void {
   if (unixSeconds(claims.exp) <= now) throw fail('ERR_OIDC_ID_TOKEN_EXPIRED', 'ID token: exp has passed', { claim: 'exp' });
   const authTime = claims.auth_time;
   if (maxAge !== undefined && authTime !== undefined && unixSeconds(authTime) + maxAge < now) {
@@ -521,7 +520,8 @@ async function finishSignIn(
   try {
     const response = await steps.exchange(core, as, checked, transaction);
     // The ID token's times are judged by the clock that wrote them.
-    const c = core.client(await serviceSkewSeconds(response, steps.now()));
+    const skew = await serviceSkewSeconds(response, steps.now());
+    const c = core.client(skew);
     // max_age counts back from the request, as the service applies it (OpenID Connect Core
     // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
     // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
@@ -534,7 +534,7 @@ async function finishSignIn(
       ...(maxAge === undefined ? {} : { maxAge }),
     });
     const claims = getValidatedIdTokenClaims(tokens) as IdTokenClaims;
-    checkInstants(claims, c, maxAge);
+    checkInstants(claims, Math.floor(steps.now() / 1000) + skew - (c[clockTolerance] ?? 0), maxAge);
     // With requireIdToken, oauth4webapi refused an answer without an ID token.
     const idToken = tokens.id_token as string;
     // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.

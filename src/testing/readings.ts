@@ -154,6 +154,12 @@ export interface FakeReadings {
    * spaces (`string`, as OAuth writes a scope).
    */
   claimsSupported?: 'array' | 'string';
+  /**
+   * The hash of the webhook's plain HMAC (the `prefixed-hex`, `hex`, `base64` and `timestamped`
+   * forms; Stripe's and Standard Webhooks' are SHA-256 by their definition), "HMAC algorithm: not
+   * shown": `SHA-256` (the default), `SHA-384` or `SHA-512`, its `sha256=` prefix naming it.
+   */
+  webhookHash?: 'SHA-256' | 'SHA-384' | 'SHA-512';
 }
 
 /**
@@ -200,6 +206,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   signInClaims: 'flat',
   emailFailureDetails: 'code',
   claimsSupported: 'array',
+  webhookHash: 'SHA-256',
 });
 
 /**
@@ -244,6 +251,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   signInClaims: ['flat', 'acme', 'nested'],
   emailFailureDetails: ['code', 'codes'],
   claimsSupported: ['array', 'string'],
+  webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
 });
 
 /**

@@ -69,8 +69,8 @@ export async function signWebhook(secret: string, body: string): Promise<string>
   return `sha256=${toHex(await hmac(utf8(secret), body))}`;
 }
 
-async function hmac(key: Uint8Array<ArrayBuffer>, content: string): Promise<Uint8Array> {
-  const imported = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+async function hmac(key: Uint8Array<ArrayBuffer>, content: string, hash: ResolvedReadings['webhookHash'] = 'SHA-256'): Promise<Uint8Array> {
+  const imported = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash }, false, ['sign']);
   return new Uint8Array(await crypto.subtle.sign('HMAC', imported, utf8(content)));
 }
 
@@ -114,15 +114,19 @@ export async function webhookRequest(
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   /** Stripe's `t=…,v1=…` set, signed with `signingKey`. */
   const stripeSet = async (signingKey: Uint8Array<ArrayBuffer>) => `t=${t},v1=${toHex(await hmac(signingKey, `${t}.${body}`))}`;
+  /** The plain HMAC, by the `webhookHash` reading, and the prefix that names it (`sha256=`). */
+  const hash = readings.webhookHash;
+  const plain = (content: string) => hmac(key, content, hash);
+  const named = `sha${hash.slice(4)}=`;
   switch (readings.webhookSignature) {
     case 'prefixed-hex':
-      headers['x-webhook-signature'] = await signWebhook(target.secret, body);
+      headers['x-webhook-signature'] = `${named}${toHex(await plain(body))}`;
       break;
     case 'hex':
-      headers['x-webhook-signature'] = toHex(await hmac(key, body));
+      headers['x-webhook-signature'] = toHex(await plain(body));
       break;
     case 'base64':
-      headers['x-webhook-signature'] = toBase64(await hmac(key, body));
+      headers['x-webhook-signature'] = toBase64(await plain(body));
       break;
     case 'stripe':
       headers['x-webhook-signature'] = await stripeSet(key);
@@ -130,7 +134,7 @@ export async function webhookRequest(
     case 'timestamped':
       // The timestamp in a header of its own, signed before the body.
       headers['x-webhook-timestamp'] = t;
-      headers['x-webhook-signature'] = `sha256=${toHex(await hmac(key, `${t}.${body}`))}`;
+      headers['x-webhook-signature'] = `${named}${toHex(await plain(`${t}.${body}`))}`;
       break;
     case 'rotation':
       // A sender in the middle of rotating its secret: a set by the secret it is retiring (one the client never had), then one by the current.

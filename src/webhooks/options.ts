@@ -18,8 +18,13 @@ export type WebhookSecret = string | Uint8Array;
 export interface WebhookVerifierOptions extends LiteLogOptions {
   /** The signing secret, or several during a rotation (any of them verifies). */
   secret: WebhookSecret | readonly WebhookSecret[];
-  /** HMAC hash. The spec does not show it. @default 'SHA-256' */
-  algorithm?: 'SHA-256' | 'SHA-384' | 'SHA-512';
+  /**
+   * The plain HMAC's hash. The spec does not show it: by default the MAC's length says which of
+   * SHA-256, SHA-384 and SHA-512 (Stripe's and Standard Webhooks' conventions are SHA-256 by their
+   * definition). Set one to read only it; SHA-1 (20 bytes, as GitHub's `sha1=` had it) is read only
+   * when set. @default 'auto'
+   */
+  algorithm?: 'auto' | 'SHA-256' | 'SHA-384' | 'SHA-512' | 'SHA-1';
   /**
    * How the signature is written. `auto` accepts hex (with or without a `sha256=` prefix, any
    * case) and base64 (or base64url). The spec does not show it. @default 'auto'
@@ -132,8 +137,9 @@ export function signatureSettings(
   secrets: Uint8Array<ArrayBuffer>[],
   standardSecrets: Uint8Array<ArrayBuffer>[],
 ): SignatureSettings {
-  const algorithm = options.algorithm ?? 'SHA-256';
-  if (!Object.hasOwn(MAC_BYTES, algorithm)) throw new ConfigurationError('algorithm', 'must be SHA-256, SHA-384 or SHA-512');
+  const algorithm = options.algorithm ?? 'auto';
+  if (algorithm !== 'auto' && !Object.hasOwn(MAC_BYTES, algorithm))
+    throw new ConfigurationError('algorithm', "must be 'auto', 'SHA-256', 'SHA-384', 'SHA-512' or 'SHA-1'");
   const maxSignatures = countOption('maxSignatures', options.maxSignatures, 4 * secrets.length);
   const scheme = options.scheme ?? 'auto';
   if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme))

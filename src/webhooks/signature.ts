@@ -9,13 +9,20 @@ import { InvalidInputError, WebhookVerificationError, type WebhookErrorCode } fr
 import { fromBase64, fromHex, utf8 } from '../internal/encoding.js';
 import { unixSeconds } from '../internal/times.js';
 
-export const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64 } as const;
+export const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64, 'SHA-1': 20 } as const;
 /** Each hash as `node:crypto` and the `sha256=` prefix name it. */
-export const NODE_NAMES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' } as const;
+export const NODE_NAMES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512', 'SHA-1': 'sha1' } as const;
 const HEX = /^[0-9a-fA-F]+$/;
 export const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 export type Hash = keyof typeof MAC_BYTES;
+
+/**
+ * The hashes a plain HMAC's length names when no `algorithm` is set ("HMAC algorithm: not shown"):
+ * the SHA-2 family, 32, 48 or 64 bytes, each unforgeable without the secret. SHA-1 is read only
+ * when set.
+ */
+const SHA2: readonly Hash[] = ['SHA-256', 'SHA-384', 'SHA-512'];
 
 /** The signing conventions read: an HMAC of the body, Stripe's `t=…,v1=…`, Standard Webhooks' `v1,<base64>`. */
 type Convention = 'hmac' | 'stripe' | 'standard';
@@ -59,7 +66,8 @@ interface StampHeader {
 
 /** What reading a delivery's signatures needs: the verifier's settings, fixed when it is created. */
 export interface SignatureSettings {
-  algorithm: Hash;
+  /** The plain HMAC's hash: the one set, or `auto` (a SHA-2 hash, by the MAC's length). */
+  algorithm: Hash | 'auto';
   encoding: 'auto' | 'hex' | 'base64';
   signatureHeader: string;
   scheme: 'auto' | Convention;
@@ -181,7 +189,8 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
     throw fail('ERR_WEBHOOK_MISSING_SIGNATURE', `no signature: neither ${signatureHeader} nor webhook-signature is present`);
   }
   // A header longer than `maxSignatures` of the longest entries cannot hold that many valid ones: it is not even split.
-  const longest = Math.max(`${NODE_NAMES[settings.algorithm]}=`.length + MAC_BYTES[settings.algorithm] * 2 + 2, STRIPE_SET_LENGTH);
+  const widest = settings.algorithm === 'auto' ? 'SHA-512' : settings.algorithm;
+  const longest = Math.max(`${NODE_NAMES[widest]}=`.length + MAC_BYTES[widest] * 2 + 2, STRIPE_SET_LENGTH);
   if ((value?.length ?? 0) + (standardValue?.length ?? 0) > maxSignatures * longest) {
     throw malformed(`the signature headers are longer than ${maxSignatures} signatures can be`);
   }
@@ -225,40 +234,76 @@ function checkStamp(stamp: string | undefined, tolerated: number, name: string, 
   return stamp;
 }
 
-/** A `sha256=`, `sha384=` or `sha512=` prefix, in any case: read past, the MAC's length says its hash. */
-const NAMED_HASH = /^sha(?:256|384|512)=/i;
+/** A `sha256=`, `sha384=`, `sha512=` or `sha1=` prefix, in any case: it names the MAC's hash. */
+const NAMED_HASH = /^sha(1|256|384|512)=/i;
+const HASH_NAMED: Readonly<Record<string, Hash>> = { '1': 'SHA-1', '256': 'SHA-256', '384': 'SHA-384', '512': 'SHA-512' };
 
 /**
- * What to configure when a MAC has the length of another hash's ("HMAC algorithm: not shown"),
+ * What to configure when a MAC has the length of a hash not read ("HMAC algorithm: not shown"),
  * written as hex (read first, as the check reads it) or base64; nothing when it has none's.
  */
-function otherHash(algorithm: Hash, text: string): string {
+function otherHash(read: readonly Hash[], text: string): string {
   const bytes = HEX.test(text) && text.length % 2 === 0 ? text.length / 2 : base64Bytes(text)?.length;
   const other = (Object.keys(MAC_BYTES) as Hash[]).find((hash) => MAC_BYTES[hash] === bytes);
-  return other && other !== algorithm ? `; it has an HMAC-${other}'s length: set algorithm: '${other}'` : '';
+  return other && !read.includes(other) ? `; it has an HMAC-${other}'s length: set algorithm: '${other}'` : '';
+}
+
+/** A plain HMAC's MAC and the hash its length names. */
+interface PlainMac {
+  mac: Uint8Array<ArrayBuffer>;
+  hash: Hash;
 }
 
 /**
- * The checks of an HMAC of the body (after the `timestamp` option's header, when set): hex (after
- * its `sha256=`, or another hash's name), or base64. Without the option, a delivery that carries
- * the {@link StampHeader} is checked both ways until one shows which the service signs.
+ * One entry of a plain HMAC, of a hash `read` (the one its `sha256=`-style prefix names, when it
+ * has one): hex, else base64, its length naming the hash. Hex is read first: 64 hex digits are an
+ * HMAC-SHA256, never the 48 base64 bytes of an HMAC-SHA384 they could also spell.
+ */
+function plainMac(entry: string, read: readonly Hash[], encoding: SignatureSettings['encoding']): PlainMac {
+  const named = NAMED_HASH.exec(entry);
+  const text = named ? entry.slice(named[0].length) : entry;
+  const namedHash = named && HASH_NAMED[named[1] as string];
+  if (namedHash && !read.includes(namedHash)) {
+    throw malformed(`the signature is named ${named[0]}, an HMAC-${namedHash}: set algorithm: '${namedHash}'`);
+  }
+  const hashes = namedHash ? [namedHash] : read;
+  const hexHash = HEX.test(text) ? hashes.find((hash) => text.length === MAC_BYTES[hash] * 2) : undefined;
+  const b64 = hexHash === undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
+  const b64Hash = b64 && hashes.find((hash) => b64.length === MAC_BYTES[hash]);
+  if (hexHash && encoding !== 'base64') return { mac: fromHex(text), hash: hexHash };
+  if (b64 && b64Hash && encoding !== 'hex') return { mac: b64, hash: b64Hash };
+  if (hexHash || b64Hash) {
+    throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${hexHash ? 'hex' : 'base64'}, but ${encoding} is configured`);
+  }
+  const hmacs = hashes.map((hash) => `HMAC-${hash} (${MAC_BYTES[hash]} bytes)`).join(' or ');
+  throw malformed(`the signature is not a hex or base64 ${hmacs}${otherHash(read, text)}`);
+}
+
+/**
+ * The checks of an HMAC of the body (after the `timestamp` option's header, when set), one for
+ * each hash its MACs' lengths name. Without the option, a delivery that carries the
+ * {@link StampHeader} is checked both ways until one shows which the service signs.
  */
 function hmacChecks(body: Check['body'], headers: unknown, entries: readonly string[], settings: SignatureSettings): Check[] {
   const { algorithm, encoding } = settings;
-  const length = MAC_BYTES[algorithm];
-  const macs = entries.map((entry) => {
-    const text = entry.replace(NAMED_HASH, '');
-    const isHex = HEX.test(text) && text.length === length * 2;
-    const b64 = !isHex && BASE64.test(text) ? base64Bytes(text) : undefined;
-    const isBase64 = b64?.length === length;
-    if (isHex && encoding !== 'base64') return fromHex(text);
-    if (b64 && isBase64 && encoding !== 'hex') return b64;
-    if (isHex || isBase64) {
-      throw fail('ERR_WEBHOOK_SIGNATURE_ENCODING', `the signature is ${isHex ? 'hex' : 'base64'}, but ${encoding} is configured`);
-    }
-    throw malformed(`the signature is not a hex or base64 ${algorithm} HMAC (${length} bytes)${otherHash(algorithm, text)}`);
-  });
-  const plain: Check = { prefix: '', body, macs, hash: algorithm, secrets: settings.secrets };
+  const read = algorithm === 'auto' ? SHA2 : [algorithm];
+  const byHash = new Map<Hash, Uint8Array<ArrayBuffer>[]>();
+  for (const entry of entries) {
+    const { mac, hash } = plainMac(entry, read, encoding);
+    const macs = byHash.get(hash);
+    if (macs) macs.push(mac);
+    else byHash.set(hash, [mac]);
+  }
+  return [...byHash].flatMap(([hash, macs]) =>
+    stampedChecks({ prefix: '', body, macs, hash, secrets: settings.secrets }, headers, settings),
+  );
+}
+
+/**
+ * A plain HMAC's check as the timestamp header asks: after the timestamp the `timestamp` option
+ * names, or the deliveries showed signed; the body alone; or, undecided, both.
+ */
+function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettings): Check[] {
   const { stampHeader } = settings;
   // A timestamp the delivery must sign: the option's, or the header the deliveries showed signed.
   const required =

@@ -266,19 +266,25 @@ describe('OIDC helper: a tampered ID token', () => {
   test.each([
     ['seconds', 1],
     ['milliseconds', 1000],
-  ] as const)('expired, its exp in %s: one second past exp is refused; the clock tolerance accepts it', async (tokenTimes, perSecond) => {
-    const s = await oidcSetup({ fake: { readings: { tokenTimes } } });
-    const late = (seconds: number, clockToleranceSeconds?: number) =>
-      s.client({ now: () => s.now() + seconds * 1000, ...(clockToleranceSeconds === undefined ? {} : { clockToleranceSeconds }) });
-    rewriteIdToken(
-      s,
-      resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) * perSecond })),
-    );
-    let { transaction, callback } = await started(s);
-    await refused(late(1).finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
-    ({ transaction, callback } = await started(s));
-    await expect(late(1, 2).finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
-  });
+  ] as const)(
+    'expired, its exp in %s: at exp and a second past it refused; the clock tolerance accepts it',
+    async (tokenTimes, perSecond) => {
+      const s = await oidcSetup({ fake: { readings: { tokenTimes } } });
+      const late = (seconds: number, clockToleranceSeconds?: number) =>
+        s.client({ now: () => s.now() + seconds * 1000, ...(clockToleranceSeconds === undefined ? {} : { clockToleranceSeconds }) });
+      rewriteIdToken(
+        s,
+        resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) * perSecond })),
+      );
+      let { transaction, callback } = await started(s);
+      await refused(late(1).finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
+      // exp is the first second the token is refused in (RFC 7519 §4.1.4: "on or after").
+      ({ transaction, callback } = await started(s));
+      await refused(late(0).finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
+      ({ transaction, callback } = await started(s));
+      await expect(late(1, 2).finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+    },
+  );
 
   test('not yet valid (nbf in the future) is refused; the tolerance works that way too', async () => {
     const s = await oidcSetup();

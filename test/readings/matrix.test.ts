@@ -60,6 +60,7 @@ const ALL_OTHERWISE: FakeReadings = {
   signInClaims: 'nested',
   emailFailureDetails: 'codes',
   claimsSupported: 'string',
+  webhookHash: 'SHA-512',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {

@@ -73,12 +73,18 @@ describe('webhooks: the signature header', () => {
   });
 
   test('a header exactly as long as maxSignatures entries can be is read; one character more is refused unread', async () => {
-    // The longest entry is Stripe's set of one signature: `t=` and 12 digits, `,v1=` and 64 hex digits, two separators: 84.
-    const exact = `sha256=${HEX}`.padEnd(84, ' ');
-    expect(await outcome(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': exact }))).toBe('accepted');
-    expect(await outcome(verifier({ maxSignatures: 1 }).verify(BODY, { 'x-webhook-signature': `${exact} ` }))).toBe(
-      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
-    );
+    // With SHA-256 set, the longest entry is Stripe's set of one signature: `t=` and 12 digits,
+    // `,v1=` and 64 hex digits, two separators: 84. Without it, an HMAC-SHA512's: `sha512=` and
+    // 128 hex digits, two separators: 137.
+    for (const [algorithm, length] of [
+      ['SHA-256', 84],
+      ['auto', 137],
+    ] as const) {
+      const exact = `sha256=${HEX}`.padEnd(length, ' ');
+      const one = verifier({ maxSignatures: 1, algorithm });
+      expect(await outcome(one.verify(BODY, { 'x-webhook-signature': exact })), algorithm).toBe('accepted');
+      expect(await outcome(one.verify(BODY, { 'x-webhook-signature': `${exact} ` })), algorithm).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    }
   });
 
   test('a signature that is neither hex nor base64 is malformed, not a crash: both forms are anchored at each end', async () => {
@@ -93,8 +99,10 @@ describe('webhooks: the signature header', () => {
       `!${b64.slice(1)}`,
       `${b64}!`,
     ];
+    // SHA-256 set: without it, 64 characters of base64 are an HMAC-SHA384's length, read and refused as not matching.
     for (const header of malformed) {
-      expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': header })), header).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+      const error = await outcome(verifier({ algorithm: 'SHA-256' }).verify(BODY, { 'x-webhook-signature': header }));
+      expect(error, header).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
     }
   });
 
@@ -106,13 +114,13 @@ describe('webhooks: the signature header', () => {
     }
   });
 
-  test('property: an HMAC of another hash ("HMAC algorithm: not shown") is refused naming the algorithm to set, and verifies once it is set', async () => {
-    const HASHES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' } as const;
+  test('property: an HMAC of any SHA-2 hash verifies by default, its length naming the hash; one of a hash not read (SHA-1, or another than the one set) is refused naming the algorithm to set, and verifies once it is set', async () => {
+    const HASHES = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512', 'SHA-1': 'sha1' } as const;
     const names = Object.keys(HASHES) as (keyof typeof HASHES)[];
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...names),
-        fc.constantFrom(...names),
+        fc.constantFrom('auto', ...names),
         fc.constantFrom('hex', 'prefixed', 'PREFIXED', 'base64', 'base64url'),
         async (signed, configured, form) => {
           const digest = mac(BODY, HASHES[signed]);
@@ -124,13 +132,15 @@ describe('webhooks: the signature header', () => {
             base64url: () => digest.digest('base64url'),
           }[form]();
           const headers = { 'x-webhook-signature': written };
-          if (signed === configured) {
+          const read = configured === 'auto' ? ['SHA-256', 'SHA-384', 'SHA-512'] : [configured];
+          if (read.includes(signed)) {
             expect(await outcome(verifier({ algorithm: configured }).verify(BODY, headers)), written).toBe('accepted');
             return;
           }
           // The one ambiguity: 64 hex digits (an HMAC-SHA-256) are also 48 bytes of base64, an
           // HMAC-SHA-384's length, so with SHA-384 set they are read as that, and do not match.
-          if (signed === 'SHA-256' && configured === 'SHA-384' && !form.startsWith('base64')) {
+          // Named by a prefix, they are what it names.
+          if (signed === 'SHA-256' && configured === 'SHA-384' && form === 'hex') {
             expect(await outcome(verifier({ algorithm: configured }).verify(BODY, headers)), written).toBe('ERR_WEBHOOK_SIGNATURE');
             return;
           }
@@ -140,14 +150,39 @@ describe('webhooks: the signature header', () => {
           expect(await outcome(verifier({ algorithm: signed }).verify(BODY, headers)), written).toBe('accepted');
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 80 },
+    );
+  });
+
+  test('a prefix names its hash: sha256= on an HMAC-SHA512 is malformed, never read as the SHA-512 its length names', async () => {
+    const sha512 = mac(BODY, 'sha512').digest('hex');
+    expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': `sha512=${sha512}` }))).toBe('accepted');
+    for (const written of [`sha256=${sha512}`, `sha384=${sha512}`, `SHA256=${sha512}`]) {
+      expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': written })), written).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    }
+  });
+
+  test('MACs of two hashes in one header (a sender moving from SHA-256 to SHA-512) are each read by its length: either one verifies, in either place', async () => {
+    const wrong = (hash: string) => mac(`${BODY} `, hash).digest('hex');
+    for (const [first, second] of [
+      [mac(BODY).digest('hex'), wrong('sha512')],
+      [wrong('sha512'), mac(BODY).digest('hex')],
+      [mac(BODY, 'sha512').digest('hex'), wrong('sha256')],
+      [wrong('sha256'), mac(BODY, 'sha512').digest('base64')],
+      [wrong('sha256'), `${wrong('sha256')},sha512=${mac(BODY, 'sha512').digest('hex')}`],
+    ]) {
+      const written = `${first} ${second}`;
+      expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': written })), written).toBe('accepted');
+    }
+    expect(await outcome(verifier().verify(BODY, { 'x-webhook-signature': `${wrong('sha256')} ${wrong('sha512')}` }))).toBe(
+      'ERR_WEBHOOK_SIGNATURE',
     );
   });
 
   test("a MAC of no other hash's length says nothing of the algorithm", async () => {
     // The right length but not base64 (three padding characters): malformed, and SHA-256 is already set.
     const overPadded = `${mac(BODY).digest('base64').replace(/=+$/, '')}===`;
-    for (const written of ['ab'.repeat(20), 'q'.repeat(30), 'not a mac', overPadded]) {
+    for (const written of ['ab'.repeat(24), 'q'.repeat(30), 'not a mac', overPadded]) {
       const error = await rejection(verifier().verify(BODY, { 'x-webhook-signature': written }));
       expect(error, written).toMatchObject({ code: 'ERR_WEBHOOK_MALFORMED_SIGNATURE' });
       expect((error as Error).message, written).not.toContain('set algorithm');
@@ -409,8 +444,8 @@ describe('webhooks: what a refusal carries', () => {
 });
 
 describe('webhooks: configuration', () => {
-  test('an algorithm other than SHA-256, SHA-384 or SHA-512 is refused, naming algorithm', () => {
-    for (const algorithm of ['SHA-1', 'sha256', 'MD5', 'toString']) {
+  test('an algorithm other than auto, SHA-256, SHA-384, SHA-512 or SHA-1 is refused, naming algorithm', () => {
+    for (const algorithm of ['sha1', 'sha256', 'MD5', 'SHA-224', 'toString']) {
       const error = (() => {
         try {
           verifier({ algorithm: algorithm as never });
