@@ -430,7 +430,7 @@ export class AcmeIdentityClient {
     return this.#transport.call(options, (ctx) =>
       send(this.#transport.fetchFor(ctx, policy, route.path), ctx).then((sent) =>
         withResponse(
-          this.#unwrap(schema, this.#readJson(sent, ctx, policy, S.MAY_BE_EMPTY.has(schema)), sent.response, ctx),
+          this.#unwrap(schema, this.#readJson(sent, ctx, policy, S.WHEN_EMPTY.get(schema)), sent.response, ctx),
           sent.response,
           true,
         ),
@@ -442,15 +442,15 @@ export class AcmeIdentityClient {
    * A successful answer's record, checked by its schema: `client/envelope.ts` opens whatever
    * envelopes it came in (the spec's, none, one with more fields, one more) and drops `null`
    * fields; the correlation id is the envelope's, else the answer's header, else the one sent. A
-   * record in which none of the documented fields arrived is refused (unless an empty record means
-   * something, as a DELETE's message does). Anything amiss is an `InvalidResponseError` whose
+   * record in which none of the documented fields arrived is refused (unless an empty answer means
+   * something, as a DELETE's and a revoke's do: {@link S.WHEN_EMPTY}). Anything amiss is an `InvalidResponseError` whose
    * `issues` name the path.
    */
   #unwrap<T>(schema: S.ShapeOf<T>, body: unknown, response: Response, ctx: CallContext): ApiResult<T> {
     const fields = S.fieldsOf(schema);
     const opened = openAnswer(body, fields);
     const correlationId = opened.correlationId ?? response.headers.get('x-correlation-id') ?? ctx.correlationId;
-    const problem = fields && !S.MAY_BE_EMPTY.has(schema) ? emptyRecordProblem(opened.data, fields) : undefined;
+    const problem = fields && !S.WHEN_EMPTY.has(schema) ? emptyRecordProblem(opened.data, fields) : undefined;
     if (problem) throw new InvalidResponseError(response.status, correlationId, problem, ['(root)']);
     const result: ApiResult<T> = { data: this.#validate(schema, opened, response, correlationId), correlationId };
     if (opened.meta !== undefined) result.meta = opened.meta;
@@ -485,10 +485,10 @@ export class AcmeIdentityClient {
 
   /**
    * The parsed JSON of a successful answer; a typed error for an error status or an unreadable body.
-   * `mayBeEmpty`: a success without a body (a DELETE answered 204, or 200 with nothing) is the
-   * success it says, an empty record, never an error for an operation that was done.
+   * `whenEmpty`: what a success without a body means (a DELETE or a revoke answered 204, or 200
+   * with nothing), for an action that was done: never an error for it.
    */
-  #readJson(sent: Sent, ctx: CallContext, policy: CallPolicy = PUBLIC, mayBeEmpty = false): unknown {
+  #readJson(sent: Sent, ctx: CallContext, policy: CallPolicy = PUBLIC, whenEmpty?: Readonly<Record<string, unknown>>): unknown {
     const { response } = sent;
     // Read only when there is an error to carry it.
     const correlationId = () => response.headers.get('x-correlation-id') ?? ctx.correlationId;
@@ -506,7 +506,7 @@ export class AcmeIdentityClient {
       );
     }
     if (typeof sent.data !== 'string' || sent.data.trim() === '') {
-      if (mayBeEmpty) return {};
+      if (whenEmpty) return { ...whenEmpty };
       throw new InvalidResponseError(response.status, correlationId(), 'empty body');
     }
     try {

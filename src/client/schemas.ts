@@ -208,8 +208,18 @@ export function fieldsOf(schema: ShapeOf<unknown>): ReadonlySet<string> | undefi
 /** Each schema's field names, worked out once. */
 const fieldSets = new WeakMap<object, ReadonlySet<string> | undefined>();
 
-/** Records that mean something with none of their fields: a DELETE's 200 is the deletion, message or not. */
-export const MAY_BE_EMPTY: ReadonlySet<ShapeOf<unknown>> = new Set([MessageData]);
+/**
+ * What a success without a body (200 with nothing, or 204) means, for the records of an action
+ * that was done: a DELETE's is the deletion, message or not; a revoke's is the revocation (the
+ * spec's transition: "revoked | response `data.revoked` is true").
+ */
+export const WHEN_EMPTY: ReadonlyMap<ShapeOf<unknown>, Readonly<Record<string, unknown>>> = new Map<
+  ShapeOf<unknown>,
+  Record<string, unknown>
+>([
+  [MessageData, {}],
+  [CredentialRevoked, { revoked: true }],
+]);
 
 /**
  * Where a value departs from a schema: issue paths only, never the values themselves, each from

@@ -45,6 +45,17 @@ export function ok(ctx: ResponseContext, data: unknown): Response {
   return json(ctx, enveloped(ctx.readings?.envelope ?? 'spec', envelope));
 }
 
+/**
+ * The answer to an action whose result the spec writes as `{data: …}` (a DELETE's message, a
+ * revoke's `revoked: true`), as its reading says: that (`message`, `revoked`), 200 with no body
+ * (`empty`), or 204 No Content (`no-content`).
+ */
+export function actionAnswer(ctx: ResponseContext, reading: string, data: unknown): Response {
+  if (reading === 'no-content') return new Response(null, { status: 204, headers: { 'x-correlation-id': ctx.correlationId } });
+  if (reading === 'empty') return new Response('', { status: 200, headers: { 'x-correlation-id': ctx.correlationId } });
+  return ok(ctx, data);
+}
+
 function enveloped(reading: ResolvedReadings['envelope'], envelope: Record<string, unknown>): Record<string, unknown> {
   switch (reading) {
     case 'success':

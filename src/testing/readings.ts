@@ -108,6 +108,11 @@ export interface FakeReadings {
   /** What `DELETE /identity/request/…` answers: the spec's `{data: {message}}` (`message`), 200 with no body (`empty`), or 204 No Content (`no-content`). */
   deleteAnswer?: 'message' | 'empty' | 'no-content';
   /**
+   * What `POST /credentials/revoke/…` answers: the spec's `{data: {revoked: true}}` (`revoked`),
+   * 200 with no body (`empty`), or 204 No Content (`no-content`), as many APIs answer an action.
+   */
+  revokeAnswer?: 'revoked' | 'empty' | 'no-content';
+  /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
    * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds (`seconds`, the default, as RFC 7519 has them) or in
    * milliseconds (`milliseconds`: an issuer that signs `Date.now()`). The fake reads its own tokens'
@@ -197,6 +202,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   booleans: 'json',
   digestEncoding: 'base64url',
   deleteAnswer: 'message',
+  revokeAnswer: 'revoked',
   neverExpires: 'omitted',
   tokenTimes: 'seconds',
   webhookTimestamp: 'seconds',
@@ -242,6 +248,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   booleans: ['json', 'strings', 'words'],
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
+  revokeAnswer: ['revoked', 'empty', 'no-content'],
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds'],
   webhookTimestamp: ['seconds', 'milliseconds'],
@@ -306,7 +313,8 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
     readings.expiresInUnit !== 'seconds' ||
     readings.times !== 'integer' ||
     readings.booleans !== 'json' ||
-    readings.deleteAnswer !== 'message'
+    readings.deleteAnswer !== 'message' ||
+    readings.revokeAnswer !== 'revoked'
   );
 }
 

@@ -11,7 +11,7 @@ import {
   validateCredentialInput,
   verifiedCredential,
 } from './credentials.js';
-import { json, ok, serviceError, withNumbers, type ResponseContext } from './http.js';
+import { actionAnswer, json, ok, serviceError, withNumbers, type ResponseContext } from './http.js';
 import { findRecord, isOpen, newIdentityRecord, requestDetails, samePerson, validateIdentityInput } from './identity.js';
 import { verifyJwt } from './keys.js';
 import type { FakeState, Route, RouteEntry } from './state.js';
@@ -89,12 +89,7 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       const client = await authenticateIdentity(state, request, ctx.now);
       const record = findRecord(state.identity, client.clientId, arc, isc);
       record.status = 'deleted';
-      // The `deleteAnswer` reading: the spec's `{data: {message}}`, or nothing, as 200 or 204.
-      if (state.readings.deleteAnswer === 'no-content')
-        return new Response(null, { status: 204, headers: { 'x-correlation-id': ctx.correlationId } });
-      if (state.readings.deleteAnswer === 'empty')
-        return new Response('', { status: 200, headers: { 'x-correlation-id': ctx.correlationId } });
-      return ok(ctx, { message: 'Identity request cancelled and deleted' });
+      return actionAnswer(ctx, state.readings.deleteAnswer, { message: 'Identity request cancelled and deleted' });
     },
     async response(request, ctx, [arc, isc]) {
       const client = await authenticateIdentity(state, request, ctx.now);
@@ -141,7 +136,7 @@ function credentialRoutes(state: FakeState): Record<'submit' | 'verify' | 'fileD
       const client = await authenticate(state, request, ctx.now);
       const record = revocableCredential(state.credentials.get(ref), client.clientId);
       record.revoked = true;
-      return ok(ctx, { revoked: true });
+      return actionAnswer(ctx, state.readings.revokeAnswer, { revoked: true });
     },
   };
 }

@@ -61,6 +61,7 @@ const ALL_OTHERWISE: FakeReadings = {
   emailFailureDetails: 'codes',
   claimsSupported: 'string',
   webhookHash: 'SHA-512',
+  revokeAnswer: 'no-content',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {

@@ -1,0 +1,63 @@
+/**
+ * An answer without a body (200 with nothing, or 204): for an action that was done, the success the
+ * spec says it is (a DELETE's deletion, a revoke's `revoked: true`); for a read, an
+ * `InvalidResponseError`, never an empty record taken for the thing read.
+ */
+import { describe, expect, test } from 'vitest';
+import { http, HttpResponse } from 'msw';
+import { InvalidResponseError } from '../../src/index.js';
+import { credentialInput, harness, person, rejection, server } from '../helpers.js';
+
+const EMPTY = {
+  empty: () => new HttpResponse('', { status: 200 }),
+  'no-content': () => new HttpResponse(null, { status: 204 }),
+} as const;
+const FORMS = ['empty', 'no-content'] as const;
+
+describe('an answer without a body', () => {
+  test.each(FORMS)('a DELETE answered %s is the deletion: the request is gone', async (deleteAnswer) => {
+    const { client } = await harness({ fake: { readings: { deleteAnswer } } });
+    const { data } = await client.identityRequests.create(person());
+    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    const deleted = await client.identityRequests.delete(codes);
+    expect(deleted.data).toEqual({});
+    await expect(client.identityRequests.get(codes)).rejects.toMatchObject({ status: 404 });
+  });
+
+  test.each(FORMS)(
+    'a revoke answered %s is the revocation: revoked is true, and the credential answers 410 after',
+    async (revokeAnswer) => {
+      const { client } = await harness({ fake: { readings: { revokeAnswer } } });
+      const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+      expect((await client.credentials.revoke(ref)).data).toEqual({ revoked: true });
+      await expect(client.credentials.verify(ref)).rejects.toMatchObject({ status: 410 });
+    },
+  );
+
+  test('a revoke answered with an empty record is refused: it says neither revoked nor not', async () => {
+    const { client, service } = await harness();
+    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    server.use(http.post(`${service.baseUrl}/credentials/revoke/*`, () => HttpResponse.json({ data: {}, correlation_id: 'c' })));
+    expect(await rejection(client.credentials.revoke(ref))).toBeInstanceOf(InvalidResponseError);
+  });
+
+  test.each(FORMS)('a read answered %s is an InvalidResponseError: verify, file-data, submit, get', async (form) => {
+    const { client, service } = await harness();
+    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    const { data } = await client.identityRequests.create(person());
+    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    server.use(
+      http.get(`${service.baseUrl}/credentials/*`, EMPTY[form]),
+      http.post(`${service.baseUrl}/credentials/submit`, EMPTY[form]),
+      http.get(`${service.baseUrl}/identity/request/*`, EMPTY[form]),
+    );
+    for (const call of [
+      () => client.credentials.verify(ref),
+      () => client.credentials.fileData(ref),
+      () => client.credentials.submit(credentialInput()),
+      () => client.identityRequests.get(codes),
+    ]) {
+      expect(await rejection(call())).toBeInstanceOf(InvalidResponseError);
+    }
+  });
+});
