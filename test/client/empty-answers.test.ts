@@ -13,6 +13,8 @@ const EMPTY = {
   'no-content': () => new HttpResponse(null, { status: 204 }),
 } as const;
 const FORMS = ['empty', 'no-content'] as const;
+/** The status each form of the fake's readings answers with. */
+const STATUS = { empty: 200, 'no-content': 204 } as const;
 
 describe('an answer without a body', () => {
   test.each(FORMS)('a DELETE answered %s is the deletion: the request is gone', async (deleteAnswer) => {
@@ -21,6 +23,7 @@ describe('an answer without a body', () => {
     const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
     const deleted = await client.identityRequests.delete(codes);
     expect(deleted.data).toEqual({});
+    expect(deleted.response?.status).toBe(STATUS[deleteAnswer]);
     await expect(client.identityRequests.get(codes)).rejects.toMatchObject({ status: 404 });
   });
 
@@ -29,7 +32,9 @@ describe('an answer without a body', () => {
     async (revokeAnswer) => {
       const { client } = await harness({ fake: { readings: { revokeAnswer } } });
       const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
-      expect((await client.credentials.revoke(ref)).data).toEqual({ revoked: true });
+      const revoked = await client.credentials.revoke(ref);
+      expect(revoked.data).toEqual({ revoked: true });
+      expect(revoked.response?.status).toBe(STATUS[revokeAnswer]);
       await expect(client.credentials.verify(ref)).rejects.toMatchObject({ status: 410 });
     },
   );
