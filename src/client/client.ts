@@ -443,8 +443,8 @@ export class AcmeIdentityClient {
    * envelopes it came in (the spec's, none, one with more fields, one more) and drops `null`
    * fields; the correlation id is the envelope's, else the answer's header, else the one sent. A
    * record in which none of the documented fields arrived is refused (unless an empty answer means
-   * something, as a DELETE's and a revoke's do: {@link S.WHEN_EMPTY}). Anything amiss is an `InvalidResponseError` whose
-   * `issues` name the path.
+   * something, as a DELETE's and a revoke's do: {@link S.WHEN_EMPTY}). Anything amiss is an
+   * `InvalidResponseError` whose `issues` name the path.
    */
   #unwrap<T>(schema: S.ShapeOf<T>, body: unknown, response: Response, ctx: CallContext): ApiResult<T> {
     const fields = S.fieldsOf(schema);

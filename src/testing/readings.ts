@@ -114,9 +114,9 @@ export interface FakeReadings {
   revokeAnswer?: 'revoked' | 'empty' | 'no-content';
   /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
-   * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds (`seconds`, the default, as RFC 7519 has them) or in
-   * milliseconds (`milliseconds`: an issuer that signs `Date.now()`). The fake reads its own tokens'
-   * `exp` the way it writes them.
+   * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds
+   * (`seconds`, the default, as RFC 7519 has them) or in milliseconds (`milliseconds`: an issuer
+   * that signs `Date.now()`). The fake reads its own tokens' `exp` the way it writes them.
    */
   tokenTimes?: 'seconds' | 'milliseconds';
   /**
