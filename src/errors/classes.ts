@@ -214,11 +214,17 @@ export class NotFoundError extends ApiError<'ERR_NOT_FOUND'> {
 export class ConflictError extends ApiError<'ERR_CONFLICT'> {
   static override readonly errorName = 'ConflictError';
 
-  /** On identity requests: the code of the request that already exists. */
+  /** On identity requests: `details.existing_code`, else the `accessRequestCode` below (the sandbox's `existing_code` is that one). */
   readonly existingCode: string | undefined;
+  /** The existing request's codes, where `details` names them as the creation's answer does: with both, it can be read or deleted. */
+  readonly accessRequestCode: string | undefined;
+  readonly identitySessionCode: string | undefined;
 
   constructor(init: ApiErrorInit) {
-    const existingCode = printable(init.body?.details?.['existing_code'], 256);
+    const details = init.body?.details;
+    const accessRequestCode = printable(details?.['access_request_code'], 256);
+    const identitySessionCode = printable(details?.['identity_session_code'], 256);
+    const existingCode = printable(details?.['existing_code'], 256) ?? accessRequestCode ?? identitySessionCode;
     super(
       init,
       'ERR_CONFLICT',
@@ -227,6 +233,8 @@ export class ConflictError extends ApiError<'ERR_CONFLICT'> {
         : undefined,
     );
     this.existingCode = existingCode;
+    this.accessRequestCode = accessRequestCode;
+    this.identitySessionCode = identitySessionCode;
   }
 }
 

@@ -154,6 +154,12 @@ export interface FakeReadings {
    */
   emailFailureDetails?: 'code' | 'codes';
   /**
+   * The `details` of a 409 on identity-request create (an open request to the person exists): the
+   * spec's `existing_code` (`existing_code`, the default: the access_request_code), or both codes
+   * of the existing request named as the creation's answer names them (`codes`).
+   */
+  conflictDetails?: 'existing_code' | 'codes';
+  /**
    * How discovery writes `acme_claims_supported`, "the complete current list of claim keys": a JSON
    * array (`array`, the default, as OIDC metadata writes lists) or one string of keys separated by
    * spaces (`string`, as OAuth writes a scope).
@@ -211,6 +217,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   claimKeys: 'dotted',
   signInClaims: 'flat',
   emailFailureDetails: 'code',
+  conflictDetails: 'existing_code',
   claimsSupported: 'array',
   webhookHash: 'SHA-256',
 });
@@ -257,6 +264,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   claimKeys: ['dotted', 'nested'],
   signInClaims: ['flat', 'acme', 'nested'],
   emailFailureDetails: ['code', 'codes'],
+  conflictDetails: ['existing_code', 'codes'],
   claimsSupported: ['array', 'string'],
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
 });

@@ -53,8 +53,12 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
       });
       for (const existing of state.identity.values()) {
         if (existing.clientId === client.clientId && isOpen(existing, ctx.now) && samePerson(existing.input, input)) {
+          // Under the conflictDetails reading, both codes of the existing request, named as the creation's answer names them.
           throw serviceError('E1006', 'An open identity request to this person exists', {
-            details: { existing_code: existing.accessRequestCode },
+            details:
+              state.readings.conflictDetails === 'codes'
+                ? { access_request_code: existing.accessRequestCode, identity_session_code: existing.identitySessionCode }
+                : { existing_code: existing.accessRequestCode },
           });
         }
       }

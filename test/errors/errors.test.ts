@@ -276,6 +276,21 @@ describe('what the server wrote is made printable before it reaches a message (l
     const none = apiErrorFrom(init(500, { code: 'E2002', details: { identity_session_code: 7 } })) as sdk.EmailDeliveryError;
     expect(none).toMatchObject({ requestCode: undefined, identitySessionCode: undefined });
   });
+
+  test("a 409 whose details name the existing request's codes, as the creation answers them: each kept, existingCode the access_request_code", () => {
+    const conflict = (details: Record<string, unknown>) => apiErrorFrom(init(409, { code: 'E1006', details })) as sdk.ConflictError;
+    const both = { access_request_code: 'arc_9', identity_session_code: 'isc_9' };
+    expect(conflict(both)).toMatchObject({ existingCode: 'arc_9', accessRequestCode: 'arc_9', identitySessionCode: 'isc_9' });
+    expect(conflict(both).message).toContain('existingCode arc_9');
+    // existing_code, when given, stays existingCode; the named codes are kept beside it.
+    expect(conflict({ ...both, existing_code: 'x_1' })).toMatchObject({ existingCode: 'x_1', accessRequestCode: 'arc_9' });
+    expect(conflict({ identity_session_code: 'isc_8' })).toMatchObject({ existingCode: 'isc_8', accessRequestCode: undefined });
+    expect(conflict({ access_request_code: 7, identity_session_code: 'isc\r\n7' })).toMatchObject({
+      existingCode: 'isc  7',
+      accessRequestCode: undefined,
+      identitySessionCode: 'isc  7',
+    });
+  });
 });
 
 describe('messages a person can act on', () => {

@@ -33,6 +33,7 @@ describe('public types', () => {
         case 'ERR_CONFLICT':
           expectTypeOf(error).toEqualTypeOf<ConflictError>();
           expectTypeOf(error.existingCode).toEqualTypeOf<string | undefined>();
+          expectTypeOf(error.identitySessionCode).toEqualTypeOf<string | undefined>();
           return;
         case 'ERR_RATE_LIMITED':
           expectTypeOf(error).toEqualTypeOf<RateLimitError>();

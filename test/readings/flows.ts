@@ -159,6 +159,13 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   const again = await rejection(client.identityRequests.create(person({ email: 'other@example.com', phone: '400000001' })));
   expect(again).toBeInstanceOf(ConflictError);
   expect((again as ConflictError).existingCode).toBe(other.data.access_request_code);
+  // Named as the creation's answer names them, both codes are kept: the existing request can be read or deleted.
+  if (readings.conflictDetails === 'codes') {
+    expect(again).toMatchObject({
+      accessRequestCode: other.data.access_request_code,
+      identitySessionCode: other.data.identity_session_code,
+    });
+  }
 
   // Cancelled: never an identity.
   await service.cancel(other.data.access_request_code);

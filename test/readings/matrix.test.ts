@@ -62,6 +62,7 @@ const ALL_OTHERWISE: FakeReadings = {
   claimsSupported: 'string',
   webhookHash: 'SHA-512',
   revokeAnswer: 'no-content',
+  conflictDetails: 'codes',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
