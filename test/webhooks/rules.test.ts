@@ -101,8 +101,8 @@ describe('webhooks: the signature header', () => {
     ];
     // SHA-256 set: without it, 64 characters of base64 are an HMAC-SHA384's length, read and refused as not matching.
     for (const header of malformed) {
-      const error = await outcome(verifier({ algorithm: 'SHA-256' }).verify(BODY, { 'x-webhook-signature': header }));
-      expect(error, header).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+      const result = await outcome(verifier({ algorithm: 'SHA-256' }).verify(BODY, { 'x-webhook-signature': header }));
+      expect(result, header).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
     }
   });
 
