@@ -130,6 +130,23 @@ describe('the PostgreSQL store', () => {
     );
   });
 
+  test('a request settled before outcomes were kept (a done row of an older schema, its outcome null): its state is not known, not a null state', async () => {
+    const name = await schema();
+    const made = await store(name);
+    const now = Date.now();
+    await pool().query(`INSERT INTO ${name}.inbox_done (id, until) VALUES ($1, $2)`, ['arc_settled_long_ago', now + 3_600_000]);
+    expect(await made.state('arc_settled_long_ago', now)).toBeUndefined();
+    // A request never seen says the same; one settled with its outcome says it.
+    expect(await made.state('arc_never_seen', now)).toBeUndefined();
+    await pool().query(`INSERT INTO ${name}.inbox_done (id, until, outcome, settled_at) VALUES ($1, $2, $3, $4)`, [
+      'arc_verified',
+      now + 3_600_000,
+      'verified',
+      now,
+    ]);
+    expect(await made.state('arc_verified', now)).toEqual({ state: 'verified', at: now });
+  });
+
   test('eight concurrent deliveries of one request: one entry; two instances working it: handed over once', async () => {
     const name = await schema();
     const [a, b] = [await store(name), await store(name)];
