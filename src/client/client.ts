@@ -17,7 +17,7 @@ import {
   apiErrorFrom,
   type ServiceErrorBody,
 } from '../errors/index.js';
-import { fromBase64 } from '../internal/encoding.js';
+import { fromFileBase64 } from '../internal/encoding.js';
 import { isObject } from '../internal/guards.js';
 import {
   checkCode,
@@ -323,7 +323,7 @@ export class AcmeIdentityClient {
       fileData,
       download: async (credentialRef, options) => {
         const { data, correlationId } = await fileData(credentialRef, options);
-        const bytes = fromBase64(data.file_data);
+        const bytes = fromFileBase64(data.file_data);
         if (!bytes) throw new InvalidResponseError(200, correlationId, 'file_data is not base64', ['data.file_data']);
         return bytes;
       },

@@ -16,6 +16,23 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** A `data:` URL's base64 payload follows this prefix (`data:application/pdf;base64,`). */
+const DATA_URL = /^data:[^,]{0,200};base64,/i;
+
+/**
+ * The bytes of a file the service sent as "a base64 string", whose alphabet and form the spec
+ * does not show: standard or URL-safe (never both in one text), padded or not, wrapped in lines
+ * (MIME writes 76 characters a line), or behind a `data:…;base64,` prefix. `undefined` for
+ * anything else: a character of neither alphabet, or a length no base64 has.
+ */
+export function fromFileBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  const bare = text.replace(DATA_URL, '').replace(/[\r\n\t ]+/g, '');
+  const urlSafe = /[-_]/.test(bare);
+  if (urlSafe && /[+/]/.test(bare)) return undefined;
+  const standard = urlSafe ? bare.replace(/-/g, '+').replace(/_/g, '/') : bare;
+  return fromBase64(standard.padEnd(Math.ceil(standard.length / 4) * 4, '='));
+}
+
 /** A plain character class, no groups: linear on multi-megabyte files (a grouped pattern overflows V8's regex stack). */
 const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
 

@@ -3,6 +3,7 @@ import { signJwt, verifyJwt, type SigningKeys } from './keys.js';
 import { serviceError, uncodedError } from './http.js';
 import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
 import { PERSON_REF } from '../contract/patterns.js';
+import type { ResolvedReadings } from './readings.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -185,6 +186,20 @@ export async function verifiedCredential(record: CredentialRecord, keys: readonl
 export async function decryptFile(record: CredentialRecord, fileKey: CryptoKey): Promise<string> {
   const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: record.file.iv }, fileKey, record.file.ciphertext);
   return toBase64(new Uint8Array(plain));
+}
+
+/** The base64 of a file (`base64`, padded) as the `fileEncoding` reading writes it. */
+export function fileDataAs(reading: ResolvedReadings['fileEncoding'], base64: string): string {
+  switch (reading) {
+    case 'base64':
+      return base64;
+    case 'base64url':
+      return base64.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    case 'mime':
+      return base64.replace(/.{76}(?=.)/g, '$&\r\n');
+    case 'data-url':
+      return `data:application/octet-stream;base64,${base64}`;
+  }
 }
 
 export function isDuplicate(records: Iterable<CredentialRecord>, clientId: string, input: ValidCredential): boolean {

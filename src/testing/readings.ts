@@ -160,6 +160,12 @@ export interface FakeReadings {
    */
   conflictDetails?: 'existing_code' | 'codes';
   /**
+   * How `file_data` ("a base64 string") is written: standard base64 with padding (`base64`, the
+   * default), URL-safe without padding (`base64url`), wrapped in lines of 76 characters as MIME
+   * writes it (`mime`), or as a data URL (`data-url`: `data:application/pdf;base64,…`).
+   */
+  fileEncoding?: 'base64' | 'base64url' | 'mime' | 'data-url';
+  /**
    * How discovery writes `acme_claims_supported`, "the complete current list of claim keys": a JSON
    * array (`array`, the default, as OIDC metadata writes lists) or one string of keys separated by
    * spaces (`string`, as OAuth writes a scope).
@@ -218,6 +224,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   signInClaims: 'flat',
   emailFailureDetails: 'code',
   conflictDetails: 'existing_code',
+  fileEncoding: 'base64',
   claimsSupported: 'array',
   webhookHash: 'SHA-256',
 });
@@ -265,6 +272,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   signInClaims: ['flat', 'acme', 'nested'],
   emailFailureDetails: ['code', 'codes'],
   conflictDetails: ['existing_code', 'codes'],
+  fileEncoding: ['base64', 'base64url', 'mime', 'data-url'],
   claimsSupported: ['array', 'string'],
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
 });

@@ -4,6 +4,7 @@ import { ROUTES, routePattern, type OperationId } from '../contract/routes.js';
 import { authenticate, authenticateIdentity, readJson } from './auth.js';
 import {
   decryptFile,
+  fileDataAs,
   isDuplicate,
   issueCredential,
   revocableCredential,
@@ -134,7 +135,7 @@ function credentialRoutes(state: FakeState): Record<'submit' | 'verify' | 'fileD
     async fileData(request, ctx, [ref]) {
       const client = await authenticate(state, request, ctx.now);
       const record = usableCredential(state.credentials.get(ref), client.clientId, ctx.now);
-      return ok(ctx, { file_data: await decryptFile(record, state.fileKey) });
+      return ok(ctx, { file_data: fileDataAs(state.readings.fileEncoding, await decryptFile(record, state.fileKey)) });
     },
     async revoke(request, ctx, [ref]) {
       const client = await authenticate(state, request, ctx.now);

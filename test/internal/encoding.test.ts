@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { fromBase64, toBase64, toBase64Url } from '../../src/internal/encoding.js';
+import { fromBase64, fromFileBase64, toBase64, toBase64Url } from '../../src/internal/encoding.js';
 
 describe('base64', () => {
   test('round-trips any bytes and agrees with Buffer', () => {
@@ -38,5 +38,49 @@ describe('base64', () => {
   test('handles multi-megabyte input', () => {
     const big = new Uint8Array(6 * 1024 * 1024).fill(7);
     expect(fromBase64(toBase64(big))?.length).toBe(big.length);
+  });
+});
+
+describe('a file as base64, in every form a service may write it (fromFileBase64)', () => {
+  /** The forms of one file's base64, each of which must read back as its bytes. */
+  const forms = (bytes: Uint8Array) => {
+    const padded = Buffer.from(bytes).toString('base64');
+    const url = Buffer.from(bytes).toString('base64url');
+    return {
+      padded,
+      unpadded: padded.replace(/=+$/, ''),
+      url,
+      'url, padded': url.padEnd(Math.ceil(url.length / 4) * 4, '='),
+      'MIME lines (CRLF)': padded.replace(/.{76}(?=.)/g, '$&\r\n'),
+      'lines (LF), a trailing newline': `${padded.replace(/.{64}(?=.)/g, '$&\n')}\n`,
+      'data URL': `data:application/pdf;base64,${padded}`,
+    };
+  };
+
+  test('property: every form reads back as the same bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => {
+        for (const [form, text] of Object.entries(forms(bytes))) {
+          expect(fromFileBase64(text), form).toEqual(new Uint8Array(bytes));
+        }
+      }),
+    );
+  });
+
+  test('property: both alphabets in one text, a character of neither, or a length no base64 has is refused, never decoded to other bytes', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 3, maxLength: 200 }),
+        fc.constantFrom('+', '/'),
+        fc.constantFrom('-', '_'),
+        (bytes, standard, url) => {
+          const padded = Buffer.from(bytes).toString('base64');
+          expect(fromFileBase64(`${standard}${url}${padded}`)).toBeUndefined();
+          expect(fromFileBase64(`${padded.slice(0, 2)}*${padded.slice(3)}`)).toBeUndefined();
+          expect(fromFileBase64(`${padded.replace(/=+$/, '')}A`.slice(0, 4 * Math.ceil(padded.length / 4) - 3))).toBeUndefined();
+        },
+      ),
+    );
+    for (const text of ['%%%%', 'data:text/plain,aGVsbG8=', 'A', 'AAAAA', 'AA=A']) expect(fromFileBase64(text), text).toBeUndefined();
   });
 });

@@ -215,8 +215,11 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(readClaim(secondIdentity.claims, 'acmeidentity.given_name')).toBe('Jane');
 
   // Credentials.
-  const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+  const submitted = credentialInput();
+  const ref = (await client.credentials.submit(submitted)).data.credential_ref;
   expect((await client.credentials.verify(ref)).data).toMatchObject({ sub: 'user-1/person-1' });
+  // The source file, whatever form of base64 it came back in.
+  expect(await client.credentials.download(ref)).toEqual(new Uint8Array(submitted.file as Uint8Array));
   expect((await client.credentials.revoke(ref)).data.revoked).toBe(true);
   expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(CredentialRevokedError);
 

@@ -63,6 +63,7 @@ const ALL_OTHERWISE: FakeReadings = {
   webhookHash: 'SHA-512',
   revokeAnswer: 'no-content',
   conflictDetails: 'codes',
+  fileEncoding: 'mime',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
