@@ -215,11 +215,15 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(readClaim(secondIdentity.claims, 'acmeidentity.given_name')).toBe('Jane');
 
   // Credentials.
-  const submitted = credentialInput();
-  const ref = (await client.credentials.submit(submitted)).data.credential_ref;
+  // A file of 209 bytes: its base64 is padded and runs past one MIME line.
+  const file = new TextEncoder().encode(`%PDF-1.7\n${'x'.repeat(200)}`);
+  const ref = (await client.credentials.submit(credentialInput({ file }))).data.credential_ref;
   expect((await client.credentials.verify(ref)).data).toMatchObject({ sub: 'user-1/person-1' });
-  // The source file, whatever form of base64 it came back in.
-  expect(await client.credentials.download(ref)).toEqual(new Uint8Array(submitted.file as Uint8Array));
+  // The source file, whatever form of base64 it came back in (each form as the reading writes it).
+  const written = (await client.credentials.fileData(ref)).data.file_data;
+  const FORMS = { base64: /^[A-Za-z0-9+/]+=$/, base64url: /^[A-Za-z0-9_-]+$/, mime: /^[A-Za-z0-9+/]{76}\r\n/, 'data-url': /^data:/ };
+  expect(written).toMatch(FORMS[readings.fileEncoding ?? 'base64']);
+  expect(await client.credentials.download(ref)).toEqual(file);
   expect((await client.credentials.revoke(ref)).data.revoked).toBe(true);
   expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(CredentialRevokedError);
 
