@@ -84,7 +84,10 @@ export interface CredentialsResource {
   verify(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['VerifiableCredential']>>;
   /** GET /credentials/file-data/{credential_ref}: the source file, base64 in `file_data`. */
   fileData(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialFileData']>>;
-  /** The source file as bytes (GET /credentials/file-data, decoded: base64 standard or URL-safe, padded or not, in lines or a `data:` URL). */
+  /**
+   * The source file as bytes (GET /credentials/file-data, decoded): its base64 standard or
+   * URL-safe, padded or not, in lines, or a `data:` URL.
+   */
   download(credentialRef: string, options?: RequestOptions): Promise<Uint8Array>;
   /** POST /credentials/revoke/{credential_ref}. A revoked credential answers 410 (`CredentialRevokedError`). */
   revoke(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialRevoked']>>;
