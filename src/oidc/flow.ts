@@ -482,9 +482,9 @@ const skewBeyond = (offsetMs: number, minMs: number) => (Math.abs(offsetMs) >= m
  * service's clock, less the tolerance: the instant oauth4webapi judged them at). oauth4webapi
  * reads them as seconds, as OpenID Connect writes them; a service that signs `Date.now()` writes
  * milliseconds (the `tokenTimes` reading), and read as seconds its `exp` lies thousands of years
- * ahead and its `auth_time` is never older than `max_age`. Read by the rule every time the SDK
- * reads is read by (13 digits are milliseconds), they get the verdicts they would get in seconds,
- * which oauth4webapi has already given: a time in seconds passes here as it passed there.
+ * ahead and its `auth_time` is never older than `max_age`. Read by the SDK's one rule for times
+ * (13 digits are milliseconds), they get the verdicts they would get in seconds, which
+ * oauth4webapi has already given: a time in seconds passes here as it passed there.
  */
 function checkInstants(claims: IdTokenClaims, now: number, maxAge: number | undefined): void {
   if (unixSeconds(claims.exp) <= now) throw fail('ERR_OIDC_ID_TOKEN_EXPIRED', 'ID token: exp has passed', { claim: 'exp' });
