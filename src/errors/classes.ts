@@ -59,6 +59,14 @@ export interface ApiErrorInit {
   attempts?: number;
 }
 
+/** A request's two codes where an error's `details` names them as the creation's answer does (E2002, 409), each printable. */
+function namedCodes(details: ServiceErrorBody['details']): Pick<ConflictError, 'accessRequestCode' | 'identitySessionCode'> {
+  return {
+    accessRequestCode: printable(details?.['access_request_code'], 256),
+    identitySessionCode: printable(details?.['identity_session_code'], 256),
+  };
+}
+
 /** What each error says happened, and what to do where the spec says; never a value of the request. */
 const SUMMARIES: Partial<Record<ErrorCode, string>> = {
   ERR_BAD_REQUEST: 'the service refused the request as malformed',
@@ -222,8 +230,7 @@ export class ConflictError extends ApiError<'ERR_CONFLICT'> {
 
   constructor(init: ApiErrorInit) {
     const details = init.body?.details;
-    const accessRequestCode = printable(details?.['access_request_code'], 256);
-    const identitySessionCode = printable(details?.['identity_session_code'], 256);
+    const { accessRequestCode, identitySessionCode } = namedCodes(details);
     const existingCode = printable(details?.['existing_code'], 256) ?? accessRequestCode ?? identitySessionCode;
     super(
       init,
@@ -328,8 +335,7 @@ export class EmailDeliveryError extends ApiError<'ERR_EMAIL_DELIVERY'> {
     );
     const details = init.body?.details;
     const url = details?.['redirect_url'];
-    this.accessRequestCode = printable(details?.['access_request_code'], 256);
-    this.identitySessionCode = printable(details?.['identity_session_code'], 256);
+    ({ accessRequestCode: this.accessRequestCode, identitySessionCode: this.identitySessionCode } = namedCodes(details));
     this.requestCode = printable(details?.['code'], 256) ?? this.identitySessionCode ?? this.accessRequestCode;
     hide(this, 'redirectUrl', typeof url === 'string' ? url : undefined);
   }

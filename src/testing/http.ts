@@ -50,7 +50,11 @@ export function ok(ctx: ResponseContext, data: unknown): Response {
  * revoke's `revoked: true`), as its reading says: that (`message`, `revoked`), 200 with no body
  * (`empty`), or 204 No Content (`no-content`).
  */
-export function actionAnswer(ctx: ResponseContext, reading: string, data: unknown): Response {
+export function actionAnswer(
+  ctx: ResponseContext,
+  reading: ResolvedReadings['deleteAnswer'] | ResolvedReadings['revokeAnswer'],
+  data: unknown,
+): Response {
   if (reading === 'no-content') return new Response(null, { status: 204, headers: { 'x-correlation-id': ctx.correlationId } });
   if (reading === 'empty') return new Response('', { status: 200, headers: { 'x-correlation-id': ctx.correlationId } });
   return ok(ctx, data);

@@ -23,6 +23,10 @@ export async function createSigningKeys(): Promise<SigningKeys> {
   return { kid, privateKey, publicKey, publicJwk };
 }
 
+/** A time in whole seconds written in the `tokenTimes` reading's unit: as it is, or in milliseconds. */
+export const inTokenUnit = (seconds: number, unit: 'seconds' | 'milliseconds' = 'seconds') =>
+  unit === 'milliseconds' ? seconds * 1000 : seconds;
+
 /**
  * A JWT signed by `keys`, issued at `nowMs` and expiring `ttlSeconds` later, its `iat` and `exp`
  * in seconds, or in milliseconds when `unit` says so (the `tokenTimes` reading).
@@ -32,12 +36,11 @@ export async function signJwt(
   payload: JWTPayload,
   options: { typ?: string; nowMs: number; ttlSeconds?: number; unit?: 'seconds' | 'milliseconds' },
 ): Promise<string> {
-  const perSecond = options.unit === 'milliseconds' ? 1000 : 1;
   const iat = Math.floor(options.nowMs / 1000);
   const jwt = new SignJWT(payload)
     .setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: options.typ ?? 'JWT' })
-    .setIssuedAt(iat * perSecond);
-  if (options.ttlSeconds !== undefined) jwt.setExpirationTime((iat + options.ttlSeconds) * perSecond);
+    .setIssuedAt(inTokenUnit(iat, options.unit));
+  if (options.ttlSeconds !== undefined) jwt.setExpirationTime(inTokenUnit(iat + options.ttlSeconds, options.unit));
   return jwt.sign(keys.privateKey);
 }
 

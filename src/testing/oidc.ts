@@ -7,7 +7,7 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { OBTAINABLE_CREDENTIALS, STANDARD_SCOPE_CLAIMS, claimsProblem } from './claims.js';
 import { button, escapeHtml, notFoundPage, page } from './pages.js';
-import { signJwt, type SigningKeys } from './keys.js';
+import { inTokenUnit, signJwt, type SigningKeys } from './keys.js';
 import { randomId } from '../internal/encoding.js';
 import { sha256 } from './sd-jwt.js';
 import type { ResolvedReadings } from './readings.js';
@@ -423,7 +423,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
           iss: ctx.issuer,
           aud: client.clientId,
           ...claims,
-          auth_time: Math.floor(issued.authTime / 1000) * (unit === 'milliseconds' ? 1000 : 1),
+          auth_time: inTokenUnit(Math.floor(issued.authTime / 1000), unit),
           ...(transaction.nonce ? { nonce: transaction.nonce } : {}),
         },
         { nowMs, ttlSeconds: 600, unit },

@@ -330,7 +330,9 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
     readings.times !== 'integer' ||
     readings.booleans !== 'json' ||
     readings.deleteAnswer !== 'message' ||
-    readings.revokeAnswer !== 'revoked'
+    readings.revokeAnswer !== 'revoked' ||
+    // The document gives file_data `contentEncoding: base64`: a URL-safe text or a data: URL is not that.
+    readings.fileEncoding !== 'base64'
   );
 }
 

@@ -235,8 +235,11 @@ function checkStamp(stamp: string | undefined, tolerated: number, name: string, 
 }
 
 /** A `sha256=`, `sha384=`, `sha512=` or `sha1=` prefix, in any case: it names the MAC's hash. */
-const NAMED_HASH = /^sha(1|256|384|512)=/i;
-const HASH_NAMED: Readonly<Record<string, Hash>> = { '1': 'SHA-1', '256': 'SHA-256', '384': 'SHA-384', '512': 'SHA-512' };
+const NAMED_HASH = /^(sha(?:1|256|384|512))=/i;
+/** Each hash by the name its prefix gives it: {@link NODE_NAMES} read the other way. */
+const HASH_NAMED: Readonly<Record<string, Hash>> = Object.fromEntries(
+  (Object.keys(NODE_NAMES) as Hash[]).map((hash): [string, Hash] => [NODE_NAMES[hash], hash]),
+);
 
 /**
  * What to configure when a MAC has the length of a hash not read ("HMAC algorithm: not shown"),
@@ -262,7 +265,7 @@ interface PlainMac {
 function plainMac(entry: string, read: readonly Hash[], encoding: SignatureSettings['encoding']): PlainMac {
   const named = NAMED_HASH.exec(entry);
   const text = named ? entry.slice(named[0].length) : entry;
-  const namedHash = named && HASH_NAMED[named[1] as string];
+  const namedHash = named && HASH_NAMED[(named[1] as string).toLowerCase()];
   if (namedHash && !read.includes(namedHash)) {
     throw malformed(`the signature is named ${named[0]}, an HMAC-${namedHash}: set algorithm: '${namedHash}'`);
   }
