@@ -40,12 +40,17 @@ function isCalendarDay({ year, month = '', day }: Record<string, string | undefi
 }
 
 /**
- * A UNIX time in seconds from a number written in seconds or milliseconds: 13 digits are
- * milliseconds (no date in seconds reaches 10^11 before the year 5138). Read this way, an `exp` in
- * milliseconds never makes something that does not expire.
+ * Whether a UNIX time is written in milliseconds: 13 digits are (no date in seconds reaches 10^11
+ * before the year 5138). The one rule for a time's unit, wherever a time is read.
+ */
+export const inMilliseconds = (value: number): boolean => Math.abs(value) >= 1e11;
+
+/**
+ * A UNIX time in seconds from a number written in seconds or milliseconds ({@link inMilliseconds}).
+ * Read this way, an `exp` in milliseconds never makes something that does not expire.
  */
 export function unixSeconds(value: number): number {
-  return Math.abs(value) >= 1e11 ? value / 1000 : value;
+  return inMilliseconds(value) ? value / 1000 : value;
 }
 
 /** A number written as a string: whole (`"1700000000"`) or with a fraction (`"1700000000.25"`). */
@@ -89,12 +94,17 @@ export const MIN_TOKEN_SKEW_MS = 3_000;
  * outside the service's window.
  */
 export function jwtTime(token: string, claim: 'exp' | 'iat'): number | undefined {
+  const seconds = numericDate(jwtPayload(token)?.[claim]);
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** A JWT's payload, decoded and not verified (to read, never to trust), or `undefined` when it is no JWT's. */
+export function jwtPayload(token: string): Record<string, unknown> | undefined {
   try {
     const part = token.split('.')[1];
     if (!part) return undefined;
     const payload: unknown = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/')));
-    const seconds = numericDate((payload as Record<string, unknown>)[claim]);
-    return seconds === undefined ? undefined : seconds * 1000;
+    return typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

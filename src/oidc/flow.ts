@@ -25,7 +25,7 @@ import { nonNegativeOption } from '../errors/options.js';
 import { isObject } from '../internal/guards.js';
 import { kept } from '../internal/kept.js';
 import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
-import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, jwtTime, unixSeconds } from '../internal/times.js';
+import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, inMilliseconds, jwtPayload, unixSeconds } from '../internal/times.js';
 import { fail, isString, mapFailure, oauthError } from './failures.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
@@ -157,8 +157,12 @@ export interface OidcCore {
   start(params: SignInParams): Promise<{ url: URL; transaction: OidcTransaction }>;
   /** `use` runs once the callback's state and iss are checked, before the code is exchanged. */
   finish(callback: URLSearchParams, transaction: OidcTransaction, use?: () => void | Promise<void>): Promise<SignInResult>;
-  /** The oauth4webapi client, for what an entry adds (userinfo, client authentication); its clock moved by the service's skew, when one was learnt. */
-  client(serviceSkewSeconds?: number): Client;
+  /**
+   * The oauth4webapi client, for what an entry adds (userinfo, client authentication); its clock
+   * moved by the service's skew in ms, when one was learnt, and counting in `unit`s a second (1000
+   * for an ID token whose times are in milliseconds).
+   */
+  client(serviceSkewMs?: number, unit?: 1 | 1000): Client;
   /** Whether plain `http:` endpoints are allowed. */
   readonly insecure: boolean;
   /** The configured `fetch`, looked up at call time, refusing plain `http:` where not allowed. */
@@ -379,15 +383,16 @@ export function createCore(
     return (options.fetch ?? fetch)(url, init);
   };
   const verifySignature = idToken(async (url) => (await get(url)).json(), now);
-  const client = (serviceSkewSeconds = 0): Client => ({
+  const client = (serviceSkewMs = 0, unit: TimeUnit = 1): Client => ({
     client_id: options.clientId,
-    [clockTolerance]: clockToleranceSeconds,
-    // oauth4webapi reads the system clock: shifted onto ours when it reads the skew, beside its own
-    // read of the system clock, then onto the service's. A skew taken when this object is made
-    // counts the token exchange's time again on a clock that does not follow the system's (a
-    // test's), and a second boundary crossed meanwhile shifts every check by a second.
+    [clockTolerance]: clockToleranceSeconds * unit,
+    // oauth4webapi reads the system clock in seconds: shifted onto ours when it reads the skew,
+    // beside its own read of the system clock, then onto the service's, and counted in the unit of
+    // the token it judges (see timeUnit). A skew taken when this object is made counts the token
+    // exchange's time again on a clock that does not follow the system's (a test's), and a second
+    // boundary crossed meanwhile shifts every check by a second.
     get [clockSkew]() {
-      return Math.floor(now() / 1000) - Math.floor(Date.now() / 1000) + serviceSkewSeconds;
+      return Math.floor((now() * unit) / 1000) - Math.floor(Date.now() / 1000) + Math.ceil((serviceSkewMs * unit) / 1000);
     },
   });
 
@@ -455,43 +460,65 @@ interface FinishSteps {
 }
 
 /**
- * The service's clock minus ours, in whole seconds, as the REST client learns it: from the token
- * answer's `Date` header, else (a browser sees no `Date` across origins; a gateway may drop it)
- * from the `iat` of the ID token it carries, stamped by the service's clock as it answered. Within
- * 2 s of ours (3 s from `iat`, which is truncated and stamped before the answer travelled) it is
- * none. A service whose clock is ten minutes slow issues ID tokens that, on ours, expired when
- * they were issued: judged on its clock, they are judged as it meant them.
+ * What the ID token in a token answer says of the clock that wrote it, read before oauth4webapi
+ * checks it (the payload decoded, not trusted: oauth4webapi and the signature check judge it):
+ * the service's clock minus ours, and the unit of its times. See {@link serviceSkewMs} and
+ * {@link timeUnit}.
  */
-async function serviceSkewSeconds(response: Response, now: number): Promise<number> {
-  const date = Date.parse(response.headers.get('date') ?? '');
-  if (!Number.isNaN(date)) return skewBeyond(date - now, MIN_SKEW_MS);
+async function tokenClock(response: Response, now: number): Promise<{ skewMs: number; unit: TimeUnit }> {
   const body: unknown = await response
     .clone()
     .json()
     .catch(() => undefined);
-  const issuedAt = isObject(body) && isString(body['id_token']) ? jwtTime(body['id_token'], 'iat') : undefined;
   // Without one (no JSON, no JWT), oauth4webapi says what is wrong next.
-  return issuedAt === undefined ? 0 : skewBeyond(issuedAt - now, MIN_TOKEN_SKEW_MS);
+  const claims = isObject(body) && isString(body['id_token']) ? jwtPayload(body['id_token']) : undefined;
+  return { skewMs: serviceSkewMs(response, claims?.['iat'], now), unit: timeUnit(claims) };
 }
 
-/** An offset in ms as whole seconds, or 0 within `minMs`. */
-const skewBeyond = (offsetMs: number, minMs: number) => (Math.abs(offsetMs) >= minMs ? Math.round(offsetMs / 1000) : 0);
+/**
+ * The service's clock minus ours, in ms, as the REST client learns it: from the token answer's
+ * `Date` header, else (a browser sees no `Date` across origins; a gateway may drop it) from the ID
+ * token's `iat`, stamped by the service's clock as it answered. Within 2 s of ours (3 s from
+ * `iat`, which is truncated and stamped before the answer travelled) it is none. A service whose
+ * clock is ten minutes slow issues ID tokens that, on ours, expired when they were issued: judged
+ * on its clock, they are judged as it meant them.
+ *
+ * Never less than the token's `iat` says: the service's clock read it when it signed, and a
+ * `Date` header is truncated to its second. So an `nbf` of the token's issue (as many providers
+ * write it) is valid at once, not refused for the second the header lost or the skew left
+ * unlearnt. The clock only moves forward: no token is taken to expire later than it does.
+ */
+function serviceSkewMs(response: Response, iat: unknown, now: number): number {
+  const issuedAtMs = typeof iat === 'number' && Number.isFinite(iat) ? unixSeconds(iat) * 1000 : undefined;
+  const date = Date.parse(response.headers.get('date') ?? '');
+  let learnt = 0;
+  if (!Number.isNaN(date)) learnt = skewBeyond(date - now, MIN_SKEW_MS);
+  else if (issuedAtMs !== undefined) learnt = skewBeyond(issuedAtMs - now, MIN_TOKEN_SKEW_MS);
+  return issuedAtMs === undefined ? learnt : Math.max(learnt, issuedAtMs - now);
+}
+
+/** An offset in ms, in whole seconds, or 0 within `minMs`. */
+const skewBeyond = (offsetMs: number, minMs: number) => (Math.abs(offsetMs) >= minMs ? Math.round(offsetMs / 1000) * 1000 : 0);
+
+/** How many of an ID token's time units make a second: 1 for seconds, as OpenID Connect writes them; 1000 for milliseconds. */
+type TimeUnit = 1 | 1000;
+
+/** The ID token's times that oauth4webapi judges against its clock (`iat` it only reads). */
+const JUDGED_TIMES = ['exp', 'nbf', 'auth_time'] as const;
 
 /**
- * The ID token's `exp` and `auth_time` as the instants they name, at `now` (UNIX seconds on the
- * service's clock, less the tolerance: the instant oauth4webapi judged them at). oauth4webapi
- * reads them as seconds, as OpenID Connect writes them; a service that signs `Date.now()` writes
- * milliseconds (the `tokenTimes` reading), and read as seconds its `exp` lies thousands of years
- * ahead and its `auth_time` is never older than `max_age`. Read by the SDK's one rule for times
- * (13 digits are milliseconds), they get the verdicts they would get in seconds, which
- * oauth4webapi has already given: a time in seconds passes here as it passed there.
+ * The unit an ID token's times are written in: milliseconds when any of them is (the SDK's one
+ * rule for times, 13 digits), as a service that signs `Date.now()` writes them (the `tokenTimes`
+ * reading). oauth4webapi reads them as seconds: an `exp` in milliseconds would lie thousands of
+ * years ahead (a token that never expires), an `auth_time` would never be older than `max_age`, and
+ * an `nbf` would never come. So the client it judges with counts in that unit ({@link OidcCore.client}):
+ * each check is its own, at the instant it would be in seconds. A token that mixes the units is
+ * judged in milliseconds, where a time in seconds lies in 1970: expired, or too old for `max_age`,
+ * never valid for longer than it says.
  */
-function checkInstants(claims: IdTokenClaims, now: number, maxAge: number | undefined): void {
-  if (unixSeconds(claims.exp) <= now) throw fail('ERR_OIDC_ID_TOKEN_EXPIRED', 'ID token: exp has passed', { claim: 'exp' });
-  const authTime = claims.auth_time;
-  if (maxAge !== undefined && authTime !== undefined && unixSeconds(authTime) + maxAge < now) {
-    throw fail('ERR_OIDC_ID_TOKEN', 'ID token: auth_time is older than max_age', { claim: 'auth_time' });
-  }
+function timeUnit(claims: Record<string, unknown> | undefined): TimeUnit {
+  const written = JUDGED_TIMES.map((claim) => claims?.[claim]);
+  return written.some((time) => typeof time === 'number' && inMilliseconds(time)) ? 1000 : 1;
 }
 
 /** `ERR_OIDC_TRANSACTION` for a transaction of another issuer or client, or older than `transactionMaxAgeMs`. */
@@ -519,9 +546,9 @@ async function finishSignIn(
   await use?.();
   try {
     const response = await steps.exchange(core, as, checked, transaction);
-    // The ID token's times are judged by the clock that wrote them.
-    const skew = await serviceSkewSeconds(response, steps.now());
-    const c = core.client(skew);
+    // The ID token's times are judged by the clock that wrote them, in the unit it wrote them in.
+    const { skewMs, unit } = await tokenClock(response, steps.now());
+    const c = core.client(skewMs, unit);
     // max_age counts back from the request, as the service applies it (OpenID Connect Core
     // §3.1.2.1), not from this callback: oauth4webapi counts from now, so the time since the
     // request is added (and a second for its clock's rounding). `maxAge: 0` then means "signed in
@@ -531,10 +558,9 @@ async function finishSignIn(
     const tokens = await processAuthorizationCodeResponse(as, c, response, {
       expectedNonce: transaction.nonce,
       requireIdToken: true,
-      ...(maxAge === undefined ? {} : { maxAge }),
+      ...(maxAge === undefined ? {} : { maxAge: maxAge * unit }),
     });
     const claims = getValidatedIdTokenClaims(tokens) as IdTokenClaims;
-    checkInstants(claims, Math.floor(steps.now() / 1000) + skew - (c[clockTolerance] ?? 0), maxAge);
     // With requireIdToken, oauth4webapi refused an answer without an ID token.
     const idToken = tokens.id_token as string;
     // oauth4webapi trusts TLS for the ID token; the spec wants its signature checked against the JWKS.

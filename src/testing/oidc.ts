@@ -99,7 +99,7 @@ export interface AuthorizationServerContext {
   claimPlacement: () => ResolvedReadings['signInClaims'];
   /** How discovery writes `acme_claims_supported`: the `claimsSupported` reading. */
   claimListForm: () => ResolvedReadings['claimsSupported'];
-  /** The unit of the ID token's `iat`, `exp` and `auth_time`: the `tokenTimes` reading, as for every JWT the service signs. */
+  /** The unit of the ID token's `iat`, `exp`, `nbf` and `auth_time`: the `tokenTimes` reading, as for every JWT the service signs. */
   tokenTimes: () => ResolvedReadings['tokenTimes'];
 }
 
@@ -424,6 +424,9 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
           aud: client.clientId,
           ...claims,
           auth_time: inTokenUnit(Math.floor(issued.authTime / 1000), unit),
+          // Valid from its issue, as many providers write it (node-oidc-provider does not): a
+          // reader of another unit, or of another clock, finds it not yet valid.
+          nbf: inTokenUnit(Math.floor(nowMs / 1000), unit),
           ...(transaction.nonce ? { nonce: transaction.nonce } : {}),
         },
         { nowMs, ttlSeconds: 600, unit },

@@ -286,17 +286,27 @@ describe('OIDC helper: a tampered ID token', () => {
     },
   );
 
-  test('not yet valid (nbf in the future) is refused; the tolerance works that way too', async () => {
-    const s = await oidcSetup();
-    rewriteIdToken(
-      s,
-      resigned(s, (c) => ({ ...c, nbf: Math.floor(s.now() / 1000) + 5 })),
-    );
-    let { client, transaction, callback } = await started(s);
-    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN', { claim: 'nbf' });
-    ({ transaction, callback } = await started(s));
-    await expect(s.client({ clockToleranceSeconds: 5 }).finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
-  });
+  // The fake writes nbf at the token's issue: read as seconds, one in milliseconds never comes.
+  test.each([
+    ['seconds', 1],
+    ['milliseconds', 1000],
+  ] as const)(
+    'not yet valid (nbf in the future), its times in %s, is refused; valid from its issue it is not; the tolerance works that way too',
+    async (tokenTimes, perSecond) => {
+      const s = await oidcSetup({ fake: { readings: { tokenTimes } } });
+      let { client, transaction, callback } = await started(s);
+      const { claims } = await client.finishSignIn(callback, transaction);
+      expect(claims.nbf).toBe(claims.iat);
+      rewriteIdToken(
+        s,
+        resigned(s, (c) => ({ ...c, nbf: (Math.floor(s.now() / 1000) + 5) * perSecond })),
+      );
+      ({ client, transaction, callback } = await started(s));
+      await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN', { claim: 'nbf' });
+      ({ transaction, callback } = await started(s));
+      await expect(s.client({ clockToleranceSeconds: 5 }).finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+    },
+  );
 
   test.each([
     ['aud', (c: Record<string, unknown>) => ({ ...c, aud: 'another-client' })],
@@ -489,6 +499,64 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
     },
   );
 
+  // One time in milliseconds among times in seconds: the token is judged in milliseconds, where
+  // the others lie in 1970. Judged in seconds, that one would never come (an nbf), or never be too
+  // old for max_age (an auth_time: the check skipped silently).
+  test.each([
+    ['nbf', 'ERR_OIDC_ID_TOKEN_EXPIRED', 'exp'],
+    ['auth_time', 'ERR_OIDC_ID_TOKEN_EXPIRED', 'exp'],
+    ['exp', 'ERR_OIDC_ID_TOKEN', 'auth_time'],
+  ] as const)(
+    'an ID token with only its %s in milliseconds, asked with max_age, is refused: never valid for longer than it says',
+    async (inMs, code, claim) => {
+      const s = await oidcSetup();
+      rewriteIdToken(
+        s,
+        resigned(s, (c) => ({ ...c, [inMs]: Number(c[inMs]) * 1000 })),
+      );
+      const client = s.client();
+      const { url, transaction } = await client.startSignIn({ maxAge: 60 });
+      await refused(client.finishSignIn(await s.visit(url), transaction), code, { claim });
+    },
+  );
+
+  // A Date header is truncated to its second, and a skew under 2 s is not learnt: the clock read
+  // from it can lag the one that stamped the token by a second or two.
+  test('a service clock ahead of ours by any fraction of a few seconds, Date header or not: an ID token valid from its issue (nbf = iat) is valid at once; one valid two seconds later is not', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 4_000 }),
+        fc.constantFrom('sent', 'omitted'),
+        fc.constantFrom('seconds', 'milliseconds'),
+        async (aheadMs, dateHeader, tokenTimes) => {
+          const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: aheadMs / 1000, dateHeader, tokenTimes } } });
+          let { client, transaction, callback } = await started(s);
+          await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
+          const perSecond = tokenTimes === 'milliseconds' ? 1000 : 1;
+          rewriteIdToken(
+            s,
+            resigned(s, (c) => ({ ...c, nbf: Number(c['iat']) + 2 * perSecond })),
+          );
+          ({ client, transaction, callback } = await started(s));
+          await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN', { claim: 'nbf' });
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  // As the REST client's clock: an offset under 2 s is within a Date header's second and the
+  // answer's travel, and taken as none, so a token is never judged later than on ours for it.
+  test('a service clock 1.5 s behind ours is taken as ours: an ID token whose exp has passed on ours is refused', async () => {
+    const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: -1.5 } } });
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, exp: Math.floor(s.now() / 1000) })),
+    );
+    const { client, transaction, callback } = await started(s);
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED', { claim: 'exp' });
+  });
+
   test("an ID token whose exp has passed on the service's own clock is refused: its Date header says so", async () => {
     const s = await oidcSetup();
     server.use(
@@ -507,14 +575,14 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
     const issued = Math.floor(s.now() / 1000) - 700;
     rewriteIdToken(
       s,
-      resigned(s, (c) => ({ ...c, iat: issued, exp: issued + 600 })),
+      resigned(s, (c) => ({ ...c, iat: issued, nbf: issued, exp: issued + 600 })),
     );
     const { client, transaction, callback } = await started(s);
     await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims.iat', issued);
     // Its nonce is still this sign-in's: an old token of another sign-in is refused however its times read.
     rewriteIdToken(
       s,
-      resigned(s, (c) => ({ ...c, iat: issued, exp: issued + 600, nonce: 'another-sign-in' })),
+      resigned(s, (c) => ({ ...c, iat: issued, nbf: issued, exp: issued + 600, nonce: 'another-sign-in' })),
     );
     const again = await started(s);
     await refused(again.client.finishSignIn(again.callback, again.transaction), 'ERR_OIDC_NONCE');
