@@ -52,10 +52,11 @@ const budgets: Budget[] = [
     // when RFC 9901's forms match none): 9.59 KB. A signed credential written nested
     // ({acmeidentity: {credential_jwt}}) read under its dotted name, not passed over: 9.68 KB, budget 9.7 KB.
     // readClaim reading a claim wherever a sign-in's ID token put it (an acme object, paths): 9.79 KB, budget 9.8 KB.
-    // The goal stays 6.5 KB.
+    // The service's verdict (acmeidentity.valid) read and returned as `valid`: an identity it marked
+    // not valid was handed over as verified: 10,094 B, budget 9.9 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 9.8 * KB,
+    budgetBytes: 9.9 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -96,7 +97,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // times (internal/times.ts's jwtTime, numericDate) rather than a second decoder of its own:
     // 9,912 B, budget 9,950 B. An ID token whose exp and auth_time are in milliseconds read as
     // the instants they name (checkInstants): read as seconds it never expired and max_age never
-    // held: 10,024 B, budget 10,050 B.
+    // held: 10,024 B, budget 10,050 B. oauth4webapi given a clock in the token's unit instead (an
+    // nbf in milliseconds never came), and the learnt clock never behind the token's iat: 9,977 B.
     budgetBytes: 10050,
     goalBelow: OPENID_CLIENT_PAGE,
   },

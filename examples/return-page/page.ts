@@ -9,6 +9,7 @@ const WORDS: Record<ReturnPageState['state'], string> = {
   processing: 'Checking your result…',
   verified: 'Verified: thank you.',
   partial: 'We need more documents from you: we will email you.',
+  invalid: 'We could not verify your identity: we will email you.',
   cancelled: 'Cancelled: nothing was shared.',
   failed: 'This is taking longer than usual: we will email you.',
   missing: 'This is taking longer than usual: we will email you.',

@@ -59,7 +59,7 @@ export { RETURN_PARAMETER };
 const REFERENCE_NAME = 'acme-identity:return-reference';
 
 /** The states after which nothing changes for the page. */
-const FINAL_STATES = new Set<RequestOutcome['state']>(['verified', 'partial', 'cancelled', 'failed', 'missing', 'unknown']);
+const FINAL_STATES = new Set<RequestOutcome['state']>(['verified', 'partial', 'invalid', 'cancelled', 'failed', 'missing', 'unknown']);
 
 /** What the request's page side needs of the inbox. */
 export interface OutcomesContext {

@@ -62,12 +62,15 @@ export interface InboxStats {
   readonly oldestAgeMs: number;
 }
 
-/** How a request was settled: verified, verified with documents missing (`partial`), or cancelled. */
-export type InboxOutcome = 'verified' | 'partial' | 'cancelled';
+/**
+ * How a request was settled: verified, verified with documents missing (`partial`), verified but
+ * marked not valid by the service (`invalid`: `acmeidentity.valid` false), or cancelled.
+ */
+export type InboxOutcome = 'verified' | 'partial' | 'invalid' | 'cancelled';
 
 /**
  * Where a request stands, as a return page shows it: `awaiting` its webhook, `processing` it
- * (stored, the identity being fetched), settled (`verified`, `partial`, `cancelled`), `failed`
+ * (stored, the identity being fetched), settled (`verified`, `partial`, `invalid`, `cancelled`), `failed`
  * (set aside: see the dead letters), or `missing` (the reconciler reported its webhook missing).
  */
 export interface RequestState {

@@ -34,7 +34,14 @@ export interface InboxClient {
  */
 export type InboxDelivery<Transaction = unknown> =
   | (DeliveryBase<Transaction> & { readonly kind: 'approved'; readonly identity: VerifiedIdentityResponse })
-  | (DeliveryBase<Transaction> & { readonly kind: 'cancelled' });
+  | (DeliveryBase<Transaction> & { readonly kind: 'cancelled' })
+  /**
+   * Approved, but the service does not vouch for the identity: it disclosed `acmeidentity.valid`
+   * as false. Its claims verified, and are kept under another name than an approval's `identity`,
+   * so that a handler written for `approved` and `cancelled` alone does not compile rather than
+   * take it for a verified identity.
+   */
+  | (DeliveryBase<Transaction> & { readonly kind: 'invalid'; readonly invalidIdentity: VerifiedIdentityResponse });
 
 interface DeliveryBase<Transaction> {
   /** The request's `access_request_code`: the same for every redelivery and retry. Make your handler idempotent on it. */
@@ -193,6 +200,7 @@ async function fetchIdentity<T>(
   try {
     const event = { kind: record.kind, accessRequestCode: record.id, accessToken };
     const identity = await client.identityResponses.getVerified(event, { ...verification, identitySessionCode });
+    if (identity.valid === false) return { delivery: { ...base, kind: 'invalid', invalidIdentity: identity }, outcome: 'invalid' };
     return { delivery: { ...base, kind: 'approved', identity }, outcome: identity.partiallyComplete ? 'partial' : 'verified' };
   } catch (error) {
     if (error instanceof IdentityFlowError && error.step === 'cancelled')

@@ -85,7 +85,7 @@ export interface InboxEvent {
   /** For `retry`: the wait before the next attempt, in ms. */
   readonly waitMs?: number;
   /** For `handed-over`: what was handed over. */
-  readonly kind?: 'approved' | 'cancelled';
+  readonly kind?: 'approved' | 'invalid' | 'cancelled';
 }
 
 /**

@@ -42,7 +42,7 @@ export class ReturnPageError extends Error {
 }
 
 /**
- * Resolves with the request's final state (`verified`, `partial`, `cancelled`, `failed`,
+ * Resolves with the request's final state (`verified`, `partial`, `invalid`, `cancelled`, `failed`,
  * `missing` or `unknown`), calling `onUpdate` on the way.
  * @throws {ReturnPageError} when the endpoint knows no request for the reference (404), or answers another error status that lasts.
  * @example

@@ -65,6 +65,14 @@ export interface VerifiedIdentityResponse {
   readonly disclosuresMissing: readonly string[];
   /** True when the person could not provide every document the ruleset needs. */
   readonly partiallyComplete: boolean;
+  /**
+   * The service's own verdict, its `acmeidentity.valid` claim (a boolean in any form that says
+   * one, as `readClaim` decodes it), when the response discloses it: `false` means the service
+   * does not vouch for this identity, however well its claims verify. `undefined` when it was not
+   * requested or not disclosed. The identity inbox hands an identity marked `false` over as
+   * `invalid`, never as verified.
+   */
+  readonly valid: boolean | undefined;
   /** Each verified `{credential}.credential_jwt`, by its key. */
   readonly credentials: Readonly<Record<string, VerifiedSdJwt>>;
   /** The response's `exp`, UNIX seconds. */
@@ -275,6 +283,21 @@ function refuseEmpty(
   );
 }
 
+/** The claim by which the service says whether it vouches for the identity. */
+const VALID_CLAIM = 'acmeidentity.valid';
+
+/**
+ * The service's verdict on the identity, its `acmeidentity.valid` claim, when disclosed: a boolean
+ * in any form that says one. Anything else is refused: a verdict that cannot be read is never
+ * taken as either.
+ */
+function verdictOf(claims: Record<string, unknown>): boolean | undefined {
+  if (!Object.hasOwn(claims, VALID_CLAIM)) return undefined;
+  const valid = booleanOf(claims[VALID_CLAIM]);
+  if (valid === undefined) throw fail('ERR_SD_JWT_MALFORMED', `${VALID_CLAIM} is not a boolean`);
+  return valid;
+}
+
 function signatureRequiredReason(
   options: VerifyIdentityResponseOptions,
   credentials: Record<string, VerifiedSdJwt>,
@@ -372,7 +395,9 @@ function readField(field: string, value: unknown): unknown {
  *    value wins: a disclosure that disagrees is refused, a plain field of `data` named like the
  *    claim is left in `data` as it came);
  * 7. an answer with no claim, no credential and nothing missing is refused (`ERR_SD_JWT_NO_CLAIMS`),
- *    never taken as an empty identity or as a cancellation.
+ *    never taken as an empty identity or as a cancellation;
+ * 8. `acmeidentity.valid`, when disclosed, is the service's verdict (`valid`): a boolean in any
+ *    form that says one, else refused (`ERR_SD_JWT_MALFORMED`).
  *
  * `proof` says whether the claims were proven by the issuer's signature or are only consistent
  * with the (unsigned) envelope; `requireSignature` makes the second a failure.
@@ -447,6 +472,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     if (isClaimKey(claim) && !Object.hasOwn(claims, claim)) keep(claim, disclosure.value, true);
   }
   refuseEmpty(data, claims, disclosuresMissing, credentials);
+  const valid = verdictOf(claims);
   const proven = Object.keys(bound).length > 0 && signedClaims.length === Object.keys(claims).length;
   if (options.requireSignature && !proven) {
     throw fail('ERR_SD_JWT_SIGNATURE_REQUIRED', signatureRequiredReason(options, credentials, bound));
@@ -458,6 +484,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     uncheckedClaims,
     disclosuresMissing,
     partiallyComplete: data['partially_complete'] === true,
+    valid,
     credentials,
     expiresAt: data['exp'] as number,
     data: received,

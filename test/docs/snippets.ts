@@ -31,6 +31,7 @@ export const GIVEN: Record<string, string> = {
   clientSecret: 'declare const clientSecret: string;',
   passport: "declare const passport: import('passport').PassportStatic;",
   markCancelled: 'declare function markCancelled(id: string): Promise<void>;',
+  markNotVerified: 'declare function markNotVerified(id: string): Promise<void>;',
   saveIdentity: 'declare function saveIdentity(id: string, identity: unknown): Promise<void>;',
   credentialJwt: 'declare const credentialJwt: string;',
   options: "declare const options: import('@acme/identity').ClientOptions;",

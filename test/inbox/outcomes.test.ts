@@ -104,12 +104,13 @@ describe('outcome', () => {
     expect(await page.outcome('arc_2')).toEqual({ state: 'unknown', final: true });
   });
 
-  test('final exactly where nothing changes any more: handed over (verified, partial, cancelled), failed, missing; not awaiting or processing', async () => {
+  test('final exactly where nothing changes any more: handed over (verified, partial, invalid, cancelled), failed, missing; not awaiting or processing', async () => {
     const finals: Record<RequestState['state'], boolean> = {
       awaiting: false,
       processing: false,
       verified: true,
       partial: true,
+      invalid: true,
       cancelled: true,
       failed: true,
       missing: true,

@@ -19,6 +19,7 @@ import {
   RETURN_PARAMETER,
   type IdentityInbox,
   type IdentityInboxOptions,
+  type InboxDelivery,
   type InboxStore,
   type ReturnPageState,
 } from '../../src/inbox/index.js';
@@ -69,6 +70,7 @@ async function created(acme: AcmeIdentityClient, inbox: IdentityInbox) {
       phone: String(700_000_000 + people),
       return_url: urls.return_url,
       off_ramp_url: urls.off_ramp_url,
+      claims: ['acmeidentity.given_name', 'acmeidentity.valid'],
     }),
   );
   await inbox.expect({
@@ -183,6 +185,34 @@ describe('outcome and waitFor', () => {
       expect(await inbox.outcome(arc)).toMatchObject({ state: 'processing', final: false });
       await inbox.runOnce();
       expect(await inbox.outcome(arc)).toMatchObject({ state, final: true });
+    }
+  });
+
+  test('an identity the service marks not valid (acmeidentity.valid false, in any form, partial or not) is handed over as invalid, its claims under invalidIdentity: never as verified', async () => {
+    for (const [approval, state] of [
+      [{ values: { 'acmeidentity.valid': false } }, 'invalid'],
+      [{ values: { 'acmeidentity.valid': 'No' } }, 'invalid'],
+      [{ values: { 'acmeidentity.valid': false }, partiallyComplete: true }, 'invalid'],
+      [{ values: { 'acmeidentity.valid': 'Yes' } }, 'verified'],
+      [{ values: { 'acmeidentity.valid': true }, partiallyComplete: true }, 'partial'],
+    ] as const) {
+      const handed: InboxDelivery[] = [];
+      const { acme, inbox, deliver } = instance(new MemoryInboxStore(), { onIdentity: (delivery) => void handed.push(delivery) });
+      const { arc } = await created(acme, inbox);
+      await deliver(await sandbox.service.approve(arc, approval));
+      await inbox.runOnce();
+      expect(await inbox.outcome(arc)).toMatchObject({ state, final: true });
+      expect(handed).toHaveLength(1);
+      const [delivery] = handed;
+      if (state === 'invalid') {
+        expect(delivery).toMatchObject({
+          kind: 'invalid',
+          invalidIdentity: { valid: false, claims: { 'acmeidentity.given_name': 'Jane' } },
+        });
+        expect(delivery).not.toHaveProperty('identity');
+      } else {
+        expect(delivery).toMatchObject({ kind: 'approved', identity: { valid: true } });
+      }
     }
   });
 

@@ -248,6 +248,28 @@ describe('verifyIdentityResponse against the fake', () => {
     expect(verified.claims['acmeidentity.given_name']).toBe('Ja\u007fne Zoë');
   });
 
+  test("acmeidentity.valid is the service's verdict, in any form that says a boolean; undefined when not disclosed; one that says none is refused", async () => {
+    for (const [written, valid] of [
+      [true, true],
+      [false, false],
+      ['No', false],
+      ['false', false],
+      ['Yes', true],
+      [0, false],
+    ] as const) {
+      const { response, options } = await fetched(CLAIMS, {}, { 'acmeidentity.valid': written });
+      const verified = await verifyIdentityResponse(response, options);
+      expect(verified.valid).toBe(valid);
+      expect(verified.claims['acmeidentity.valid']).toBe(written);
+    }
+    const notAsked = await fetched(['acmeidentity.given_name']);
+    expect((await verifyIdentityResponse(notAsked.response, notAsked.options)).valid).toBeUndefined();
+    for (const written of ['maybe', null, '']) {
+      const { response, options } = await fetched(CLAIMS, {}, { 'acmeidentity.valid': written });
+      expect(await refusal(response, options)).toBe('ERR_SD_JWT_MALFORMED');
+    }
+  });
+
   test('partially_complete is reported plainly', async () => {
     const h = await harness();
     const { data } = await h.client.identityRequests.create(person());
