@@ -2,7 +2,7 @@
  * `acme-identity sandbox <verb>`: commands against a running sandbox, through the control API it
  * serves on loopback (`testing/control.ts`).
  *
- *   trigger approved|cancelled|partial    creates and settles a request; its webhook is sent
+ *   trigger approved|partial|invalid|cancelled   creates and settles a request; its webhook is sent
  *   deliveries                            every webhook delivery, with the receiver's answer
  *   resend <delivery number | access_request_code>
  *   clock advance <duration>              30s, 15m, 2h, 1d: the service's clock moves forward
@@ -23,6 +23,9 @@ export function parseDuration(text: string): number {
 }
 
 /** What a control command sends: method, path below /_control, body. */
+/** How a request can be settled, as the sandbox's control API takes them (`testing/control.ts`'s OUTCOMES). */
+export const SETTLEMENTS: readonly string[] = ['approved', 'partial', 'invalid', 'cancelled'];
+
 export function controlRequest(args: readonly string[]): { method: string; path: string; body?: Record<string, unknown> } {
   const { values, positionals } = parseArgs({
     args: [...args],
@@ -42,14 +45,14 @@ export function controlRequest(args: readonly string[]): { method: string; path:
   switch (verb) {
     case 'trigger': {
       const outcome = rest[0] ?? 'approved';
-      if (!['approved', 'cancelled', 'partial'].includes(outcome)) throw new TypeError('trigger takes approved, cancelled or partial');
+      if (!SETTLEMENTS.includes(outcome)) throw new TypeError(`trigger takes ${SETTLEMENTS.join(', ')}`);
       return { method: 'POST', path: '/trigger', body: { outcome } };
     }
     case 'approve': {
       // A request your application created: its webhook is one your inbox expects.
       const [code, outcome = 'approved'] = rest;
       if (!code) throw new TypeError('approve takes the access_request_code of a request your application created');
-      if (!['approved', 'cancelled', 'partial'].includes(outcome)) throw new TypeError('approve <code> [approved|cancelled|partial]');
+      if (!SETTLEMENTS.includes(outcome)) throw new TypeError(`approve <code> [${SETTLEMENTS.join('|')}]`);
       return { method: 'POST', path: '/approve', body: { access_request_code: code, outcome } };
     }
     case 'deliveries':

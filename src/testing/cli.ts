@@ -25,9 +25,10 @@ Options:
   --help, -h            this text
 
 Commands to a running sandbox (acme-identity sandbox <command> [--url URL] [--json]):
-  trigger [approved|cancelled|partial]   create a request for a made-up person and settle it
+  trigger [approved|partial|invalid|cancelled]
+                                         create a request for a made-up person and settle it
                                          (its delivery is one your inbox never expected)
-  approve <code> [approved|cancelled|partial]
+  approve <code> [approved|partial|invalid|cancelled]
                                          settle a request your application created: the
                                          delivery your inbox expects
   deliveries                             the webhook deliveries and your receiver's answers

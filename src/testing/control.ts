@@ -74,11 +74,27 @@ async function createRequest(
       purpose: 'sandbox trigger',
       return_url: 'https://rp.example/return',
       off_ramp_url: 'https://rp.example/off-ramp',
-      claims: ['acmeidentity.name', 'acmeidentity.birth_date', 'acmeidentity.credential'],
+      claims: ['acmeidentity.name', 'acmeidentity.birth_date', 'acmeidentity.valid', 'acmeidentity.credential'],
     },
     String(token['access_token']),
   );
   return { access_request_code: String(created['access_request_code']), identity_session_code: String(created['identity_session_code']) };
+}
+
+/**
+ * How the control API settles a request: approved; partially (the person took the off-ramp);
+ * invalid (approved, but the service does not vouch for the identity: `acmeidentity.valid` false,
+ * seen by a request that asked for that claim); or cancelled.
+ */
+export const OUTCOMES = ['approved', 'partial', 'invalid', 'cancelled'] as const;
+type Outcome = (typeof OUTCOMES)[number];
+
+const isOutcome = (outcome: unknown): outcome is Outcome => (OUTCOMES as readonly unknown[]).includes(outcome);
+
+async function settle(service: FakeService, code: string, outcome: Outcome): Promise<void> {
+  if (outcome === 'cancelled') await service.cancel(code);
+  else if (outcome === 'invalid') await service.approve(code, { values: { 'acmeidentity.valid': false } });
+  else await service.approve(code, { partiallyComplete: outcome === 'partial' });
 }
 
 /** The control API's answer to `request`, or undefined when it is not a control path. */
@@ -91,23 +107,19 @@ export async function control(request: Request, service: FakeService, clock: San
     switch (route) {
       case 'POST /trigger': {
         const { outcome = 'approved' } = await jsonBody(request);
-        if (outcome !== 'approved' && outcome !== 'cancelled' && outcome !== 'partial')
-          return refuse('outcome must be approved, cancelled or partial');
+        if (!isOutcome(outcome)) return refuse(`outcome must be ${OUTCOMES.join(', ')}`);
         const codes = await createRequest(service, clock);
-        if (outcome === 'cancelled') await service.cancel(codes.access_request_code);
-        else await service.approve(codes.access_request_code, { partiallyComplete: outcome === 'partial' });
+        await settle(service, codes.access_request_code, outcome);
         await service.webhooksSettled();
         const delivery = service.deliveries.filter((d) => d.payload.access_request_code === codes.access_request_code).at(-1);
         return answer({ outcome, ...codes, delivery: delivery ? deliveryView(delivery, service.deliveries.indexOf(delivery)) : null });
       }
       case 'POST /approve': {
         const { access_request_code: code, outcome = 'approved' } = await jsonBody(request);
-        if (outcome !== 'approved' && outcome !== 'cancelled' && outcome !== 'partial')
-          return refuse('outcome must be approved, cancelled or partial');
+        if (!isOutcome(outcome)) return refuse(`outcome must be ${OUTCOMES.join(', ')}`);
         if (typeof code !== 'string' || !service.identityRequest(code))
           return refuse('give the access_request_code of a request your application created on this sandbox', 404);
-        if (outcome === 'cancelled') await service.cancel(code);
-        else await service.approve(code, { partiallyComplete: outcome === 'partial' });
+        await settle(service, code, outcome);
         await service.webhooksSettled();
         const delivery = service.deliveries.filter((d) => d.payload.access_request_code === code).at(-1);
         return answer({

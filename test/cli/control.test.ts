@@ -8,9 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { controlRequest, parseDuration, sendControl } from '../../src/cli/control.js';
+import { SETTLEMENTS, controlRequest, parseDuration, sendControl } from '../../src/cli/control.js';
 import { AcmeIdentityClient } from '../../src/index.js';
 import { DEFAULT_CLIENT, freePort, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { OUTCOMES } from '../../src/testing/control.js';
 import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '../../src/webhooks/index.js';
 
 const run = promisify(execFile);
@@ -73,6 +74,16 @@ describe('acme-identity sandbox, against a running sandbox', () => {
       expect(((await control('trigger', outcome)).body as { outcome: string }).outcome).toBe(outcome);
   });
 
+  test('trigger invalid: an approval whose identity the service does not vouch for (acmeidentity.valid false); the CLI takes what the control API takes', async () => {
+    const { body } = await control('trigger', 'invalid');
+    const { identity_session_code: identitySessionCode, delivery } = body as { identity_session_code: string; delivery: { index: number } };
+    const acme = new AcmeIdentityClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials });
+    const event = events.findLast((e) => e.accessRequestCode === (body as { access_request_code: string }).access_request_code);
+    expect(delivery).toBeDefined();
+    await expect(acme.identityResponses.getVerified(event!, { identitySessionCode })).resolves.toMatchObject({ valid: false });
+    expect(SETTLEMENTS).toEqual(OUTCOMES);
+  });
+
   test('sandbox --help lists the commands of a running sandbox: trigger, approve, resend, the clock', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', MAIN, 'sandbox', '--help']);
     for (const command of ['trigger', 'approve <code>', 'deliveries', 'resend', 'clock advance', 'rotate-key', 'fault'])
@@ -100,7 +111,7 @@ describe('acme-identity sandbox, against a running sandbox', () => {
     expect(identity.claims['acmeidentity.given_name']).toBe('Ada');
     expect((await control('approve', 'arc_never_created')).status).toBe(404);
     expect(() => controlRequest(['approve'])).toThrow(/access_request_code/);
-    expect(() => controlRequest(['approve', 'arc_1', 'maybe'])).toThrow(/approved\|cancelled\|partial/);
+    expect(() => controlRequest(['approve', 'arc_1', 'maybe'])).toThrow(/approved\|partial\|invalid\|cancelled/);
   });
 
   test('clock advance: the identity response expires after half an hour, the X-Access-Token after an hour, each said as itself', async () => {
@@ -149,7 +160,7 @@ describe('acme-identity sandbox, against a running sandbox', () => {
     expect(parseDuration('1d')).toBe(86_400);
     expect(parseDuration('45')).toBe(45);
     expect(() => parseDuration('soon')).toThrow(/not a duration/);
-    expect(() => controlRequest(['trigger', 'maybe'])).toThrow(/approved, cancelled or partial/);
+    expect(() => controlRequest(['trigger', 'maybe'])).toThrow(/approved, partial, invalid, cancelled/);
     expect(() => controlRequest(['resend'])).toThrow(/delivery number/);
     expect(() => controlRequest(['clock', 'back', '1h'])).toThrow(/clock advance/);
     expect(() => controlRequest(['explode'])).toThrow(/not a command/);
