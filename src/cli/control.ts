@@ -22,10 +22,10 @@ export function parseDuration(text: string): number {
   return Number(match[1]) * { s: 1, m: 60, h: 3_600, d: 86_400 }[(match[2] ?? 's') as 's'];
 }
 
-/** What a control command sends: method, path below /_control, body. */
 /** How a request can be settled, as the sandbox's control API takes them (`testing/control.ts`'s OUTCOMES). */
 export const SETTLEMENTS: readonly string[] = ['approved', 'partial', 'invalid', 'cancelled'];
 
+/** What a control command sends: method, path below /_control, body. */
 export function controlRequest(args: readonly string[]): { method: string; path: string; body?: Record<string, unknown> } {
   const { values, positionals } = parseArgs({
     args: [...args],

@@ -70,8 +70,9 @@ export type InboxOutcome = 'verified' | 'partial' | 'invalid' | 'cancelled';
 
 /**
  * Where a request stands, as a return page shows it: `awaiting` its webhook, `processing` it
- * (stored, the identity being fetched), settled (`verified`, `partial`, `invalid`, `cancelled`), `failed`
- * (set aside: see the dead letters), or `missing` (the reconciler reported its webhook missing).
+ * (stored, the identity being fetched), settled (`verified`, `partial`, `invalid`, `cancelled`),
+ * `failed` (set aside: see the dead letters), or `missing` (the reconciler reported its webhook
+ * missing).
  */
 export interface RequestState {
   readonly state: 'awaiting' | 'processing' | InboxOutcome | 'failed' | 'missing';

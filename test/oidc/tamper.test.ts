@@ -291,7 +291,7 @@ describe('OIDC helper: a tampered ID token', () => {
     ['seconds', 1],
     ['milliseconds', 1000],
   ] as const)(
-    'not yet valid (nbf in the future), its times in %s, is refused; valid from its issue it is not; the tolerance works that way too',
+    'its times in %s: an ID token valid from its issue (nbf = iat) is accepted; one not yet valid (nbf in the future) is refused, and accepted within the tolerance',
     async (tokenTimes, perSecond) => {
       const s = await oidcSetup({ fake: { readings: { tokenTimes } } });
       let { client, transaction, callback } = await started(s);
