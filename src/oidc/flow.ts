@@ -489,6 +489,7 @@ async function tokenClock(response: Response, now: number): Promise<{ skewMs: nu
  * unlearnt. The clock only moves forward: no token is taken to expire later than it does.
  */
 function serviceSkewMs(response: Response, iat: unknown, now: number): number {
+  // Not numericDate, which floors to the whole second: an iat in milliseconds keeps its fraction.
   const issuedAtMs = typeof iat === 'number' && Number.isFinite(iat) ? unixSeconds(iat) * 1000 : undefined;
   const date = Date.parse(response.headers.get('date') ?? '');
   let learnt = 0;

@@ -545,8 +545,8 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
     );
   });
 
-  // As the REST client's clock: an offset under 2 s is within a Date header's second and the
-  // answer's travel, and taken as none, so a token is never judged later than on ours for it.
+  // An offset under 2 s is within a Date header's second and the answer's travel: taken as none,
+  // as the REST client's clock takes it. A service 1.5 s behind is judged on our clock.
   test('a service clock 1.5 s behind ours is taken as ours: an ID token whose exp has passed on ours is refused', async () => {
     const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: -1.5 } } });
     rewriteIdToken(
