@@ -52,11 +52,16 @@ const STANDARD = new Set([
  * ```ts
  * acmeIdentityProfile({ sub: 'p', 'sanctionscheck.is_pep': 'No' }).acme; // { 'sanctionscheck.is_pep': false }
  * ```
- * @throws {InvalidInputError} when `profile` is not an object.
+ * @throws {InvalidInputError} when `profile` is not an object, or has no subject (`sub`) to keep the user under.
  */
 export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityUser {
   if (profile === null || typeof profile !== 'object') {
     throw new InvalidInputError([{ field: 'profile', message: 'must be the claims object of an ID token or of userinfo' }]);
+  }
+  // The user's id: without a subject, every such profile would be one user named "undefined".
+  const sub = profile['sub'];
+  if (!((typeof sub === 'string' && sub !== '') || (typeof sub === 'number' && Number.isFinite(sub)))) {
+    throw new InvalidInputError([{ field: 'profile.sub', message: 'must be the subject the user is kept under: a non-empty string' }]);
   }
   const acme: Record<string, unknown> = {};
   // Every claim wherever the issuer wrote it: its dotted name, an `acme` object, or its path.
@@ -79,7 +84,7 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const full = [text(name?.first_name) ?? given, text(name?.last_name) ?? family].filter(Boolean).join(' ');
   return {
-    id: String(profile['sub']),
+    id: String(sub),
     name: full || null,
     email: typeof profile['email'] === 'string' ? profile['email'] : null,
     image: null,

@@ -109,6 +109,16 @@ describe('the inbox schedule', () => {
     await s.schedule.stop();
   });
 
+  test('stopped between passes, the next poll never comes', async () => {
+    const s = setup();
+    s.schedule.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(s.passes()).toBe(1);
+    await s.schedule.stop();
+    await vi.advanceTimersByTimeAsync(10 * POLL);
+    expect(s.passes()).toBe(1);
+  });
+
   test('a wake-up runs a pass at once, not at the next poll', async () => {
     const s = setup();
     s.schedule.start();
@@ -202,7 +212,12 @@ describe('the inbox schedule', () => {
     s.schedule.start();
     await vi.advanceTimersByTimeAsync(RECONCILE);
     expect(s.reconciles()).toBe(1);
-    const stopping = s.schedule.stop();
+    let stopped = false;
+    const stopping = s.schedule.stop().then(() => {
+      stopped = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
     release();
     await stopping;
     await vi.advanceTimersByTimeAsync(3 * RECONCILE);

@@ -68,6 +68,15 @@ describe('acmeIdentityProfile: the user a framework keeps', () => {
     expect((user.acme as Record<string, unknown>)['x']).toBeUndefined();
   });
 
+  test('a profile without a subject is refused, naming profile.sub: never one user "undefined" for every such profile', () => {
+    for (const sub of [undefined, null, '', Number.NaN, {}, ['p']]) {
+      expect(() => acmeIdentityProfile({ sub, email: 'jane@example.com' } as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_INPUT', issues: [expect.objectContaining({ field: 'profile.sub' })] }),
+      );
+    }
+    expect(() => acmeIdentityProfile({ email: 'jane@example.com' } as never)).toThrow(InvalidInputError);
+  });
+
   test('a profile that is not an object is a typed input error naming it', () => {
     for (const profile of [null, undefined, 'claims', 7]) {
       expect(() => acmeIdentityProfile(profile as never)).toThrow(InvalidInputError);

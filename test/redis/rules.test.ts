@@ -291,6 +291,15 @@ describe('RedisReplayStore', () => {
     await new RedisTokenStore(bytes, { encryptionKey: key, prefix }).set('k', token);
     // Read by another instance (no copy of its own): the sealed token comes back as bytes, and opens.
     expect(await new RedisTokenStore(bytes, { encryptionKey: key, prefix }).get('k', { fresh: true })).toEqual(token);
+    // The inbox reads arrays (a stream's entries, their fields): bytes inside them are text too.
+    const inbox = new RedisInboxStore(bytes, { prefix });
+    const now = Date.now();
+    const entry = record('arc_bytes');
+    await inbox.add(entry, now);
+    const [claim] = await inbox.claim('w', 1, 60_000, now);
+    expect(claim?.record).toEqual(entry);
+    await inbox.complete(claim!, 60_000, now, 'verified');
+    expect(await inbox.state('arc_bytes', now)).toMatchObject({ state: 'verified' });
   });
 
   test('a claim holds the delivery for its lease, a completion for its ttl, to the second', async () => {

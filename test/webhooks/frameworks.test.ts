@@ -98,6 +98,33 @@ describe('@acme/identity/webhooks/express', () => {
     expect(events).toEqual([]);
   });
 
+  test('a request that cannot say whether its stream was read (no readableEnded, as a wrapper of a serverless event builds it) with a parsed body: refused as parsed, its stream left unread', async () => {
+    const events: IdentityActionsEvent[] = [];
+    const handler = acmeWebhookHandler({ secret: SECRET, verifierOptions: { logLevel: 'off' }, onEvent: (event) => events.push(event) });
+    let streamRead = false;
+    const request = {
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': await signWebhook(SECRET, body) },
+      body: JSON.parse(body) as unknown,
+      async *[Symbol.asyncIterator]() {
+        streamRead = true;
+        yield new TextEncoder().encode(body);
+      },
+    };
+    const answered: { status?: number; json?: unknown } = {};
+    const response = {
+      status(code: number) {
+        answered.status = code;
+        return response;
+      },
+      json(value: unknown) {
+        answered.json = value;
+      },
+    };
+    await handler(request, response);
+    expect(answered).toEqual({ status: 500, json: { error: 'ERR_WEBHOOK_PARSED_BODY' } });
+    expect({ streamRead, events }).toEqual({ streamRead: false, events: [] });
+  });
+
   test('after express.raw or express.text the bytes are still the signed ones: verified; other routes keep their JSON parser', async () => {
     const events: IdentityActionsEvent[] = [];
     const app = express();
