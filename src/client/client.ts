@@ -314,6 +314,7 @@ export class AcmeIdentityClient {
           }),
         );
     const fileData = byRef(R.getCredentialFileData, S.CredentialFileData, (init) => this.#api.GET(R.getCredentialFileData.path, init));
+    const revoke = byRef(R.revokeCredential, S.CredentialRevoked, (init) => this.#api.POST(R.revokeCredential.path, init));
     return {
       submit: (input, options) =>
         this.#call(options, R.submitCredential, CREDENTIAL_CREATE, S.CredentialSubmitted, async (fetch) =>
@@ -327,7 +328,18 @@ export class AcmeIdentityClient {
         if (!bytes) throw new InvalidResponseError(200, correlationId, 'file_data is not base64', ['data.file_data']);
         return bytes;
       },
-      revoke: byRef(R.revokeCredential, S.CredentialRevoked, (init) => this.#api.POST(R.revokeCredential.path, init)),
+      revoke: async (credentialRef, options) => {
+        const result = await revoke(credentialRef, options);
+        // The spec's transition: a revocation answers `data.revoked` true. An answer that says
+        // false revoked nothing: an error, never a success a caller would take for the revocation.
+        if (!result.data.revoked) {
+          const status = result.response?.status ?? 200;
+          throw new InvalidResponseError(status, result.correlationId, 'data.revoked is false: the credential was not revoked', [
+            'data.revoked',
+          ]);
+        }
+        return result;
+      },
     };
   }
 

@@ -89,7 +89,10 @@ export interface CredentialsResource {
    * URL-safe, padded or not, in lines, or a `data:` URL.
    */
   download(credentialRef: string, options?: RequestOptions): Promise<Uint8Array>;
-  /** POST /credentials/revoke/{credential_ref}. A revoked credential answers 410 (`CredentialRevokedError`). */
+  /**
+   * POST /credentials/revoke/{credential_ref}. A revoked credential answers 410 (`CredentialRevokedError`);
+   * an answer of `revoked: false` is an `InvalidResponseError` (`issues: ['data.revoked']`): nothing was revoked.
+   */
   revoke(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialRevoked']>>;
 }
 

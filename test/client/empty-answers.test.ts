@@ -3,6 +3,7 @@
  * spec says it is (a DELETE's deletion, a revoke's `revoked: true`); for a read, an
  * `InvalidResponseError`, never an empty record taken for the thing read.
  */
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { InvalidResponseError } from '../../src/index.js';
@@ -44,6 +45,37 @@ describe('an answer without a body', () => {
     const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
     server.use(http.post(`${service.baseUrl}/credentials/revoke/*`, () => HttpResponse.json({ data: {}, correlation_id: 'c' })));
     expect(await rejection(client.credentials.revoke(ref))).toBeInstanceOf(InvalidResponseError);
+  });
+
+  test('property: a revoke answered revoked false, in any form that says it, is an InvalidResponseError naming data.revoked, never a success; true in any form is the revocation', async () => {
+    const { client, service } = await harness();
+    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.constantFrom('json', 'text', 'word', 'digit'),
+        fc.constantFrom('', ' '),
+        async (meaning, form, pad) => {
+          const words = { json: meaning, text: `${meaning}`, word: meaning ? 'Yes' : 'No', digit: meaning ? 1 : 0 };
+          const written = typeof words[form] === 'string' ? `${pad}${words[form]}${pad}` : words[form];
+          server.use(
+            http.post(`${service.baseUrl}/credentials/revoke/*`, () =>
+              HttpResponse.json({ data: { revoked: written }, correlation_id: 'c-r' }),
+            ),
+          );
+          const outcome = await client.credentials.revoke(ref).then(
+            (result) => result.data,
+            (error: unknown) => error,
+          );
+          if (meaning) expect(outcome).toEqual({ revoked: true });
+          else {
+            expect(outcome).toBeInstanceOf(InvalidResponseError);
+            expect(outcome).toMatchObject({ status: 200, correlationId: 'c-r', issues: ['data.revoked'] });
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   test.each(FORMS)('a read answered %s is an InvalidResponseError: verify, file-data, submit, get', async (form) => {
