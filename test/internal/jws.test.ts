@@ -1,5 +1,6 @@
 /** The JWS checks (Web Crypto, and node:crypto where it exists), held to jose's verdicts: the same tokens, the same accept or refuse. */
-import { describe, expect, test } from 'vitest';
+import { constants, KeyObject, sign as nodeSign } from 'node:crypto';
+import { describe, expect, test, vi } from 'vitest';
 import fc from 'fast-check';
 import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { base64urlBytes, importVerifyKey, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
@@ -171,6 +172,32 @@ describe('JWS signatures with node:crypto', () => {
     }
   });
 
+  test.each(['PS256', 'PS384', 'PS512'])(
+    "%s: a signature whose PSS salt is not the hash's length (RFC 7518 §3.5) is refused, as jose and Web Crypto refuse it",
+    async (alg) => {
+      const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+      const jwk = await exportJWK(publicKey);
+      const ours = await importVerifyKey(jwk, alg);
+      const theirs = await importJWK(jwk, alg);
+      const hashBytes = Number(alg.slice(2)) / 8;
+      const input = `${Buffer.from(JSON.stringify({ alg })).toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+      const sign = (saltLength: number) =>
+        `${input}.${nodeSign(`sha${alg.slice(2)}`, Buffer.from(input), {
+          key: KeyObject.from(privateKey as CryptoKey),
+          padding: constants.RSA_PKCS1_PSS_PADDING,
+          saltLength,
+        }).toString('base64url')}`;
+      // The hash's length verifies on every path: the tokens below differ in their salt alone.
+      expect(verifyWithNode(node, sign(hashBytes), ours, alg)).toBe(true);
+      for (const saltLength of [0, hashBytes - 1, hashBytes + 1]) {
+        const token = sign(saltLength);
+        expect(nodeAccepts(token, ours, alg), `salt ${saltLength}`).toBe(false);
+        expect(await oursAccepts(token, ours, alg), `salt ${saltLength}`).toBe(false);
+        expect(await joseAccepts(token, theirs, alg), `salt ${saltLength}`).toBe(false);
+      }
+    },
+  );
+
   test('a signature by another key of the same kind is refused', async () => {
     const a = await signed('ES384');
     const b = await signed('ES384');
@@ -193,6 +220,24 @@ describe('JWS signatures with node:crypto', () => {
     const unusable = await crypto.subtle.importKey('jwk', jwk, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, []);
     expect(() => verifyWithNode(node, jws, unusable, 'RS256')).toThrow(TypeError);
     await expect(verifyJwsSignature(jws, unusable, 'RS256')).rejects.toThrow();
+  });
+
+  test('a runtime whose node:crypto has verify but no KeyObject (a partial compatibility layer) checks with Web Crypto, and still verifies', async () => {
+    const { jws, ours } = await signed('ES256');
+    const webCrypto = vi.spyOn(crypto.subtle, 'verify');
+    const keyObject = Object.getOwnPropertyDescriptor(node, 'KeyObject');
+    Object.defineProperty(node, 'KeyObject', { value: undefined, configurable: true, writable: true });
+    try {
+      await expect(verifySignature(jws, ours, 'ES256')).resolves.toBe(true);
+      // One character of the signature changed (not its last, whose low bits base64 may ignore).
+      const at = jws.length - 10;
+      const tampered = `${jws.slice(0, at)}${jws[at] === 'A' ? 'B' : 'A'}${jws.slice(at + 1)}`;
+      await expect(verifySignature(tampered, ours, 'ES256')).resolves.toBe(false);
+      expect(webCrypto).toHaveBeenCalledTimes(2);
+    } finally {
+      if (keyObject) Object.defineProperty(node, 'KeyObject', keyObject);
+      webCrypto.mockRestore();
+    }
   });
 
   test('a signature check that throws is a signature that does not verify, never a pass', async () => {
