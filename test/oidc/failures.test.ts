@@ -57,6 +57,9 @@ describe('mapFailure', () => {
   test('an error that is not oauth4webapi’s (a network failure) keeps its cause; an OidcError passes through', () => {
     const network = new TypeError('fetch failed');
     expect(mapFailure(network, 'ERR_OIDC_DISCOVERY')).toMatchObject({ code: 'ERR_OIDC_DISCOVERY', cause: network });
+    // Its message says what failed (it carries no secret), and so does anything thrown that is no Error.
+    expect(mapFailure(network, 'ERR_OIDC_DISCOVERY').message).toContain('fetch failed');
+    expect(mapFailure('a string', 'ERR_OIDC_TOKEN')).toMatchObject({ code: 'ERR_OIDC_TOKEN', message: expect.stringContaining('failed') });
     const own = new OidcError('ERR_OIDC_STATE', 'x');
     expect(mapFailure(own, 'ERR_OIDC_TOKEN')).toBe(own);
   });
