@@ -12,6 +12,7 @@
  * The sandbox is found at --url, or ACME_SANDBOX_URL, or http://127.0.0.1:4010.
  */
 import { parseArgs } from 'node:util';
+import { OUTCOMES } from '../testing/control.js';
 
 export const CONTROL_VERBS = ['trigger', 'approve', 'deliveries', 'resend', 'clock', 'rotate-key', 'fault'] as const;
 
@@ -22,8 +23,8 @@ export function parseDuration(text: string): number {
   return Number(match[1]) * { s: 1, m: 60, h: 3_600, d: 86_400 }[(match[2] ?? 's') as 's'];
 }
 
-/** How a request can be settled, as the sandbox's control API takes them (`testing/control.ts`'s OUTCOMES). */
-export const SETTLEMENTS: readonly string[] = ['approved', 'partial', 'invalid', 'cancelled'];
+/** How a request can be settled: the control API's own list, so the command takes what the sandbox takes. */
+const SETTLEMENTS: readonly string[] = OUTCOMES;
 
 /** What a control command sends: method, path below /_control, body. */
 export function controlRequest(args: readonly string[]): { method: string; path: string; body?: Record<string, unknown> } {

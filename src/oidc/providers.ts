@@ -61,7 +61,9 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
   // The user's id: without a subject, every such profile would be one user named "undefined".
   const sub = profile['sub'];
   if (!((typeof sub === 'string' && sub !== '') || (typeof sub === 'number' && Number.isFinite(sub)))) {
-    throw new InvalidInputError([{ field: 'profile.sub', message: 'must be the subject the user is kept under: a non-empty string' }]);
+    throw new InvalidInputError([
+      { field: 'profile.sub', message: 'must be the subject the user is kept under: a non-empty string (or a number)' },
+    ]);
   }
   const acme: Record<string, unknown> = {};
   // Every claim wherever the issuer wrote it: its dotted name, an `acme` object, or its path.
