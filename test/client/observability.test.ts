@@ -140,9 +140,29 @@ describe('logging', () => {
     expect(quiet.lines).toEqual([]);
   });
 
+  test('a wrong ACME_IDENTITY_LOG is quoted to its first 16 characters: a value pasted into the wrong variable is not logged whole', async () => {
+    const { makeClient } = await harness();
+    const pasted = `whsec_${'s3cr3t'.repeat(8)}`;
+    vi.stubEnv('ACME_IDENTITY_LOG', pasted);
+    const warned = recorder();
+    makeClient({ logger: warned.logger });
+    expect(warned.lines).toEqual([expect.objectContaining({ level: 'warn', fields: { ACME_IDENTITY_LOG: pasted.slice(0, 16) } })]);
+    expect(warned.text()).not.toContain(pasted.slice(0, 17));
+  });
+
   test('a logger without the four methods, or a logLevel that is not a level, is a ConfigurationError', async () => {
     const { makeClient } = await harness();
     expect(() => makeClient({ logger: { info() {} } as never })).toThrow(/logger/);
+    // Each of the four is required: a logger without one would throw at the first line of its level.
+    const full = { debug() {}, info() {}, warn() {}, error() {} };
+    for (const method of ['debug', 'info', 'warn', 'error'] as const) {
+      const { [method]: _left, ...rest } = full;
+      expect(() => makeClient({ logger: rest as never })).toThrow(new RegExp(`logger.*${method}\\(`));
+    }
+    expect(() => makeClient({ logger: full })).not.toThrow();
+    expect(() => makeClient({ logLevel: 'verbose' as never })).toThrow(/logLevel/);
+    // A wrong option is refused even where the environment names a level (the option is read first).
+    vi.stubEnv('ACME_IDENTITY_LOG', 'debug');
     expect(() => makeClient({ logLevel: 'verbose' as never })).toThrow(/logLevel/);
   });
 
@@ -168,7 +188,7 @@ describe('hooks', () => {
     });
     service.injectFault({ kind: 'network', path: '/status/current' });
     await client.status.current();
-    await client.identityRequests.create(person());
+    const { data } = await client.identityRequests.create(person());
     expect(seen.map((s) => s.name)).toEqual([
       'request',
       'response',
@@ -187,6 +207,14 @@ describe('hooks', () => {
     expect(seen[9]!.event).toMatchObject({ method: 'POST', path: '/identity/request', status: 200, attempt: 1 });
     const text = JSON.stringify(seen);
     for (const secret of [DEFAULT_CLIENT.clientSecret, 'jane.citizen', 'Bearer']) expect(text).not.toContain(secret);
+    // A call with path values: both of its events name the template, never the request's codes.
+    seen.length = 0;
+    await client.identityRequests.get({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+    expect(seen.map(({ name, event }) => [name, (event as RequestEvent).path])).toEqual([
+      ['request', '/identity/request/{access_request_code}/{identity_session_code}'],
+      ['response', '/identity/request/{access_request_code}/{identity_session_code}'],
+    ]);
+    for (const code of [data.access_request_code, data.identity_session_code]) expect(JSON.stringify(seen)).not.toContain(code);
   });
 
   test('an attempt that got no answer says why: refused (with the system code), past the deadline, or aborted by the caller', async () => {

@@ -41,6 +41,8 @@ describe('tracing', () => {
       expect(attempt.spanContext().traceId).toBe(call!.spanContext().traceId);
     }
     expect(first!.attributes).toMatchObject({ 'http.response.status_code': 503, 'error.type': '503' });
+    // The first attempt is no resend: it carries no resend count at all (the conventions' rule).
+    expect(first!.attributes).not.toHaveProperty('http.request.resend_count');
     expect(first!.status.code).toBe(api.SpanStatusCode.ERROR);
     expect(second!.attributes).toMatchObject({ 'http.response.status_code': 200, 'http.request.resend_count': 1 });
     expect(call!.status.code).toBe(api.SpanStatusCode.UNSET);
@@ -69,6 +71,24 @@ describe('tracing', () => {
       'jane',
     ]) {
       expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
+    }
+  });
+
+  test('an attempt answered with any status from 400 up is an error span, named by its status; below 400 it is not', async () => {
+    const { client, service } = await harness({ client: { openTelemetry: api } });
+    for (const status of [400, 404, 399]) {
+      exporter.reset();
+      service.injectFault({ kind: 'status', status, path: '/status/health' });
+      await client.status.health().catch(() => undefined);
+      const attempt = spans().find((s) => s.kind === api.SpanKind.CLIENT)!;
+      expect(attempt.attributes['http.response.status_code']).toBe(status);
+      if (status >= 400) {
+        expect(attempt.attributes['error.type']).toBe(String(status));
+        expect(attempt.status.code).toBe(api.SpanStatusCode.ERROR);
+      } else {
+        expect(attempt.attributes).not.toHaveProperty('error.type');
+        expect(attempt.status.code).toBe(api.SpanStatusCode.UNSET);
+      }
     }
   });
 

@@ -72,6 +72,20 @@ describe('awaitIdentity by long polling', () => {
     ]);
   });
 
+  test('on a page, the reference is its own acme_ref and a relative status URL is its own origin; the reference option wins over both', async () => {
+    vi.stubGlobal('location', { href: 'https://rp.example/return?acme_ref=page-ref&x=1' });
+    for (const [options, expected] of [
+      [{}, 'page-ref'],
+      [{ reference: 'given-ref' }, 'given-ref'],
+    ] as const) {
+      const { fetch, asked } = scripted([state('verified', true)]);
+      vi.stubGlobal('fetch', fetch);
+      await expect(awaitIdentity('/identity/status', options)).resolves.toEqual(state('verified', true));
+      expect(asked[0]!.url.origin + asked[0]!.url.pathname).toBe('https://rp.example/identity/status');
+      expect(asked[0]!.url.searchParams.get('acme_ref')).toBe(expected);
+    }
+  });
+
   test('a 404 rejects at once with ReturnPageError; six failed answers in a row reject, five do not (pauses of 1, 2, 4, 8, 16 s)', async () => {
     const notFound = await run([404]);
     expect(notFound.error).toBeInstanceOf(ReturnPageError);

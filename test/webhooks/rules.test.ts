@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../src/index.js';
 import {
   MemoryReplayStore,
@@ -408,6 +408,23 @@ describe('webhooks: what a refusal carries', () => {
       { level: 'info', message: expect.stringContaining('ERR_WEBHOOK_IN_PROGRESS'), fields: { code: 'ERR_WEBHOOK_IN_PROGRESS' } },
     ]);
     expect(JSON.stringify(lines)).not.toContain('arc_');
+  });
+
+  test('ACME_IDENTITY_LOG that names no level leaves the verifier at warn: a refusal is still logged, a redelivery is not', async () => {
+    vi.stubEnv('ACME_IDENTITY_LOG', 'loud');
+    try {
+      const lines: string[] = [];
+      const logging = verifier({
+        logger: { info: (message: string) => lines.push(`info ${message}`), warn: (message: string) => lines.push(`warn ${message}`) },
+        replayStore: new MemoryReplayStore(),
+      });
+      await logging.verify(BODY, { 'x-webhook-signature': HEX }).then((event) => logging.complete(event));
+      await rejection(logging.verify(BODY, { 'x-webhook-signature': HEX }));
+      await rejection(logging.verify(BODY, { 'x-webhook-signature': '0'.repeat(64) }));
+      expect(lines).toEqual([expect.stringMatching(/^warn .*ERR_WEBHOOK_SIGNATURE/)]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   test("verifyRequest's own refusals (a body over maxBodyBytes, read before any signature) are logged as verify's are", async () => {
