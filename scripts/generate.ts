@@ -8,6 +8,7 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { parse as parseYaml } from 'yaml';
 import { openApiDocument } from '../src/contract/openapi.js';
 
 const HEADER =
@@ -22,7 +23,13 @@ async function fetchDocument(): Promise<unknown> {
   if (baseUrl) {
     const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/docs/spec`);
     if (!response.ok) throw new Error(`GET ${baseUrl}/docs/spec answered ${response.status}`);
-    return response.json();
+    // JSON or YAML: the spec does not show which a service serves.
+    const text = await response.text();
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return parseYaml(text) as unknown;
+    }
   }
   // The document as the fake serves it: JSON, so exactly what /docs/spec answers.
   return JSON.parse(JSON.stringify(openApiDocument)) as unknown;

@@ -4,6 +4,7 @@
  * discovery and the JWKS as remoteJwks reads them, and the service's own OpenAPI document against
  * the contract this SDK was built from.
  */
+import { parse as parseYaml } from 'yaml';
 import { remoteJwks } from '../sd-jwt/index.js';
 import { claimList } from '../claims/index.js';
 import { SUPPORTED_CLAIMS } from '../contract/claims.js';
@@ -177,6 +178,25 @@ export async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }
   });
 }
 
+/**
+ * The media types an OpenAPI document is served as: JSON, or YAML (`application/yaml`, `text/yaml`,
+ * the `x-` forms, and the OpenAPI Initiative's own `application/vnd.oai.openapi`, which is YAML).
+ * The spec does not show which a service serves at `/docs/spec`.
+ */
+const OPENAPI_TYPE = /json|yaml|vnd\.oai\.openapi/i;
+
+/** A document's text read as JSON, else as YAML where the media type says YAML; undefined when it is neither. */
+function openApiText(text: string, type: string): unknown {
+  const json = parse(text);
+  if (json !== undefined || !/yaml|vnd\.oai\.openapi/i.test(type)) return json;
+  try {
+    // YAML's core schema: plain data, no custom tags; aliases bounded by the library (maxAliasCount).
+    return parseYaml(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The service's own OpenAPI document against the contract this SDK was built from, once it is one. */
 export async function checkContract(baseUrl: string, { fetch, timeoutMs, seen, add }: Probe): Promise<void> {
   let response: Response;
@@ -187,8 +207,8 @@ export async function checkContract(baseUrl: string, { fetch, timeoutMs, seen, a
     return;
   }
   const type = response.headers.get('content-type') ?? '';
-  const document = parse(seen.at(-1)?.body ?? '');
-  if (!response.ok || !/json|yaml/i.test(type) || !isObject(document) || !('paths' in document)) {
+  const document = openApiText(seen.at(-1)?.body ?? '', type);
+  if (!response.ok || !OPENAPI_TYPE.test(type) || !isObject(document) || !('paths' in document)) {
     add({
       name: 'contract',
       status: 'warn',

@@ -34,6 +34,13 @@ export function json(ctx: ResponseContext, body: unknown, status = 200, extra?: 
   return new Response(JSON.stringify(body), { status, headers: headersFor(ctx, extra) });
 }
 
+/** A 200 of another media type, with the headers every answer carries. */
+export function typed(ctx: ResponseContext, body: string, contentType: string): Response {
+  const headers = headersFor(ctx);
+  headers.set('content-type', contentType);
+  return new Response(body, { headers });
+}
+
 /**
  * `{data, correlation_id}`: the spec's wrapper around every successful REST result, as the
  * `envelope` reading writes it (with `success: true` or JSend's `status: 'success'` beside it, or

@@ -177,6 +177,12 @@ export interface FakeReadings {
    * shown": `SHA-256` (the default), `SHA-384` or `SHA-512`, its `sha256=` prefix naming it.
    */
   webhookHash?: 'SHA-256' | 'SHA-384' | 'SHA-512';
+  /**
+   * The form of `{base_url}/docs/spec`, "the machine-readable description of the REST API": an
+   * OpenAPI document as JSON (`json`, the default) or as YAML (`yaml`, `application/yaml`), as
+   * many services serve theirs.
+   */
+  specFormat?: 'json' | 'yaml';
 }
 
 /**
@@ -227,6 +233,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   fileEncoding: 'base64',
   claimsSupported: 'array',
   webhookHash: 'SHA-256',
+  specFormat: 'json',
 });
 
 /**
@@ -275,6 +282,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   fileEncoding: ['base64', 'base64url', 'mime', 'data-url'],
   claimsSupported: ['array', 'string'],
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
+  specFormat: ['json', 'yaml'],
 });
 
 /**

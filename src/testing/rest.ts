@@ -12,7 +12,7 @@ import {
   validateCredentialInput,
   verifiedCredential,
 } from './credentials.js';
-import { actionAnswer, json, ok, serviceError, withNumbers, type ResponseContext } from './http.js';
+import { actionAnswer, json, ok, serviceError, typed, withNumbers, type ResponseContext } from './http.js';
 import { findRecord, isOpen, newIdentityRecord, requestDetails, samePerson, validateIdentityInput } from './identity.js';
 import { verifyJwt } from './keys.js';
 import type { FakeState, Route, RouteEntry } from './state.js';
@@ -39,8 +39,18 @@ export function restRoutes(state: FakeState): RouteEntry[] {
     entry('revokeCredential', credentials.revoke),
     entry('getCurrentStatus', status.current, false),
     entry('getHealth', status.health, false),
-    ['GET', /^\/docs\/spec$/, async (_request, ctx) => json(ctx, openApiDocument), false],
+    ['GET', /^\/docs\/spec$/, async (_request, ctx) => openApiAnswer(ctx), false],
   ];
+}
+
+/**
+ * The OpenAPI document, as JSON or, as the `specFormat` reading says, YAML (`application/yaml`):
+ * the spec shows neither. Written by the `yaml` library, loaded only for that reading.
+ */
+async function openApiAnswer(ctx: ResponseContext): Promise<Response> {
+  if (ctx.readings?.specFormat !== 'yaml') return json(ctx, openApiDocument);
+  const { stringify } = await import('yaml');
+  return typed(ctx, stringify(openApiDocument), 'application/yaml');
 }
 
 function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 'response', Route> {

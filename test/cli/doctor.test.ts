@@ -1,5 +1,6 @@
 /** `acme-identity doctor` (#29) against the fake: a sound deployment, the readings of the spec's open choices, and each thing an integrator gets wrong. */
 import { describe, expect, test } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
 import { formatReport, runDoctor, type DoctorConfig } from '../../src/cli/doctor.js';
 import { contractDrift } from '../../src/cli/drift.js';
 import { runDoctorWithReceiver } from '../../src/cli/doctor-webhook.js';
@@ -239,6 +240,36 @@ describe('acme-identity doctor', () => {
             : f(request),
       });
       expect(byName['contract'], `${status} ${type}`).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
+    }
+  });
+
+  test('a /docs/spec served as YAML (the specFormat reading) is compared as the JSON one is: the same contract, and its drift', async () => {
+    const same = await doctor({ readings: { specFormat: 'yaml' } });
+    expect(same.byName['contract']).toMatchObject({ status: 'ok', detail: expect.stringContaining('matches') });
+    // The same document under each YAML media type, with one operation the contract lacks.
+    const changed = stringifyYaml({
+      ...openApiDocument,
+      paths: { ...openApiDocument.paths, '/identity/batch': { post: { responses: {} } } },
+    });
+    for (const type of ['application/yaml', 'text/yaml; charset=utf-8', 'application/x-yaml', 'application/vnd.oai.openapi']) {
+      const { byName } = await doctor({
+        fetch: (f) => async (request) =>
+          new URL(request.url).pathname.endsWith('/docs/spec') ? new Response(changed, { headers: { 'content-type': type } }) : f(request),
+      });
+      expect(byName['contract'], type).toMatchObject({
+        status: 'warn',
+        detail: expect.stringContaining('+ operation POST /identity/batch'),
+      });
+    }
+    // YAML that is no OpenAPI document (a list, a scalar, a syntax error) is not compared.
+    for (const text of ['- a\n- b\n', 'just text', 'paths: [unclosed']) {
+      const { byName } = await doctor({
+        fetch: (f) => async (request) =>
+          new URL(request.url).pathname.endsWith('/docs/spec')
+            ? new Response(text, { headers: { 'content-type': 'application/yaml' } })
+            : f(request),
+      });
+      expect(byName['contract'], text).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
     }
   });
 

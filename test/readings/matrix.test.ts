@@ -64,6 +64,7 @@ const ALL_OTHERWISE: FakeReadings = {
   revokeAnswer: 'no-content',
   conflictDetails: 'codes',
   fileEncoding: 'mime',
+  specFormat: 'yaml',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
