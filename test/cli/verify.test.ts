@@ -41,6 +41,18 @@ describe('acme-identity verify', () => {
     expect((await verifyToken(good, 'http://127.0.0.1:9')).ok).toBe(false);
   });
 
+  test("a token signed with the issuer's key that names another issuer, or none, is refused; one with the issuer's slash verifies", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(await verifyToken(await sdJwt({ iss: 'https://other-issuer.example' }), sandbox.authUrl)).toMatchObject({
+      ok: false,
+      code: 'ERR_SD_JWT_ISSUER',
+      message: expect.stringContaining(sandbox.authUrl),
+    });
+    const withoutIss = await issueSdJwt(sandbox.service.keys, { iat: now, exp: now + 60 }, [], { nowMs: Date.now() });
+    expect(await verifyToken(withoutIss, sandbox.authUrl)).toMatchObject({ ok: false, code: 'ERR_SD_JWT_ISSUER' });
+    expect(await verifyToken(await sdJwt({ iss: `${sandbox.authUrl}/` }), sandbox.authUrl)).toMatchObject({ ok: true });
+  });
+
   test('an issuer on http: at a host other than localhost: refused, unless allowInsecureRequests says so', async () => {
     // The sandbox as a container network would name it: requests and answers rewritten between the names.
     const issuer = 'http://acme-sandbox.test:4010';

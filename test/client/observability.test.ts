@@ -316,6 +316,35 @@ describe('User-Agent', () => {
     );
   });
 
+  test('in a browser page (a document), none is set: the browser sends its own, and a header of ours would cost a CORS preflight', async () => {
+    const { makeClient, service } = await harness();
+    vi.stubGlobal('document', {});
+    try {
+      await makeClient({ appInfo: { name: 'my-app' } }).status.health();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    const [request] = received(service, /status\/health/);
+    expect(request!.headers['user-agent'] ?? '').not.toContain('@acme/identity');
+    expect(request!.headers['user-agent'] ?? '').not.toContain('my-app');
+  });
+
+  test('without a fetch option, the global fetch is looked up at each call: one patched after the client was made (msw, a test) is used', async () => {
+    const { client } = await harness();
+    const current = globalThis.fetch;
+    const seen: string[] = [];
+    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => {
+      seen.push(String(input instanceof Request ? input.url : input));
+      return current(input, init);
+    });
+    try {
+      await client.status.health();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(seen).toEqual([expect.stringMatching(/\/status\/health$/)]);
+  });
+
   test('an appInfo with spaces or without a name is a ConfigurationError', async () => {
     const { makeClient } = await harness();
     expect(() => makeClient({ appInfo: { name: 'my app' } })).toThrow(/appInfo/);
