@@ -121,6 +121,9 @@ describe('per-call options are checked before anything is sent', () => {
     [{ maxRetries: 1.5 }, 'maxRetries'],
     [{ signal: {} as AbortSignal }, 'signal'],
     [{ correlationId: 'has space' }, 'correlationId'],
+    // A number would pass the header rule as its digits: not a string, refused as such.
+    [{ correlationId: 12345 as unknown as string }, 'correlationId'],
+    [{ signal: null as unknown as AbortSignal }, 'signal'],
   ])('%o is refused, naming %s', async (options, option) => {
     let sent = 0;
     const acme = client(async (request) => {
