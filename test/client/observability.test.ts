@@ -349,6 +349,10 @@ describe('User-Agent', () => {
     const { makeClient } = await harness();
     expect(() => makeClient({ appInfo: { name: 'my app' } })).toThrow(/appInfo/);
     expect(() => makeClient({ appInfo: {} as never })).toThrow(/appInfo/);
+    // Its version and url go into the same header: held to the same rule.
+    expect(() => makeClient({ appInfo: { name: 'my-app', version: '1.0 beta' } })).toThrow(/appInfo\.version/);
+    expect(() => makeClient({ appInfo: { name: 'my-app', url: 'https://my-app.example/a b' } })).toThrow(/appInfo\.url/);
+    expect(() => makeClient({ appInfo: { name: 'my-app', version: 2 as never } })).toThrow(/appInfo\.version/);
   });
 });
 

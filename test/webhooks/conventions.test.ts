@@ -248,6 +248,20 @@ describe('webhook signatures: choosing the scheme', () => {
     expect(error.message).toContain('not in the standard form');
   });
 
+  test("scheme: 'hmac' or 'stripe' refuses a Standard Webhooks entry written in X-Webhook-Signature, with its id and timestamp beside it", async () => {
+    const payload = body();
+    const at = new Date(NOW);
+    const entry = new Webhook(SECRET).sign('msg_1', at, payload);
+    const headers = { 'x-webhook-signature': entry, 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(NOW / 1000)) };
+    // The same entry verifies where that convention is read: the refusals below are the scheme's.
+    await expect(verifier().verify(payload, headers)).resolves.toMatchObject({ kind: 'approved' });
+    for (const scheme of ['hmac', 'stripe'] as const) {
+      const error = await refusal(verifier({ scheme }).verify(payload, headers));
+      expect(error.code, scheme).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+      expect(error.message, scheme).toContain(`not in the ${scheme} form`);
+    }
+  });
+
   test('no signature in any header this verifier reads is missing, naming both headers', async () => {
     const error = await refusal(verifier().verify(body(), { 'stripe-signature': 'x' }));
     expect(error.code).toBe('ERR_WEBHOOK_MISSING_SIGNATURE');
