@@ -337,6 +337,14 @@ describe('webhook signatures: the edges of each form (each pinned for its rule)'
     }
   });
 
+  test("Stripe's keys are its own, in lower case: a set whose signature is written V1= has none, and is malformed", async () => {
+    for (const header of [`t=${t},V1=${v1()}`, `V1=${v1()},t=${t}`]) {
+      expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': header }))).code, header).toBe(
+        'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+      );
+    }
+  });
+
   test("Stripe's header carries at most maxSignatures v1 entries: that many is read, one more is refused", async () => {
     const others = (n: number) => Array.from({ length: n }, (_, i) => `v1=${String(i).repeat(64).slice(0, 64)}`).join(',');
     await expect(verifier().verify(payload, { 'x-webhook-signature': `t=${t},${others(3)},v1=${v1()}` })).resolves.toBeDefined();
@@ -380,6 +388,8 @@ describe('webhook signatures: the edges of each form (each pinned for its rule)'
   test('Standard Webhooks: at most maxSignatures entries, spaces between them not counted; a v1 of the wrong length is malformed', async () => {
     const filler = `v1,${Buffer.alloc(32, 1).toString('base64')}`;
     await expect(verifier({ maxSignatures: 2 }).verify(payload, standard(`${filler}  ${good()}`))).resolves.toBeDefined();
+    // Any whitespace between entries, a tab as well as spaces.
+    await expect(verifier({ maxSignatures: 2 }).verify(payload, standard(`${filler}\t${good()}`))).resolves.toBeDefined();
     expect((await refusal(verifier({ maxSignatures: 2 }).verify(payload, standard(`${filler} ${filler} ${good()}`)))).code).toBe(
       'ERR_WEBHOOK_MALFORMED_SIGNATURE',
     );
