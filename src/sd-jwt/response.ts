@@ -387,10 +387,11 @@ function readField(field: string, value: unknown): unknown {
  * 2. `request_code` is the code of the request you created;
  * 3. `_sd_alg` is sha-256 (`sha256` as the service writes it), sha-384 or sha-512;
  * 4. each `*.credential_jwt` is a valid SD-JWT signed by the issuer (when `keys` is given);
- * 5. each disclosure's digest is in `_sd`, no digest or claim twice; a disclosure that a credential
- *    JWT also carries must agree with it, and its exact compact bytes are what is hashed; one
- *    without a salt (the spec gives it "when applicable") is checked against a signed credential
- *    that carries the claim, or stated as plainly as the envelope states it;
+ * 5. each disclosure's digest is in `_sd`, no digest or claim twice; a claim that a credential JWT
+ *    also carries must have its value, whatever salt the envelope gave it (with the same salt, its
+ *    exact compact bytes are what is hashed); one without a salt (the spec gives it "when
+ *    applicable") is checked against a signed credential that carries the claim, or stated as
+ *    plainly as the envelope states it;
  * 6. the claims a verified credential JWT discloses are claims of the identity too (the signed
  *    value wins: a disclosure that disagrees is refused, a plain field of `data` named like the
  *    claim is left in `data` as it came);
@@ -448,9 +449,13 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     if (signed) signedClaims.push(claim);
   };
   for (const { claim, salt, value } of disclosures) {
+    // The signed credential's own disclosure (by its salt and name, or by name for one without a
+    // salt): its exact bytes are what the digest covers.
     const compact = salt === undefined ? byName.get(claim) : byDisclosure.get(disclosureKey(salt, claim));
-    // Found by its claim name (with its salt, when it has one): only its value can differ.
-    if (compact && !sameJson(compact.value, value)) {
+    // What the issuer signed for this claim, whatever salt the envelope gave it: only the value can
+    // differ, and the signed one wins (an envelope that salts its disclosures anew is no exception).
+    const signed = compact ?? byName.get(claim);
+    if (signed && !sameJson(signed.value, value)) {
       throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${shown(claim)} differs from the one in the signed credential`);
     }
     // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
@@ -460,10 +465,10 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
       if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
       if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
       used.add(digest);
-    } else if (!compact) {
+    } else if (!signed) {
       uncheckedClaims.push(claim);
     }
-    keep(claim, value, compact !== undefined);
+    keep(claim, value, signed !== undefined);
   }
   // A claim disclosed only inside a signed credential is a claim of the identity all the same:
   // the result is never emptier than the answer. One the envelope also states as a plain field of

@@ -552,6 +552,29 @@ describe('verifyIdentityResponse: the envelope against the signed credential', (
     }
   });
 
+  test('an envelope that salts its disclosures anew: each checked by its own digest, the signed value wins, and a different one is refused', async () => {
+    const issuer = await testIssuer();
+    const signed = disclosure('salt-signed', 'acmeidentity.given_name', 'Jane');
+    const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(signed)] }, [signed]);
+    const options = { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS };
+    const response = (value: string) => ({
+      data: {
+        sub: 'person-1',
+        exp: NOW + 600,
+        request_code: 'isc-1',
+        _sd: [digest(disclosure('salt-envelope', 'acmeidentity.given_name', value))],
+        disclosures: [{ claim: 'acmeidentity.given_name', salt: 'salt-envelope', value }],
+        'acmeidentity.credential_jwt': credential,
+      },
+    });
+    // The same value: its own digest verifies it, and the issuer signed that value for this subject.
+    const verified = await verifyIdentityResponse(response('Jane'), { ...options, requireSignature: true });
+    expect(verified.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
+    expect(verified).toMatchObject({ proof: 'signature', signedClaims: ['acmeidentity.given_name'], uncheckedClaims: [] });
+    // Another value, committed to by the unsigned envelope's own digest: never the identity's claim.
+    expect(await refusal(response('Mallory'), options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
+  });
+
   test.each([
     [
       'a nested object field',
