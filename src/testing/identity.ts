@@ -254,7 +254,13 @@ export async function buildIdentityResponse(
     else disclosures.push(await disclose(key, values[key], context.encoding));
   }
   const placement = context.readings?.claimPlacement ?? 'both';
-  const onlySigned = placement !== 'both' && credentials.length > 0;
+  const onlySigned = (placement === 'credential' || placement === 'flat') && credentials.length > 0;
+  // Under `resalted` the envelope salts its disclosures itself: its `_sd` commits to its own, each
+  // signed credential to the issuer's.
+  const envelope =
+    placement === 'resalted' && credentials.length > 0
+      ? await Promise.all(disclosures.map(({ claim, value }) => disclose(claim, value, context.encoding)))
+      : disclosures;
   const iat = Math.floor(context.nowMs / 1000);
   const common = {
     iss: context.issuer,
@@ -267,13 +273,13 @@ export async function buildIdentityResponse(
     ref: `idc_${randomId(12)}`,
     ...common,
     jti: randomId(16),
-    _sd: (await digestsWithDecoys(await hashedAs(context.readings?.disclosureHash ?? 'base64url', disclosures), 2)).map((digest) =>
+    _sd: (await digestsWithDecoys(await hashedAs(context.readings?.disclosureHash ?? 'base64url', envelope), 2)).map((digest) =>
       digestAs(context.readings?.digestEncoding ?? 'base64url', digest),
     ),
     _sd_alg: context.readings?.sdAlg ?? 'sha256',
     // Under the `claimPlacement: 'credential'` and `'flat'` readings the claims are inside the signed
     // credentials (and, for `flat`, plain fields of `data` too), not in `disclosures`.
-    disclosures: onlySigned ? [] : disclosures.map(({ claim, salt, value }) => ({ claim, salt, value })),
+    disclosures: onlySigned ? [] : envelope.map(({ claim, salt, value }) => ({ claim, salt, value })),
     disclosures_missing: missing,
     request_code: context.readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,
     partially_complete: options.partiallyComplete ?? false,

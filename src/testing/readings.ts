@@ -72,10 +72,11 @@ export interface FakeReadings {
   /**
    * Where an identity response's claims are when a credential was requested: in `disclosures` and
    * in the signed `*.credential_jwt` (`both`, the default), only inside the signed credential,
-   * `disclosures` empty (`credential`), or inside it and as plain fields of `data` beside it,
-   * `disclosures` empty (`flat`).
+   * `disclosures` empty (`credential`), inside it and as plain fields of `data` beside it,
+   * `disclosures` empty (`flat`), or in both with the envelope's own salts and digests, the same
+   * values as the signed credential's (`resalted`: an envelope written apart from the credential).
    */
-  claimPlacement?: 'both' | 'credential' | 'flat';
+  claimPlacement?: 'both' | 'credential' | 'flat' | 'resalted';
   /** The token response's `expires`: RFC 2822 (`rfc2822`, the spec's), ISO 8601 with its zone (`iso8601`), or ISO 8601 without one (`naive`: Python's `utcnow().isoformat()`), the one form no reader can place in time. */
   expiresForm?: 'rfc2822' | 'iso8601' | 'naive';
   /** The unit of the token response's `expires_in`: seconds (`seconds`, the spec's) or milliseconds (`milliseconds`). */
@@ -259,7 +260,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   envelope: ['spec', 'success', 'jsend', 'nested'],
   absent: ['omitted', 'null'],
   issuer: ['origin', 'slash'],
-  claimPlacement: ['both', 'credential', 'flat'],
+  claimPlacement: ['both', 'credential', 'flat', 'resalted'],
   expiresForm: ['rfc2822', 'iso8601', 'naive'],
   expiresInUnit: ['seconds', 'milliseconds'],
   redelivery: ['same', 'fresh-token'],
