@@ -164,6 +164,12 @@ describe('acme-identity check-receiver', () => {
     expect(await grades([200, 200, 400, 400, 400, 500])).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
     expect(await grades([202, 409, 401, 422, 403, 400])).toEqual(['warn', 'warn', 'warn', 'warn', 'warn', 'warn']);
     expect(await grades([302, 500, 200, 500, 204, 200])).toEqual(['fail', 'fail', 'fail', 'fail', 'fail', 'fail']);
+    // A redelivery refused as an error (not 409, "still in hand") makes the service retry it: a failure.
+    expect((await grades([200, 400]))[1]).toBe('fail');
+    expect((await grades([200, 404]))[1]).toBe('fail');
+    // Advice only where something is to be mended.
+    const { byName } = await check(scripted([200, 200, 400, 400, 400, 500]), 'stripe', 'arc_fails');
+    for (const [name, line] of Object.entries(byName)) expect(line, name).not.toHaveProperty('advice');
     // A correctly signed first delivery refused (400, 401, 403) points at the secret and the scheme; any other failure at the answer.
     for (const status of [400, 401, 403]) {
       expect((await check(scripted([status]), 'stripe')).byName['first delivery']?.advice, String(status)).toContain('secret');
