@@ -274,6 +274,24 @@ describe('the status endpoint', () => {
     expect(await (await polled).json()).toMatchObject({ state: 'processing' });
   });
 
+  test('long poll: a wait is held to 0 to 30 s whatever the page asks; only text/event-stream opens a stream', async () => {
+    const { acme, inbox } = instance(new MemoryInboxStore());
+    const { returnRef } = await created(acme, inbox);
+    // The inbox as the endpoint sees it, recording each wait asked of it and answering at once.
+    const waits: number[] = [];
+    const recording = Object.assign(Object.create(inbox) as IdentityInbox, {
+      waitFor: (code: string, options: { timeoutMs?: number }) => {
+        waits.push(options.timeoutMs ?? -1);
+        return inbox.waitFor(code, { timeoutMs: 0 });
+      },
+    });
+    const page = createReturnPage({ inbox: recording, lateAfterSeconds: 1 });
+    for (const wait of ['99999', '31', '30', '-5', 'soon']) await get(page, returnRef, `&wait=${wait}&since=awaiting`);
+    expect(waits).toEqual([30_000, 30_000, 30_000, 0, 0]);
+    const other = await get(page, returnRef, '', { headers: { accept: 'application/x-event-stream' } });
+    expect(other.headers.get('content-type')).toContain('application/json');
+  });
+
   test('Server-Sent Events: the state now, then each change, and the stream closes on a final state', async () => {
     const { acme, inbox, page, deliver } = instance(new MemoryInboxStore());
     const { arc, returnRef } = await created(acme, inbox);

@@ -280,6 +280,12 @@ describe('inbox: which failures a retry can mend', () => {
       'retry',
       'ERR_JWKS',
     ],
+    [
+      'an answer that holds no claim yet (a service still writing it)',
+      () => new IdentityFlowError('verify', 'x', new SdJwtVerificationError('ERR_SD_JWT_NO_CLAIMS', 'x')),
+      'retry',
+      'ERR_SD_JWT_NO_CLAIMS',
+    ],
     ['an error from outside the flow', () => new TypeError('boom'), 'retry', 'ERR_UNKNOWN'],
   ];
   test.each(cases.map(([name, error, outcome, code]) => [name, outcome, code, error] as const))(
