@@ -179,16 +179,17 @@ export async function checkOidc(authUrl: string, { fetch, timeoutMs, seen, add }
 }
 
 /**
- * The media types an OpenAPI document is served as: JSON, or YAML (`application/yaml`, `text/yaml`,
- * the `x-` forms, and the OpenAPI Initiative's own `application/vnd.oai.openapi`, which is YAML).
- * The spec does not show which a service serves at `/docs/spec`.
+ * The YAML media types an OpenAPI document is served as (`application/yaml`, `text/yaml`, the `x-`
+ * forms, and the OpenAPI Initiative's own `application/vnd.oai.openapi`, which is YAML); the
+ * others are JSON. The spec does not show which a service serves at `/docs/spec`.
  */
-const OPENAPI_TYPE = /json|yaml|vnd\.oai\.openapi/i;
+const YAML_TYPE = /yaml|vnd\.oai\.openapi/i;
+const isOpenApiType = (type: string) => /json/i.test(type) || YAML_TYPE.test(type);
 
 /** A document's text read as JSON, else as YAML where the media type says YAML; undefined when it is neither. */
 function openApiText(text: string, type: string): unknown {
   const json = parse(text);
-  if (json !== undefined || !/yaml|vnd\.oai\.openapi/i.test(type)) return json;
+  if (json !== undefined || !YAML_TYPE.test(type)) return json;
   try {
     // YAML's core schema: plain data, no custom tags; aliases bounded by the library (maxAliasCount).
     return parseYaml(text);
@@ -208,7 +209,7 @@ export async function checkContract(baseUrl: string, { fetch, timeoutMs, seen, a
   }
   const type = response.headers.get('content-type') ?? '';
   const document = openApiText(seen.at(-1)?.body ?? '', type);
-  if (!response.ok || !OPENAPI_TYPE.test(type) || !isObject(document) || !('paths' in document)) {
+  if (!response.ok || !isOpenApiType(type) || !isObject(document) || !('paths' in document)) {
     add({
       name: 'contract',
       status: 'warn',

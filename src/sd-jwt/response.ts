@@ -454,8 +454,8 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     const compact = salt === undefined ? byName.get(claim) : byDisclosure.get(disclosureKey(salt, claim));
     // What the issuer signed for this claim, whatever salt the envelope gave it: only the value can
     // differ, and the signed one wins (an envelope that salts its disclosures anew is no exception).
-    const signed = compact ?? byName.get(claim);
-    if (signed && !sameJson(signed.value, value)) {
+    const signedDisclosure = compact ?? byName.get(claim);
+    if (signedDisclosure && !sameJson(signedDisclosure.value, value)) {
       throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${shown(claim)} differs from the one in the signed credential`);
     }
     // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
@@ -465,10 +465,10 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
       if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
       if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
       used.add(digest);
-    } else if (!signed) {
+    } else if (!signedDisclosure) {
       uncheckedClaims.push(claim);
     }
-    keep(claim, value, signed !== undefined);
+    keep(claim, value, signedDisclosure !== undefined);
   }
   // A claim disclosed only inside a signed credential is a claim of the identity all the same:
   // the result is never emptier than the answer. One the envelope also states as a plain field of
