@@ -76,6 +76,14 @@ describe('an identity request: each refusal says what the field must be', () => 
       { field: 'results_emails', message: 'must be email addresses' },
     ],
     ['a download_email that is no email', { download_email: 'nope' }, { field: 'download_email', message: 'must be an email address' }],
+    // A comma is where the service splits a list of addresses: split there, this one field would
+    // name a second address (`mallory@evil.example`), so no address field holds one.
+    ['an email with a comma', { email: 'jane,mallory@evil.example' }, { field: 'email', message: 'must be an email address' }],
+    [
+      'a download_email with a comma',
+      { download_email: 'files,mallory@evil.example' },
+      { field: 'download_email', message: 'must be an email address' },
+    ],
     ['a fractional expiry_hours', { expiry_hours: 1.5 }, { field: 'expiry_hours', message: 'must be a whole number of hours' }],
     ['a negative expiry_hours', { expiry_hours: -1 }, { field: 'expiry_hours', message: 'must be 0 or more (0 disables expiry)' }],
     ['send_email as a string', { send_email: 'yes' }, { field: 'send_email', message: 'must be a boolean' }],
@@ -286,7 +294,7 @@ describe('a credential submission: each refusal says what the field must be', ()
           accepted ? [] : [...empty, { field: 'file_name', message: 'must be a file name ending in .pdf for PDF content' }],
         );
       }),
-      { examples: [['a.pdf'], ['/a.pdf'], ['a/.pdf'], ['a\\.pdf'], ['a.pdf/x'], ['..pdf'], ['a..pdf']] },
+      { examples: [['a.pdf'], ['/a.pdf'], ['a/.pdf'], ['a\\.pdf'], ['a.pdf/x'], ['..pdf'], ['a..pdf'], ['scan.PDF'], ['a.Pdf']] },
     );
   });
 

@@ -177,9 +177,28 @@ describe('what each error keeps of its cause', () => {
     expect(new IdentityFlowError('fetch', 'failed', cause).cause).toBe(cause);
   });
 
+  test('a cause is kept out of what serialisers walk: it may be a library error that quotes a token', () => {
+    const quoting = new Error('request failed with Authorization: Bearer eyJ.secret.token');
+    for (const error of [
+      new sdk.ConnectionError('corr', quoting),
+      new sdk.AbortError('corr', quoting),
+      new IdentityFlowError('fetch', 'failed', quoting),
+      new InboxError('ERR_INBOX_RETRIES_EXHAUSTED', 'arc_1', 'every attempt failed', quoting),
+    ]) {
+      expect(Object.getOwnPropertyDescriptor(error, 'cause')).toMatchObject({ value: quoting, enumerable: false });
+      expect(Object.keys(error)).not.toContain('cause');
+      expect(JSON.stringify(error)).not.toContain('eyJ.secret.token');
+    }
+  });
+
   test('an inbox error has a cause only when it was given one', () => {
     expect(new InboxError('ERR_INBOX_RETRIES_EXHAUSTED', 'arc_1', 'every attempt failed', cause).cause).toBe(cause);
     expect('cause' in new InboxError('ERR_INBOX_RETRIES_EXHAUSTED', 'arc_1', 'every attempt failed')).toBe(false);
+  });
+
+  test('an answer made into an error without an attempt count counts one attempt', () => {
+    expect(apiErrorFrom(init(404, { code: 'E1005', type: 'NOT_FOUND' })).attempts).toBe(1);
+    expect(apiErrorFrom({ ...init(404, { code: 'E1005', type: 'NOT_FOUND' }), attempts: 3 }).attempts).toBe(3);
   });
 
   test('an unreadable answer lists no issues unless given some', () => {

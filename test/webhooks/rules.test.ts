@@ -476,6 +476,13 @@ describe('webhooks: configuration', () => {
     }
   });
 
+  test('a secret given as bytes is copied: the caller zeroing its buffer afterwards changes nothing', async () => {
+    const key = new TextEncoder().encode(SECRET);
+    const verifying = createWebhookVerifier({ secret: key, replayStore: false });
+    key.fill(0);
+    await expect(verifying.verify(BODY, { 'x-webhook-signature': HEX })).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+  });
+
   test('no secret at all is refused as such, and a short one is named by its place in the list', () => {
     expect(() => createWebhookVerifier({ secret: [] })).toThrow(
       expect.objectContaining({ option: 'secret', message: expect.stringContaining('at least one') }),
