@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ServiceClock } from '../../src/client/clock.js';
+import { formatTimestamp } from '../../src/client/options.js';
 import { jwtTime } from '../../src/internal/times.js';
 import { tokenExpiry } from '../../src/inbox/rules.js';
 import { numericDate } from '../../src/internal/times.js';
@@ -118,5 +119,21 @@ describe("a JWT's times, one rule wherever they are read", () => {
       expect(tokenExpiry(jwtOf({ exp }), T0, 60_000), String(exp)).toBe(T0 + 60_000);
     }
     expect(tokenExpiry('not a JWT', T0, 60_000)).toBe(T0 + 60_000);
+  });
+});
+
+describe('X-Request-Timestamp in each format (formatTimestamp)', () => {
+  test('property: whole seconds and whole milliseconds are floored, never rounded up past the instant; ISO 8601 is the instant', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.double({ min: 0, max: 0.999, noNaN: true }), (ms, fraction) => {
+        // A clock of the caller's may have a fraction of a millisecond (performance.timeOrigin + performance.now()).
+        const at = ms + fraction;
+        expect(formatTimestamp('unix-seconds', at)).toBe(String(Math.floor(ms / 1000)));
+        expect(formatTimestamp('unix-ms', at)).toBe(String(ms));
+        expect(formatTimestamp('iso8601', at)).toBe(new Date(ms).toISOString());
+        expect(formatTimestamp((date) => `at ${date.getTime()}`, ms)).toBe(`at ${ms}`);
+      }),
+      { examples: [[1_790_000_000_999, 0.5]] },
+    );
   });
 });

@@ -60,6 +60,19 @@ describe('a fetch that ignores the abort signal', () => {
     expect(late.cancelled).toBe(true);
   });
 
+  test('unless timeoutMs is set, a call is given 60 s', async () => {
+    const { fetch } = deafFetch(120_000);
+    const api = new AcmeIdentityClient({ baseUrl: service.baseUrl, ...DEFAULT_CLIENT, fetch });
+    const outcome = api.status.current().then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(await Promise.race([outcome, Promise.resolve('pending')])).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcome).toMatchObject({ code: 'ERR_TIMEOUT', timeoutMs: 60_000 });
+  });
+
   test("the caller's signal ends the call at once, whatever the fetch does", async () => {
     const { fetch } = deafFetch(3_000);
     const controller = new AbortController();
@@ -78,6 +91,26 @@ describe('a fetch that ignores the abort signal', () => {
       .catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(500);
     expect(await outcome).toBeInstanceOf(TimeoutError);
+  });
+
+  test('a call that ended while it waited for a token sends nothing once the token comes, even through a fetch deaf to the signal', async () => {
+    const sent: string[] = [];
+    // The token answer takes 2 s; every other request is recorded as sent, whatever its signal says.
+    const slowToken = async (request: Request) => {
+      const path = new URL(request.url).pathname;
+      if (path.endsWith('/auth/api-token')) await new Promise((resolve) => setTimeout(resolve, 2_000));
+      else sent.push(`${request.method} ${path}`);
+      return service.fetch(request);
+    };
+    const controller = new AbortController();
+    const outcome = client(slowToken, 60_000)
+      .identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'b' }, { signal: controller.signal })
+      .catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort(new Error('user navigated away'));
+    expect(await outcome).toBeInstanceOf(AbortError);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(sent).toEqual([]);
   });
 
   test('a token request unanswered is given up after tokenTimeoutMs, 10 s unless set, within a longer call deadline', async () => {

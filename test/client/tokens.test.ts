@@ -83,6 +83,19 @@ describe('token lifecycle', () => {
     expect(tokenRequests(h)).toHaveLength(1);
   });
 
+  test('unless refreshMarginSeconds is set, the margin is 60 s: not renewed 61 s before expiry, renewed 59 s before', async () => {
+    const clock = { now: T0 };
+    const now = () => clock.now;
+    const h = await harness({ fake: { now, accessTokenTtlSeconds: 900 }, client: { now } });
+    const codes = await openRequest(h);
+    clock.now += (900 - 61) * 1000;
+    await h.client.identityRequests.get(codes);
+    expect(refreshRequests(h)).toHaveLength(0);
+    clock.now += 2_000;
+    await h.client.identityRequests.get(codes);
+    expect(refreshRequests(h)).toHaveLength(1);
+  });
+
   test('1,000 concurrent calls on an expired token make exactly one refresh', async () => {
     const h = await clocked();
     const codes = await openRequest(h);

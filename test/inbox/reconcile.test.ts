@@ -78,6 +78,30 @@ describe('the reconciler runs by itself (#40)', () => {
     await Promise.all([off.inbox.stop(), byDefault.inbox.stop()]);
   });
 
+  test('a service clock ahead of the local one does not make the reconciler forget a request early: the store keeps local times', async () => {
+    const store = new MemoryInboxStore();
+    const reported: string[] = [];
+    const inbox = createIdentityInbox({
+      client: {
+        identityResponses: { getVerified: async () => ({ claims: {} }) as never },
+        identityRequests: { get: async () => ({ data: { completed_at: T0 / 1000 } }) },
+        // The service's clock two hours ahead of this machine's.
+        serviceTime: () => T0 + 7_200_000,
+      },
+      store,
+      now: () => T0,
+      doneTtlSeconds: 3_600,
+      logLevel: 'off',
+      reconcileIntervalMs: false,
+      onIdentity: () => undefined,
+      onMissingDelivery: (missing) => reported.push(missing.accessRequestCode),
+    });
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' });
+    // Recorded for an hour of local time: read against the service's clock, it would be gone already.
+    expect((await inbox.reconcile()).map((missing) => missing.accessRequestCode)).toEqual(['arc_1']);
+    expect(reported).toEqual(['arc_1']);
+  });
+
   test('reconcileIntervalMs that is not a positive number or false is a ConfigurationError naming it', () => {
     for (const value of [0, -1, Number.NaN, true]) {
       expect(() =>

@@ -101,3 +101,19 @@ describe('createWebhookReceiver with the replay store', () => {
     expect((await receiver.handle(body, headers)).status).toBe(500);
   });
 });
+
+describe('createWebhookReceiver: what it is made of', () => {
+  test('a verifier that is none, or a handler that is no function, is a ConfigurationError naming it when the receiver is made', () => {
+    const verifier = createWebhookVerifier({ secret: SECRET });
+    for (const notVerifier of [undefined, null, {}, { verify: 'yes' }, createWebhookVerifier]) {
+      expect(() => createWebhookReceiver(notVerifier as never, () => undefined)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'verifier' }),
+      );
+    }
+    for (const notHandler of [undefined, null, 'onEvent', {}]) {
+      expect(() => createWebhookReceiver(verifier, notHandler as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'onEvent' }),
+      );
+    }
+  });
+});
