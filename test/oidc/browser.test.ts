@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createBrowserSignIn, fetchUserInfo, OidcError, type BrowserSignInOptions } from '../../src/oidc/browser.js';
 import { DEFAULT_OIDC_CLIENT } from '../../src/testing/index.js';
-import { rejection } from '../helpers.js';
+import { http, HttpResponse } from 'msw';
+import { rejection, server } from '../helpers.js';
 import { REDIRECT, oidcSetup } from './setup.js';
 
 /** `sessionStorage` as a page has it, one per tab. */
@@ -156,6 +157,18 @@ describe('OIDC browser helper', () => {
     const url = await signIn.authorizationUrl();
     storage.setItem(`acme-identity.oidc.${url.searchParams.get('state')}`, '{not json');
     await expect(signIn.handleCallback(await visit(url))).rejects.toMatchObject({ code: 'ERR_OIDC_STATE' });
+  });
+
+  test('a stored sign-in whose nonce was taken out still needs an ID token: an answer without one is ERR_OIDC_ID_TOKEN', async () => {
+    const { signIn, storage, visit, service } = await browserSetup();
+    const url = await signIn.authorizationUrl();
+    const key = `acme-identity.oidc.${url.searchParams.get('state')}`;
+    const { nonce: _nonce, ...withoutNonce } = JSON.parse(storage.getItem(key) ?? '{}') as Record<string, unknown>;
+    storage.setItem(key, JSON.stringify(withoutNonce));
+    const callback = await visit(url);
+    const noIdToken = () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', expires_in: 300 });
+    server.use(http.post(`${service.authUrl}/oauth/oidc/token`, noIdToken, { once: true }));
+    await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN' });
   });
 
   test('redirect() sends the page away; handleCallback() reads location.href; sessionStorage is the default', async () => {

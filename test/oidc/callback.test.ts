@@ -2,8 +2,9 @@
  * The callback's checks (`checkCallback` in src/oidc/flow.ts) held to oauth4webapi's
  * `validateAuthResponse`, whose verdicts they copy to spare the sign-in page its bytes: the same
  * callbacks accepted and refused, over every mix of the parameters either reads (each absent,
- * empty, right, wrong or sent twice), with discovery promising `iss` or not. Then the code each
- * refusal carries.
+ * empty, right, nearly right, wrong or sent twice), and over every accepted callback with one
+ * parameter changed (a mix of all of them is rarely accepted), with discovery promising `iss` or
+ * not. Then the code each refusal carries.
  */
 import fc from 'fast-check';
 import { AuthorizationResponseError, validateAuthResponse, type AuthorizationServer } from 'oauth4webapi';
@@ -19,28 +20,58 @@ const server = (issSupported: boolean): AuthorizationServer => ({
   ...(issSupported ? { authorization_response_iss_parameter_supported: true } : {}),
 });
 
-/** What a parameter is sent as: the values, in order (none, one, or two). */
-const values = (right: string) => fc.constantFrom<string[]>([], [''], [right], ['wrong'], [right, right], [right, 'wrong']);
-
-const callbacks = fc
-  .record({
-    code: fc.constantFrom<string[]>(['the-code'], [], ['']),
-    iss: values(ISSUER),
-    state: values(STATE),
-    error: values('access_denied'),
-    error_description: fc.constantFrom<string[]>([], ['the person said no']),
-    response: values('eyJ.jarm.x'),
-    id_token: values('eyJ.id.x'),
-    token: values('opaque'),
-  })
-  .chain((parameters) =>
-    // The order parameters arrive in does not change a verdict.
-    fc.shuffledSubarray(Object.keys(parameters), { minLength: Object.keys(parameters).length }).map((order) => {
-      const params = new URLSearchParams();
-      for (const name of order) for (const value of parameters[name as keyof typeof parameters]) params.append(name, value);
-      return params;
-    }),
+/**
+ * What a parameter is sent as: the values, in order (none, one, or two). A near miss too: the right
+ * value with a character more or one less, or in another case, which only an exact comparison refuses.
+ */
+const values = (right: string) =>
+  fc.constantFrom<string[]>(
+    [],
+    [''],
+    [right],
+    ['wrong'],
+    [right, right],
+    [right, 'wrong'],
+    [`${right}x`],
+    [right.slice(0, -1)],
+    [right.toUpperCase()],
   );
+
+const parameters = {
+  code: fc.constantFrom<string[]>(['the-code'], [], ['']),
+  iss: values(ISSUER),
+  state: values(STATE),
+  error: values('access_denied'),
+  error_description: fc.constantFrom<string[]>([], ['the person said no']),
+  response: values('eyJ.jarm.x'),
+  id_token: values('eyJ.id.x'),
+  token: values('opaque'),
+};
+type Parameters = { [name in keyof typeof parameters]: string[] };
+
+/** A callback both checks accept, and one parameter of it changed to any form it can take. */
+const ACCEPTED: Parameters = {
+  code: ['the-code'],
+  iss: [ISSUER],
+  state: [STATE],
+  error: [],
+  error_description: [],
+  response: [],
+  id_token: [],
+  token: [],
+};
+const nearlyAccepted = fc
+  .constantFrom(...(Object.keys(parameters) as (keyof Parameters)[]))
+  .chain((name) => parameters[name].map((sent): Parameters => ({ ...ACCEPTED, [name]: sent })));
+
+const callbacks = fc.oneof(fc.record(parameters), nearlyAccepted).chain((sent) =>
+  // The order parameters arrive in does not change a verdict.
+  fc.shuffledSubarray(Object.keys(sent), { minLength: Object.keys(sent).length }).map((order) => {
+    const params = new URLSearchParams();
+    for (const name of order) for (const value of sent[name as keyof Parameters]) params.append(name, value);
+    return params;
+  }),
+);
 
 const verdict = (run: () => unknown): 'accepted' | unknown => {
   try {
@@ -83,6 +114,9 @@ describe("the callback's checks: oauth4webapi's verdicts, with a code per refusa
     ['iss sent twice', `iss=${ISSUER}&iss=${ISSUER}&state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
     ['no iss where discovery promises it', `state=${STATE}&code=c`, 'ERR_OIDC_ISSUER'],
     ['another state', `iss=${ISSUER}&state=other&code=c`, 'ERR_OIDC_STATE'],
+    // The state is compared whole, as a CSRF value must be: one it begins or extends is another.
+    ['a state that extends the sign-in’s', `iss=${ISSUER}&state=${STATE}x&code=c`, 'ERR_OIDC_STATE'],
+    ['a state that is the start of the sign-in’s', `iss=${ISSUER}&state=${STATE.slice(0, -1)}&code=c`, 'ERR_OIDC_STATE'],
     ['state sent twice', `iss=${ISSUER}&state=${STATE}&state=${STATE}&code=c`, 'ERR_OIDC_STATE'],
     ['no state', `iss=${ISSUER}&code=c`, 'ERR_OIDC_STATE'],
     ['an error with another state: the state is what fails', `iss=${ISSUER}&state=other&error=access_denied`, 'ERR_OIDC_STATE'],
