@@ -296,6 +296,12 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
     [{ status: 'not approved' }, 'unknown'],
     [{ status: 'approved_then_cancelled' }, 'unknown'],
     [{ event: 'unapproved' }, 'unknown'],
+    // Each negating word, written apart from the kind it negates.
+    [{ status: 'un-approved' }, 'unknown'],
+    [{ status: 'no_cancellation' }, 'unknown'],
+    [{ status: 'non.approved' }, 'unknown'],
+    [{ status: 'never cancelled' }, 'unknown'],
+    [{ action: 'NOT:APPROVE' }, 'unknown'],
     [{ event: 42 }, 'unknown'],
     [{ message: 'approved' }, 'unknown'],
   ])('%j is %s', (fields, kind) => {
