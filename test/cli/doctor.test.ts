@@ -188,6 +188,9 @@ describe('acme-identity doctor', () => {
     // A database in error under a status still healthy (or not stated) is no clean bill either.
     const databaseDown = await doctor({ fetch: answerChanged('/status/health', (record) => ({ ...record, database: 'error' })) });
     expect(databaseDown.byName['health']).toMatchObject({ status: 'warn', advice: 'the service reports its database error' });
+    // A status the spec does not list is no clean bill either: status.health() refuses it as unreadable.
+    const down = await doctor({ fetch: answerChanged('/status/health', (record) => ({ ...record, status: 'down' })) });
+    expect(down.byName['health']).toMatchObject({ status: 'fail', detail: expect.stringContaining('cannot read GET /status/health') });
     const bothDown = await doctor({
       fetch: answerChanged('/status/health', (record) => ({ ...record, status: 'degraded', database: 'error' })),
     });
@@ -270,6 +273,15 @@ describe('acme-identity doctor', () => {
             : f(request),
       });
       expect(byName['contract'], text).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
+    }
+  });
+
+  test('a /docs/spec that answers JSON with no paths (a status record, an error object) is not compared, not listed as every operation gone', async () => {
+    for (const body of [{ status: 'ok' }, { error: { code: 'E1005', type: 'NOT_FOUND' } }, { openapi: '3.1.0' }]) {
+      const { byName } = await doctor({
+        fetch: (f) => async (request) => (new URL(request.url).pathname.endsWith('/docs/spec') ? Response.json(body) : f(request)),
+      });
+      expect(byName['contract'], JSON.stringify(body)).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
     }
   });
 

@@ -199,6 +199,21 @@ describe('awaitIdentity by Server-Sent Events', () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
+  test('an abort while the stream is open closes it and rejects with the signal’s reason, and nothing is polled', async () => {
+    vi.stubGlobal('EventSource', ScriptedEventSource);
+    const { fetch } = scripted([]);
+    vi.stubGlobal('fetch', fetch);
+    const controller = new AbortController();
+    const reason = new Error('the page was left');
+    const settled = awaitIdentity(STATUS, { reference: 'ref-1', signal: controller.signal }).catch((error: unknown) => error);
+    const source = ScriptedEventSource.last!;
+    source.send(state('awaiting'));
+    controller.abort(reason);
+    expect(await settled).toBe(reason);
+    expect(source.closed).toBe(true);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
   test('a stream that cannot be opened (closed on its error) is given up for long polling, which goes on from the state it saw', async () => {
     vi.stubGlobal('EventSource', ScriptedEventSource);
     const { fetch, asked } = scripted([state('verified', true)]);
