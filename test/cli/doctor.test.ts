@@ -200,6 +200,20 @@ describe('acme-identity doctor', () => {
     });
   });
 
+  test('a health endpoint answering 503 (the spec names it: service unavailable) is a warning to try later, not a failure of the SDK', async () => {
+    const { byName } = await doctor({
+      fetch: (f) => async (request) =>
+        new URL(request.url).pathname.endsWith('/status/health')
+          ? Response.json({ error: { code: 'E2005', type: 'SERVICE_UNAVAILABLE' } }, { status: 503 })
+          : f(request),
+    });
+    expect(byName['health']).toMatchObject({
+      status: 'warn',
+      detail: 'the service says it is unavailable (503)',
+      advice: 'try again later',
+    });
+  });
+
   test('an issuer whose discovery does not offer PKCE S256 fails OIDC discovery, saying the helper requires it', async () => {
     const { byName } = await doctor({
       fetch: answerChanged('/.well-known/openid-configuration', (metadata) => ({
