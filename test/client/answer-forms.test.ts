@@ -53,6 +53,23 @@ describe('a UNIX time, in every form that names one instant', () => {
   });
 });
 
+describe('a whole number (phone_country_code), as a number or its digits', () => {
+  test('property: an integer or its digits (spaces around allowed) reads as itself; a fraction, in either form, is refused naming the field', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 999 }), fc.integer({ min: 1, max: 9 }), (code, tenth) => {
+        for (const form of [code, String(code), ` ${code} `])
+          expect(read({ phone_country_code: form }).data?.phone_country_code).toBe(code);
+        for (const fraction of [code + tenth / 10, `${code}.${tenth}`]) {
+          const parsed = read({ phone_country_code: fraction });
+          expect(parsed.success, String(fraction)).toBe(false);
+          expect(parsed.error?.issues[0]?.path).toEqual(['phone_country_code']);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
 describe('a boolean, in every form that has one meaning', () => {
   test('property: true/false and yes/no (as the spec writes is_pep) in any case and with spaces, 1/0 as numbers or strings; anything else refused', () => {
     const WORDS: Record<string, readonly [string, string]> = { true: ['true', 'yes'], false: ['false', 'no'] };
@@ -95,6 +112,20 @@ describe('a token answer whose lifetime fields hold anything', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  test('expires_in is seconds as a number or decimal digits; any other form (a boolean, hex, an exponent, a blank) is set aside, never read as some seconds', () => {
+    for (const form of [true, false, '0x384', '9e2', '', '  ', null]) {
+      const parsed = z.safeParse(TokenResponse, { access_token: 'a.b.c', expires_in: form });
+      expect(parsed.data?.expires_in, JSON.stringify(form)).toBeNaN();
+    }
+    for (const [form, seconds] of [
+      [900, 900],
+      ['900', 900],
+      [' 900.5 ', 900.5],
+    ] as const) {
+      expect(z.safeParse(TokenResponse, { access_token: 'a.b.c', expires_in: form }).data?.expires_in, String(form)).toBe(seconds);
+    }
   });
 
   test('an expires written as a UNIX time (seconds or milliseconds) is the instant it names', () => {

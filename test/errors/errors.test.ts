@@ -42,14 +42,21 @@ describe('apiErrorFrom maps the spec error table to classes', () => {
     expect(apiErrorFrom(init(status, { type }))).toBeInstanceOf(cls);
   });
 
+  // Every status the spec's table or its credential rules name, each without a code or type.
   test.each([
+    [400, sdk.BadRequestError],
+    [404, sdk.NotFoundError],
+    [409, sdk.ConflictError],
     [410, sdk.CredentialRevokedError],
+    [412, sdk.PreconditionFailedError],
     [413, sdk.PayloadTooLargeError],
     [422, sdk.ValidationError],
     [401, sdk.AuthenticationError],
     [403, sdk.PermissionDeniedError],
     [429, sdk.RateLimitError],
     [500, sdk.InternalServerError],
+    [502, sdk.ExternalServiceError],
+    [503, sdk.ServiceUnavailableError],
     [504, sdk.InternalServerError],
     [418, sdk.ApiError],
   ] as const)('HTTP %i with no body code maps by status', (status, cls) => {
