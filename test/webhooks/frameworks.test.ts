@@ -125,6 +125,33 @@ describe('@acme/identity/webhooks/express', () => {
     expect({ streamRead, events }).toEqual({ streamRead: false, events: [] });
   });
 
+  test('a stream read as text (a middleware called setEncoding) is encoded back to the signed bytes: verified', async () => {
+    const events: IdentityActionsEvent[] = [];
+    const handler = acmeWebhookHandler({ secret: SECRET, onEvent: (event) => events.push(event) });
+    const request = {
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': await signWebhook(SECRET, body) },
+      readableEnded: false,
+      async *[Symbol.asyncIterator]() {
+        // In two pieces, cut inside a field, as a socket delivers them.
+        yield body.slice(0, 20);
+        yield body.slice(20);
+      },
+    };
+    const answered: { status?: number; json?: unknown } = {};
+    const response = {
+      status(code: number) {
+        answered.status = code;
+        return response;
+      },
+      json(value: unknown) {
+        answered.json = value;
+      },
+    };
+    await handler(request, response);
+    expect(answered).toEqual({ status: 200, json: { received: true } });
+    expect(events.map((event) => event.accessRequestCode)).toEqual(['arc_fw']);
+  });
+
   test('after express.raw or express.text the bytes are still the signed ones: verified; other routes keep their JSON parser', async () => {
     const events: IdentityActionsEvent[] = [];
     const app = express();
@@ -155,6 +182,19 @@ describe('@acme/identity/webhooks/fastify', () => {
     expect(events).toHaveLength(1); // the second is a redelivery: answered 200, not handled again
     expect((await post(`${url}/other`, 'application/json', '{"x":3}')).json).toEqual({ echoed: 3 });
     expect((await post(`${url}/hooks`, 'application/json', body.replace('arc_fw', 'arc_x'))).status).toBe(400);
+  });
+});
+
+describe('@acme/identity/webhooks/fastify without a path', () => {
+  test('is mounted at /webhooks/acme, as documented', async () => {
+    const events: IdentityActionsEvent[] = [];
+    const app = Fastify();
+    await app.register(acmeWebhookPlugin, { secret: SECRET, onEvent: (event: IdentityActionsEvent) => events.push(event) });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => app.close());
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    expect(await post(`${url}/webhooks/acme`)).toEqual({ status: 200, json: { received: true } });
+    expect(events).toHaveLength(1);
   });
 });
 
