@@ -5,6 +5,7 @@
  * @module
  */
 import { claimKeysIn, placesOf, readClaim } from '../claims/decoders.js';
+import { wireClaims } from '../claims/index.js';
 import { InvalidInputError } from '../errors/index.js';
 import { setOwn } from '../internal/guards.js';
 import { createOidcClient, type SignInParams } from './index.js';
@@ -100,11 +101,15 @@ export function scopeList(signIn: ProviderSignIn): string[] {
   return typeof signIn.scope === 'string' ? signIn.scope.split(' ') : [...signIn.scope];
 }
 
-/** The authorization parameters, as the SDK's OIDC helper would send them (`claims` left as an object: each framework writes it). */
+/**
+ * The authorization parameters, as the SDK's OIDC helper sends them: `claims` with its `acme` keys
+ * in the spec's forms (`{essential: false}` as `null`), left as an object for each framework to write.
+ */
 export function authorizationParams(signIn: ProviderSignIn): Record<string, unknown> {
   const scope = scopeList(signIn);
   const params: Record<string, unknown> = { scope: scope.join(' ') };
-  if (signIn.claims) params['claims'] = signIn.claims;
+  const { claims } = signIn;
+  if (claims) params['claims'] = claims.acme === undefined ? claims : { ...claims, acme: wireClaims(claims.acme) };
   const text = { ruleset: signIn.ruleset, aobo: signIn.aobo, email: signIn.email, phone: signIn.phone, prompt: signIn.prompt } as const;
   for (const [key, value] of Object.entries(text)) if (value !== undefined) params[key] = value;
   if (signIn.phoneCountryCode !== undefined) params['phone_country_code'] = String(signIn.phoneCountryCode);

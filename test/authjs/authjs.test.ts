@@ -110,6 +110,16 @@ describe('acmeIdentityProvider', () => {
     expect(() => AcmeIdentity({ ...base(), clientSecret: '' })).toThrow(expect.objectContaining({ option: 'clientSecret' }));
   });
 
+  test('claims go in the forms the spec shows, as the SDK sends them: {essential: false} as null, {essential: true} as itself', () => {
+    const provider = AcmeIdentity({
+      ...base(),
+      signIn: { claims: { acme: { 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': { essential: false } } } },
+    });
+    expect(provider.authorization.params['claims']).toEqual({
+      acme: { 'sanctionscheck.is_pep': { essential: true }, 'acmeidentity.name': null },
+    });
+  });
+
   test('the parameters are sent as the SDK sends them; the profile keeps undecodable values as sent', () => {
     // The issuer as discovery names it: without the slashes an authUrl may end in.
     expect(AcmeIdentity({ ...base(), authUrl: `${sandbox.authUrl}//` }).issuer).toBe(sandbox.authUrl);

@@ -141,6 +141,14 @@ describe('acmeIdentityProvider', () => {
     });
     expect(withAcmeEmail.scopes).toEqual(['openid', 'profile']);
     expect(JSON.parse(withAcmeEmail.authorizationUrlParams['claims']!)).toEqual({ acme: { 'acmeidentity.email': null } });
+    // {essential: false} is sent as null, the form the spec shows, as the SDK's own sign-in sends it.
+    const optional = acmeIdentity({
+      ...base(),
+      signIn: { claims: { acme: { 'acmeidentity.email': { essential: false }, 'sanctionscheck.is_pep': { essential: true } } } },
+    });
+    expect(JSON.parse(optional.authorizationUrlParams['claims']!)).toEqual({
+      acme: { 'acmeidentity.email': null, 'sanctionscheck.is_pep': { essential: true } },
+    });
     // The email scope's own claim named: nothing added; the email scope already there: not named twice.
     const withEmail = acmeIdentity({ ...base(), signIn: { scope: ['openid', 'email'], claims: { email: ['email'] } } });
     expect(withEmail.scopes).toEqual(['openid', 'email']);
