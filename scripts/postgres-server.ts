@@ -57,20 +57,8 @@ export async function startPostgres(): Promise<PostgresServer> {
   // 400 connections, not the default 100: a test file keeps its pools (up to 8 clients each) until
   // it ends, and on a loaded machine their idle clients outlived the tests that made them until
   // eight worker processes at once met "sorry, too many clients already" (#45).
-  const args = [
-    '-D',
-    data,
-    '-p',
-    String(port),
-    '-k',
-    dir,
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    'fsync=off',
-    '-c',
-    'max_connections=400',
-  ];
+  const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'max_connections=400'];
+  const args = ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((setting) => ['-c', setting])];
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let child = await launch(join(bin, 'postgres'), args, { cwd: dir, user }, url);
   const ended = () =>
