@@ -187,6 +187,9 @@ describe('readClaim: the documented form of each value', () => {
     ['acmeidentity.valid', ['true'], /not a boolean/],
     ['acmeidentity.given_name', Number.NaN, /not a string/],
     ['acmeidentity.given_name', { first: 'Jane' }, /not a string/],
+    // A credential_jwt is a token's text: an object there is no token, never handed on as one.
+    ['acmeidentity.credential_jwt', { alg: 'none' }, /not a string/],
+    ['acmeidentity.credential_jwt', true, /not a string/],
     ['sanctionscheck.is_pep', 'Y', /not a boolean/],
     ['sanctionscheck.matches', 7, /JSON-encoded string/],
     // null is no list of matches, decoded or not: never taken as one already decoded.

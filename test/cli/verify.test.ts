@@ -116,5 +116,7 @@ describe('acme-identity webhook verify', () => {
     });
     expect(() => parseDelivery(body)).toThrow(/blank line/);
     expect(() => parseDelivery(`not a header\n\n${body}`)).toThrow(/not a header line/);
+    // A line that opens with its colon names no header.
+    expect(() => parseDelivery(`: ${signature}\n\n${body}`)).toThrow(/not a header line/);
   });
 });

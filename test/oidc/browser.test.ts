@@ -85,6 +85,21 @@ describe('OIDC browser helper', () => {
     await expect(signIn.handleCallback(firstBack)).resolves.toHaveProperty('claims.nonce', first.searchParams.get('nonce'));
   });
 
+  test('only the keys that fit the ID token are tried: another kind of key listed first (an EC key, an encryption key) is passed over', async () => {
+    const { publicKey } = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const ec = { ...(await crypto.subtle.exportKey('jwk', publicKey)), kid: 'another-kind' };
+    const { signIn, visit } = await browserSetup({
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith('/jwks')) return response;
+        const { keys } = (await response.json()) as { keys: JsonWebKey[] };
+        const encryption = keys.map((key) => ({ ...key, use: 'enc' }));
+        return Response.json({ keys: [ec, ...encryption, ...keys] });
+      },
+    });
+    await expect(signIn.handleCallback(await visit(await signIn.authorizationUrl()))).resolves.toHaveProperty('claims');
+  });
+
   test('each callback reads the JWKS: a key rotated since the last sign-in verifies at once, with no cooldown', async () => {
     let reads = 0;
     const { signIn, visit, service } = await browserSetup({
