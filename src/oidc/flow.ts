@@ -182,6 +182,15 @@ const STANDARD: readonly string[] = ['openid', 'profile', 'email', 'phone'];
 /** How soon after a fetch an unknown claim key may refetch discovery (new keys are added over time). */
 const REFRESH_COOLDOWN_MS = 60_000;
 
+/**
+ * The `claims` parameter as the service takes it: its `acme` keys in the spec's forms
+ * (`{essential: false}` sent as `null`), the standard scopes' lists as given. One rule for the
+ * SDK's sign-in and the framework providers (`providers.ts`).
+ */
+export function wireOidcClaims(claims: OidcClaimsRequest): OidcClaimsRequest {
+  return claims.acme === undefined ? claims : { ...claims, acme: wireClaims(claims.acme) };
+}
+
 /** The text parameters, each with the query parameter it is sent as. */
 const TEXT_PARAMETERS = {
   ruleset: 'ruleset',
@@ -347,7 +356,7 @@ async function authorizationRequest(
     nonce: transaction.nonce,
     code_challenge: await calculatePKCECodeChallenge(transaction.codeVerifier),
     code_challenge_method: 'S256',
-    claims: params.claims && JSON.stringify({ ...params.claims, acme: wireClaims(params.claims.acme) }),
+    claims: params.claims && JSON.stringify(wireOidcClaims(params.claims)),
     phone_country_code: params.phoneCountryCode?.toString(),
     max_age: params.maxAge?.toString(),
   };

@@ -5,9 +5,9 @@
  * @module
  */
 import { claimKeysIn, placesOf, readClaim } from '../claims/decoders.js';
-import { wireClaims } from '../claims/index.js';
 import { InvalidInputError } from '../errors/index.js';
 import { setOwn } from '../internal/guards.js';
+import { wireOidcClaims } from './flow.js';
 import { createOidcClient, type SignInParams } from './index.js';
 
 /** What each sign-in asks for, as an integration's options take it. */
@@ -108,8 +108,7 @@ export function scopeList(signIn: ProviderSignIn): string[] {
 export function authorizationParams(signIn: ProviderSignIn): Record<string, unknown> {
   const scope = scopeList(signIn);
   const params: Record<string, unknown> = { scope: scope.join(' ') };
-  const { claims } = signIn;
-  if (claims) params['claims'] = claims.acme === undefined ? claims : { ...claims, acme: wireClaims(claims.acme) };
+  if (signIn.claims) params['claims'] = wireOidcClaims(signIn.claims);
   const text = { ruleset: signIn.ruleset, aobo: signIn.aobo, email: signIn.email, phone: signIn.phone, prompt: signIn.prompt } as const;
   for (const [key, value] of Object.entries(text)) if (value !== undefined) params[key] = value;
   if (signIn.phoneCountryCode !== undefined) params['phone_country_code'] = String(signIn.phoneCountryCode);

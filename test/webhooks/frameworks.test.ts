@@ -30,6 +30,21 @@ async function listen(app: Parameters<typeof createServer>[1]): Promise<string> 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** An Express response as the handler uses it (`status(code).json(body)`), recording what it was answered. */
+function recordedResponse() {
+  const answered: { status?: number; json?: unknown } = {};
+  const response = {
+    status(code: number) {
+      answered.status = code;
+      return response;
+    },
+    json(value: unknown) {
+      answered.json = value;
+    },
+  };
+  return { response, answered };
+}
+
 async function post(url: string, contentType = 'application/json', payload = body) {
   const response = await fetch(url, {
     method: 'POST',
@@ -110,16 +125,7 @@ describe('@acme/identity/webhooks/express', () => {
         yield new TextEncoder().encode(body);
       },
     };
-    const answered: { status?: number; json?: unknown } = {};
-    const response = {
-      status(code: number) {
-        answered.status = code;
-        return response;
-      },
-      json(value: unknown) {
-        answered.json = value;
-      },
-    };
+    const { response, answered } = recordedResponse();
     await handler(request, response);
     expect(answered).toEqual({ status: 500, json: { error: 'ERR_WEBHOOK_PARSED_BODY' } });
     expect({ streamRead, events }).toEqual({ streamRead: false, events: [] });
@@ -137,16 +143,7 @@ describe('@acme/identity/webhooks/express', () => {
         yield body.slice(20);
       },
     };
-    const answered: { status?: number; json?: unknown } = {};
-    const response = {
-      status(code: number) {
-        answered.status = code;
-        return response;
-      },
-      json(value: unknown) {
-        answered.json = value;
-      },
-    };
+    const { response, answered } = recordedResponse();
     await handler(request, response);
     expect(answered).toEqual({ status: 200, json: { received: true } });
     expect(events.map((event) => event.accessRequestCode)).toEqual(['arc_fw']);
