@@ -35,7 +35,10 @@ export interface PgPoolLike {
 export interface PgPoolClientLike {
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
   release(destroy?: boolean): void;
-  /** node-postgres's events: `notification` (LISTEN) and `error`. Needed only to wake workers. */
+  /**
+   * node-postgres's events: `error`, listened to while the client is out of the pool (a server gone
+   * away must not end the process), and `notification` (LISTEN), needed only to wake workers.
+   */
   on?(event: string, listener: (message: { channel?: string }) => void): unknown;
   off?(event: string, listener: (message: { channel?: string }) => void): unknown;
 }
@@ -143,9 +146,21 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
     await this.#pool.query(postgresInboxMigration(this.#prefix));
   }
 
-  /** `work` in one transaction on a client of its own: committed when it resolves, rolled back when it throws. */
+  /**
+   * `work` in one transaction on a client of its own: committed when it resolves, rolled back when
+   * it throws. While the client is out of the pool its `error` event is ours to listen to: node-postgres
+   * emits one when the server goes away (even under a running query), and unheard it would end the
+   * process. Heard, it needs nothing more: the statement under way fails with it, and so does the
+   * ROLLBACK after it, which destroys the client rather than give it back.
+   */
   async #transaction<T>(work: (client: PgPoolClientLike) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
+    const connectionLost = () => undefined;
+    client.on?.('error', connectionLost);
+    const giveBack = (destroy: boolean) => {
+      client.off?.('error', connectionLost);
+      client.release(destroy);
+    };
     let result: T;
     try {
       await client.query('BEGIN');
@@ -157,10 +172,10 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
         () => true,
         () => false,
       );
-      client.release(!rolledBack);
+      giveBack(!rolledBack);
       throw error;
     }
-    client.release();
+    giveBack(false);
     return result;
   }
 

@@ -67,7 +67,8 @@ describe("a transaction's client (a fake pool)", () => {
     const pool = new Pool();
     expect(await new PostgresInboxStore(pool).add(record('arc_1'), Date.now())).toBe('added');
     expect(pool.made[0]?.queries.at(-1)).toBe('COMMIT');
-    expect(pool.made[0]?.released).toEqual([undefined]);
+    expect(pool.made[0]?.released).toEqual([false]);
+    expect(pool.made[0]?.listenerCount('error')).toBe(0);
   });
 
   test("a statement that fails: rolled back, given back sound, and add() rejects with the statement's error", async () => {
@@ -83,6 +84,62 @@ describe("a transaction's client (a fake pool)", () => {
     pool.next.push(async () => failing(() => Promise.reject(new Error('not connected'))));
     await expect(new PostgresInboxStore(pool).add(record('arc_1'), Date.now())).rejects.toThrow('connection terminated');
     expect(pool.made[0]?.released).toEqual([true]);
+  });
+
+  /**
+   * A client whose server goes away: node-postgres emits `error` on the client (which, unheard, ends
+   * the process) and fails the query under way and every one after it.
+   */
+  const losing = (at: (text: string) => boolean) => {
+    const connection: Connection = new Connection((text) => {
+      if (lost) return Promise.reject(new Error('Client has encountered a connection error and is not queryable'));
+      if (!at(text)) return answered();
+      lose();
+      return Promise.reject(new Error('Connection terminated unexpectedly'));
+    });
+    let lost = false;
+    const lose = () => {
+      lost = true;
+      expect(connection.emit('error', new Error('read ECONNRESET'))).toBe(true);
+    };
+    return { connection, lose };
+  };
+
+  test('the server gone under a running statement: its error event is heard, the statement fails with its own error, and the client is destroyed', async () => {
+    const pool = new Pool();
+    pool.next.push(async () => losing((text) => text.startsWith('SELECT record')).connection);
+    await expect(new PostgresInboxStore(pool).add(record('arc_1'), Date.now())).rejects.toThrow('Connection terminated unexpectedly');
+    expect(pool.made[0]?.released).toEqual([true]);
+    expect(pool.made[0]?.listenerCount('error')).toBe(0);
+  });
+
+  test('the server gone between statements, while your handler holds the transaction: heard, nothing settled, the client destroyed', async () => {
+    const pool = new Pool();
+    const { connection, lose } = losing(() => false);
+    pool.next.push(async () => connection);
+    const claim = { record: record('arc_1'), lease: 'lease_1' };
+    const settling = new PostgresInboxStore(pool).completeWith(claim, 60_000, Date.now(), async () => lose());
+    await expect(settling).rejects.toThrow('not queryable');
+    expect(connection.queries).toEqual(['BEGIN', expect.stringMatching(/^WITH gone AS/), 'ROLLBACK']);
+    expect(connection.released).toEqual([true]);
+    expect(connection.listenerCount('error')).toBe(0);
+  });
+
+  test('a client without on() (a pool-like of your own) still runs its transactions', async () => {
+    const bare = { queries: [] as string[], released: [] as Array<boolean | undefined> };
+    const pool: PgPoolLike = {
+      query: answered,
+      connect: async () => ({
+        query: async (text: string) => {
+          bare.queries.push(text);
+          return { rows: [], rowCount: 0 };
+        },
+        release: (destroy?: boolean) => void bare.released.push(destroy),
+      }),
+    };
+    expect(await new PostgresInboxStore(pool).add(record('arc_1'), Date.now())).toBe('added');
+    expect(bare.queries.at(-1)).toBe('COMMIT');
+    expect(bare.released).toEqual([false]);
   });
 });
 

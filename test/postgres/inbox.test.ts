@@ -147,6 +147,25 @@ describe('the PostgreSQL store', () => {
     expect(await made.state('arc_verified', now)).toEqual({ state: 'verified', at: now });
   });
 
+  test('the connection of a transaction your handler holds is ended by the server: completeWith rejects, nothing is settled, and the process lives on', async () => {
+    const name = await schema();
+    const made = await store(name);
+    const now = Date.now();
+    await made.add(entry('arc_cut', now), now);
+    const [claim] = await made.claim('worker', 1, 60_000, now);
+    const settling = made.completeWith(claim!, 60_000, now, async (transaction) => {
+      const { rows } = await transaction.query('SELECT pg_backend_pid() AS pid');
+      // The server ends this backend (as a restart or a failover does): node-postgres reports it as
+      // an `error` event on the checked-out client, which the store must hear.
+      const ended = new Promise<void>((resolve) => transaction.on?.('end', () => resolve()));
+      await pool().query('SELECT pg_terminate_backend($1)', [rows[0]?.['pid']]);
+      await ended;
+    });
+    await expect(settling).rejects.toThrow();
+    // Still pending, under its lease: taken again once the lease runs out.
+    expect(await made.stats(now)).toMatchObject({ pending: 0, inFlight: 1, dead: 0 });
+  });
+
   test('eight concurrent deliveries of one request: one entry; two instances working it: handed over once', async () => {
     const name = await schema();
     const [a, b] = [await store(name), await store(name)];
