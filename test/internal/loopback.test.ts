@@ -43,6 +43,11 @@ describe('isFetchableUrl', () => {
         for (const scheme of ['javascript', 'data', 'file', 'httpsx', 'ws', 'wss', ` ${https}`]) {
           expect(isFetchableUrl(`${scheme}${rest}`, insecure)).toBe(false);
         }
+        // The scheme is what the URL starts with: one that only holds an https: or http: further on is another scheme.
+        for (const held of [https, http]) {
+          for (const scheme of ['javascript:', 'data:text/plain,', 'x-', 'web+'])
+            expect(isFetchableUrl(`${scheme}${held}${rest}`, insecure)).toBe(false);
+        }
       }),
     );
     for (const notUrl of [undefined, null, 1, ['https://a.example'], new URL('https://a.example')]) {
