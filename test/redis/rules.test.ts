@@ -314,6 +314,24 @@ describe('RedisReplayStore', () => {
   });
 });
 
+describe('RedisStateStore', () => {
+  test('property: a state used with no time left (0 ms, a fraction of one, less) is still used once, kept at least 1 ms: Redis refuses a PX below 1', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constant(0), fc.double({ min: -1e6, max: 0.999, noNaN: true })), async (ttlMs) => {
+        const store = new RedisStateStore(redis, { prefix: fresh() });
+        expect(await store.use('s', ttlMs)).toBe(true);
+      }),
+      { numRuns: 20 },
+    );
+    // A whole lifetime is kept as given, rounded up: a second use within it is refused.
+    const prefix = fresh();
+    const store = new RedisStateStore(redis, { prefix });
+    expect(await store.use('s', 59_999.2)).toBe(true);
+    expect(await store.use('s', 60_000)).toBe(false);
+    expect(await pttl(`${prefix}oidc-state:s`)).toBeGreaterThan(59_000);
+  });
+});
+
 describe('RedisTokenStore', () => {
   const T0 = Date.UTC(2026, 10, 28, 12);
   const token = (expiresAt: number, accessToken = 'at'): StoredToken => ({ accessToken, refreshToken: 'rt', expiresAt, obtainedAt: T0 });

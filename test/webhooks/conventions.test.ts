@@ -600,4 +600,66 @@ describe('webhook signatures: the header read whatever the sender writes around 
     expect(await idOf('escalated')).toBe(await idOf('escalated', `${TOKEN}x`));
     expect(await idOf('escalated')).not.toBe(await idOf('approved'));
   });
+
+  test('a base64 MAC with more padding than its length needs (up to two =) is read as its bytes: padding is not what is signed', async () => {
+    const payload = body();
+    for (const [algorithm, name] of [
+      ['SHA-256', 'sha256'],
+      ['SHA-384', 'sha384'],
+      ['SHA-512', 'sha512'],
+    ] as const) {
+      const bare = createHmac(name, SECRET).update(payload).digest('base64').replace(/=+$/, '');
+      for (const padding of ['', '=', '==']) {
+        const written = `${bare}${padding}`;
+        await expect(verifier().verify(payload, { 'x-webhook-signature': written }), `${algorithm} ${written}`).resolves.toBeDefined();
+      }
+      // Three is more than base64 ever writes: not a signature form.
+      expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': `${bare}===` }))).code).toBe(
+        'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+      );
+    }
+  });
+
+  test('an HMAC entry ending in v<digits>, followed by a comma and another, is not a Standard Webhooks entry: the other still verifies', async () => {
+    const payload = body();
+    // A decoy of an HMAC-SHA384's length (64 base64 characters) whose text ends as a Standard Webhooks version would.
+    for (const decoy of [`${'A'.repeat(62)}v1`, `${'B'.repeat(61)}v12`, `${'C'.repeat(60)}v1ab`]) {
+      const written = `${decoy},${hmac(payload)}`;
+      await expect(verifier().verify(payload, { 'x-webhook-signature': written }), written).resolves.toMatchObject({ kind: 'approved' });
+    }
+  });
+
+  test('a Standard Webhooks entry of another version, whatever its number (v2, v10), is passed over beside a v1 that verifies', async () => {
+    const payload = body();
+    const id = 'msg_versions';
+    const signature = new Webhook(SECRET).sign(id, new Date(NOW), payload);
+    const other = `${'Z'.repeat(43)}=`;
+    // In Standard Webhooks' own header, and in X-Webhook-Signature, where each entry's form says its convention.
+    for (const header of ['webhook-signature', 'x-webhook-signature']) {
+      for (const version of ['v2', 'v10', 'v123']) {
+        const headers = { 'webhook-id': id, 'webhook-timestamp': String(NOW / 1000), [header]: `${version},${other} ${signature}` };
+        await expect(verifier().verify(payload, headers), `${header}: ${version}`).resolves.toBeDefined();
+      }
+    }
+  });
+
+  test('a refusal names another hash only for a MAC whose text has that length as hex or canonical base64, never after dropping an inner =', async () => {
+    const payload = body();
+    // 43 base64 characters would be an HMAC-SHA256; with an = inside them it is no base64 at all.
+    const inner = `${'A'.repeat(42)}=A`;
+    const error = await refusal(verifier({ algorithm: 'SHA-512' }).verify(payload, { 'x-webhook-signature': inner }));
+    expect(error.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect(error.message).not.toContain("set algorithm: 'SHA-256'");
+    expect(error.message).toContain('not a hex or base64 HMAC-SHA-512 (64 bytes)');
+    // The same characters without the = are an HMAC-SHA256's length, and the refusal says which algorithm to set.
+    const bare = await refusal(verifier({ algorithm: 'SHA-512' }).verify(payload, { 'x-webhook-signature': `${'A'.repeat(43)}=` }));
+    expect(bare.message).toContain("set algorithm: 'SHA-256'");
+  });
+
+  test('a group of Stripe items whose version has several digits (v10=) is read as a Stripe set, and refused as one without its t=', async () => {
+    const payload = body();
+    const error = await refusal(verifier().verify(payload, { 'x-webhook-signature': `v10=${hmac(payload)}` }));
+    expect(error.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect(error.message).toContain('has t= but not one timestamp');
+  });
 });
