@@ -441,6 +441,25 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
   }
   const expectations = { keyBinding: { audience: 'https://rp.example', nonce: 'n-1' } };
 
+  test("sd_hash is the SD-JWT's own hash (_sd_alg): under sha-384 and sha-512 a SHA-256 sd_hash is refused, the right one accepted", async () => {
+    const holder = await generateKeyPair('ES256');
+    const cnf = { jwk: await exportJWK(holder.publicKey) };
+    for (const [sdAlg, node] of [
+      ['sha-384', 'sha384'],
+      ['sha-512', 'sha512'],
+    ] as const) {
+      const d = disclosure('s', 'name', 'value');
+      const presented = await issuer.sdJwt({ cnf, _sd_alg: sdAlg, _sd: [digest(d, node)] }, [d]);
+      const kb = (sdHash: string) =>
+        new SignJWT({ iat: NOW, aud: 'https://rp.example', nonce: 'n-1', sd_hash: sdHash })
+          .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
+          .sign(holder.privateKey);
+      const verified = await verifySdJwt(presented + (await kb(digest(presented, node))), { ...at(issuer.keys), ...expectations });
+      expect(verified.hashAlgorithm, sdAlg).toBe(sdAlg);
+      expect(await refusal(presented + (await kb(digest(presented))), expectations), sdAlg).toBe('ERR_SD_JWT_KEY_BINDING');
+    }
+  });
+
   test('a correct key-binding JWT is accepted and returned', async () => {
     const { presented, kb } = await withHolder();
     const verified = await verifySdJwt(presented + (await kb({})), { ...at(issuer.keys), ...expectations });
