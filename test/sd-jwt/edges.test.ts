@@ -61,6 +61,14 @@ describe('verifyIdentityResponse: the envelope follows RFC 9901 §7.1 too', () =
     },
   );
 
+  test.each(['constructor', 'toString', 'hasOwnProperty'])(
+    'a disclosure named like a member every object inherits (%s) is no collision: only the fields of the response itself collide',
+    async (name) => {
+      const verified = await verifyIdentityResponse(envelope({ [name]: 'disclosed' }), REQUEST);
+      expect(Object.getOwnPropertyDescriptor(verified.claims, name)?.value).toBe('disclosed');
+    },
+  );
+
   test.each(['_sd', '...'])('a disclosure named %s is reserved', async (name) => {
     expect(await code(verifyIdentityResponse(envelope({ [name]: 'x' }), REQUEST))).toBe('ERR_SD_JWT_RESERVED_NAME');
   });
