@@ -3,7 +3,7 @@ import { constants, KeyObject, sign as nodeSign } from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
 import fc from 'fast-check';
 import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
-import { base64urlBytes, importVerifyKey, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
+import { base64urlBytes, fittingKeys, importVerifyKey, jwkFits, jwsAlgorithm, verifyJwsSignature } from '../../src/internal/jws.js';
 import { ASYMMETRIC_ALGORITHMS } from '../../src/sd-jwt/jwks.js';
 import { verifySignature, verifyWithNode } from '../../src/internal/jws-node.js';
 import { nodeCrypto } from '../../src/internal/node-crypto.js';
@@ -101,6 +101,9 @@ describe('JWS signatures with Web Crypto', () => {
     expect(jwkFits({ kty: 'RSA', kid: 'k1' }, 'PS256', 'k1')).toBe(true); // no alg, no use: fits any RSA algorithm
     expect(jwkFits(rsa, 'PS256', 'k1')).toBe(false); // its alg says RS256 only
     expect(jwkFits({ ...rsa, kty: 'EC' }, 'RS256', 'k1')).toBe(false);
+    // A key that does not say its type is not taken for one that fits.
+    const { kty: _kty, ...untyped } = rsa;
+    expect(jwkFits(untyped, 'RS256', 'k1')).toBe(false);
     expect(jwkFits({ ...rsa, crv: 'P-256' }, 'RS256', 'k1')).toBe(false);
     expect(jwkFits(rsa, 'RS256', 'k2')).toBe(false);
     // A token naming a kid is checked with that key only, as jose's key sets do: a key without a kid is not it.
@@ -114,6 +117,20 @@ describe('JWS signatures with Web Crypto', () => {
     expect(jwkFits({ ...ec, crv: 'P-384' }, 'ES256', 'e1')).toBe(false);
     expect(jwkFits(ec, 'ES384', 'e1')).toBe(false);
     expect(jwkFits(ec, 'HS256', 'e1')).toBe(false);
+  });
+
+  test('the keys picked: public ones whose key_ops, when present, is a list holding verify (RFC 7517 §4.3), in the set order', () => {
+    const rsa = { kty: 'RSA', n: 'AQAB', e: 'AQAB', alg: 'RS256' };
+    const picked = (...keys: (JsonWebKey & { kid?: string })[]) => fittingKeys(keys, 'RS256', undefined).map((key) => key.kid);
+    expect(
+      picked({ ...rsa, kid: 'plain' }, { ...rsa, kid: 'ops', key_ops: ['verify'] }, { ...rsa, kid: 'both', key_ops: ['sign', 'verify'] }),
+    ).toEqual(['plain', 'ops', 'both']);
+    // key_ops not naming verify, or not a list at all (a string, an object): the key says nothing it may verify with.
+    for (const key_ops of [['sign'], [], 'verify', { 0: 'verify' }]) {
+      expect(picked({ ...rsa, kid: 'odd', key_ops: key_ops as never }), JSON.stringify(key_ops)).toEqual([]);
+    }
+    // A private key (it has d) is never a verification key, even listed with verify.
+    expect(picked({ ...rsa, kid: 'private', d: 'AQAB', key_ops: ['verify'] })).toEqual([]);
   });
 
   test('base64url only: padding, + and / are refused', () => {

@@ -167,6 +167,21 @@ describe('OIDC browser helper', () => {
     expect(calls(/token$/)).toBe(0);
   });
 
+  test('a callback given as a path with its query (what a client-side router hands over) is read against the redirect URI', async () => {
+    const { signIn, visit } = await browserSetup();
+    const callback = await visit(await signIn.authorizationUrl());
+    const result = await signIn.handleCallback(`${callback.pathname}${callback.search}`);
+    expect(result.claims.aud).toBe(DEFAULT_OIDC_CLIENT.clientId);
+  });
+
+  test('a sign-in older than transactionMaxAgeMs is refused at its callback, before the code is exchanged', async () => {
+    const { signIn, visit, advance, calls } = await browserSetup({ transactionMaxAgeMs: 60_000 });
+    const callback = await visit(await signIn.authorizationUrl());
+    advance(60_001);
+    await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_TRANSACTION' });
+    expect(calls(/token$/)).toBe(0);
+  });
+
   test('a corrupted storage entry is treated as missing', async () => {
     const { signIn, storage, visit } = await browserSetup();
     const url = await signIn.authorizationUrl();

@@ -259,6 +259,8 @@ describe('OIDC helper: the flow against the fake', () => {
       (u) => `${u.pathname}${u.search}`,
       // A path with ; or = in it is a path, never taken for a query string.
       (u) => `${u.pathname};jsessionid=abc${u.search}`,
+      // A relative path without its leading slash is a path too, read against the redirect URI.
+      (u) => `${u.pathname.split('/').at(-1)}${u.search}`,
       (u) => u.search,
       (u) => u.search.slice(1),
       (u) => u.searchParams,
@@ -717,7 +719,8 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     const s = await oidcSetup({ fake: { oidcClients: [registration('client_secret_post')] } });
     const onlyPost = discovery((metadata) => ({
       ...metadata,
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt'],
+      // A name that is no method (a line break, a forged log line) is not repeated in the message.
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt', 'none\nINFO forged line'],
     }));
     /** A sign-in of the client registered for client_secret_post, authenticating as given: its refusal. */
     const refusal = async (method: 'client_secret_basic' | 'client_secret_post', clientSecret: string) => {
@@ -731,6 +734,7 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
       'client_secret_basic is not among the methods discovery lists: client_secret_post, private_key_jwt',
     );
     expect(String(error)).not.toContain('confidential-secret');
+    expect((error as Error).message).not.toContain('forged');
     // The method discovery lists: nothing more to say than what to check.
     const refused = await refusal('client_secret_post', 'wrong-secret-but-still-a-secret');
     expect(refused).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client' });

@@ -45,7 +45,8 @@ describe('freshKeys: a browser page', () => {
     expect(reads).toEqual([as.jwks_uri, as.jwks_uri]);
   });
 
-  test.each([null, {}, { keys: 'none' }])('a document without a keys array (%j) has no keys', async (document) => {
+  // A bare array of keys is not a JWK Set (RFC 7517 §5): its keys are not taken.
+  test.each([null, {}, { keys: 'none' }, [key('k1')]])('a document without a keys array (%j) has no keys', async (document) => {
     const { keysOf } = endpoint(document);
     // Every key of the set kept: whatever the source hands over is what it read.
     expect(await freshKeys(keysOf)(as, (keys) => keys)).toEqual([]);

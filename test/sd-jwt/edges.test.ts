@@ -290,6 +290,23 @@ describe('verifySdJwt: edges', () => {
     expect(() => readClaim({}, 42 as never)).toThrow(InvalidInputError);
   });
 
+  test('digests that are not strings, and an _sd that is not an array, are malformed: never passed over as decoys', async () => {
+    for (const payload of [{ _sd: [42] }, { _sd: [null] }, { _sd: 'a-digest' }, { _sd: { 0: 'a-digest' } }, { list: [{ '...': 42 }] }]) {
+      const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60, ...payload });
+      expect(await code(verifySdJwt(`${jwt}~`, at(issuer.keys))), JSON.stringify(payload)).toBe('ERR_SD_JWT_MALFORMED');
+    }
+  });
+
+  test('a claim named __proto__ is a claim of its own, at any depth: it sets no prototype', async () => {
+    const payload = JSON.parse(`{"iss":"${ISSUER}","exp":${NOW + 60},"__proto__":{"admin":true},"nested":{"__proto__":{"admin":true}}}`);
+    const { claims } = await verifySdJwt(`${await issuer.sign(payload)}~`, at(issuer.keys));
+    expect(Object.hasOwn(claims, '__proto__')).toBe(true);
+    expect(claims['admin']).toBeUndefined();
+    expect(Object.getPrototypeOf(claims)).toBe(Object.prototype);
+    expect(Object.hasOwn(claims['nested'] as object, '__proto__')).toBe(true);
+    expect((claims['nested'] as Record<string, unknown>)['admin']).toBeUndefined();
+  });
+
   test('a signature that is not base64url is malformed, not "the key cannot verify"', async () => {
     const token = await issuer.sdJwt({}, []);
     const [jwt] = token.split('~');
@@ -315,6 +332,22 @@ describe("verifySdJwt: the issuer's keys", () => {
     await expect(verifySdJwt(`${await signWith(old.privateKey)}~`, at(keys))).resolves.toBeDefined();
     const stranger = await keyPair();
     expect(await code(verifySdJwt(`${await signWith(stranger.privateKey)}~`, at(keys)))).toBe('ERR_SD_JWT_SIGNATURE');
+  });
+
+  test('a kid that is not a string names no key, as in jose: every fitting key is tried', async () => {
+    const [old, current] = [await keyPair(), await keyPair()];
+    const keys = localJwks(
+      {
+        keys: [
+          { ...old.jwk, kid: 'old' },
+          { ...current.jwk, kid: '7' },
+        ],
+      },
+      ISSUER,
+    );
+    for (const kid of [7, null, ['old'], { id: 'old' }]) {
+      await expect(verifySdJwt(`${await signWith(current.privateKey, { kid })}~`, at(keys)), JSON.stringify(kid)).resolves.toBeDefined();
+    }
   });
 
   test("keyFor, for a source's callers that take one key, gives the first fitting key in JWKS order", async () => {
