@@ -177,12 +177,18 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
 
   test('a disclosure without a salt is proven by a signed credential that carries it, and refused when the credential disagrees', async () => {
     const { response, options } = await fetched([...(CLAIMS as ClaimKey[]), 'acmeidentity.credential']);
+    // A salt written as null is no salt (the absent reading), not a salt that is not a string.
+    const nullSalted = tampered(response, (d) => {
+      for (const item of d['disclosures'] as Record<string, unknown>[]) item['salt'] = null;
+    });
     const unsalted = tampered(response, (d) => {
       for (const item of d['disclosures'] as Record<string, unknown>[]) delete item['salt'];
     });
-    const verified = await verifyIdentityResponse(unsalted, { ...options, requireSignature: true });
-    expect(verified.claims['acmeidentity.given_name']).toBe('Jane');
-    expect(verified.uncheckedClaims).toEqual([]);
+    for (const form of [unsalted, nullSalted]) {
+      const verified = await verifyIdentityResponse(form, { ...options, requireSignature: true });
+      expect(verified.claims['acmeidentity.given_name']).toBe('Jane');
+      expect(verified.uncheckedClaims).toEqual([]);
+    }
     const changed = tampered(unsalted, (d) => {
       const item = (d['disclosures'] as Record<string, unknown>[]).find((x) => x['claim'] === 'acmeidentity.given_name')!;
       item['value'] = 'Mallory';
@@ -349,6 +355,15 @@ describe('verifyIdentityResponse refuses', () => {
     await expect(verifyIdentityResponse(response, { ...options, requestCode: ['arc_other_code', own] })).resolves.toBeDefined();
     expect(await refusal(response, { ...options, requestCode: [] })).toBe('ERR_SD_JWT_REQUEST_CODE');
     expect(await refusal(response, { ...options, requestCode: [own, ''] })).toBe('ERR_SD_JWT_REQUEST_CODE');
+    // A code that is no string is refused as such, never compared as its text: not even with a response naming that text.
+    for (const [requestCode, written] of [
+      [undefined, 'undefined'],
+      [42, '42'],
+      [null, 'null'],
+    ] as const) {
+      const naming = tampered(response, (d) => (d['request_code'] = written));
+      expect(await refusal(naming, { ...options, requestCode: requestCode as never }), written).toBe('ERR_SD_JWT_REQUEST_CODE');
+    }
   });
 
   test('a tampered disclosed value', async () => {
