@@ -325,6 +325,17 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
     expect(eventKind({ type: 'webhook', status: 'cancelled' })).toEqual({ kind: 'cancelled', rawKind: 'cancelled' });
   });
 
+  test('only the payload own fields are read: a kind inherited from a polluted Object.prototype (another library) says nothing', () => {
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype['status'] = 'cancelled';
+    try {
+      expect(eventKind(JSON.parse('{"event":"approved"}'))).toEqual({ kind: 'approved', rawKind: 'approved' });
+      expect(eventKind(JSON.parse('{"access_request_code":"arc_1"}'))).toEqual({ kind: 'unknown' });
+    } finally {
+      delete prototype['status'];
+    }
+  });
+
   test('a field name of up to 15 characters is read, separators and all; a longer one is not', () => {
     // Both are event_type with separators between its letters: 15 characters, then 16.
     expect(eventKind({ e_v_e_n_t_t_ype: 'approved' }).kind).toBe('approved');
