@@ -340,11 +340,12 @@ describe("verifySdJwt: the issuer's keys", () => {
       {
         keys: [
           { ...old.jwk, kid: 'old' },
-          { ...current.jwk, kid: '7' },
+          { ...current.jwk, kid: 'current' },
         ],
       },
       ISSUER,
     );
+    // Read as text, 7 and null would name no key of the set, and ['old'] the key that did not sign.
     for (const kid of [7, null, ['old'], { id: 'old' }]) {
       await expect(verifySdJwt(`${await signWith(current.privateKey, { kid })}~`, at(keys)), JSON.stringify(kid)).resolves.toBeDefined();
     }
