@@ -53,10 +53,12 @@ const budgets: Budget[] = [
     // ({acmeidentity: {credential_jwt}}) read under its dotted name, not passed over: 9.68 KB, budget 9.7 KB.
     // readClaim reading a claim wherever a sign-in's ID token put it (an acme object, paths): 9.79 KB, budget 9.8 KB.
     // The service's verdict (acmeidentity.valid) read and returned as `valid`: an identity it marked
-    // not valid was handed over as verified: 10,094 B, budget 9.9 KB. The goal stays 6.5 KB.
+    // not valid was handed over as verified: 10,094 B, budget 9.9 KB. readClaim refusing a text
+    // claim sent as a number past 2^53 (JSON.parse has rounded its digits; it returned another
+    // number's): 10,161 B, budget 9.95 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 9.9 * KB,
+    budgetBytes: 9.95 * KB,
     goalBytes: 6.5 * KB,
   },
   {
@@ -173,10 +175,11 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // read as one string too: 0.02 KB, better-auth's budget 0.05 KB up. The ID token's iat read by
   // the one rule for a JWT's times (internal/times.ts): 0.13 KB, each of the three 0.15 KB up. An
   // ID token's exp and auth_time in milliseconds read as such (checkInstants): 0.13 KB, each of
-  // the three 0.1 KB up.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15.1 * KB },
+  // the three 0.1 KB up. A text claim sent as a number past 2^53 refused by readClaim (its digits
+  // rounded away by JSON.parse): 0.06 KB, authjs's and better-auth's budgets 0.1 KB up.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15.2 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.4 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.5 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
   // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
   { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 15.1 * KB },

@@ -83,8 +83,15 @@ type Decoder = (value: unknown, claim: string) => unknown;
  */
 const string: Decoder = (value, claim) => {
   if (typeof value === 'string') return value;
-  // A document number or date sent as a JSON number means the same digits.
-  if (Number.isFinite(value)) return String(value);
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    // A document number or date sent as a JSON number means the same digits, while a number can
+    // hold them: past 2^53 JSON.parse has already rounded some away (a 20-digit number comes back
+    // ending in zeros), and another number's digits are never returned as the claim's.
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      throw new ClaimDecodeError(claim, 'is a number too large for its digits to survive JSON: send it as a string');
+    }
+    return String(value);
+  }
   throw new ClaimDecodeError(claim, 'is not a string');
 };
 
