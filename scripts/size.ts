@@ -101,6 +101,7 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // the instants they name (checkInstants): read as seconds it never expired and max_age never
     // held: 10,024 B, budget 10,050 B. oauth4webapi given a clock in the token's unit instead (an
     // nbf in milliseconds never came), and the learnt clock never behind the token's iat: 9,977 B.
+    // An ID token's times in microseconds or nanoseconds judged in their unit too (unitsPerSecond): 10,011 B.
     budgetBytes: 10050,
     goalBelow: OPENID_CLIENT_PAGE,
   },
@@ -199,7 +200,9 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // #42's return page: the status endpoint beside the inbox (JSON, long poll, Server-Sent Events).
   // #46's page side in named steps (requestOutcomes, createReturnPage) took it to 11,006 B; #44's
   // sealing on node:crypto to 11,406 B; the request times and the JWT time rule above to 11,585 B.
-  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 11.35 * KB },
+  // Times in microseconds and nanoseconds read as the instants they name (internal/times.ts's
+  // unitsPerSecond: an exp in microseconds was a time thousands of years ahead): 11,635 B, budget 11.4 KB.
+  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 11.4 * KB },
 ];
 
 /** What the peers' users load, bundled the same way: printed beside ours, never enforced. */

@@ -62,11 +62,11 @@ const int = z.exactOptional(ofKinds(['number', 'string'], wholeNumber));
 /**
  * A UNIX time in seconds, as the spec types it, from any form that names one instant
  * ({@link unixTimeOf}): a whole number (or its digits), one with a fraction (floored), one written
- * in milliseconds (an `exp` in milliseconds never makes a response that does not expire), or a date
- * with its zone. A date without a zone is refused.
+ * in milliseconds or a finer unit (an `exp` in milliseconds never makes a response that does not
+ * expire), or a date with its zone. A date without a zone is refused.
  */
 const unixTime = z.exactOptional(
-  readBy(unixTimeOf, 'a UNIX time: seconds or milliseconds, as a number or its digits, or a date with its zone'),
+  readBy(unixTimeOf, 'a UNIX time: seconds (or a finer unit), as a number or its digits, or a date with its zone'),
 );
 /**
  * A boolean, or one written as a word the way the spec writes `is_pep` (`"Yes"`), as `"true"`, or
@@ -94,12 +94,12 @@ export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
       ),
     ),
   ),
-  // A date; a UNIX time (seconds, or milliseconds as 13 digits) names one too, and is written as its date.
+  // A date; a UNIX time (seconds, or milliseconds as 13 digits, or a finer unit) names one too, and is written as its date.
   expires: z.exactOptional(
     z.pipe(
       z.unknown(),
       z.transform((value: unknown) => {
-        const time = typeof value === 'string' && /^\s*[0-9]{9,13}\s*$/.test(value) ? Number(value) : value;
+        const time = typeof value === 'string' && /^\s*[0-9]{9,19}\s*$/.test(value) ? Number(value) : value;
         if (typeof time === 'number' && Number.isFinite(time)) return new Date(unixSeconds(time) * 1000).toUTCString();
         return typeof value === 'string' ? value : '';
       }),

@@ -1,8 +1,8 @@
 /**
  * Times the service writes, read by one rule wherever they are read (the REST client's schemas,
  * the identity response's verifier, the token's lifetime): the spec types them as UNIX seconds, and
- * a service may write the same instant in milliseconds, with a fraction, as a string of digits, or
- * as a date with its zone. A form that names no instant unambiguously (a date without its zone) is
+ * a service may write the same instant in milliseconds (or a finer unit), with a fraction, as a
+ * string of digits, or as a date with its zone. A form that names no instant unambiguously (a date without its zone) is
  * refused, never guessed at.
  */
 
@@ -39,26 +39,40 @@ function isCalendarDay({ year, month = '', day }: Record<string, string | undefi
   return new Date(Date.UTC(Number(year), monthIndex, Number(day))).getUTCDate() === Number(day);
 }
 
-/**
- * Whether a UNIX time is written in milliseconds: 13 digits are (no date in seconds reaches 10^11
- * before the year 5138). The one rule for a time's unit, wherever a time is read.
- */
-export const inMilliseconds = (value: number): boolean => Math.abs(value) >= 1e11;
+/** How many of a UNIX time's units make a second: 1 (seconds), 1e3 (ms), 1e6 (µs) or 1e9 (ns). */
+export type UnitsPerSecond = 1 | 1e3 | 1e6 | 1e9;
 
 /**
- * A UNIX time in seconds from a number written in seconds or milliseconds ({@link inMilliseconds}).
- * Read this way, an `exp` in milliseconds never makes something that does not expire.
+ * The unit a UNIX time is written in, by its size: the one rule for a time's unit, wherever a time
+ * is read. No date in seconds reaches 10^11 before the year 5138, and each finer unit is a
+ * thousand times larger: 13 digits are milliseconds (from the year 1973), 16 microseconds, 19
+ * nanoseconds, as `Date.now()`, Python's `time.time_ns() // 1000` and `time.time_ns()` write them.
  */
-export function unixSeconds(value: number): number {
-  return inMilliseconds(value) ? value / 1000 : value;
+export function unitsPerSecond(value: number): UnitsPerSecond {
+  const size = Math.abs(value);
+  if (size >= 1e17) return 1e9;
+  if (size >= 1e14) return 1e6;
+  return size >= 1e11 ? 1e3 : 1;
 }
 
-/** A number written as a string: whole (`"1700000000"`) or with a fraction (`"1700000000.25"`). */
-const NUMBER_TEXT = /^\s*-?[0-9]{1,15}(?:\.[0-9]{1,9})?\s*$/;
+/**
+ * A UNIX time in seconds from a number written in seconds, milliseconds, microseconds or
+ * nanoseconds ({@link unitsPerSecond}). Read this way, an `exp` in a finer unit never makes
+ * something that does not expire.
+ */
+export function unixSeconds(value: number): number {
+  return value / unitsPerSecond(value);
+}
+
+/**
+ * A number written as a string: whole (`"1700000000"`, up to nanoseconds' 19 digits) or with a
+ * fraction (`"1700000000.25"`).
+ */
+const NUMBER_TEXT = /^\s*-?[0-9]{1,19}(?:\.[0-9]{1,9})?\s*$/;
 
 /**
  * The whole UNIX second a number names, or `undefined`: a finite number (seconds, a fraction
- * floored, or milliseconds by {@link unixSeconds}), or the same written as a string of digits. A
+ * floored, or a finer unit by {@link unixSeconds}), or the same written as a string of digits. A
  * JWT's `iat`, `exp` and `nbf` (RFC 7519's NumericDate) are read by it wherever a token is only
  * read, not verified: the client's clock and renewals, the webhook's X-Access-Token.
  */

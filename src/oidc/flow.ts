@@ -25,7 +25,7 @@ import { nonNegativeOption } from '../errors/options.js';
 import { isObject } from '../internal/guards.js';
 import { kept } from '../internal/kept.js';
 import { isFetchableUrl, isLoopbackHost } from '../internal/loopback.js';
-import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, inMilliseconds, jwtPayload, unixSeconds } from '../internal/times.js';
+import { MIN_SKEW_MS, MIN_TOKEN_SKEW_MS, jwtPayload, unitsPerSecond, unixSeconds, type UnitsPerSecond } from '../internal/times.js';
 import { fail, isString, mapFailure, oauthError } from './failures.js';
 import { freshKeys, jwsVerifier, type KeysOf } from './jws.js';
 
@@ -160,9 +160,9 @@ export interface OidcCore {
   /**
    * The oauth4webapi client, for what an entry adds (userinfo, client authentication); its clock
    * moved by the service's skew in ms, when one was learnt, and counting in `unit`s a second (1000
-   * for an ID token whose times are in milliseconds).
+   * for an ID token whose times are in milliseconds, and so on).
    */
-  client(serviceSkewMs?: number, unit?: 1 | 1000): Client;
+  client(serviceSkewMs?: number, unit?: UnitsPerSecond): Client;
   /** Whether plain `http:` endpoints are allowed. */
   readonly insecure: boolean;
   /** The configured `fetch`, looked up at call time, refusing plain `http:` where not allowed. */
@@ -392,7 +392,7 @@ export function createCore(
     return (options.fetch ?? fetch)(url, init);
   };
   const verifySignature = idToken(async (url) => (await get(url)).json(), now);
-  const client = (serviceSkewMs = 0, unit: TimeUnit = 1): Client => ({
+  const client = (serviceSkewMs = 0, unit: UnitsPerSecond = 1): Client => ({
     client_id: options.clientId,
     [clockTolerance]: clockToleranceSeconds * unit,
     // oauth4webapi reads the system clock in seconds: shifted onto ours when it reads the skew,
@@ -474,7 +474,7 @@ interface FinishSteps {
  * the service's clock minus ours, and the unit of its times. See {@link serviceSkewMs} and
  * {@link timeUnit}.
  */
-async function tokenClock(response: Response, now: number): Promise<{ skewMs: number; unit: TimeUnit }> {
+async function tokenClock(response: Response, now: number): Promise<{ skewMs: number; unit: UnitsPerSecond }> {
   const body: unknown = await response
     .clone()
     .json()
@@ -510,25 +510,27 @@ function serviceSkewMs(response: Response, iat: unknown, now: number): number {
 /** An offset in ms, in whole seconds, or 0 within `minMs`. */
 const skewBeyond = (offsetMs: number, minMs: number) => (Math.abs(offsetMs) >= minMs ? Math.round(offsetMs / 1000) * 1000 : 0);
 
-/** How many of an ID token's time units make a second: 1 for seconds, as OpenID Connect writes them; 1000 for milliseconds. */
-type TimeUnit = 1 | 1000;
-
 /** The ID token's times that oauth4webapi judges against its clock (`iat` it only reads). */
 const JUDGED_TIMES = ['exp', 'nbf', 'auth_time'] as const;
 
 /**
- * The unit an ID token's times are written in: milliseconds when any of them is (the SDK's one
- * rule for times, 13 digits), as a service that signs `Date.now()` writes them (the `tokenTimes`
- * reading). oauth4webapi reads them as seconds: an `exp` in milliseconds would lie thousands of
+ * The unit an ID token's times are written in, by the SDK's one rule for times
+ * ({@link unitsPerSecond}): milliseconds when one of them is written in milliseconds, as a service
+ * that signs `Date.now()` writes them (the `tokenTimes` reading), and so for microseconds and
+ * nanoseconds. oauth4webapi reads them as seconds: an `exp` in milliseconds would lie thousands of
  * years ahead (a token that never expires), an `auth_time` would never be older than `max_age`, and
  * an `nbf` would never come. So the client it judges with counts in that unit ({@link OidcCore.client}):
  * each check is its own, at the instant it would be in seconds. A token that mixes the units is
- * judged in milliseconds, where a time in seconds lies in 1970: expired, or too old for `max_age`,
- * never valid for longer than it says.
+ * judged in the finest of them, where a time in a coarser unit lies in 1970: expired, or too old
+ * for `max_age`, never valid for longer than it says.
  */
-function timeUnit(claims: Record<string, unknown> | undefined): TimeUnit {
-  const written = JUDGED_TIMES.map((claim) => claims?.[claim]);
-  return written.some((time) => typeof time === 'number' && inMilliseconds(time)) ? 1000 : 1;
+function timeUnit(claims: Record<string, unknown> | undefined): UnitsPerSecond {
+  let unit: UnitsPerSecond = 1;
+  for (const claim of JUDGED_TIMES) {
+    const time = claims?.[claim];
+    if (typeof time === 'number' && unitsPerSecond(time) > unit) unit = unitsPerSecond(time);
+  }
+  return unit;
 }
 
 /** `ERR_OIDC_TRANSACTION` for a transaction of another issuer or client, or older than `transactionMaxAgeMs`. */

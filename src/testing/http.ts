@@ -1,6 +1,6 @@
 /** Response helpers of the fake service: the spec's success envelope and error bodies. */
 import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
-import { booleansAs, numbersAsStrings, timesAs, timesInMilliseconds, type ResolvedReadings } from './readings.js';
+import { booleansAs, numbersAsStrings, timesAs, timesInUnit, type ResolvedReadings } from './readings.js';
 
 /** Per-request facts every response needs. */
 export interface ResponseContext {
@@ -24,7 +24,7 @@ export function withNumbers(ctx: ResponseContext, body: unknown): unknown {
   const readings = ctx.readings;
   if (!readings) return body;
   // A date has no unit: the ISO form of a time is written from the seconds, whatever the unit reading.
-  const inUnit = readings.timeUnit === 'milliseconds' ? timesInMilliseconds(body) : body;
+  const inUnit = timesInUnit(readings.timeUnit, body);
   const timed = readings.times === 'iso8601' ? timesAs('iso8601', body) : timesAs(readings.times, inUnit);
   const numbered = readings.numbers === 'string' ? numbersAsStrings(timed) : timed;
   return booleansAs(readings.booleans, numbered);

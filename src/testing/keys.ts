@@ -23,18 +23,22 @@ export async function createSigningKeys(): Promise<SigningKeys> {
   return { kid, privateKey, publicKey, publicJwk };
 }
 
-/** A time in whole seconds written in the `tokenTimes` reading's unit: as it is, or in milliseconds. */
-export const inTokenUnit = (seconds: number, unit: 'seconds' | 'milliseconds' = 'seconds') =>
-  unit === 'milliseconds' ? seconds * 1000 : seconds;
+/** The units a JWT's times may be written in (the `tokenTimes` reading). */
+type TokenUnit = 'seconds' | 'milliseconds' | 'microseconds';
+
+const UNITS_PER_SECOND: Readonly<Record<TokenUnit, number>> = { seconds: 1, milliseconds: 1e3, microseconds: 1e6 };
+
+/** A time in whole seconds written in the `tokenTimes` reading's unit: as it is, or in milliseconds or microseconds. */
+export const inTokenUnit = (seconds: number, unit: TokenUnit = 'seconds') => seconds * UNITS_PER_SECOND[unit];
 
 /**
  * A JWT signed by `keys`, issued at `nowMs` and expiring `ttlSeconds` later, its `iat` and `exp`
- * in seconds, or in milliseconds when `unit` says so (the `tokenTimes` reading).
+ * in seconds, or in a finer unit when `unit` says so (the `tokenTimes` reading).
  */
 export async function signJwt(
   keys: SigningKeys,
   payload: JWTPayload,
-  options: { typ?: string; nowMs: number; ttlSeconds?: number; unit?: 'seconds' | 'milliseconds' },
+  options: { typ?: string; nowMs: number; ttlSeconds?: number; unit?: TokenUnit },
 ): Promise<string> {
   const iat = Math.floor(options.nowMs / 1000);
   const jwt = new SignJWT(payload)
@@ -47,13 +51,13 @@ export async function signJwt(
 /**
  * The payload of a JWT signed by one of `keys` (chosen by `kid`), or `undefined` when it is not
  * one, or expired: its `exp` read in the `unit` the fake wrote it in (the `tokenTimes` reading;
- * jose checks one in seconds, and one in milliseconds is checked here).
+ * jose checks one in seconds, and one in a finer unit is checked here).
  */
 export async function verifyJwt(
   keys: readonly SigningKeys[],
   token: string,
   nowMs: number,
-  unit: 'seconds' | 'milliseconds' = 'seconds',
+  unit: TokenUnit = 'seconds',
 ): Promise<JWTPayload | undefined> {
   try {
     const { kid } = decodeProtectedHeader(token);
@@ -63,7 +67,7 @@ export async function verifyJwt(
       algorithms: ['RS256'],
       currentDate: new Date(nowMs),
     });
-    if (unit === 'milliseconds' && typeof payload.exp === 'number' && payload.exp <= nowMs) return undefined;
+    if (unit !== 'seconds' && typeof payload.exp === 'number' && (payload.exp / UNITS_PER_SECOND[unit]) * 1000 <= nowMs) return undefined;
     return payload;
   } catch {
     return undefined;

@@ -29,8 +29,8 @@ export interface FakeReadings {
   tokenEnvelope?: 'wrapped' | 'bare';
   /** The spec's integers (`expires_in`, `exp`, `nbf`, `iat`, `time_expires`, timestamps…): JSON numbers (`number`, the default) or strings of digits (`string`). */
   numbers?: 'number' | 'string';
-  /** The UNIX times of REST answers (`exp`, `nbf`, `iat`, `time_expires`, `opened_at`, `completed_at`, status `timestamp`): in seconds (the default, as the spec types them) or milliseconds. */
-  timeUnit?: 'seconds' | 'milliseconds';
+  /** The UNIX times of REST answers (`exp`, `nbf`, `iat`, `time_expires`, `opened_at`, `completed_at`, status `timestamp`): in seconds (the default, as the spec types them), milliseconds or microseconds. */
+  timeUnit?: 'seconds' | 'milliseconds' | 'microseconds';
   /** Error bodies: `{error: {…}}` (`envelope`, the default, the spec's) or the error object's fields at the top level (`bare`). */
   errorBody?: 'envelope' | 'bare';
   /** The identity response's `_sd_alg`: `sha256` (the default, the spec's example), RFC 9901's `sha-256`, or Web Crypto's `SHA-256`. */
@@ -116,17 +116,18 @@ export interface FakeReadings {
   /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
    * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds
-   * (`seconds`, the default, as RFC 7519 has them) or in milliseconds (`milliseconds`: an issuer
-   * that signs `Date.now()`). The fake reads its own tokens' `exp` the way it writes them.
+   * (`seconds`, the default, as RFC 7519 has them), in milliseconds (`milliseconds`: an issuer
+   * that signs `Date.now()`) or in microseconds (`microseconds`). The fake reads its own tokens'
+   * `exp` the way it writes them.
    */
-  tokenTimes?: 'seconds' | 'milliseconds';
+  tokenTimes?: 'seconds' | 'milliseconds' | 'microseconds';
   /**
    * The signed timestamp of the timestamped webhook forms (Stripe's `t=`, Standard Webhooks'
    * `webhook-timestamp`, the `timestamped` reading's `X-Webhook-Timestamp`), which the spec does
    * not show: in seconds (`seconds`, the default, as Stripe's and Standard Webhooks' conventions
-   * have it) or in milliseconds (`milliseconds`).
+   * have it), in milliseconds (`milliseconds`) or in microseconds (`microseconds`).
    */
-  webhookTimestamp?: 'seconds' | 'milliseconds';
+  webhookTimestamp?: 'seconds' | 'milliseconds' | 'microseconds';
   /** An error's `code` and `type`: as the spec writes them (`upper`: `E1005`, `NOT_FOUND`) or in lower case (`lower`: `e1005`, `not_found`, as services modelled on Stripe's types write them). */
   errorCase?: 'upper' | 'lower';
   /**
@@ -247,7 +248,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   statusEnvelope: ['bare', 'wrapped'],
   tokenEnvelope: ['wrapped', 'bare'],
   numbers: ['number', 'string'],
-  timeUnit: ['seconds', 'milliseconds'],
+  timeUnit: ['seconds', 'milliseconds', 'microseconds'],
   errorBody: ['envelope', 'bare'],
   sdAlg: ['sha256', 'sha-256', 'SHA-256'],
   claimValues: ['spec', 'strings', 'decoded'],
@@ -272,8 +273,8 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   deleteAnswer: ['message', 'empty', 'no-content'],
   revokeAnswer: ['revoked', 'empty', 'no-content'],
   neverExpires: ['omitted', 'zero'],
-  tokenTimes: ['seconds', 'milliseconds'],
-  webhookTimestamp: ['seconds', 'milliseconds'],
+  tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
+  webhookTimestamp: ['seconds', 'milliseconds', 'microseconds'],
   errorCase: ['upper', 'lower'],
   disclosureHash: ['base64url', 'json'],
   claimKeys: ['dotted', 'nested'],
@@ -363,9 +364,11 @@ function rewriteFields<T>(value: unknown, names: ReadonlySet<string>, type: 'num
   );
 }
 
-/** A JSON value with the spec's UNIX times written in milliseconds (the `timeUnit: 'milliseconds'` reading). */
-export function timesInMilliseconds(value: unknown): unknown {
-  return rewriteFields<number>(value, TIME_FIELDS, 'number', (seconds) => seconds * 1000);
+/** A JSON value with the spec's UNIX times written in the `timeUnit` reading's unit: seconds as they are, or milliseconds or microseconds. */
+export function timesInUnit(unit: ResolvedReadings['timeUnit'], value: unknown): unknown {
+  if (unit === 'seconds') return value;
+  const factor = unit === 'milliseconds' ? 1e3 : 1e6;
+  return rewriteFields<number>(value, TIME_FIELDS, 'number', (seconds) => seconds * factor);
 }
 
 /** A JSON value whose spec's UNIX times (in seconds) are written as the `times` reading says. */

@@ -110,7 +110,8 @@ export async function webhookRequest(
   const nowMs = (target.now ?? Date.now)();
   const body = JSON.stringify(webhookBody(payload, readings.webhookKind, nowMs));
   const key = utf8(target.secret);
-  const t = String(readings.webhookTimestamp === 'milliseconds' ? Math.floor(nowMs) : Math.floor(nowMs / 1000));
+  const stamps = { seconds: Math.floor(nowMs / 1000), milliseconds: Math.floor(nowMs), microseconds: Math.floor(nowMs) * 1000 };
+  const t = String(stamps[readings.webhookTimestamp]);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   /** Stripe's `t=…,v1=…` set, signed with `signingKey`. */
   const stripeSet = async (signingKey: Uint8Array<ArrayBuffer>) => `t=${t},v1=${toHex(await hmac(signingKey, `${t}.${body}`))}`;

@@ -213,17 +213,17 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
   throw malformed(`the signature header is not in the ${scheme} form`);
 }
 
-/** A signed timestamp's form: UNIX seconds, or milliseconds (13 digits). */
-const STAMP = /^[0-9]{1,13}$/;
+/** A signed timestamp's form: UNIX seconds, or a finer unit (up to nanoseconds' 19 digits). */
+const STAMP = /^[0-9]{1,19}$/;
 
 /**
  * A signed timestamp within `tolerated` seconds of the clock: UNIX seconds, as both conventions
- * write it, or milliseconds (13 digits), read by the rule every time of the service is read by
- * (`unixSeconds`). The signed content keeps the text as it came.
+ * write it, or milliseconds (13 digits) or a finer unit, read by the rule every time of the service
+ * is read by (`unixSeconds`). The signed content keeps the text as it came.
  */
 function checkStamp(stamp: string | undefined, tolerated: number, name: string, now: () => number): string {
   if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
-  if (!STAMP.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not UNIX seconds or milliseconds`);
+  if (!STAMP.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not a UNIX time in digits`);
   const skew = Math.abs(Math.floor(now() / 1000) - Math.floor(unixSeconds(Number(stamp))));
   if (skew > tolerated) {
     throw fail(

@@ -12,7 +12,7 @@ const TTL_SECONDS = 900;
 const MARGIN_SECONDS = 60;
 
 /** The units a service may write its JWTs' `iat` and `exp` in (the `tokenTimes` reading). */
-const TOKEN_TIMES = ['seconds', 'milliseconds'] as const;
+const TOKEN_TIMES = ['seconds', 'milliseconds', 'microseconds'] as const;
 type TokenTimes = (typeof TOKEN_TIMES)[number];
 
 /** A fake whose clock runs `skewMs` ahead of the client's (behind when negative). */

@@ -192,14 +192,17 @@ describe('identityResponses: what the spec leaves to the client', () => {
     await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['data.exp'] });
   });
 
-  test('times written in milliseconds (the timeUnit reading) are read as the instants they name: an elapsed exp is still refused', async () => {
-    const { client, service, codes, event } = await approved(undefined, { readings: { timeUnit: 'milliseconds' } });
-    const request = { ...codes, accessToken: event.access_token };
-    const { data } = await client.identityResponses.get(request);
-    expect(data.exp! - Date.now() / 1000).toBeLessThan(3_600 + 60);
-    service.identityRequest(codes.accessRequestCode)!.response!['exp'] = Math.floor(Date.now() / 1000) - 5;
-    await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
-  });
+  test.each(['milliseconds', 'microseconds'] as const)(
+    'times written in %s (the timeUnit reading) are read as the instants they name: an elapsed exp is still refused',
+    async (timeUnit) => {
+      const { client, service, codes, event } = await approved(undefined, { readings: { timeUnit } });
+      const request = { ...codes, accessToken: event.access_token };
+      const { data } = await client.identityResponses.get(request);
+      expect(data.exp! - Date.now() / 1000).toBeLessThan(3_600 + 60);
+      service.identityRequest(codes.accessRequestCode)!.response!['exp'] = Math.floor(Date.now() / 1000) - 5;
+      await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_SD_JWT_EXPIRED' });
+    },
+  );
 
   test('a code that is "." or ".." is refused before anything is sent: it would resolve to another path', async () => {
     const { client, service, codes, event } = await approved();

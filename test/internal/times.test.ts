@@ -7,14 +7,17 @@ import { describe, expect, test } from 'vitest';
 import { booleanOf } from '../../src/internal/guards.js';
 import { numericDate, unixSeconds, unixTimeOf } from '../../src/internal/times.js';
 
-/** Whole seconds from 1973 to 5000: the instants a service writes, in seconds or milliseconds. */
+/** Whole seconds from 1973 to 5000: the instants a service writes, in seconds or a finer unit. */
 const instants = fc.integer({ min: 1e8, max: 95_617_584_000 });
 
 describe('numericDate', () => {
-  test('property: a JWT time is a number or its digits, in seconds or milliseconds; a date is not one', () => {
+  test('property: a JWT time is a number or its digits, in seconds, milliseconds, microseconds or nanoseconds; a date is not one', () => {
     fc.assert(
       fc.property(instants, fc.integer({ min: 0, max: 999 }), (t, ms) => {
-        for (const form of [t, t * 1000 + ms, t + ms / 1000, `${t}`, ` ${t * 1000 + ms} `]) {
+        const us = BigInt(t) * 1_000_000n + BigInt(ms) * 1000n;
+        // Nanoseconds as digits up to 19 of them (the year 2286): a longer text is no time.
+        const ns = t < 1e10 ? [`${us * 1000n}`] : [];
+        for (const form of [t, t * 1000 + ms, t + ms / 1000, `${t}`, ` ${t * 1000 + ms} `, Number(us), `${us}`, ...ns]) {
           expect(numericDate(form), JSON.stringify(form)).toBe(t);
           expect(unixTimeOf(form), JSON.stringify(form)).toBe(t);
         }
@@ -50,12 +53,19 @@ describe('unixTimeOf', () => {
     );
   });
 
-  test('10^11 is the first number read as milliseconds: no date in seconds reaches it before the year 5138', () => {
+  test('10^11 is the first number read as milliseconds (no date in seconds reaches it before the year 5138), 10^14 microseconds, 10^17 nanoseconds', () => {
     expect(unixSeconds(99_999_999_999)).toBe(99_999_999_999);
     expect(unixSeconds(100_000_000_000)).toBe(100_000_000);
     expect(unixSeconds(-100_000_000_000)).toBe(-100_000_000);
     expect(unixTimeOf(1e11)).toBe(1e8);
     expect(unixTimeOf('100000000000')).toBe(1e8);
+    // Each finer unit starts where the coarser one's year 5138 is: every unit covers the same years.
+    expect(unixSeconds(99_999_999_999_999)).toBeCloseTo(99_999_999_999.999, 2);
+    expect(unixSeconds(1e14)).toBe(1e8);
+    expect(unixSeconds(1e17 - 1e3)).toBeCloseTo(1e11 - 1e-3, 2);
+    expect(unixSeconds(1e17)).toBe(1e8);
+    expect(unixTimeOf('1700000000000000')).toBe(1_700_000_000);
+    expect(unixTimeOf('1700000000000000000')).toBe(1_700_000_000);
   });
 
   test('what names no instant is undefined, never a guess', () => {
@@ -70,7 +80,8 @@ describe('unixTimeOf', () => {
       '1.',
       '.5',
       '1,5',
-      '1234567890123456',
+      // Twenty digits: more than any unit a UNIX time is written in.
+      '12345678901234567890',
       '2026-11-22T12:00:00',
       '2026-02-30T12:00:00Z',
       'tomorrow',

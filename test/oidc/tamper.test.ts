@@ -266,6 +266,7 @@ describe('OIDC helper: a tampered ID token', () => {
   test.each([
     ['seconds', 1],
     ['milliseconds', 1000],
+    ['microseconds', 1_000_000],
   ] as const)(
     'expired, its exp in %s: at exp and a second past it refused; the clock tolerance accepts it',
     async (tokenTimes, perSecond) => {
@@ -290,6 +291,7 @@ describe('OIDC helper: a tampered ID token', () => {
   test.each([
     ['seconds', 1],
     ['milliseconds', 1000],
+    ['microseconds', 1_000_000],
   ] as const)(
     'its times in %s: an ID token valid from its issue (nbf = iat) is accepted; one not yet valid (nbf in the future) is refused, and accepted within the tolerance',
     async (tokenTimes, perSecond) => {
@@ -527,12 +529,12 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
       fc.asyncProperty(
         fc.integer({ min: 0, max: 4_000 }),
         fc.constantFrom('sent', 'omitted'),
-        fc.constantFrom('seconds', 'milliseconds'),
+        fc.constantFrom('seconds', 'milliseconds', 'microseconds'),
         async (aheadMs, dateHeader, tokenTimes) => {
           const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: aheadMs / 1000, dateHeader, tokenTimes } } });
           let { client, transaction, callback } = await started(s);
           await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims');
-          const perSecond = tokenTimes === 'milliseconds' ? 1000 : 1;
+          const perSecond = { seconds: 1, milliseconds: 1000, microseconds: 1_000_000 }[tokenTimes];
           rewriteIdToken(
             s,
             resigned(s, (c) => ({ ...c, nbf: Number(c['iat']) + 2 * perSecond })),
