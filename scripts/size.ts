@@ -102,7 +102,9 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // held: 10,024 B, budget 10,050 B. oauth4webapi given a clock in the token's unit instead (an
     // nbf in milliseconds never came), and the learnt clock never behind the token's iat: 9,977 B.
     // An ID token's times in microseconds or nanoseconds judged in their unit too (unitsPerSecond): 10,011 B.
-    budgetBytes: 10050,
+    // A callback's error and error_description in the message only as printable text (anyone can
+    // write them into a link, and a line break there forged a line of the log): 10,138 B, budget 10,150 B.
+    budgetBytes: 10150,
     goalBelow: OPENID_CLIENT_PAGE,
   },
   {
@@ -177,13 +179,15 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // the one rule for a JWT's times (internal/times.ts): 0.13 KB, each of the three 0.15 KB up. An
   // ID token's exp and auth_time in milliseconds read as such (checkInstants): 0.13 KB, each of
   // the three 0.1 KB up. A text claim sent as a number past 2^53 refused by readClaim (its digits
-  // rounded away by JSON.parse): 0.06 KB, authjs's and better-auth's budgets 0.1 KB up.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15.2 * KB },
+  // rounded away by JSON.parse): 0.06 KB, authjs's and better-auth's budgets 0.1 KB up. An OAuth
+  // error's text in the message only as printable (a forged log line from a crafted callback or
+  // answer): 0.15 KB, each of the three 0.15 KB up.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15.35 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.5 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.65 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
   // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 15.1 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 15.25 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

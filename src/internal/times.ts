@@ -2,8 +2,8 @@
  * Times the service writes, read by one rule wherever they are read (the REST client's schemas,
  * the identity response's verifier, the token's lifetime): the spec types them as UNIX seconds, and
  * a service may write the same instant in milliseconds (or a finer unit), with a fraction, as a
- * string of digits, or as a date with its zone. A form that names no instant unambiguously (a date without its zone) is
- * refused, never guessed at.
+ * string of digits, or as a date with its zone. A form that names no instant unambiguously (a date
+ * without its zone) is refused, never guessed at.
  */
 
 /** An RFC 2822 / RFC 7231 date with its zone (`Fri, 27 Nov 2026 10:00:00 GMT`, `… +1100`). */

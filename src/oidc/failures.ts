@@ -5,14 +5,21 @@
  */
 import { INVALID_RESPONSE, JWT_CLAIM_COMPARISON, JWT_TIMESTAMP_CHECK, OperationProcessingError, ResponseBodyError } from 'oauth4webapi';
 import { OidcError, type OidcErrorCode } from '../errors/index.js';
+import { printable } from '../internal/text.js';
 
 export const fail = (code: OidcErrorCode, message: string, details?: ConstructorParameters<typeof OidcError>[2]) =>
   new OidcError(code, message, details);
 
-/** The service's `error`/`error_description` pair, as the error's fields and message. */
+/**
+ * The service's `error`/`error_description` pair, as the error's fields (as sent) and message.
+ * The message holds them {@link printable}: a callback's are anyone's to write (a link with
+ * `error_description=%0A…`), and a line break there would forge a line of the log the message is
+ * written to.
+ */
 export function oauthError(code: OidcErrorCode, e: { error: string; error_description?: string | undefined; status?: number }) {
   const { error, error_description: description, status } = e;
-  return fail(code, description ? `${error}: ${description}` : error, {
+  const said = printable(error) ?? '';
+  return fail(code, description ? `${said}: ${printable(description, 256)}` : said, {
     error,
     ...(description ? { errorDescription: description } : {}),
     ...(status ? { status } : {}),

@@ -142,4 +142,23 @@ describe("the callback's checks: oauth4webapi's verdicts, with a code per refusa
       'ERR_OIDC_ISSUER',
     );
   });
+
+  test('property: an error and description a link carries (anyone can write one) reach the message on one line, cut; the fields keep them as sent', () => {
+    const unprintable = fc.constantFrom('\n', '\r', '\u0000', '\u001b', '\u0085', '\u2028', '\u2029');
+    const text = fc
+      .array(fc.oneof(fc.string({ maxLength: 40 }), unprintable), { minLength: 1, maxLength: 20 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text.filter(Boolean), text, (error, description) => {
+        const query = new URLSearchParams({ state: STATE, error, error_description: description });
+        const refused = verdict(() => checkCallback(server(false), query, STATE)) as OidcError;
+        expect(refused.code).toBe('ERR_OIDC_AUTHORIZATION');
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the message must not hold
+        expect(refused.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+        expect(refused.message.length).toBeLessThanOrEqual(64 + 1 + 2 + 256 + 1);
+        expect(refused.error).toBe(error);
+        if (description) expect(refused.errorDescription).toBe(description);
+      }),
+    );
+  });
 });
