@@ -104,7 +104,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // An ID token's times in microseconds or nanoseconds judged in their unit too (unitsPerSecond): 10,011 B.
     // A callback's error and error_description in the message only as printable text (anyone can
     // write them into a link, and a line break there forged a line of the log): 10,138 B, budget 10,150 B.
-    budgetBytes: 10150,
+    // The judging clock in microseconds kept exact (ms × unit / 1000 passed 2^53): 10,154 B, budget 10,200 B.
+    budgetBytes: 10200,
     goalBelow: OPENID_CLIENT_PAGE,
   },
   {

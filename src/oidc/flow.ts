@@ -401,7 +401,11 @@ export function createCore(
     // exchange's time again on a clock that does not follow the system's (a test's), and a second
     // boundary crossed meanwhile shifts every check by a second.
     get [clockSkew]() {
-      return Math.floor((now() * unit) / 1000) - Math.floor(Date.now() / 1000) + Math.ceil((serviceSkewMs * unit) / 1000);
+      // Our clock in the token's unit: milliseconds times the units in one stays exact where
+      // ms × unit / 1000 passes 2^53 (microseconds) and can lose a unit, which refused an nbf of
+      // the token's issue.
+      const ours = unit === 1 ? Math.floor(now() / 1000) : Math.floor(now() * (unit / 1000));
+      return ours - Math.floor(Date.now() / 1000) + Math.ceil((serviceSkewMs * unit) / 1000);
     },
   });
 

@@ -547,6 +547,18 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
     );
   });
 
+  // Microseconds since 1970 pass 2^53: ms × 1e6 / 1000 rounds some clocks down a microsecond, and
+  // an nbf of the token's issue, met exactly by the learnt skew, was then a microsecond away.
+  test('an ID token in microseconds, valid from its issue, is valid at once on a clock whose microseconds a float rounds down', async () => {
+    const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: 2.5, dateHeader: 'omitted', tokenTimes: 'microseconds' } } });
+    // The first ms from now on that multiplying by 1e6 and dividing by 1000 rounds down.
+    let clock = Math.floor(s.now());
+    while (Math.floor((clock * 1e6) / 1000) === clock * 1000) clock += 1;
+    s.advance(clock - s.now());
+    const { client, transaction, callback } = await started(s);
+    await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims.nbf');
+  });
+
   // An offset under 2 s is within a Date header's second and the answer's travel: taken as none,
   // as the REST client's clock takes it. A service 1.5 s behind is judged on our clock.
   test('a service clock 1.5 s behind ours is taken as ours: an ID token whose exp has passed on ours is refused', async () => {
