@@ -532,7 +532,8 @@ function timeUnit(claims: Record<string, unknown> | undefined): UnitsPerSecond {
   let unit: UnitsPerSecond = 1;
   for (const claim of JUDGED_TIMES) {
     const time = claims?.[claim];
-    if (typeof time === 'number' && unitsPerSecond(time) > unit) unit = unitsPerSecond(time);
+    const written = typeof time === 'number' ? unitsPerSecond(time) : 1;
+    if (written > unit) unit = written;
   }
   return unit;
 }

@@ -6,6 +6,7 @@
  */
 import { SignJWT, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import { randomId } from '../internal/encoding.js';
+import { UNITS_PER_SECOND, type TimeUnitName } from './readings.js';
 
 /** The fake service's RSA signing key: access tokens, X-Access-Token JWTs, SD-JWTs and credentials. */
 export interface SigningKeys {
@@ -23,13 +24,8 @@ export async function createSigningKeys(): Promise<SigningKeys> {
   return { kid, privateKey, publicKey, publicJwk };
 }
 
-/** The units a JWT's times may be written in (the `tokenTimes` reading). */
-type TokenUnit = 'seconds' | 'milliseconds' | 'microseconds';
-
-const UNITS_PER_SECOND: Readonly<Record<TokenUnit, number>> = { seconds: 1, milliseconds: 1e3, microseconds: 1e6 };
-
 /** A time in whole seconds written in the `tokenTimes` reading's unit: as it is, or in milliseconds or microseconds. */
-export const inTokenUnit = (seconds: number, unit: TokenUnit = 'seconds') => seconds * UNITS_PER_SECOND[unit];
+export const inTokenUnit = (seconds: number, unit: TimeUnitName = 'seconds') => seconds * UNITS_PER_SECOND[unit];
 
 /**
  * A JWT signed by `keys`, issued at `nowMs` and expiring `ttlSeconds` later, its `iat` and `exp`
@@ -38,7 +34,7 @@ export const inTokenUnit = (seconds: number, unit: TokenUnit = 'seconds') => sec
 export async function signJwt(
   keys: SigningKeys,
   payload: JWTPayload,
-  options: { typ?: string; nowMs: number; ttlSeconds?: number; unit?: TokenUnit },
+  options: { typ?: string; nowMs: number; ttlSeconds?: number; unit?: TimeUnitName },
 ): Promise<string> {
   const iat = Math.floor(options.nowMs / 1000);
   const jwt = new SignJWT(payload)
@@ -57,7 +53,7 @@ export async function verifyJwt(
   keys: readonly SigningKeys[],
   token: string,
   nowMs: number,
-  unit: TokenUnit = 'seconds',
+  unit: TimeUnitName = 'seconds',
 ): Promise<JWTPayload | undefined> {
   try {
     const { kid } = decodeProtectedHeader(token);

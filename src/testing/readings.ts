@@ -364,11 +364,16 @@ function rewriteFields<T>(value: unknown, names: ReadonlySet<string>, type: 'num
   );
 }
 
+/** The units the `timeUnit`, `tokenTimes` and `webhookTimestamp` readings write times in, each with how many make a second. */
+export const UNITS_PER_SECOND = Object.freeze({ seconds: 1, milliseconds: 1e3, microseconds: 1e6 });
+
+/** A unit the readings write times in. */
+export type TimeUnitName = keyof typeof UNITS_PER_SECOND;
+
 /** A JSON value with the spec's UNIX times written in the `timeUnit` reading's unit: seconds as they are, or milliseconds or microseconds. */
-export function timesInUnit(unit: ResolvedReadings['timeUnit'], value: unknown): unknown {
+export function timesInUnit(unit: TimeUnitName, value: unknown): unknown {
   if (unit === 'seconds') return value;
-  const factor = unit === 'milliseconds' ? 1e3 : 1e6;
-  return rewriteFields<number>(value, TIME_FIELDS, 'number', (seconds) => seconds * factor);
+  return rewriteFields<number>(value, TIME_FIELDS, 'number', (seconds) => seconds * UNITS_PER_SECOND[unit]);
 }
 
 /** A JSON value whose spec's UNIX times (in seconds) are written as the `times` reading says. */
