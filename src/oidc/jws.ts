@@ -16,6 +16,7 @@
 import { OidcError } from '../errors/index.js';
 import { base64urlBytes, fittingKeys, jwsAlgorithm, verifyJwsSignature } from '../internal/jws.js';
 import { kept } from '../internal/kept.js';
+import { printable } from '../internal/text.js';
 
 type Jwk = JsonWebKey & { kid?: string };
 
@@ -70,7 +71,7 @@ export function jwsVerifier(keys: KeySource, check: SignatureCheck = verifyJwsSi
     const [header = ''] = jwt.split('.');
     const { alg, kid } = JSON.parse(new TextDecoder().decode(base64urlBytes(header))) as { alg?: unknown; kid?: unknown };
     const params = jwsAlgorithm(alg);
-    if (!params) throw signatureError(`${alg} is not an asymmetric JWS algorithm`);
+    if (!params) throw signatureError(`${printable(String(alg))} is not an asymmetric JWS algorithm`);
     // No fitting key, or none whose signature verifies: the same refusal.
     for (const jwk of await keys(as, (set) => fittingKeys(set, alg, kid))) {
       if (await check(jwt, await crypto.subtle.importKey('jwk', jwk, params, false, ['verify']), alg as string)) return;

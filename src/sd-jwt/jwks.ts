@@ -87,7 +87,7 @@ class KeyCache {
         }
         let key = byAlg.get(header.alg);
         if (!key) {
-          const kid = typeof jwk.kid === 'string' ? ` "${jwk.kid.slice(0, 64)}"` : '';
+          const kid = typeof jwk.kid === 'string' ? ` "${printable(jwk.kid)}"` : '';
           key = importVerifyKey(jwk as JsonWebKey, header.alg).catch((cause: unknown) => {
             throw new JwksError(this.url, `key${kid} cannot be imported as a ${header.alg} verification key`, { cause });
           });
@@ -105,8 +105,9 @@ class KeyCache {
   }
 }
 
+/** The refusal of a token no key fits. Its `kid` is the token's text (anyone can present one): named printable and cut. */
 function keyNotFound(header: KeyHeader): SdJwtVerificationError {
-  const kid = header.kid === undefined ? 'without a kid' : `with kid "${header.kid}"`;
+  const kid = header.kid === undefined ? 'without a kid' : `with kid "${printable(header.kid)}"`;
   return new SdJwtVerificationError('ERR_SD_JWT_KEY_NOT_FOUND', `no ${header.alg} key ${kid} in the issuer's JWKS`);
 }
 

@@ -317,6 +317,34 @@ describe('OIDC helper: the flow against the fake', () => {
     expect(error).toMatchObject({ code: 'ERR_OIDC_ID_TOKEN' });
   });
 
+  test('a userinfo_endpoint that is neither https: nor http: is never sent the access token, even with allowInsecureRequests; the refusal is one line', async () => {
+    const s = await oidcSetup();
+    const endpoints = [
+      'http://evil.example/userinfo',
+      `javascript:alert(1)//\n2026-12-01 INFO forged line${'x'.repeat(300)}`,
+      'ftp://evil.example/userinfo',
+    ];
+    for (const [i, endpoint] of endpoints.entries()) {
+      const insecure = i > 0;
+      const oidc = s.client({
+        ...(insecure ? { allowInsecureRequests: true } : {}),
+        fetch: async (input, init) => {
+          if (!String(input).startsWith(s.service.authUrl)) throw new Error(`the access token was sent to ${String(input)}`);
+          const answer = await fetch(input, init);
+          if (!String(input).endsWith('/openid-configuration')) return answer;
+          return Response.json({ ...((await answer.json()) as object), userinfo_endpoint: endpoint });
+        },
+      });
+      const { url, transaction } = await oidc.startSignIn();
+      const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction, { userinfo: true }));
+      expect(error).toBeInstanceOf(OidcError);
+      const { message } = error as OidcError;
+      expect(message).not.toContain('access token was sent');
+      expect(message).not.toContain('\n');
+      expect(message).not.toContain('x'.repeat(300));
+    }
+  });
+
   test("userinfo answering for another subject than the ID token's is ERR_OIDC_USERINFO, after the sign-in and on its own", async () => {
     const s = await oidcSetup();
     const oidc = s.client();

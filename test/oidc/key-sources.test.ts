@@ -1,7 +1,10 @@
 /** Where the ID token check gets the issuer's keys: `freshKeys` (a browser page) and `cachedKeys` (a backend). */
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { OidcError } from '../../src/errors/index.js';
 import type { DiscoveredServer } from '../../src/oidc/flow.js';
-import { cachedKeys, freshKeys, type KeysOf } from '../../src/oidc/jws.js';
+import { cachedKeys, freshKeys, jwsVerifier, type KeysOf } from '../../src/oidc/jws.js';
+import { rejection } from '../helpers.js';
 
 const as: DiscoveredServer = {
   issuer: 'https://auth.acme.test',
@@ -114,5 +117,30 @@ describe('cachedKeys: a backend', () => {
     await expect(first).rejects.toThrow('timed out');
     expect(await source(as, fitting('a'))).toEqual([key('a')]);
     expect(reads).toHaveLength(2);
+  });
+});
+
+describe('jwsVerifier: the ID token signature check', () => {
+  test("property: an alg it refuses reaches the message on one line, cut (the header is the token's text, not ours)", async () => {
+    const unprintable = fc.constantFrom('\n', '\r', '\u0000', '\u001b', '\u0085', '\u2028', '\u2029');
+    const alg = fc
+      .array(fc.oneof(fc.string({ maxLength: 80 }), unprintable), { minLength: 1, maxLength: 12 })
+      .map((parts) => parts.join(''))
+      .filter((text) => !/^(?:[RPE]S(?:256|384|512)|EdDSA|Ed25519)$/.test(text));
+    const noKeys = async () => {
+      throw new Error('no key is read for an alg refused');
+    };
+    await fc.assert(
+      fc.asyncProperty(alg, async (written) => {
+        const header = Buffer.from(JSON.stringify({ alg: written })).toString('base64url');
+        const refused = await rejection(jwsVerifier(noKeys)(as, `${header}.e30.c2ln`));
+        expect(refused).toBeInstanceOf(OidcError);
+        expect(refused).toMatchObject({ code: 'ERR_OIDC_ID_TOKEN_SIGNATURE' });
+        const { message } = refused as OidcError;
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the message must not hold
+        expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+        expect(message.length).toBeLessThanOrEqual('ID token: '.length + 65 + ' is not an asymmetric JWS algorithm'.length);
+      }),
+    );
   });
 });

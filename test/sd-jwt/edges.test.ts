@@ -411,7 +411,8 @@ describe("verifySdJwt: the issuer's keys", () => {
     const long = `${'b'.repeat(64)}${'z'.repeat(36)}`;
     const named = localJwks({ keys: [{ ...pair.jwk, x: 'AAAA', kid: long }] }, ISSUER);
     const message = ((await rejection(verifySdJwt(`${await signWith(pair.privateKey, { kid: long })}~`, at(named)))) as Error).message;
-    expect(message).toContain(`"${'b'.repeat(64)}"`);
+    expect(message).toContain(`"${'b'.repeat(64)}…"`);
+    expect(message).not.toContain('z');
     // Web Crypto's own refusal stays reachable for whoever debugs the key set.
     expect((error as Error).cause).toBeInstanceOf(Error);
   });
@@ -438,6 +439,27 @@ describe("verifySdJwt: the issuer's keys", () => {
     const rsa = localJwks({ keys: [issuer.publicJwk] }, ISSUER);
     const without = await rejection(verifySdJwt(`${await signWith(pair.privateKey)}~`, at(rsa)));
     expect(without).toMatchObject({ code: 'ERR_SD_JWT_KEY_NOT_FOUND', message: expect.stringContaining('without a kid') });
+  });
+
+  test("property: the kid of a token no key fits reaches KEY_NOT_FOUND's message on one line, cut (anyone can present a token)", async () => {
+    const pair = await keyPair();
+    const keys = localJwks({ keys: [{ ...pair.jwk, kid: 'k-current' }] }, ISSUER);
+    const unprintable = fc.constantFrom('\n', '\r', '\u0000', '\u001b', '\u0085', '\u2028', '\u2029');
+    const kid = fc
+      .array(fc.oneof(fc.string({ maxLength: 80 }), unprintable), { minLength: 1, maxLength: 12 })
+      .map((parts) => parts.join(''))
+      .filter((text) => text !== 'k-current');
+    await fc.assert(
+      fc.asyncProperty(kid, async (written) => {
+        const refused = await rejection(verifySdJwt(`${await signWith(pair.privateKey, { kid: written })}~`, at(keys)));
+        expect(refused).toMatchObject({ code: 'ERR_SD_JWT_KEY_NOT_FOUND' });
+        const { message } = refused as Error;
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the message must not hold
+        expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+        expect(message.length).toBeLessThanOrEqual(200);
+      }),
+      { numRuns: 50 },
+    );
   });
 
   test('a key source of its own: keysFor with no key falls back to keyFor; more than four candidates are cut to four', async () => {
