@@ -3,6 +3,7 @@
  * `--json` prints, its outcome, and the checklist as text. Shared by doctor and the receiver check.
  */
 import { AcmeIdentityError } from '../index.js';
+import { printable } from '../internal/text.js';
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'skip';
 
@@ -57,6 +58,13 @@ const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', s
 /** The terminal color of each status: green, red, yellow, and grey for a skipped check. */
 const COLORS: Record<CheckStatus, number> = { ok: 32, fail: 31, warn: 33, skip: 90 };
 
+/**
+ * A check's text on one line of the terminal: what a deployment answered (an API version, an
+ * error's message) is printed in it, and a control character there (a line break, an escape
+ * sequence that moves the cursor or recolours) could write a ✓ over a ✗. Each becomes a space.
+ */
+const oneLine = (text: string): string => printable(text, Number.POSITIVE_INFINITY) ?? '';
+
 /** The checklist as text: one line per check, its advice below a failure or a warning. */
 export function formatReport(report: DoctorReport, color: boolean): string {
   const paint = (status: CheckStatus, text: string) => {
@@ -64,10 +72,10 @@ export function formatReport(report: DoctorReport, color: boolean): string {
     return `\x1b[${COLORS[status]}m${text}\x1b[0m`;
   };
   const lines = report.checks.map((check) => {
-    const head = `${paint(check.status, MARK[check.status])} ${check.name.padEnd(17)} ${check.detail}`;
+    const head = `${paint(check.status, MARK[check.status])} ${check.name.padEnd(17)} ${oneLine(check.detail)}`;
     const advice =
       check.advice && check.status !== 'ok'
-        ? `\n  ${' '.repeat(18)}→ ${check.advice}${check.option ? ` (option: ${check.option})` : ''}`
+        ? `\n  ${' '.repeat(18)}→ ${oneLine(check.advice)}${check.option ? ` (option: ${check.option})` : ''}`
         : '';
     return head + advice;
   });

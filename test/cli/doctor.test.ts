@@ -200,6 +200,20 @@ describe('acme-identity doctor', () => {
     });
   });
 
+  test('what the deployment writes reaches the checklist on its line: an escape sequence or a line break in the API version cannot print a ✓ over a ✗', async () => {
+    const forged = '1.0\u001b[2K\r✓ health            every check passed\n\u009b31m';
+    const { byName, text } = await doctor({
+      fetch: answerChanged('/status/current', (record) => ({ ...record, components: { api: { status: 'ok', version: forged } } })),
+    });
+    // The report keeps what was read; the text printed to the terminal holds no control character.
+    expect(byName['version']?.detail).toContain(forged);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the checklist must not hold
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(text.split('\n').filter((line) => line.includes('API version'))).toEqual([
+      expect.stringContaining('1.0 [2K ✓ health            every check passed  31m'),
+    ]);
+  });
+
   test('a health endpoint answering 503 (the spec names it: service unavailable) is a warning to try later, not a failure of the SDK', async () => {
     const { byName } = await doctor({
       fetch: (f) => async (request) =>
