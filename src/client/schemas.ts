@@ -83,12 +83,13 @@ const bool = z.exactOptional(boolean);
 export const TokenResponse: ShapeOf<Schemas['TokenResponse']> = z.looseObject({
   access_token: str,
   refresh_token: str,
-  // Seconds: a number, or one written as a string ("900"); anything else is NaN, set aside by the token manager.
+  // Seconds: a number, or one written as a string ("900", "-900"); anything else is NaN. The token
+  // manager sets aside both NaN (no number) and a lifetime of 0 or less (already past), and says which.
   expires_in: z.exactOptional(
     z.pipe(
       z.unknown(),
       z.transform((value: unknown) =>
-        typeof value === 'number' || (typeof value === 'string' && /^\s*[0-9]{1,12}(\.[0-9]+)?\s*$/.test(value))
+        typeof value === 'number' || (typeof value === 'string' && /^\s*-?[0-9]{1,12}(\.[0-9]+)?\s*$/.test(value))
           ? Number(value)
           : Number.NaN,
       ),
@@ -163,13 +164,13 @@ export const VerifiableCredential: ShapeOf<Schemas['VerifiableCredential']> = z.
 export const CredentialFileData: ShapeOf<Schemas['CredentialFileData']> = z.looseObject({ file_data: z.string() });
 export const CredentialRevoked: ShapeOf<Schemas['CredentialRevoked']> = z.looseObject({ revoked: boolean });
 
-/** One of the spec's values, in any case (`OPERATIONAL` is `operational`); anything else is refused. */
+/** One of the spec's values, in any case and with spaces around (` OPERATIONAL` is `operational`), as booleans and numbers are read; anything else is refused. */
 const anyCase = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.exactOptional(
     z.pipe(
       z.pipe(
         z.string(),
-        z.transform((value: string) => value.toLowerCase()),
+        z.transform((value: string) => value.trim().toLowerCase()),
       ),
       z.enum(values),
     ),

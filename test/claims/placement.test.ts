@@ -110,6 +110,11 @@ describe('claims wherever a sign-in put them', () => {
     expect(readClaim({ acme: {} }, 'toString')).toBeUndefined();
     expect(readClaim({ acmeidentity: 'not an object' }, 'acmeidentity.name')).toBeUndefined();
   });
+
+  test('document claims as paths: each document type that is an object lists its fields; one that is not names no claim key', () => {
+    const claims = { document: { passport: 'not an object', driving_license: { licence_number: 'DL-1' }, passport_foreign: null } };
+    expect(claimKeysIn(claims)).toEqual(['document.driving_license.licence_number']);
+  });
 });
 
 describe("discovery's acme_claims_supported in either form (the claimsSupported reading)", () => {

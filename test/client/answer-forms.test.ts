@@ -123,8 +123,16 @@ describe('a token answer whose lifetime fields hold anything', () => {
       [900, 900],
       ['900', 900],
       [' 900.5 ', 900.5],
+      ['-900', -900],
     ] as const) {
       expect(z.safeParse(TokenResponse, { access_token: 'a.b.c', expires_in: form }).data?.expires_in, String(form)).toBe(seconds);
+    }
+    // A negative lifetime, as a number or its digits, is one already past, and set aside as that (not as no number).
+    for (const form of [-900, '-900']) {
+      const fields = z.safeParse(TokenResponse, { access_token: 'a.b.c', expires_in: form }).data as { expires_in?: number };
+      expect(tokenLifetime(fields, undefined, Date.UTC(2026, 10, 27, 12), 0, 300_000).ignored).toEqual([
+        'expires_in (-900 s) is already past',
+      ]);
     }
   });
 
@@ -133,6 +141,15 @@ describe('a token answer whose lifetime fields hold anything', () => {
     for (const form of [at / 1000, String(at / 1000), at]) {
       const parsed = z.safeParse(TokenResponse, { access_token: 'a.b.c', expires: form });
       expect(Date.parse(parsed.data?.expires ?? '')).toBe(at);
+    }
+  });
+
+  test("a few digits in expires (a lifetime written where the date belongs: '900') are no UNIX time: kept as written, set aside as no date, never as a date of 1970", () => {
+    for (const form of ['900', '86400', ' 12345678 ']) {
+      const parsed = z.safeParse(TokenResponse, { access_token: 'a.b.c', expires: form });
+      expect(parsed.data?.expires, form).toBe(form);
+      const { ignored } = tokenLifetime(parsed.data as { expires?: string }, undefined, Date.UTC(2026, 10, 27, 12), 0, 300_000);
+      expect(ignored, form).toEqual([expect.stringMatching(/^expires is not an RFC 2822 or ISO 8601 date/)]);
     }
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { http, HttpResponse } from 'msw';
 import { compactVerify, decodeJwt, importJWK } from 'jose';
 import {
   AuthenticationError,
@@ -8,7 +9,7 @@ import {
   type IdentityRequestInput,
 } from '../../src/index.js';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
-import { harness, person, received, rejection } from '../helpers.js';
+import { harness, person, received, rejection, server } from '../helpers.js';
 
 async function approved(
   claims: IdentityRequestInput['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number'],
@@ -173,6 +174,31 @@ describe('identityResponses: what the spec leaves to the client', () => {
     await expect(client.identityResponses.getVerified(flow, { identitySessionCode: codes.identitySessionCode })).rejects.toMatchObject({
       step: 'verify',
       cause: { code: 'ERR_SD_JWT_MISSING_CLAIM' },
+    });
+  });
+
+  test('get refuses _sd or disclosures_missing holding anything but strings as an InvalidResponseError naming the entry, before anything is verified', async () => {
+    const { client, service, codes, event } = await approved();
+    const request = { ...codes, accessToken: event.access_token };
+    /** The service's answer, its data changed by `change` (past the fake, which keeps to its document). */
+    const answering = (change: (data: Record<string, unknown>) => void) =>
+      server.use(
+        http.get(`${service.baseUrl}/identity/response/*`, async ({ request: sent }) => {
+          const body = (await (await service.fetch(sent)).json()) as { data: Record<string, unknown> };
+          change(body.data);
+          return HttpResponse.json(body);
+        }),
+      );
+    answering((data) => {
+      data['_sd'] = [(data['_sd'] as unknown[])[0], 7];
+    });
+    await expect(client.identityResponses.get(request)).rejects.toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['data._sd.1'] });
+    answering((data) => {
+      data['disclosures_missing'] = [{ claim: 'document.passport.travel_document_number' }];
+    });
+    await expect(client.identityResponses.get(request)).rejects.toMatchObject({
+      code: 'ERR_INVALID_RESPONSE',
+      issues: ['data.disclosures_missing.0'],
     });
   });
 

@@ -38,11 +38,18 @@ function clientAnswering(answer: (request: Request) => Response): AcmeIdentityCl
 }
 
 describe('reading answers', () => {
-  test("status values in another case are the spec's values; a value the spec does not name is refused", async () => {
-    const answers = [{ status: 'OPERATIONAL', timestamp: 1_790_000_000 }, { status: 'Healthy', database: 'CONNECTED' }, { status: 'up' }];
+  test("status values in another case, or with spaces around, are the spec's values; a value the spec does not name is refused", async () => {
+    const answers = [
+      { status: 'OPERATIONAL', timestamp: 1_790_000_000 },
+      { status: 'Healthy', database: 'CONNECTED' },
+      { status: ' degraded\n', database: '\tError ' },
+      { status: 'up' },
+    ];
     const client = clientAnswering(() => Response.json(answers.shift()));
     expect(await client.status.current()).toMatchObject({ status: 'operational', timestamp: 1_790_000_000 });
     expect(await client.status.health()).toMatchObject({ status: 'healthy', database: 'connected' });
+    // Spaces around a value, as booleans and numbers are read with them.
+    expect(await client.status.health()).toMatchObject({ status: 'degraded', database: 'error' });
     expect(await rejection(client.status.current())).toMatchObject({ code: 'ERR_INVALID_RESPONSE', issues: ['status'] });
   });
 
