@@ -70,7 +70,7 @@ const GROUPS: Group[] = [
   {
     name: 'transport',
     mutate: ['src/client/transport.ts'],
-    tests: ['test/client/*.test.ts', 'test/client/network/token-renewal.test.ts'],
+    tests: ['test/client/*.test.ts', 'test/client/network/token-renewal.test.ts', 'test/client/network/redirects.test.ts'],
     goal: 85,
   },
   { name: 'oidc', mutate: ['src/oidc/**/*.ts'], tests: ['test/oidc/**/*.test.ts'], goal: 85 },
