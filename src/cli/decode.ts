@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { unixTimeOf } from '../internal/times.js';
+import { oneLine } from './report.js';
 
 interface DecodedDisclosure {
   readonly encoded: string;
@@ -114,5 +115,7 @@ export function formatDecoded(decoded: DecodedToken): string {
     }
   }
   if (decoded.keyBinding) lines.push('', 'key binding JWT: present');
-  return lines.join('\n');
+  // The token is anyone's text: a claim name or value holding a control character JSON leaves as it
+  // is (C1, U+2028) or a disclosure's name (an escape sequence) is printed as a space, never run.
+  return lines.join('\n').split('\n').map(oneLine).join('\n');
 }

@@ -63,7 +63,7 @@ const COLORS: Record<CheckStatus, number> = { ok: 32, fail: 31, warn: 33, skip: 
  * error's message) is printed in it, and a control character there (a line break, an escape
  * sequence that moves the cursor or recolours) could write a ✓ over a ✗. Each becomes a space.
  */
-const oneLine = (text: string): string => printable(text, Number.POSITIVE_INFINITY) ?? '';
+export const oneLine = (text: string): string => printable(text, Number.POSITIVE_INFINITY) ?? '';
 
 /** The checklist as text: one line per check, its advice below a failure or a warning. */
 export function formatReport(report: DoctorReport, color: boolean): string {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
-import { decodeToken } from '../../src/cli/decode.js';
+import { decodeToken, formatDecoded } from '../../src/cli/decode.js';
 import { postgresInboxMigration } from '../../src/postgres/index.js';
 import { DEFAULT_CLIENT, startSandbox, type Sandbox } from '../../src/testing/index.js';
 
@@ -141,4 +141,16 @@ describe('acme-identity', () => {
     expect(() => decodeToken('a.b')).toThrow(/not a JWT: 2/);
     expect((await cli(['decode', 'nonsense'])).code).toBe(2);
   }, 60_000);
+
+  test('decode prints a token that anyone wrote with no control character of it: a name with an escape sequence, C1 and U+2028 in a value', () => {
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const disclosure = b64(['salt1', 'name\u001b[2K\r✓ verified', 'x\u009b31m\u2028y']);
+    const token = `${b64({ alg: 'ES256', kid: 'k\u0085' })}.${b64({ iss: 'https://auth.acme.test', note: 'a\u2029b' })}.c2ln~${disclosure}~`;
+    const printed = formatDecoded(decodeToken(token));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the text must not hold
+    expect(printed).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(printed).toContain('name [2K ✓ verified = "x 31m y"');
+    // --json keeps the token's text as it is.
+    expect(decodeToken(token).disclosures[0]?.name).toBe('name\u001b[2K\r✓ verified');
+  });
 });
