@@ -115,7 +115,7 @@ export function formatDecoded(decoded: DecodedToken): string {
     }
   }
   if (decoded.keyBinding) lines.push('', 'key binding JWT: present');
-  // The token is anyone's text: a claim name or value holding a control character JSON leaves as it
-  // is (C1, U+2028) or a disclosure's name (an escape sequence) is printed as a space, never run.
+  // The token is anyone's text. JSON escapes C0 controls but leaves C1 controls and U+2028 as they
+  // are, and a disclosure's name is printed without JSON: each control character becomes a space.
   return lines.join('\n').split('\n').map(oneLine).join('\n');
 }
