@@ -3,9 +3,10 @@
  * sandbox on localhost, the application's HTTP server on a free port, and headless Chromium.
  */
 import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../examples/browser-sign-in/chromium.js';
-import { freePort, startSandbox, type Sandbox } from '../src/testing/index.js';
+import { startSandbox, type Sandbox } from '../src/testing/index.js';
 
 export interface SignInStage {
   /** The application's origin, `http://127.0.0.1:<port>`. */
@@ -19,18 +20,21 @@ export interface SignInStage {
 
 /** Starts the stage; `callbackPaths` are the application's redirect URIs, registered with the sandbox. */
 export async function signInStage(callbackPaths: string[]): Promise<SignInStage> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const sandbox = await startSandbox({ redirectUris: callbackPaths.map((path) => origin + path) });
   let app: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => app(req, res));
   const stopServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  // The server takes its port first and keeps it: a port asked for and let go (freePort) can be
+  // taken by the sandbox or another test file before this server listens on it.
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let sandbox: Sandbox | undefined;
   try {
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+    sandbox = await startSandbox({ redirectUris: callbackPaths.map((path) => origin + path) });
     const browser = await launchChromium();
+    const started = sandbox;
     return {
       origin,
-      sandbox,
+      sandbox: started,
       browser,
       serve: (next) => {
         app = next;
@@ -39,13 +43,13 @@ export async function signInStage(callbackPaths: string[]): Promise<SignInStage>
         await browser.close();
         server.closeAllConnections();
         await stopServer();
-        await sandbox.close();
+        await started.close();
       },
     };
   } catch (error) {
     // Half a stage would keep the test process alive.
-    if (server.listening) await stopServer();
-    await sandbox.close();
+    await stopServer();
+    await sandbox?.close();
     throw error;
   }
 }

@@ -33,13 +33,17 @@ function known(value: Record<string, unknown>, fields: ReadonlySet<string>): num
   return count;
 }
 
-/** `value` without the object fields that are `null`, at every depth except inside a disclosed `value` (which the digest covers as sent). */
+/**
+ * `value` without the object fields that are `null`, at every depth except a disclosed `value`:
+ * the digest covers it as sent, so it is kept as sent, a `null` one and the nulls inside it too
+ * (read raw by `verifyIdentityResponse`, the same disclosure says the same).
+ */
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (!isObject(value)) return value;
   const kept: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (field === null) continue;
+    if (field === null && key !== 'value') continue;
     // A field named `__proto__` stays a field: never the prototype the record's other fields are read through.
     setOwn(kept, key, key === 'value' ? field : withoutNulls(field));
   }

@@ -104,7 +104,20 @@ function breakBody(socket: Socket | null, response: Response, fault: BodyFault):
 }
 
 /**
- * A free TCP port on the loopback interface (free when asked: another process may take it).
+ * Ports `freePort` picks from: below the ephemeral ranges of Linux (32768–60999), macOS and
+ * Windows (49152–65535), so no outgoing connection and no `listen(0)` is given the port between
+ * the moment it is found free and the moment its caller listens on it.
+ */
+const FREE_PORT_RANGE = { from: 20_000, to: 32_767 } as const;
+
+/** How many ports `freePort` tries before it lets the system choose. */
+const FREE_PORT_TRIES = 50;
+
+/**
+ * A free TCP port on the loopback interface (free when asked: another process may still take it).
+ * The port is drawn at random below the system's ephemeral range (20000–32767), where the system
+ * hands out no port by itself, so the sockets of the same process do not take it before it is
+ * used; after 50 ports in use it falls back to one the system chooses.
  * @example
  * ```ts
  * const port = await freePort();
@@ -112,15 +125,26 @@ function breakBody(socket: Socket | null, response: Response, fault: BodyFault):
  */
 export async function freePort(hostname = '127.0.0.1'): Promise<number> {
   const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, hostname, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
+  const listenOn = (port: number) =>
+    new Promise<number | undefined>((resolve, reject) => {
+      const probe = createServer();
+      probe.once('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'EADDRINUSE' || error.code === 'EACCES' ? resolve(undefined) : reject(error),
+      );
+      probe.listen(port, hostname, () => {
+        const address = probe.address();
+        const bound = typeof address === 'object' && address ? address.port : undefined;
+        probe.close(() => resolve(bound));
+      });
     });
-  });
+  const span = FREE_PORT_RANGE.to - FREE_PORT_RANGE.from + 1;
+  for (let tries = 0; tries < FREE_PORT_TRIES; tries++) {
+    const port = await listenOn(FREE_PORT_RANGE.from + Math.floor(Math.random() * span));
+    if (port !== undefined) return port;
+  }
+  const chosen = await listenOn(0);
+  if (chosen === undefined) throw new Error(`freePort: no free port on ${hostname}`);
+  return chosen;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { http, HttpResponse } from 'msw';
 import { compactVerify, decodeJwt, importJWK } from 'jose';
 import {
@@ -8,6 +9,7 @@ import {
   SdJwtVerificationError,
   type IdentityRequestInput,
 } from '../../src/index.js';
+import { verifyIdentityResponse } from '../../src/sd-jwt/index.js';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
 import { harness, person, received, rejection, server } from '../helpers.js';
 
@@ -200,6 +202,35 @@ describe('identityResponses: what the spec leaves to the client', () => {
       code: 'ERR_INVALID_RESPONSE',
       issues: ['data.disclosures_missing.0'],
     });
+  });
+
+  test('a disclosed value is kept as sent, null and the nulls inside it too: through the client it verifies to what the raw body verifies to', async () => {
+    const { client, service, codes, event } = await approved(['acmeidentity.given_name']);
+    const request = { ...codes, accessToken: event.access_token };
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (generated) => {
+        const value = JSON.parse(JSON.stringify(generated)) as unknown;
+        let raw: unknown;
+        server.use(
+          http.get(`${service.baseUrl}/identity/response/*`, async ({ request: sent }) => {
+            const body = (await (await service.fetch(sent)).json()) as { data: { disclosures: Record<string, unknown>[]; _sd: string[] } };
+            const [disclosure] = body.data.disclosures;
+            disclosure!['value'] = value;
+            const encoded = Buffer.from(JSON.stringify([disclosure!['salt'], disclosure!['claim'], value])).toString('base64url');
+            body.data._sd = [await sha256url(encoded)];
+            raw = structuredClone(body);
+            return HttpResponse.json(body);
+          }),
+        );
+        const result = await client.identityResponses.get(request);
+        expect(result.data.disclosures![0]).toHaveProperty('value', value);
+        const throughClient = await verifyIdentityResponse(result, { requestCode: codes.identitySessionCode });
+        const asSent = await verifyIdentityResponse(raw, { requestCode: codes.identitySessionCode });
+        expect(throughClient.claims).toStrictEqual(asSent.claims);
+        expect(asSent.claims['acmeidentity.given_name']).toStrictEqual(value);
+      }),
+      { numRuns: 40, examples: [[null], [{ first: null, nested: [null, { deeper: null }] }]] },
+    );
   });
 
   test('exp, nbf and iat written as strings of digits (the numbers reading) are read as the numbers they are: an elapsed one is still refused', async () => {

@@ -1,5 +1,5 @@
 /** The sandbox on localhost: the exported `startSandbox`, and the `acme-identity-sandbox` command. */
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { AcmeIdentityClient } from '../../src/index.js';
-import { startSandbox } from '../../src/testing/index.js';
+import { freePort, startSandbox } from '../../src/testing/index.js';
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { acmeWebhookHandler } from '../../src/webhooks/frameworks/express.js';
 import { sendControl } from '../../src/cli/control.js';
@@ -368,5 +368,35 @@ describe('acme-identity-sandbox', () => {
       expect(await bad.exited).toBe(2);
       expect(bad.output().stderr).toContain('Options:');
     }
+  });
+});
+
+describe('freePort', () => {
+  const listen = (port: number) =>
+    new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject).listen(port, '127.0.0.1', () => resolve(server));
+    });
+  const close = (server: ReturnType<typeof createServer>) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+  test('gives a port below the ephemeral ranges, where no outgoing connection or listen(0) is handed it, that can be listened on', async () => {
+    for (let i = 0; i < 5; i++) {
+      const port = await freePort();
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(32_768);
+      await close(await listen(port));
+    }
+  });
+
+  test('passes over a port in use, and lets the system choose once every port it drew was taken', async () => {
+    // Every draw lands on 20000; occupy it (or find it occupied) so that each try is refused.
+    const first = await listen(20_000).catch(() => undefined);
+    if (first) onTestFinished(() => close(first));
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0);
+    onTestFinished(() => random.mockRestore());
+    const port = await freePort();
+    expect(random).toHaveBeenCalledTimes(50);
+    expect(port).not.toBe(20_000);
+    await close(await listen(port));
   });
 });
