@@ -180,6 +180,15 @@ export interface FakeReadings {
    */
   webhookHash?: 'SHA-256' | 'SHA-384' | 'SHA-512';
   /**
+   * The key the webhook's HMAC is made with, "HMAC algorithm: not shown" (nor the secret's form):
+   * `convention` (the default) keys each convention as its own definition does (the secret's text
+   * for the plain HMAC and Stripe's sets; the base64 after `whsec_` for Standard Webhooks, when it
+   * is base64); `decoded` keys every convention with the base64 (or base64url) after `whsec_`, as
+   * a sender that issues Standard Webhooks' secrets may; `text` keys every one with the secret's
+   * text, Standard Webhooks included.
+   */
+  webhookKey?: 'convention' | 'decoded' | 'text';
+  /**
    * The form of `{base_url}/docs/spec`, "the machine-readable description of the REST API": an
    * OpenAPI document as JSON (`json`, the default) or as YAML (`yaml`, `application/yaml`), as
    * many services serve theirs.
@@ -235,6 +244,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   fileEncoding: 'base64',
   claimsSupported: 'array',
   webhookHash: 'SHA-256',
+  webhookKey: 'convention',
   specFormat: 'json',
 });
 
@@ -284,6 +294,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   fileEncoding: ['base64', 'base64url', 'mime', 'data-url'],
   claimsSupported: ['array', 'string'],
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
+  webhookKey: ['convention', 'decoded', 'text'],
   specFormat: ['json', 'yaml'],
 });
 

@@ -109,7 +109,22 @@ export async function webhookRequest(
   const readings = target.readings ?? DEFAULT_READINGS;
   const nowMs = (target.now ?? Date.now)();
   const body = JSON.stringify(webhookBody(payload, readings.webhookKind, nowMs));
-  const key = utf8(target.secret);
+  const text = utf8(target.secret);
+  /** The base64 (or base64url) after `whsec_`, decoded: what the `decoded` reading keys with. */
+  const rest = target.secret.startsWith('whsec_') ? target.secret.slice('whsec_'.length) : undefined;
+  const decoded =
+    rest !== undefined && /^[A-Za-z0-9+/_-]+={0,2}$/.test(rest) && rest.length % 4 === 0
+      ? fromBase64(rest.replace(/-/g, '+').replace(/_/g, '/'))
+      : undefined;
+  // Standard Webhooks' own rule: the base64 after whsec_ when it is base64 (its alphabet, not base64url); else the secret's bytes.
+  const standardRest = target.secret.replace(/^whsec_/, '');
+  const standardKey = (/^[A-Za-z0-9+/]+={0,2}$/.test(standardRest) ? fromBase64(standardRest) : undefined) ?? text;
+  const keys = {
+    convention: { other: text, standard: standardKey },
+    decoded: { other: decoded ?? text, standard: decoded ?? standardKey },
+    text: { other: text, standard: text },
+  }[readings.webhookKey];
+  const key = keys.other;
   const stamps = { seconds: Math.floor(nowMs / 1000), milliseconds: Math.floor(nowMs), microseconds: Math.floor(nowMs) * 1000 };
   const t = String(stamps[readings.webhookTimestamp]);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -142,13 +157,10 @@ export async function webhookRequest(
       headers['x-webhook-signature'] = `${await stripeSet(utf8(`retired:${target.secret}`))} ${await stripeSet(key)}`;
       break;
     case 'standard': {
-      // Standard Webhooks: the key is the base64 after whsec_ when it is base64; else the secret's bytes.
-      const rest = target.secret.replace(/^whsec_/, '');
-      const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(rest) && rest.length % 4 === 0 ? fromBase64(rest) : undefined;
       const id = `msg_${randomId(12)}`;
       headers['webhook-id'] = id;
       headers['webhook-timestamp'] = t;
-      headers['webhook-signature'] = `v1,${toBase64(await hmac(decoded ?? key, `${id}.${t}.${body}`))}`;
+      headers['webhook-signature'] = `v1,${toBase64(await hmac(keys.standard, `${id}.${t}.${body}`))}`;
       break;
     }
   }

@@ -12,7 +12,11 @@ import type { LiteLogOptions } from '../internal/log-lite.js';
 import type { ReplayStore } from './replay.js';
 import { MAC_BYTES, type SignatureSettings } from './signature.js';
 
-/** A signing secret: text (its UTF-8 bytes are the key) or the key bytes. */
+/**
+ * A signing secret: text (its UTF-8 bytes are the key) or the key bytes. A `whsec_` secret whose
+ * rest is base64 is also tried as those decoded bytes (Standard Webhooks keys with them first),
+ * until a verified delivery shows which of the two the sender keys with.
+ */
 export type WebhookSecret = string | Uint8Array;
 
 export interface WebhookVerifierOptions extends LiteLogOptions {
@@ -136,11 +140,12 @@ export function signatureSettings(
   options: WebhookVerifierOptions,
   secrets: Uint8Array<ArrayBuffer>[],
   standardSecrets: Uint8Array<ArrayBuffer>[],
+  secretCount: number,
 ): SignatureSettings {
   const algorithm = options.algorithm ?? 'auto';
   if (algorithm !== 'auto' && !Object.hasOwn(MAC_BYTES, algorithm))
     throw new ConfigurationError('algorithm', "must be 'auto', 'SHA-256', 'SHA-384', 'SHA-512' or 'SHA-1'");
-  const maxSignatures = countOption('maxSignatures', options.maxSignatures, 4 * secrets.length);
+  const maxSignatures = countOption('maxSignatures', options.maxSignatures, 4 * secretCount);
   const scheme = options.scheme ?? 'auto';
   if (!['auto', 'hmac', 'stripe', 'standard'].includes(scheme))
     throw new ConfigurationError('scheme', "must be 'auto', 'hmac', 'stripe' or 'standard'");

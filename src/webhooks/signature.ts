@@ -79,7 +79,11 @@ export interface SignatureSettings {
   /** Without the `timestamp` option: the header it would name, found on the deliveries themselves. */
   stampHeader: StampHeader | undefined;
   now: () => number;
-  /** The secrets' bytes, and the keys of Standard Webhooks (the base64 after `whsec_`, and the bytes). */
+  /**
+   * The keys of the plain HMAC and Stripe's sets (each secret's bytes, and a `whsec_` secret's
+   * decoded base64), and those of Standard Webhooks (the base64 after `whsec_`, and the bytes);
+   * each narrowed to one form per secret by the first delivery it verifies.
+   */
   secrets: readonly Uint8Array<ArrayBuffer>[];
   standardSecrets: readonly Uint8Array<ArrayBuffer>[];
 }

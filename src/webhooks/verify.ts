@@ -286,18 +286,39 @@ function eventMeaning(accessRequestCode: string, kind: WebhookEventKind, rawKind
 /** A secret (as key bytes) that verified a delivery, and the check it verified. */
 type Match = { key: Uint8Array<ArrayBuffer>; check: Check };
 
+/** The key bytes a secret may be used as, by each secret: every form is tried until a verified delivery shows which one the sender keys with ({@link learnKeyForm}). */
+type KeyForms = Uint8Array<ArrayBuffer>[][];
+
+/** The base64 after a secret's `whsec_` (or all of it, without one), decoded; nothing when it is not base64. */
+function decodedKey(secret: unknown): Uint8Array<ArrayBuffer> | undefined {
+  if (typeof secret !== 'string') return undefined;
+  const text = secret.replace(/^whsec_/, '');
+  const decoded = BASE64.test(text) ? base64Bytes(text) : undefined;
+  return decoded && decoded.length > 0 ? decoded : undefined;
+}
+
 /**
- * Each secret's candidate key forms for Standard Webhooks: the base64 after `whsec_` when it
- * decodes, and the secret's own bytes. Both are tried until a verified delivery shows which form
- * the sender uses ({@link learnKeyForm}).
+ * Each secret's candidate key forms, for the plain HMAC and Stripe's sets (`text`) and for
+ * Standard Webhooks (`standard`):
+ * - Standard Webhooks keys with the base64 after `whsec_`, so that form comes first; the secret's
+ *   own bytes are tried too;
+ * - the other conventions key with the secret's bytes (Stripe signs with its whole `whsec_…`
+ *   text), so those come first; a `whsec_` secret's decoded base64 is tried too, for a sender that
+ *   issues Standard Webhooks' secrets and signs another convention with them (the spec shows
+ *   neither the secret's form nor the key).
  */
-function standardKeyForms(secrets: readonly unknown[], secretBytes: readonly Uint8Array<ArrayBuffer>[]): Uint8Array<ArrayBuffer>[][] {
-  return secretBytes.map((bytes, i) => {
-    const secret = secrets[i];
-    const text = typeof secret === 'string' ? secret.replace(/^whsec_/, '') : undefined;
-    const decoded = text !== undefined && BASE64.test(text) ? base64Bytes(text) : undefined;
-    return decoded && decoded.length > 0 ? [decoded, bytes] : [bytes];
-  });
+function keyForms(secrets: readonly unknown[], secretBytes: readonly Uint8Array<ArrayBuffer>[]): { text: KeyForms; standard: KeyForms } {
+  const decoded = secrets.map(decodedKey);
+  return {
+    text: secretBytes.map((bytes, i) => {
+      const key = decoded[i];
+      return key && typeof secrets[i] === 'string' && secrets[i].startsWith('whsec_') ? [bytes, key] : [bytes];
+    }),
+    standard: secretBytes.map((bytes, i) => {
+      const key = decoded[i];
+      return key ? [key, bytes] : [bytes];
+    }),
+  };
 }
 
 /**
@@ -362,16 +383,22 @@ function nodeMatch(node: NodeCrypto, checks: readonly Check[]): Match | undefine
 }
 
 /**
- * After a verified delivery: a secret whose Standard Webhooks key form was undecided keeps only the
- * form that verified, so each later delivery costs one HMAC per secret, not two (#44).
+ * After a verified delivery: a secret whose key form was undecided for the convention that
+ * verified keeps only the form that verified, so each later delivery costs one HMAC per secret,
+ * not two (#44). Standard Webhooks and the other conventions learn apart, as their senders may key
+ * differently.
  */
-function learnKeyForm({ key, check }: Match, signing: SignatureSettings, standardForms: Uint8Array<ArrayBuffer>[][]): void {
-  // Only a Standard Webhooks signature says which form the sender keys with.
-  if (check.secrets !== signing.standardSecrets) return;
-  const i = standardForms.findIndex((forms) => forms.length > 1 && forms.includes(key));
+function learnKeyForm({ key, check }: Match, signing: SignatureSettings, forms: { text: KeyForms; standard: KeyForms }): void {
+  const standard = check.secrets === signing.standardSecrets;
+  // A check made before another delivery narrowed the forms (verified at the same time, on Web
+  // Crypto) holds neither current set: taken for the other convention's, it would narrow the wrong forms.
+  if (!standard && check.secrets !== signing.secrets) return;
+  const undecided = standard ? forms.standard : forms.text;
+  const i = undecided.findIndex((candidates) => candidates.length > 1 && candidates.includes(key));
   if (i < 0) return;
-  standardForms[i] = [key];
-  signing.standardSecrets = standardForms.flat();
+  undecided[i] = [key];
+  if (standard) signing.standardSecrets = undecided.flat();
+  else signing.secrets = undecided.flat();
 }
 
 /**
@@ -428,8 +455,8 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
   const secretBytes = secretKeys(secrets, countOption('minSecretBytes', options.minSecretBytes, 16));
-  const standardForms = standardKeyForms(secrets, secretBytes);
-  const signing = signatureSettings(options, secretBytes, standardForms.flat());
+  const forms = keyForms(secrets, secretBytes);
+  const signing = signatureSettings(options, forms.text.flat(), forms.standard.flat(), secretBytes.length);
   const keysFor = webCryptoKeys();
 
   const refused = refusalLog(options);
@@ -443,7 +470,7 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
       const matched = node ? nodeMatch(node, checks) : await webCryptoMatch(checks, keysFor);
       if (!matched) throw fail('ERR_WEBHOOK_SIGNATURE', mismatchMessage(checks));
       learnStampForm(matched.check, signing);
-      learnKeyForm(matched, signing, standardForms);
+      learnKeyForm(matched, signing, forms);
 
       const { accessToken, accessRequestCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));
       const meaning = eventMeaning(accessRequestCode, kind, rawKind);

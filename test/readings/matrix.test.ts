@@ -61,6 +61,7 @@ const ALL_OTHERWISE: FakeReadings = {
   emailFailureDetails: 'codes',
   claimsSupported: 'string',
   webhookHash: 'SHA-512',
+  webhookKey: 'decoded',
   revokeAnswer: 'no-content',
   conflictDetails: 'codes',
   fileEncoding: 'mime',

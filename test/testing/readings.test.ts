@@ -98,6 +98,35 @@ describe('readings: the webhook as each convention writes it', () => {
     expect(ms.headers['x-webhook-timestamp']).toBe(String(NOW));
   });
 
+  test('webhookKey: decoded keys every convention with the base64 after whsec_; text keys Standard Webhooks with the text', async () => {
+    const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
+    const hex = await request({ webhookSignature: 'hex', webhookKey: 'decoded' });
+    expect(hex.headers['x-webhook-signature']).toBe(createHmac('sha256', decoded).update(hex.body).digest('hex'));
+    const stripe = await request({ webhookSignature: 'stripe', webhookKey: 'decoded' });
+    const t = Math.floor(NOW / 1000);
+    expect(stripe.headers['x-webhook-signature']).toBe(
+      `t=${t},v1=${createHmac('sha256', decoded).update(`${t}.${stripe.body}`).digest('hex')}`,
+    );
+    const standard = await request({ webhookSignature: 'standard', webhookKey: 'text' });
+    const id = standard.headers['webhook-id'];
+    expect(standard.headers['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', SECRET)
+        .update(`${id}.${NOW / 1000}.${standard.body}`)
+        .digest('base64')}`,
+    );
+    // A whsec_ secret written in base64url is decoded as such.
+    const urlSafe = `whsec_${Buffer.from('\xff\xfe-a-secret-of-thirty-bytes!!!', 'latin1').toString('base64url')}`;
+    const url = await webhookRequest(
+      { secret: urlSafe, readings: resolveReadings({ webhookSignature: 'hex', webhookKey: 'decoded' }), now: () => NOW },
+      payload,
+    );
+    expect(url.headers['x-webhook-signature']).toBe(
+      createHmac('sha256', Buffer.from(urlSafe.slice('whsec_'.length), 'base64url'))
+        .update(url.body)
+        .digest('hex'),
+    );
+  });
+
   test('standard: verified by the standardwebhooks package', async () => {
     const { body, headers } = await request({ webhookSignature: 'standard' });
     expect(headers).toMatchObject({ 'webhook-id': expect.stringMatching(/^msg_/), 'webhook-timestamp': String(NOW / 1000) });

@@ -1,8 +1,10 @@
 /**
  * A whsec_ secret's key form (#44): Standard Webhooks keys with the base64 after `whsec_`, some
  * senders with the secret's text. Both are tried until a verified delivery shows which one the
- * sender uses; from then on one HMAC per delivery, not two. A plain HMAC delivery (keyed by the
- * text) decides nothing about the Standard Webhooks form.
+ * sender uses; from then on one HMAC per delivery, not two. The plain HMAC and Stripe's sets try
+ * the text first and the decoded base64 too (a sender that issues Standard Webhooks' secrets may key
+ * every convention with it), and learn apart: a plain HMAC delivery decides nothing about the
+ * Standard Webhooks form.
  */
 import { Webhook } from 'standardwebhooks';
 import { createHmac } from 'node:crypto';
@@ -95,5 +97,69 @@ describe('a whsec_ secret’s key form, decided once', () => {
     const signed = (key: Buffer | string, id: string) => signedBy(key, id, payload);
     await expect(v.verify(payload, signed(cutKey, 'msg_1'))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
     await expect(v.verify(payload, signed(inner, 'msg_2'))).resolves.toBeDefined();
+  });
+
+  /** The base64 after the secret's whsec_, decoded: Standard Webhooks' key. */
+  const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
+  const hexBy = (key: Buffer | string, payload: string) => ({
+    'x-webhook-signature': createHmac('sha256', key).update(payload).digest('hex'),
+  });
+  const stripeBy = (key: Buffer | string, payload: string) => {
+    const t = NOW / 1000;
+    return { 'x-webhook-signature': `t=${t},v1=${createHmac('sha256', key).update(`${t}.${payload}`).digest('hex')}` };
+  };
+
+  test.each([
+    ['a plain HMAC of the body', hexBy],
+    ["Stripe's set", stripeBy],
+  ])(
+    '%s keyed with the decoded base64 after whsec_ verifies; two HMACs until then, one after, and the text form is then refused',
+    async (_name, sign) => {
+      const v = verifier();
+      const hmacs = macWork();
+      await expect(v.verify(body('arc_1'), sign(decoded, body('arc_1')))).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+      expect(hmacs).toHaveBeenCalledTimes(2);
+      hmacs.mockClear();
+      await expect(v.verify(body('arc_2'), sign(decoded, body('arc_2')))).resolves.toMatchObject({ accessRequestCode: 'arc_2' });
+      expect(hmacs).toHaveBeenCalledTimes(1);
+      // Learnt: a MAC under the text is no longer this sender's.
+      await expect(v.verify(body('arc_3'), sign(SECRET, body('arc_3')))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+    },
+  );
+
+  test('the forms are learnt apart: a plain HMAC under the text leaves Standard Webhooks keyed by the decoded base64, and the other way round', async () => {
+    const v = verifier();
+    await expect(v.verify(body('arc_1'), hexBy(SECRET, body('arc_1')))).resolves.toBeDefined();
+    await expect(v.verify(body('arc_2'), standard(body('arc_2')))).resolves.toBeDefined();
+    const hmacs = macWork();
+    await expect(v.verify(body('arc_3'), hexBy(SECRET, body('arc_3')))).resolves.toBeDefined();
+    await expect(v.verify(body('arc_4'), standard(body('arc_4'), 'msg_4'))).resolves.toBeDefined();
+    expect(hmacs).toHaveBeenCalledTimes(2);
+  });
+
+  test('without whsec_, a secret that is base64 keys the plain HMAC with its text alone: one HMAC, and a MAC under its decoded bytes is refused', async () => {
+    const text = SECRET.slice('whsec_'.length);
+    const v = createWebhookVerifier({ secret: text, replayStore: false, now: () => NOW, logLevel: 'off' });
+    const hmacs = macWork();
+    await expect(v.verify(body('arc_1'), hexBy(decoded, body('arc_1')))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+    expect(hmacs).toHaveBeenCalledTimes(1);
+    await expect(v.verify(body('arc_2'), hexBy(text, body('arc_2')))).resolves.toBeDefined();
+  });
+
+  test('two Standard Webhooks deliveries verified at once: the later one, checked against the forms as they were, narrows nothing else', async () => {
+    const v = verifier();
+    // On Web Crypto both are checked before either learns; on node:crypto one after the other.
+    await Promise.all([
+      v.verify(body('arc_1'), standard(body('arc_1'), 'msg_1')),
+      v.verify(body('arc_2'), standard(body('arc_2'), 'msg_2')),
+    ]);
+    // The plain HMAC's form is still open: a MAC under the text verifies, and so would one under the decoded bytes.
+    await expect(v.verify(body('arc_3'), hexBy(SECRET, body('arc_3')))).resolves.toBeDefined();
+  });
+
+  test('two plain HMAC deliveries verified at once: the later one narrows nothing, Standard Webhooks keyed by the decoded base64 still verifies', async () => {
+    const v = verifier();
+    await Promise.all([v.verify(body('arc_1'), hexBy(SECRET, body('arc_1'))), v.verify(body('arc_2'), hexBy(SECRET, body('arc_2')))]);
+    await expect(v.verify(body('arc_3'), standard(body('arc_3'), 'msg_3'))).resolves.toBeDefined();
   });
 });
