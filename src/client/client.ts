@@ -47,6 +47,7 @@ import type {
 import { ROUTES as R } from '../contract/routes.js';
 import { retryAfterMs } from './retry.js';
 import { PreparedRequestClass, ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
+import { refuseUnverified } from './verdict.js';
 
 type Schemas = S.Schemas;
 
@@ -314,13 +315,19 @@ export class AcmeIdentityClient {
           }),
         );
     const fileData = byRef(R.getCredentialFileData, S.CredentialFileData, (init) => this.#api.GET(R.getCredentialFileData.path, init));
+    const verify = byRef(R.verifyCredential, S.VerifiableCredential, (init) => this.#api.GET(R.verifyCredential.path, init));
     const revoke = byRef(R.revokeCredential, S.CredentialRevoked, (init) => this.#api.POST(R.revokeCredential.path, init));
     return {
       submit: (input, options) =>
         this.#call(options, R.submitCredential, CREDENTIAL_CREATE, S.CredentialSubmitted, async (fetch) =>
           this.#api.POST(R.submitCredential.path, { body: await credentialBody(input), parseAs: 'text', fetch }),
         ),
-      verify: byRef(R.verifyCredential, S.VerifiableCredential, (init) => this.#api.GET(R.verifyCredential.path, init)),
+      verify: async (credentialRef, options) => {
+        const result = await verify(credentialRef, options);
+        // A 200 that says the credential did not verify (a verdict, or an expiry already past) is no verification.
+        refuseUnverified(result, this.#clock.now());
+        return result;
+      },
       fileData,
       download: async (credentialRef, options) => {
         const { data, correlationId } = await fileData(credentialRef, options);

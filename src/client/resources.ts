@@ -80,7 +80,17 @@ export interface CredentialsResource {
    * @throws {ConflictError} the credential was already submitted.
    */
   submit(input: CredentialSubmitInput, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialSubmitted']>>;
-  /** GET /credentials/verify/{credential_ref}: the decoded raw verifiable credential. */
+  /**
+   * GET /credentials/verify/{credential_ref}: the decoded raw verifiable credential. A 200 whose
+   * body says the credential did not verify is refused as the spec's status would be: a verdict
+   * (`valid` or `verified` false: `CredentialVerificationFailedError`; `revoked` true:
+   * `CredentialRevokedError`) or an expiry (`exp`, `expirationDate`, `validUntil`, in `data` or
+   * its `vc`) already past on the service's clock (`CredentialExpiredError`); the answer's `data`
+   * is on the error's `details.data`.
+   * @throws {CredentialRevokedError} 410, or a 200 saying `revoked`.
+   * @throws {CredentialExpiredError} 412 E1009, or a 200 whose credential has expired.
+   * @throws {CredentialVerificationFailedError} 412, or a 200 saying it did not verify.
+   */
   verify(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['VerifiableCredential']>>;
   /** GET /credentials/file-data/{credential_ref}: the source file, base64 in `file_data`. */
   fileData(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['CredentialFileData']>>;

@@ -113,7 +113,7 @@ export class ApiError<Code extends ErrorCode = ErrorCode> extends AcmeIdentityEr
   readonly attempts: number;
   /** The service's human-readable message. Not part of `message`: the SDK cannot vouch it holds no personal data. */
   declare readonly serviceMessage: string | undefined;
-  /** The service's `details` object, untouched. */
+  /** The service's `details` object, untouched; for a 200 refused for what its body says (`credentials.verify`), `{data}`: the answer's `data`. */
   declare readonly details: Readonly<Record<string, unknown>> | undefined;
   /** The response headers. */
   declare readonly headers: Headers;

@@ -1,5 +1,5 @@
 /** Credentials of the fake service: submit, verify, file-data and revoke, with the spec's rules. */
-import { signJwt, verifyJwt, type SigningKeys } from './keys.js';
+import { signJwt, signedPayload, verifyJwt, type SigningKeys } from './keys.js';
 import { serviceError, uncodedError } from './http.js';
 import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
 import { PERSON_REF } from '../contract/patterns.js';
@@ -177,9 +177,34 @@ export function revocableCredential(record: CredentialRecord | undefined, client
 }
 
 /** GET /credentials/verify/...: the decoded raw verifiable credential, after checking its signature. */
-export async function verifiedCredential(record: CredentialRecord, keys: readonly SigningKeys[], nowMs: number) {
+async function verifiedCredential(record: CredentialRecord, keys: readonly SigningKeys[], nowMs: number) {
   const payload = await verifyJwt(keys, record.jwt, nowMs);
   if (!payload) throw serviceError('E1012', 'Credential verification failed');
+  return payload;
+}
+
+/**
+ * GET /credentials/verify/... as the `verifyAnswer` reading answers it. `status`: the spec's
+ * errors (404, 410, then 412 with E1011, E1012 or E1009). `signature`: the signature and the
+ * service's own conditions checked, the expiry left to the reader (an expired credential answered
+ * 200, its `exp` past). `verdict`: 200 with `valid` beside the credential, false for an expired,
+ * pending or failed one. Not found and revoked stay 404 and 410 under each ("stays revoked").
+ */
+export async function verificationAnswer(
+  reading: ResolvedReadings['verifyAnswer'],
+  record: CredentialRecord | undefined,
+  clientId: string,
+  keys: readonly SigningKeys[],
+  nowMs: number,
+): Promise<Record<string, unknown>> {
+  if (reading === 'status') return verifiedCredential(usableCredential(record, clientId, nowMs), keys, nowMs);
+  const found = revocableCredential(record, clientId);
+  const payload = await signedPayload(keys, found.jwt);
+  if (!payload) throw serviceError('E1012', 'Credential verification failed');
+  const expired = found.timeExpires !== undefined && Math.floor(nowMs / 1000) >= found.timeExpires;
+  if (reading === 'verdict') return { ...payload, valid: found.condition === 'issued' && !expired };
+  if (found.condition === 'pending_acceptance') throw serviceError('E1011', 'Credential pending acceptance');
+  if (found.condition === 'verification_failed') throw serviceError('E1012', 'Credential verification failed');
   return payload;
 }
 

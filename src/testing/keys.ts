@@ -4,7 +4,17 @@
  * key in the JWKS beside the new one, and the fake verifies its own tokens against every key it
  * published.
  */
-import { SignJWT, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, type JWK, type JWTPayload, type CryptoKey } from 'jose';
+import {
+  SignJWT,
+  compactVerify,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  type JWK,
+  type JWTPayload,
+  type CryptoKey,
+} from 'jose';
 import { randomId } from '../internal/encoding.js';
 import { UNITS_PER_SECOND, type TimeUnitName } from './readings.js';
 
@@ -65,6 +75,22 @@ export async function verifyJwt(
     });
     if (unit !== 'seconds' && typeof payload.exp === 'number' && (payload.exp / UNITS_PER_SECOND[unit]) * 1000 <= nowMs) return undefined;
     return payload;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The payload of a JWT whose signature one of `keys` (chosen by `kid`) verifies, whatever its times
+ * say, or `undefined`: what a service that checks a credential's signature and leaves its expiry
+ * to the reader reads (the `verifyAnswer` reading).
+ */
+export async function signedPayload(keys: readonly SigningKeys[], token: string): Promise<JWTPayload | undefined> {
+  try {
+    const key = keys.find((k) => k.kid === decodeProtectedHeader(token).kid);
+    if (!key) return undefined;
+    const { payload } = await compactVerify(token, key.publicKey, { algorithms: ['RS256'] });
+    return JSON.parse(new TextDecoder().decode(payload)) as JWTPayload;
   } catch {
     return undefined;
   }

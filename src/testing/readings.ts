@@ -114,6 +114,15 @@ export interface FakeReadings {
    */
   revokeAnswer?: 'revoked' | 'empty' | 'no-content';
   /**
+   * How `GET /credentials/verify/…` answers a credential that does not verify (expired, pending
+   * acceptance, verification failed): the spec's 412 with E1009, E1011 or E1012 (`status`, the
+   * default); 200 with the credential, its signature and the service's conditions checked and its
+   * expiry left to the reader (`signature`: an expired one comes back, its `exp` past); or 200 with
+   * a verdict beside the credential (`verdict`: `valid` false, or true when it verifies). Not
+   * found and revoked are 404 and 410 under each.
+   */
+  verifyAnswer?: 'status' | 'signature' | 'verdict';
+  /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
    * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds
    * (`seconds`, the default, as RFC 7519 has them), in milliseconds (`milliseconds`: an issuer
@@ -232,6 +241,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   digestEncoding: 'base64url',
   deleteAnswer: 'message',
   revokeAnswer: 'revoked',
+  verifyAnswer: 'status',
   neverExpires: 'omitted',
   tokenTimes: 'seconds',
   webhookTimestamp: 'seconds',
@@ -282,6 +292,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
   revokeAnswer: ['revoked', 'empty', 'no-content'],
+  verifyAnswer: ['status', 'signature', 'verdict'],
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
   webhookTimestamp: ['seconds', 'milliseconds', 'microseconds'],
@@ -395,7 +406,7 @@ export function timesAs(reading: ResolvedReadings['times'], value: unknown): unk
   );
 }
 
-const BOOLEAN_FIELDS = new Set(['send_email', 'partially_complete', 'maintenance_mode', 'revoked']);
+const BOOLEAN_FIELDS = new Set(['send_email', 'partially_complete', 'maintenance_mode', 'revoked', 'valid']);
 
 /** A JSON value with the booleans of REST answers written as the `booleans` reading says: `"true"`/`"false"` or `"Yes"`/`"No"`. */
 export function booleansAs(reading: ResolvedReadings['booleans'], value: unknown): unknown {

@@ -10,7 +10,7 @@ import {
   revocableCredential,
   usableCredential,
   validateCredentialInput,
-  verifiedCredential,
+  verificationAnswer,
 } from './credentials.js';
 import { actionAnswer, json, ok, serviceError, typed, withNumbers, type ResponseContext } from './http.js';
 import { findRecord, isOpen, newIdentityRecord, requestDetails, samePerson, validateIdentityInput } from './identity.js';
@@ -139,8 +139,10 @@ function credentialRoutes(state: FakeState): Record<'submit' | 'verify' | 'fileD
     },
     async verify(request, ctx, [ref]) {
       const client = await authenticate(state, request, ctx.now);
-      const record = usableCredential(state.credentials.get(ref), client.clientId, ctx.now);
-      return ok(ctx, await verifiedCredential(record, state.allKeys, ctx.now));
+      return ok(
+        ctx,
+        await verificationAnswer(state.readings.verifyAnswer, state.credentials.get(ref), client.clientId, state.allKeys, ctx.now),
+      );
     },
     async fileData(request, ctx, [ref]) {
       const client = await authenticate(state, request, ctx.now);

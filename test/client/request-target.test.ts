@@ -13,26 +13,29 @@ import { AcmeIdentityClient, InvalidInputError } from '../../src/index.js';
 /** A bare HTTP/1.1 server: records each request line's target and answers every call with one JSON body every operation reads. */
 function rawServer() {
   const targets: string[] = [];
-  const body = JSON.stringify({
-    data: {
-      access_token: 'token',
-      refresh_token: 'refresh',
-      expires_in: 3600,
-      revoked: true,
-      file_data: 'AA==',
-      message: 'ok',
-      request_code: 'r',
-    },
-    correlation_id: 'corr',
-  });
-  const answer = [
-    'HTTP/1.1 200 OK',
-    'Content-Type: application/json',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `Date: ${new Date().toUTCString()}`,
-    '',
-    body,
-  ].join('\r\n');
+  // `revoked: true` is what a revoke answers, and what a verification answer says of a revoked credential: only the revoke gets it.
+  const answerTo = (target: string) => {
+    const body = JSON.stringify({
+      data: {
+        access_token: 'token',
+        refresh_token: 'refresh',
+        expires_in: 3600,
+        ...(target.includes('/credentials/revoke/') ? { revoked: true } : {}),
+        file_data: 'AA==',
+        message: 'ok',
+        request_code: 'r',
+      },
+      correlation_id: 'corr',
+    });
+    return [
+      'HTTP/1.1 200 OK',
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `Date: ${new Date().toUTCString()}`,
+      '',
+      body,
+    ].join('\r\n');
+  };
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -47,8 +50,9 @@ function rawServer() {
         const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
         if (buffered.length < end + 4 + length) return;
         buffered = buffered.slice(end + 4 + length);
-        targets.push(head.split('\r\n')[0]!.split(' ')[1]!);
-        socket.write(answer);
+        const target = head.split('\r\n')[0]!.split(' ')[1]!;
+        targets.push(target);
+        socket.write(answerTo(target));
       }
     });
   });

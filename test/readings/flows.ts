@@ -9,7 +9,9 @@ import { http } from 'msw';
 import { expect } from 'vitest';
 import {
   ConflictError,
+  CredentialExpiredError,
   CredentialRevokedError,
+  CredentialVerificationFailedError,
   IdentityFlowError,
   NotFoundError,
   readClaim,
@@ -226,6 +228,14 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
   expect(await client.credentials.download(ref)).toEqual(file);
   expect((await client.credentials.revoke(ref)).data.revoked).toBe(true);
   expect(await rejection(client.credentials.verify(ref))).toBeInstanceOf(CredentialRevokedError);
+  // A credential that does not verify is never returned as verified, however the service says so
+  // (the verifyAnswer reading): a 412, a 200 whose credential has expired, or a 200 with a verdict.
+  const lapsed = credentialInput({ file, time_expires: Math.floor(Date.now() / 1000) - 86_400 });
+  const expired = await rejection(client.credentials.verify((await client.credentials.submit(lapsed)).data.credential_ref));
+  expect(expired).toBeInstanceOf(readings.verifyAnswer === 'verdict' ? CredentialVerificationFailedError : CredentialExpiredError);
+  const failing = (await client.credentials.submit(credentialInput({ file }))).data.credential_ref;
+  service.setCredentialCondition(failing, 'verification_failed');
+  expect(await rejection(client.credentials.verify(failing))).toBeInstanceOf(CredentialVerificationFailedError);
 
   // Status records: their fields, never undefined from a misread envelope.
   const current = await client.status.current();

@@ -63,6 +63,7 @@ const ALL_OTHERWISE: FakeReadings = {
   webhookHash: 'SHA-512',
   webhookKey: 'decoded',
   revokeAnswer: 'no-content',
+  verifyAnswer: 'signature',
   conflictDetails: 'codes',
   fileEncoding: 'mime',
   specFormat: 'yaml',

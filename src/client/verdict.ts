@@ -1,0 +1,91 @@
+/**
+ * What a 200 from GET /credentials/verify says against itself. The spec answers a credential that
+ * does not verify with an error (410 revoked, 412 with E1009 expired, E1011 pending acceptance or
+ * E1012 verification failed); a service may instead answer 200 and say so in the body: a verdict
+ * beside the credential (`valid: false`), or the credential alone, its expiry left to the reader.
+ * Either way the answer is not a verified credential, and the SDK never returns it as one: it
+ * throws the error the spec's status would have brought (docs/spec-choices.md: "strict on meaning").
+ */
+
+import {
+  type ApiErrorInit,
+  CredentialExpiredError,
+  CredentialRevokedError,
+  CredentialVerificationFailedError,
+  InvalidResponseError,
+} from '../errors/classes.js';
+import { booleanOf, isObject } from '../internal/guards.js';
+import { unixTimeOf } from '../internal/times.js';
+import type { ApiResult } from './results.js';
+
+/** A verdict field and the value of it that says the credential did not verify. */
+const VERDICTS: readonly (readonly [field: string, refuses: boolean])[] = [
+  ['valid', false],
+  ['verified', false],
+  ['revoked', true],
+];
+
+/** Where a credential says when it expires: a JWT's `exp` (UNIX time), the W3C data model's dates (v1, v2). */
+const EXPIRY_FIELDS = ['exp', 'expirationDate', 'validUntil'] as const;
+
+/**
+ * Refuses a verification answer whose body says the credential did not verify: a verdict field
+ * (`valid` or `verified` false, `revoked` true, in any form a boolean is written) or an expiry
+ * (`exp`, `expirationDate`, `validUntil`, at the top of `data` or under its `vc`) already past on
+ * the service's clock. A verdict or expiry that is no boolean or no time is an
+ * `InvalidResponseError` naming the field: not read as either. The answer's `data` is kept on the
+ * error's `details.data`.
+ */
+export function refuseUnverified(result: ApiResult<Record<string, unknown>>, nowMs: number): void {
+  const { data } = result;
+  const places: [path: string, record: Record<string, unknown>][] = [['data', data]];
+  if (isObject(data['vc'])) places.push(['data.vc', data['vc']]);
+  for (const [path, record] of places) {
+    refuseVerdict(result, path, record);
+    refuseExpired(result, path, record, nowMs);
+  }
+}
+
+/** A verdict field that says the credential did not verify. */
+function refuseVerdict(result: ApiResult<Record<string, unknown>>, path: string, record: Record<string, unknown>): void {
+  for (const [field, refuses] of VERDICTS) {
+    if (record[field] === undefined || record[field] === null) continue;
+    const said = booleanOf(record[field]);
+    if (said === undefined) throw unreadable(result, `${path}.${field}`, 'is not a boolean');
+    if (said !== refuses) continue;
+    const init = errorInit(result);
+    if (field === 'revoked') throw new CredentialRevokedError(init, undefined, `the service answered 200, but ${path}.revoked is true`);
+    throw new CredentialVerificationFailedError(init, undefined, `the service answered 200, but ${path}.${field} is false`);
+  }
+}
+
+/** An expiry already past on the service's clock (a whole second, as the service's own check reads it). */
+function refuseExpired(result: ApiResult<Record<string, unknown>>, path: string, record: Record<string, unknown>, nowMs: number): void {
+  for (const field of EXPIRY_FIELDS) {
+    if (record[field] === undefined || record[field] === null) continue;
+    const expires = unixTimeOf(record[field]);
+    if (expires === undefined) throw unreadable(result, `${path}.${field}`, 'is not a time');
+    if (expires <= Math.floor(nowMs / 1000)) {
+      throw new CredentialExpiredError(
+        errorInit(result),
+        undefined,
+        `the service answered 200, but the credential's ${path}.${field} has passed`,
+      );
+    }
+  }
+}
+
+/** The error's facts from the 200 it refuses; the answer's `data` kept on `details.data`. */
+function errorInit(result: ApiResult<Record<string, unknown>>): ApiErrorInit {
+  return {
+    status: result.response?.status ?? 200,
+    body: { correlation_id: result.correlationId, details: { data: result.data } },
+    requestCorrelationId: undefined,
+    headers: result.response?.headers ?? new Headers(),
+    attempts: result.response?.attempts ?? 1,
+  };
+}
+
+function unreadable(result: ApiResult<Record<string, unknown>>, path: string, reason: string): InvalidResponseError {
+  return new InvalidResponseError(result.response?.status ?? 200, result.correlationId, `${path} ${reason}`, [path]);
+}
