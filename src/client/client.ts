@@ -18,7 +18,7 @@ import {
   type ServiceErrorBody,
 } from '../errors/index.js';
 import { fromFileBase64 } from '../internal/encoding.js';
-import { isObject } from '../internal/guards.js';
+import { booleanOf, isObject } from '../internal/guards.js';
 import {
   checkCode,
   checkCredentialRef,
@@ -123,6 +123,19 @@ function errorBody(sent: unknown): ServiceErrorBody | undefined {
   if (!isObject(body['details'])) delete body['details'];
   // A body without the `error` envelope is the service's error only when it names a type or a code.
   return wrapped || body['type'] !== undefined || body['code'] !== undefined ? (body as ServiceErrorBody) : undefined;
+}
+
+/**
+ * Whether a successful answer's envelope says the call failed: `success` false (in any form a
+ * boolean is written), or JSend's `status` `fail` or `error` beside its `data` or `message`. No
+ * record of the service has a `success` field, and none has `data` or `message` beside a `status`
+ * (the status records' `status` is `operational`, `degraded` or `healthy`).
+ */
+function saysFailed(body: unknown): body is Record<string, unknown> {
+  if (!isObject(body)) return false;
+  if (body['success'] !== undefined && booleanOf(body['success']) === false) return true;
+  const status = typeof body['status'] === 'string' ? body['status'].trim().toLowerCase() : undefined;
+  return (status === 'fail' || status === 'error') && ['data', 'message', 'error'].some((field) => Object.hasOwn(body, field));
 }
 
 /**
@@ -528,11 +541,28 @@ export class AcmeIdentityClient {
       if (whenEmpty) return { ...whenEmpty };
       throw new InvalidResponseError(response.status, correlationId(), 'empty body');
     }
+    let body: unknown;
     try {
-      return JSON.parse(sent.data);
+      body = JSON.parse(sent.data);
     } catch {
       throw new InvalidResponseError(response.status, correlationId(), 'the body is not JSON');
     }
+    // An envelope that says the call failed is the error it carries, whatever the status said:
+    // never a success opened from its `data`.
+    if (saysFailed(body)) {
+      throw apiErrorFrom(
+        {
+          status: response.status,
+          body: errorBody(body) ?? errorBody(body['data']),
+          requestCorrelationId: correlationId(),
+          headers: response.headers,
+          attempts: response instanceof ReadResponse ? response.attempts : 1,
+        },
+        undefined,
+        { credential: policy.credential === true },
+      );
+    }
+    return body;
   }
 
   #validate<T>(schema: S.ShapeOf<T>, opened: OpenedAnswer, response: Response, correlationId: string): T {
