@@ -127,8 +127,8 @@ function errorBody(sent: unknown): ServiceErrorBody | undefined {
 
 /**
  * Whether a successful answer's envelope says the call failed: `success` false (in any form a
- * boolean is written), or JSend's `status` `fail` or `error` beside its `data` or `message`. No
- * record of the service has a `success` field, and none has `data` or `message` beside a `status`
+ * boolean is written), or JSend's `status` `fail` or `error` beside its `data`, `message` or
+ * `error`. No record of the service has a `success` field, and none has those beside a `status`
  * (the status records' `status` is `operational`, `degraded` or `healthy`).
  */
 function saysFailed(body: unknown): body is Record<string, unknown> {
