@@ -47,7 +47,7 @@ import type {
 import { ROUTES as R } from '../contract/routes.js';
 import { retryAfterMs } from './retry.js';
 import { PreparedRequestClass, ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
-import { refuseUnverified } from './verdict.js';
+import { refuseNotDone, refuseUnverified } from './verdict.js';
 
 type Schemas = S.Schemas;
 
@@ -246,14 +246,18 @@ export class AcmeIdentityClient {
             fetch,
           }),
         ),
-      delete: (codes, options) =>
-        this.#call(options, R.deleteIdentityRequest, AUTHED, S.MessageData, (fetch, ctx) =>
+      delete: async (codes, options) => {
+        const result = await this.#call(options, R.deleteIdentityRequest, AUTHED, S.MessageData, (fetch, ctx) =>
           this.#api.DELETE(R.deleteIdentityRequest.path, {
             params: { path: this.#codes(codes), header: this.#identityHeaders(ctx) },
             parseAs: 'text',
             fetch,
           }),
-        ),
+        );
+        // An answer that says nothing was deleted (`deleted: false`) is no deletion.
+        refuseNotDone(result, ['deleted'], 'the request was not deleted');
+        return result;
+      },
     };
   }
 
@@ -352,12 +356,7 @@ export class AcmeIdentityClient {
         const result = await revoke(credentialRef, options);
         // The spec's transition: a revocation answers `data.revoked` true. An answer that says
         // false revoked nothing: an error, never a success a caller would take for the revocation.
-        if (!result.data.revoked) {
-          const status = result.response?.status ?? 200;
-          throw new InvalidResponseError(status, result.correlationId, 'data.revoked is false: the credential was not revoked', [
-            'data.revoked',
-          ]);
-        }
+        refuseNotDone(result, ['revoked'], 'the credential was not revoked');
         return result;
       },
     };

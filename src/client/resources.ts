@@ -40,7 +40,10 @@ export interface IdentityRequestsResource {
   create(input: IdentityRequestInput, options?: CreateIdentityRequestOptions): Promise<ApiResult<Schemas['IdentityRequestCreated']>>;
   /** GET /identity/request/{access_request_code}/{identity_session_code}. */
   get(codes: IdentityRequestCodes, options?: RequestOptions): Promise<ApiResult<Schemas['IdentityRequestDetails']>>;
-  /** DELETE /identity/request/{access_request_code}/{identity_session_code}: cancels and deletes. */
+  /**
+   * DELETE /identity/request/{access_request_code}/{identity_session_code}: cancels and deletes.
+   * An answer of `deleted: false` is an `InvalidResponseError` (`issues: ['data.deleted']`): nothing was deleted.
+   */
   delete(codes: IdentityRequestCodes, options?: RequestOptions): Promise<ApiResult<Schemas['MessageData']>>;
 }
 

@@ -89,3 +89,21 @@ function errorInit(result: ApiResult<Record<string, unknown>>): ApiErrorInit {
 function unreadable(result: ApiResult<Record<string, unknown>>, path: string, reason: string): InvalidResponseError {
   return new InvalidResponseError(result.response?.status ?? 200, result.correlationId, `${path} ${reason}`, [path]);
 }
+
+/**
+ * Refuses an action's answer that says the action was not done: one of `fields` of its `data`
+ * false (in any form a boolean is written), as a revoke's `revoked: false` or a DELETE's
+ * `deleted: false`. Nothing was done, so the answer is an `InvalidResponseError` naming the field,
+ * never a success a caller would take for the action; one that is no boolean is refused the same
+ * way (read as neither).
+ */
+export function refuseNotDone(result: ApiResult<object>, fields: readonly string[], notDone: string): void {
+  const data = result.data as Record<string, unknown>;
+  for (const field of fields) {
+    if (data[field] === undefined || data[field] === null) continue;
+    const said = booleanOf(data[field]);
+    if (said === true) continue;
+    const reason = said === false ? `is false: ${notDone}` : 'is not a boolean';
+    throw new InvalidResponseError(result.response?.status ?? 200, result.correlationId, `data.${field} ${reason}`, [`data.${field}`]);
+  }
+}

@@ -78,6 +78,34 @@ describe('an answer without a body', () => {
     );
   });
 
+  test('property: a DELETE answered deleted false (any form), or deleted that is no boolean, is an InvalidResponseError naming data.deleted; deleted true, or none, is the deletion', async () => {
+    const { client, service } = await harness();
+    const { data } = await client.identityRequests.create(person());
+    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    const said = fc.oneof(
+      fc.constantFrom<unknown>(true, 'true', ' Yes', 1).map((deleted) => ({ deleted, done: true })),
+      fc.constant({ deleted: undefined, done: true }),
+      fc.constantFrom<unknown>(false, 'false', 'No ', 0, '0').map((deleted) => ({ deleted, done: false })),
+      fc.constantFrom<unknown>('maybe', 2, {}, 'deleted').map((deleted) => ({ deleted, done: false })),
+    );
+    await fc.assert(
+      fc.asyncProperty(said, async ({ deleted, done }) => {
+        server.use(
+          http.delete(`${service.baseUrl}/identity/request/*`, () =>
+            HttpResponse.json({ data: { message: 'Request deleted', deleted }, correlation_id: 'c-d' }),
+          ),
+        );
+        const outcome = await client.identityRequests.delete(codes).then(
+          (result) => result.data,
+          (error: unknown) => error,
+        );
+        if (done) expect(outcome).toMatchObject({ message: 'Request deleted' });
+        else expect(outcome).toMatchObject({ code: 'ERR_INVALID_RESPONSE', status: 200, correlationId: 'c-d', issues: ['data.deleted'] });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   test.each(FORMS)('a read answered %s is an InvalidResponseError: verify, file-data, submit, get', async (form) => {
     const { client, service } = await harness();
     const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
