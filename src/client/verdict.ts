@@ -51,7 +51,7 @@ function refuseVerdict(result: ApiResult<Record<string, unknown>>, path: string,
   for (const [field, refuses] of VERDICTS) {
     if (record[field] === undefined || record[field] === null) continue;
     const said = booleanOf(record[field]);
-    if (said === undefined) throw unreadable(result, `${path}.${field}`, 'is not a boolean');
+    if (said === undefined) throw invalidAnswer(result, `${path}.${field}`, 'is not a boolean');
     if (said !== refuses) continue;
     const init = errorInit(result);
     if (field === 'revoked') throw new CredentialRevokedError(init, undefined, `the service answered 200, but ${path}.revoked is true`);
@@ -64,7 +64,7 @@ function refuseExpired(result: ApiResult<Record<string, unknown>>, path: string,
   for (const field of EXPIRY_FIELDS) {
     if (record[field] === undefined || record[field] === null) continue;
     const expires = unixTimeOf(record[field]);
-    if (expires === undefined) throw unreadable(result, `${path}.${field}`, 'is not a time');
+    if (expires === undefined) throw invalidAnswer(result, `${path}.${field}`, 'is not a time');
     if (expires <= Math.floor(nowMs / 1000)) {
       throw new CredentialExpiredError(
         errorInit(result),
@@ -86,7 +86,8 @@ function errorInit(result: ApiResult<Record<string, unknown>>): ApiErrorInit {
   };
 }
 
-function unreadable(result: ApiResult<Record<string, unknown>>, path: string, reason: string): InvalidResponseError {
+/** An `InvalidResponseError` for the answer behind `result`, naming `path`. */
+function invalidAnswer(result: ApiResult<object>, path: string, reason: string): InvalidResponseError {
   return new InvalidResponseError(result.response?.status ?? 200, result.correlationId, `${path} ${reason}`, [path]);
 }
 
@@ -103,7 +104,6 @@ export function refuseNotDone(result: ApiResult<object>, fields: readonly string
     if (data[field] === undefined || data[field] === null) continue;
     const said = booleanOf(data[field]);
     if (said === true) continue;
-    const reason = said === false ? `is false: ${notDone}` : 'is not a boolean';
-    throw new InvalidResponseError(result.response?.status ?? 200, result.correlationId, `data.${field} ${reason}`, [`data.${field}`]);
+    throw invalidAnswer(result, `data.${field}`, said === false ? `is false: ${notDone}` : 'is not a boolean');
   }
 }

@@ -110,15 +110,12 @@ export async function webhookRequest(
   const nowMs = (target.now ?? Date.now)();
   const body = JSON.stringify(webhookBody(payload, readings.webhookKind, nowMs));
   const text = utf8(target.secret);
-  /** The base64 (or base64url) after `whsec_`, decoded: what the `decoded` reading keys with. */
-  const rest = target.secret.startsWith('whsec_') ? target.secret.slice('whsec_'.length) : undefined;
-  const decoded =
-    rest !== undefined && /^[A-Za-z0-9+/_-]+={0,2}$/.test(rest) && rest.length % 4 === 0
-      ? fromBase64(rest.replace(/-/g, '+').replace(/_/g, '/'))
-      : undefined;
+  const afterPrefix = target.secret.replace(/^whsec_/, '');
+  const someBytes = (bytes: Uint8Array<ArrayBuffer> | undefined) => (bytes && bytes.length > 0 ? bytes : undefined);
   // Standard Webhooks' own rule: the base64 after whsec_ when it is base64 (its alphabet, not base64url); else the secret's bytes.
-  const standardRest = target.secret.replace(/^whsec_/, '');
-  const standardKey = (/^[A-Za-z0-9+/]+={0,2}$/.test(standardRest) ? fromBase64(standardRest) : undefined) ?? text;
+  const standardKey = someBytes(fromBase64(afterPrefix)) ?? text;
+  // What the `decoded` reading keys with: the base64 (or base64url) after `whsec_`, decoded.
+  const decoded = target.secret.startsWith('whsec_') ? someBytes(fromBase64(afterPrefix.replace(/-/g, '+').replace(/_/g, '/'))) : undefined;
   const keys = {
     convention: { other: text, standard: standardKey },
     decoded: { other: decoded ?? text, standard: decoded ?? standardKey },
