@@ -232,7 +232,7 @@ async function checkTenant(
     add({
       name: 'tenant',
       status: 'ok',
-      detail: `accepted with X-Request-Timestamp as ${String(format)} (a read of made-up codes answered 404, as it should)`,
+      detail: `accepted with X-Request-Timestamp as ${String(format)} (a read of made-up codes answered ${error.status === 404 ? '404, as it should' : `${error.status} with the service's NOT_FOUND`})`,
     });
     return true;
   }

@@ -9,16 +9,9 @@
 import createFetchClient from 'openapi-fetch';
 import * as z from 'zod/mini';
 import type { paths } from '../../generated/schema.js';
-import {
-  InvalidResponseError,
-  NotFoundError,
-  SdJwtVerificationError,
-  ValidationError,
-  apiErrorFrom,
-  type ServiceErrorBody,
-} from '../errors/index.js';
+import { InvalidResponseError, NotFoundError, SdJwtVerificationError, ValidationError, apiErrorFrom } from '../errors/index.js';
 import { fromFileBase64 } from '../internal/encoding.js';
-import { booleanOf, isObject } from '../internal/guards.js';
+import { isObject } from '../internal/guards.js';
 import {
   checkCode,
   checkCredentialRef,
@@ -48,6 +41,7 @@ import { ROUTES as R } from '../contract/routes.js';
 import { retryAfterMs } from './retry.js';
 import { PreparedRequestClass, ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
 import { refuseNotDone, refuseUnverified } from './verdict.js';
+import { errorBody, failureIn } from './failure.js';
 
 type Schemas = S.Schemas;
 
@@ -102,40 +96,6 @@ function noQuery(query: Record<string, unknown>): string {
   const names = Object.keys(query);
   if (names.length > 0) throw new TypeError(`no operation of the service takes query parameters (${names.join(', ')})`);
   return '';
-}
-
-/** The fields of the service's error object that are text. */
-const ERROR_TEXT_FIELDS = ['message', 'type', 'code', 'timestamp', 'correlation_id'] as const;
-
-/**
- * The service's error body, wherever it put it (`{error: {…}}`, or its fields at the top), or
- * `undefined` when there is none to read. Each field the spec names is kept when it has its type
- * and left out otherwise: a `null` (an absent field, as some services write it) or a `details` that
- * is no object never hides the code beside it, which decides the error's class (an E2002 read as a
- * bare 500 would invite creating the request again). Fields the spec does not name are kept as sent.
- */
-function errorBody(sent: unknown): ServiceErrorBody | undefined {
-  const wrapped = isObject(sent) && isObject(sent['error']);
-  const fields = wrapped ? sent['error'] : sent;
-  if (!isObject(fields)) return undefined;
-  const body: Record<string, unknown> = { ...fields };
-  for (const name of ERROR_TEXT_FIELDS) if (typeof body[name] !== 'string') delete body[name];
-  if (!isObject(body['details'])) delete body['details'];
-  // A body without the `error` envelope is the service's error only when it names a type or a code.
-  return wrapped || body['type'] !== undefined || body['code'] !== undefined ? (body as ServiceErrorBody) : undefined;
-}
-
-/**
- * Whether a successful answer's envelope says the call failed: `success` false (in any form a
- * boolean is written), or JSend's `status` `fail` or `error` beside its `data`, `message` or
- * `error`. No record of the service has a `success` field, and none has those beside a `status`
- * (the status records' `status` is `operational`, `degraded` or `healthy`).
- */
-function saysFailed(body: unknown): body is Record<string, unknown> {
-  if (!isObject(body)) return false;
-  if (body['success'] !== undefined && booleanOf(body['success']) === false) return true;
-  const status = typeof body['status'] === 'string' ? body['status'].trim().toLowerCase() : undefined;
-  return (status === 'fail' || status === 'error') && ['data', 'message', 'error'].some((field) => Object.hasOwn(body, field));
 }
 
 /**
@@ -546,13 +506,14 @@ export class AcmeIdentityClient {
     } catch {
       throw new InvalidResponseError(response.status, correlationId(), 'the body is not JSON');
     }
-    // An envelope that says the call failed is the error it carries, whatever the status said:
-    // never a success opened from its `data`.
-    if (saysFailed(body)) {
+    // An answer that says the call failed (client/failure.ts) is the error it carries, whatever
+    // the status said: never a success opened from its `data`.
+    const failure = failureIn(body);
+    if (failure) {
       throw apiErrorFrom(
         {
           status: response.status,
-          body: errorBody(body) ?? errorBody(body['data']),
+          body: failure.body,
           requestCorrelationId: correlationId(),
           headers: response.headers,
           attempts: response instanceof ReadResponse ? response.attempts : 1,

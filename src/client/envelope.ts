@@ -23,8 +23,25 @@ export interface OpenedAnswer {
   path: string;
 }
 
-/** What may stand beside `data` in an envelope around a record of any fields (a raw credential, which may have a `data` field of its own). */
-const ENVELOPE_FIELDS = new Set(['data', 'correlation_id', 'meta', 'success', 'status', 'message', 'timestamp', 'request_id']);
+/**
+ * What may stand beside `data` in an envelope around a record of any fields (a raw credential,
+ * which may have a `data` field of its own): the spec's fields, and those other envelopes carry
+ * (`ok`, `error: null` and `errors: []` say no failure here: one that says one never reaches this
+ * room, client/failure.ts has made it the error it carries).
+ */
+const ENVELOPE_FIELDS = new Set([
+  'data',
+  'correlation_id',
+  'meta',
+  'success',
+  'ok',
+  'status',
+  'message',
+  'error',
+  'errors',
+  'timestamp',
+  'request_id',
+]);
 
 /** How many of `fields` `value` has, not counting `null` ones. */
 function known(value: Record<string, unknown>, fields: ReadonlySet<string>): number {

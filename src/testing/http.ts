@@ -118,7 +118,11 @@ export function uncodedError(status: 410 | 413 | 422, message: string, details?:
   return new HttpError(status, { message, type: ERROR_TABLE[code].type, code, ...(details ? { details } : {}) });
 }
 
-export function errorResponse(ctx: ResponseContext, error: HttpError): Response {
+/**
+ * The answer carrying `error`. `rest`: whether it answers a REST call, whose status the
+ * `errorStatus` reading may make 200 (never an OIDC endpoint's, nor an injected fault's).
+ */
+export function errorResponse(ctx: ResponseContext, error: HttpError, rest = false): Response {
   const body = { ...error.body };
   if (!('type' in body && Object.keys(body).length === 2)) {
     body['timestamp'] = new Date(ctx.now).toISOString();
@@ -130,7 +134,8 @@ export function errorResponse(ctx: ResponseContext, error: HttpError): Response 
   if (ctx.readings?.errorCase === 'lower') {
     for (const name of ['code', 'type']) if (typeof body[name] === 'string') body[name] = body[name].toLowerCase();
   }
-  return json(ctx, ctx.readings?.errorBody === 'bare' ? body : { error: body }, error.status, error.headers);
+  const status = rest && ctx.readings?.errorStatus === 'ok' ? 200 : error.status;
+  return json(ctx, ctx.readings?.errorBody === 'bare' ? body : { error: body }, status, error.headers);
 }
 
 export function validationError(errors: Record<string, string>): HttpError {

@@ -203,6 +203,13 @@ export interface FakeReadings {
    * many services serve theirs.
    */
   specFormat?: 'json' | 'yaml';
+  /**
+   * The HTTP status of a REST error: the one the spec's table pairs with its code (`status`, the
+   * default), or 200 for every error, its body unchanged (`ok`: a service, or a gateway before it,
+   * that answers every call 200 and says in the body that it failed). Faults injected with
+   * `faults` keep the status they were given.
+   */
+  errorStatus?: 'status' | 'ok';
 }
 
 /**
@@ -256,6 +263,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   webhookHash: 'SHA-256',
   webhookKey: 'convention',
   specFormat: 'json',
+  errorStatus: 'status',
 });
 
 /**
@@ -307,6 +315,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
   webhookKey: ['convention', 'decoded', 'text'],
   specFormat: ['json', 'yaml'],
+  errorStatus: ['status', 'ok'],
 });
 
 /**
@@ -356,6 +365,7 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
     readings.statusEnvelope !== 'bare' ||
     readings.tokenEnvelope !== 'wrapped' ||
     readings.errorBody !== 'envelope' ||
+    readings.errorStatus !== 'status' ||
     readings.envelope !== 'spec' ||
     readings.absent !== 'omitted' ||
     readings.expiresInUnit !== 'seconds' ||

@@ -56,8 +56,8 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
       }
       throw serviceError('E1005', 'No such endpoint');
     } catch (error) {
-      if (error instanceof HttpError) return errorResponse(ctx, error);
-      return errorResponse(ctx, serviceError('E2001', 'Internal error'));
+      if (error instanceof HttpError) return errorResponse(ctx, error, underBase(url));
+      return errorResponse(ctx, serviceError('E2001', 'Internal error'), underBase(url));
     }
   }
 

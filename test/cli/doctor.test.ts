@@ -112,6 +112,18 @@ describe('acme-identity doctor', () => {
     }
   });
 
+  test('errors answered 200 (the errorStatus reading): the tenant passes on the NOT_FOUND the body carries, and a warning says what the SDK cannot do with such errors', async () => {
+    const { byName } = await doctor({ readings: { errorStatus: 'ok' } });
+    expect(byName['tenant']).toMatchObject({ status: 'ok', detail: expect.stringContaining("200 with the service's NOT_FOUND") });
+    expect(byName['error statuses']).toMatchObject({ status: 'warn', detail: expect.stringContaining('HTTP 200') });
+    expect(byName['error bodies']).toBeUndefined();
+    // With the spec's statuses: no such warning, and the error body's form is reported.
+    const spec = await doctor();
+    expect(spec.byName['error statuses']).toBeUndefined();
+    expect(spec.byName['error bodies']).toMatchObject({ status: 'ok' });
+    expect(spec.byName['tenant']?.detail).toContain('404, as it should');
+  });
+
   test("a token lifetime the SDK sets aside (an expires without a zone): a warning with the SDK's own line, not a ✓", async () => {
     const { byName } = await doctor({ readings: { expiresForm: 'naive' } });
     expect(byName['API token']).toMatchObject({ status: 'warn', detail: expect.stringContaining('token lifetime: using') });

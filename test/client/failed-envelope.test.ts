@@ -19,6 +19,17 @@ import {
 } from '../../src/index.js';
 import { credentialInput, harness, person, rejection, server } from '../helpers.js';
 
+/** The spec's type of each code below. */
+const TYPES: Record<Code, string> = {
+  E1001: 'VALIDATION_ERROR',
+  E1002: 'INVALID_REQUEST',
+  E1004: 'UNAUTHORIZED',
+  E1005: 'NOT_FOUND',
+  E1006: 'CONFLICT',
+  E1009: 'CREDENTIAL_EXPIRED',
+  E1012: 'CREDENTIAL_VERIFICATION_FAILED',
+};
+
 /** Codes whose class is not retried or replayed, and the class each names. */
 const CODES = {
   E1001: ValidationError,
@@ -34,6 +45,8 @@ type Code = keyof typeof CODES;
 /** How an envelope says it failed. */
 const failure = fc.constantFrom<Record<string, unknown>>(
   { success: false },
+  { ok: false },
+  { ok: 'false' },
   { success: 'false' },
   { success: 'No' },
   { success: 0 },
@@ -91,6 +104,90 @@ describe('an envelope that says the call failed', () => {
         },
       ),
       { numRuns: 80 },
+    );
+  });
+
+  test("so does an answer that carries an error without a word of failure: the spec's error object, its fields at the top, a list of errors, OAuth's form", async () => {
+    const { client } = await harness();
+    const { data } = await client.identityRequests.create(person());
+    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    const operations = {
+      create: () => client.identityRequests.create(person()),
+      get: () => client.identityRequests.get(codes),
+      delete: () => client.identityRequests.delete(codes),
+      submit: () => client.credentials.submit(credentialInput()),
+      verify: () => client.credentials.verify(ref),
+      fileData: () => client.credentials.fileData(ref),
+      revoke: () => client.credentials.revoke(ref),
+      status: () => client.status.current(),
+      health: () => client.status.health(),
+    };
+    const record = { message: 'deleted', revoked: true, file_data: 'AA==', status: 'operational', credential_ref: 'c:1/2' };
+    /** Each form, and whether it names the code (else a plain ApiError). */
+    const forms: Record<string, (code: Code, cased: (text: string) => string) => [Record<string, unknown>, boolean]> = {
+      'error object alone': (code, cased) => [
+        { error: { code: cased(code), type: TYPES[code], message: 'no' }, correlation_id: 'c' },
+        true,
+      ],
+      'error object beside data': (code, cased) => [{ data: record, error: { code: cased(code) }, correlation_id: 'c' }, true],
+      'fields at the top': (code, cased) => [{ code: cased(code), message: 'no', timestamp: '2026-12-01T00:00:00Z' }, true],
+      'fields at the top beside an empty data': (code, cased) => [{ code: ` ${cased(code)}`, type: TYPES[code], data: null }, true],
+      'a list of errors': (code, cased) => [{ errors: [{ code: cased(code), message: 'no' }], correlation_id: 'c' }, true],
+      "OAuth's form": (code, cased) => [{ error: cased(TYPES[code]), error_description: 'no' }, true],
+      'an error flag': () => [{ error: true, data: record }, false],
+      'an error text': () => [{ error: 'it broke', data: record }, false],
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(operations) as (keyof typeof operations)[])),
+        fc.constantFrom(...Object.keys(forms)),
+        fc.constantFrom(...(Object.keys(CODES) as Code[])),
+        fc.constantFrom(
+          (text: string) => text,
+          (text: string) => text.toLowerCase(),
+        ),
+        async (operation, form, code, cased) => {
+          const [body, named] = (forms[form] as (typeof forms)[string])(code, cased);
+          server.use(http.all(/\/api\/v1\/(identity|credentials|status)\//, () => HttpResponse.json(body)));
+          const error = await rejection(operations[operation]());
+          expect(error).toBeInstanceOf(ApiError);
+          expect(error).toMatchObject({ status: 200 });
+          if (named) expect(error).toBeInstanceOf(CODES[code]);
+          else expect((error as ApiError).code).toBe('ERR_API');
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  test("an answer whose error fields say nothing (null, empty, false) or whose code is not of the service's form is opened as before", async () => {
+    const { client } = await harness();
+    const { data } = await client.identityRequests.create(person());
+    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    const silent = fc.record(
+      {
+        error: fc.constantFrom(null, false, 'false', '', ' ', {}, 0),
+        errors: fc.constantFrom(null, [], false),
+        ok: fc.constantFrom(true, 'true', 1),
+        success: fc.constantFrom(true, 'Yes'),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(silent, fc.boolean(), async (fields, enveloped) => {
+        const credential = { type: ['VerifiableCredential'], code: 'ACICNCCHC-1', issuer: 'https://issuer.example' };
+        const answer = (record: Record<string, unknown>) =>
+          HttpResponse.json(enveloped ? { ...fields, data: record, correlation_id: 'c' } : { ...fields, ...record });
+        server.use(
+          http.delete(/\/api\/v1\/identity\/request\//, () => answer({ message: 'deleted' })),
+          http.get(/\/api\/v1\/credentials\/verify\//, () => answer(credential)),
+        );
+        expect((await client.identityRequests.delete(codes)).data).toMatchObject({ message: 'deleted' });
+        expect((await client.credentials.verify(ref)).data).toMatchObject(credential);
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -67,6 +67,7 @@ const ALL_OTHERWISE: FakeReadings = {
   conflictDetails: 'codes',
   fileEncoding: 'mime',
   specFormat: 'yaml',
+  errorStatus: 'ok',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
