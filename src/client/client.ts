@@ -41,7 +41,7 @@ import { ROUTES as R } from '../contract/routes.js';
 import { retryAfterMs } from './retry.js';
 import { PreparedRequestClass, ReadResponse, Transport, type CallContext, type SendPolicy } from './transport.js';
 import { refuseNotDone, refuseUnverified } from './verdict.js';
-import { errorBody, failureIn } from './failure.js';
+import { errorFields, failureIn } from './failure.js';
 
 type Schemas = S.Schemas;
 
@@ -487,7 +487,7 @@ export class AcmeIdentityClient {
       throw apiErrorFrom(
         {
           status: response.status,
-          body: errorBody(sent.error),
+          body: errorFields(sent.error),
           requestCorrelationId: correlationId(),
           headers: response.headers,
           attempts: response instanceof ReadResponse ? response.attempts : 1,

@@ -19,7 +19,7 @@ const ERROR_TEXT_FIELDS = ['message', 'type', 'code', 'timestamp', 'correlation_
  * is no object never hides the code beside it, which decides the error's class (an E2002 read as a
  * bare 500 would invite creating the request again). Fields the spec does not name are kept as sent.
  */
-export function errorBody(sent: unknown): ServiceErrorBody | undefined {
+function errorBody(sent: unknown): ServiceErrorBody | undefined {
   const wrapped = isObject(sent) && isObject(sent['error']);
   const fields = wrapped ? sent['error'] : sent;
   if (!isObject(fields)) return undefined;
@@ -72,15 +72,18 @@ function oauthError(body: Record<string, unknown>): ServiceErrorBody | undefined
 }
 
 /**
- * The failure a successful answer carries, or `undefined` when it says none (see `saysFailed`).
- * `body` is the error's fields, where the answer put them: its error object or its top level
- * first (the spec's place), then the first of its `errors`, then OAuth's error string, then its
- * `data`; `undefined` when none names a code or a type (then a plain `ApiError`).
+ * The error's fields in an answer that failed (by its status, or by what it says), where the
+ * answer put them: its error object or its top level first (the spec's place), then the first of
+ * its `errors`, then OAuth's error string, then its `data`; `undefined` when none names a code or
+ * a type (then the status alone classes the error, or it is a plain `ApiError`).
  */
-export function failureIn(body: unknown): { readonly body: ServiceErrorBody | undefined } | undefined {
-  if (!isObject(body) || !saysFailed(body)) return undefined;
+export function errorFields(body: unknown): ServiceErrorBody | undefined {
+  if (!isObject(body)) return undefined;
   const errors = body['errors'];
-  return {
-    body: errorBody(body) ?? errorBody(Array.isArray(errors) ? errors[0] : undefined) ?? oauthError(body) ?? errorBody(body['data']),
-  };
+  return errorBody(body) ?? errorBody(Array.isArray(errors) ? errors[0] : undefined) ?? oauthError(body) ?? errorBody(body['data']);
+}
+
+/** The failure a successful answer carries (its fields by {@link errorFields}), or `undefined` when it says none (see `saysFailed`). */
+export function failureIn(body: unknown): { readonly body: ServiceErrorBody | undefined } | undefined {
+  return isObject(body) && saysFailed(body) ? { body: errorFields(body) } : undefined;
 }

@@ -13,6 +13,7 @@ import {
   ConflictError,
   CredentialExpiredError,
   CredentialVerificationFailedError,
+  EmailDeliveryError,
   NotFoundError,
   PermissionDeniedError,
   ValidationError,
@@ -137,6 +138,7 @@ describe('an envelope that says the call failed', () => {
       "OAuth's form": (code, cased) => [{ error: cased(TYPES[code]), error_description: 'no' }, true],
       'an error flag': () => [{ error: true, data: record }, false],
       'an error text': () => [{ error: 'it broke', data: record }, false],
+      "JSend's fail with an empty error": () => [{ status: 'fail', error: null }, false],
     };
     await fc.assert(
       fc.asyncProperty(
@@ -177,7 +179,7 @@ describe('an envelope that says the call failed', () => {
     );
     await fc.assert(
       fc.asyncProperty(silent, fc.boolean(), async (fields, enveloped) => {
-        const credential = { type: ['VerifiableCredential'], code: 'ACICNCCHC-1', issuer: 'https://issuer.example' };
+        const credential = { type: ['VerifiableCredential'], code: 'NCHC-E2026-0042', issuer: 'https://issuer.example' };
         const answer = (record: Record<string, unknown>) =>
           HttpResponse.json(enveloped ? { ...fields, data: record, correlation_id: 'c' } : { ...fields, ...record });
         server.use(
@@ -188,6 +190,37 @@ describe('an envelope that says the call failed', () => {
         expect((await client.credentials.verify(ref)).data).toMatchObject(credential);
       }),
       { numRuns: 60 },
+    );
+  });
+
+  test('with an error status, the code is read from each of those forms too: the code decides the class where the status alone would say less', async () => {
+    const { client } = await harness();
+    const { data } = await client.identityRequests.create(person());
+    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    // Each: the operation, the status, the code, the class of the code (the status alone gives another).
+    const cases = [
+      { call: () => client.identityRequests.get(codes), status: 400, code: 'E1001', Class: ValidationError },
+      { call: () => client.credentials.verify(ref), status: 412, code: 'E1009', Class: CredentialExpiredError },
+      { call: () => client.identityRequests.create(person()), status: 500, code: 'E2002', Class: EmailDeliveryError },
+    ];
+    const details = { code: 'isc_1', redirect_url: 'https://journey.example/1' };
+    const forms = [
+      (code: string) => ({ errors: [{ code, message: 'no', details }] }),
+      (code: string) => ({ status: 'fail', data: { code, details } }),
+      (code: string) => ({ success: false, data: { code, details } }),
+      (code: string) => ({ error: { code, details }, data: null }),
+      (code: string) => ({ code, details }),
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...cases), fc.constantFrom(...forms), fc.boolean(), async (item, form, lower) => {
+        const body = form(lower ? item.code.toLowerCase() : item.code);
+        server.use(http.all(/\/api\/v1\/(identity|credentials)\//, () => HttpResponse.json(body, { status: item.status })));
+        const error = await rejection(item.call());
+        expect(error).toBeInstanceOf(item.Class);
+        expect(error).toMatchObject({ status: item.status });
+      }),
+      { numRuns: 40 },
     );
   });
 
