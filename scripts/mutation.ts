@@ -80,8 +80,8 @@ const GROUPS: Group[] = [
   { name: 'inbox', mutate: ['src/inbox/**/*.ts'], tests: ['test/inbox/**/*.test.ts', 'test/redis/inbox.test.ts'], goal: 85 },
   // The boundary's own rules: which path a parameter reaches (identity codes percent-encoded, a
   // credential_ref's dot segments refused), what a request body may hold, which envelope an answer's
-  // record is opened from (and when a 2xx is no success: an envelope or a verification that says
-  // it failed), what a message may carry (control and line-separator characters
+  // record is opened from (and when a 2xx is no success: an answer or a verification that says
+  // it failed; where an error's code is read), what a message may carry (control and line-separator characters
   // stripped), the sealing of a stored token to its entry; the options a client is built from
   // (https only, header values that cannot split a header); and the webhook-to-identity flow
   // (the access token names the event's request, a cancellation is never an identity).
@@ -93,6 +93,7 @@ const GROUPS: Group[] = [
       'src/client/paths.ts',
       'src/client/envelope.ts',
       'src/client/verdict.ts',
+      'src/client/failure.ts',
       'src/client/options.ts',
       'src/client/identity-flow.ts',
       'src/internal/text.ts',
