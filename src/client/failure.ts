@@ -1,7 +1,8 @@
 /**
- * What an answer says went wrong. An error status carries the service's error object (`errorBody`);
- * a success status may carry one too, from a service or a gateway that answers every call 200 and
- * says in the body that it failed (`failureIn`). Such an answer is the error it carries, never a
+ * What an answer says went wrong. An error status carries the service's error fields, in the
+ * spec's form or another (`errorFields` finds them); a success status may carry them too, from a
+ * service or a gateway that answers every call 200 and says in the body that it failed
+ * (`failureIn`). Such an answer is the error it carries, never a
  * success opened from whatever else it holds: a DELETE answered `200 {error: {code: 'E1005'}}`
  * deleted nothing, and a `/credentials/verify` answered so verified nothing
  * (docs/spec-choices.md: "strict on meaning").
