@@ -5,6 +5,7 @@
  * request itself: the endpoints are given (`TokenEndpoints`), so the rules are tested on their own.
  */
 import type { components } from '../../generated/schema.js';
+import { ERROR_TABLE } from '../contract/errors.js';
 import { AcmeIdentityError, ApiError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
 import { sleep } from '../internal/sleep.js';
@@ -95,6 +96,22 @@ export interface TokenEndpoints {
 
 /** Lifetime assumed when the service states none and the token carries no `exp`. */
 const FALLBACK_LIFETIME_MS = 5 * 60_000;
+
+/** Whether a failed renewal's status says the refresh token will not do (a 4xx but 429), not a failure that passes. */
+const refusal = (status: number) => status >= 400 && status < 500 && status !== 429;
+
+/**
+ * The status a failed renewal stands for: its own, or, for an error a success status carried (a
+ * service or a gateway that answers every call 200, client/failure.ts), the status the spec's
+ * table pairs with its code or type: a refused refresh token is a refusal however it arrived.
+ */
+function statusMeant(error: ApiError): number {
+  if (error.status >= 300) return error.status;
+  const code = error.serviceCode?.toUpperCase();
+  const type = error.type?.toUpperCase();
+  const meant = Object.entries(ERROR_TABLE).find(([known, entry]) => known === code || entry.type === type);
+  return meant ? meant[1].status : error.status;
+}
 
 /**
  * Gets, caches and refreshes the API access token:
@@ -296,7 +313,7 @@ export class TokenManager {
       try {
         grant = await this.#observed('refresh', false, () => this.#attempts(() => this.#endpoints.refresh(refreshToken)));
       } catch (error) {
-        const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+        const refused = error instanceof ApiError && refusal(statusMeant(error));
         const stillValid = latest.accessToken && this.#now() < latest.expiresAt;
         if (!refused && stillValid) return latest;
         if (!refused) throw error;

@@ -115,6 +115,15 @@ describe('token lifecycle', () => {
     expect(tokenRequests(h)).toHaveLength(2);
   });
 
+  test('a refresh refused by a service that answers errors 200 (the errorStatus reading) re-authenticates with the key pair too: the refusal is its code', async () => {
+    const h = await clocked({ refreshTokenTtlSeconds: 600, readings: { errorStatus: 'ok' } });
+    const codes = await openRequest(h);
+    h.clock.now += 901_000;
+    await h.client.identityRequests.get(codes);
+    expect(refreshRequests(h)).toHaveLength(1);
+    expect(tokenRequests(h)).toHaveLength(2);
+  });
+
   test('a rotated refresh token is the one used next', async () => {
     const h = await clocked();
     const codes = await openRequest(h);
