@@ -3,11 +3,13 @@
  * moves by hand: the renewal lease that several instances share, where an expiry comes from, and
  * when a token is due. The end-to-end behaviour is in tokens.test.ts; Redis in test/redis.
  */
+import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import { recorder, rejection } from '../helpers.js';
 import { TimeoutError, apiErrorFrom } from '../../src/errors/index.js';
 import { TokenManager, type StoredToken, type TokenGrant, type TokenLease, type TokenStore } from '../../src/client/tokens.js';
 import { Observer } from '../../src/internal/observe.js';
+import { ERROR_TABLE, type ServiceErrorCode } from '../../src/contract/errors.js';
 
 const T0 = Date.UTC(2026, 10, 24, 12);
 const KEY = 'client-id@https://api.example';
@@ -534,6 +536,49 @@ describe('what the token manager asks of its store, and tells the operator', () 
     e.fail(serverError(304));
     expect(await manager(store, e.api, clock).accessToken()).toBe('access-old');
     expect(e.calls).toMatchObject({ authenticate: 0, refresh: ['refresh-old'] });
+  });
+
+  test("a refresh failing with an error a 200 carried (a service that answers errors so) is a refusal when its code or type is a 4xx but 429 in the spec's table: property", async () => {
+    const codes = Object.keys(ERROR_TABLE) as ServiceErrorCode[];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...codes),
+        fc.constantFrom('code', 'type', 'both'),
+        fc.boolean(),
+        fc.boolean(),
+        async (code, named, lower, expired) => {
+          const cased = (text: string) => (lower ? text.toLowerCase() : text);
+          const { type, status } = ERROR_TABLE[code];
+          const body = {
+            ...(named !== 'type' ? { code: cased(code) } : {}),
+            ...(named !== 'code' ? { type: cased(type) } : {}),
+          };
+          const clock = { now: T0 };
+          const store = new LeasingStore(clock);
+          // Due for renewal (in its margin), and still valid or already past.
+          store.tokens.set(KEY, token(clock, { refreshToken: 'refresh-old', ...(expired ? { expiresAt: T0 - 1_000 } : {}) }));
+          const e = endpoints();
+          e.api.refresh = async (refreshToken: string) => {
+            e.calls.refresh.push(refreshToken);
+            throw apiErrorFrom({ status: 200, body, requestCorrelationId: undefined, headers: new Headers() });
+          };
+          const refused = status >= 400 && status < 500 && status !== 429;
+          const got = await Promise.resolve(manager(store, e.api, clock).accessToken()).then(
+            (value) => value,
+            (error: unknown) => error,
+          );
+          if (refused) {
+            expect(got).toBe('access-1');
+            expect(e.calls.authenticate).toBe(1);
+          } else {
+            expect(e.calls.authenticate).toBe(0);
+            if (expired) expect(got).toMatchObject({ status: 200 });
+            else expect(got).toBe('access-old');
+          }
+        },
+      ),
+      { numRuns: 120 },
+    );
   });
 
   test('renewals are logged at info, a failure and a refused refresh token at warn, with the status and the error code only', async () => {
