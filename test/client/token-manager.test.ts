@@ -542,13 +542,14 @@ describe('what the token manager asks of its store, and tells the operator', () 
     const codes = Object.keys(ERROR_TABLE) as ServiceErrorCode[];
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...codes),
+        // `unknown`: a code and a type the table does not have, which say nothing of a refusal.
+        fc.constantFrom<ServiceErrorCode | 'unknown'>(...codes, 'unknown'),
         fc.constantFrom('code', 'type', 'both'),
         fc.boolean(),
         fc.boolean(),
         async (code, named, lower, expired) => {
           const cased = (text: string) => (lower ? text.toLowerCase() : text);
-          const { type, status } = ERROR_TABLE[code];
+          const { type, status } = code === 'unknown' ? { type: 'SOMETHING_ELSE', status: 200 } : ERROR_TABLE[code];
           const body = {
             ...(named !== 'type' ? { code: cased(code) } : {}),
             ...(named !== 'code' ? { type: cased(type) } : {}),
