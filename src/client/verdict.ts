@@ -10,6 +10,7 @@
 import {
   type ApiErrorInit,
   CredentialExpiredError,
+  CredentialPendingAcceptanceError,
   CredentialRevokedError,
   CredentialVerificationFailedError,
   InvalidResponseError,
@@ -25,12 +26,50 @@ const VERDICTS: readonly (readonly [field: string, refuses: boolean])[] = [
   ['revoked', true],
 ];
 
+/** The verdict fields written in words (`status: 'revoked'`): a text there is read; anything else (a status list's reference object) is not a verdict. */
+const WORD_FIELDS = ['status', 'verification_status'] as const;
+
+type CredentialErrorClass =
+  | typeof CredentialExpiredError
+  | typeof CredentialPendingAcceptanceError
+  | typeof CredentialRevokedError
+  | typeof CredentialVerificationFailedError;
+
+/** Each verdict word, as {@link wordOf} writes it, and the error it says (`undefined`: it verified). */
+const VERDICT_WORDS = new Map<string, CredentialErrorClass | undefined>([
+  ['valid', undefined],
+  ['verified', undefined],
+  ['active', undefined],
+  ['issued', undefined],
+  ['ok', undefined],
+  ['success', undefined],
+  ['revoked', CredentialRevokedError],
+  ['expired', CredentialExpiredError],
+  ['pending', CredentialPendingAcceptanceError],
+  ['pending_acceptance', CredentialPendingAcceptanceError],
+  ['invalid', CredentialVerificationFailedError],
+  ['failed', CredentialVerificationFailedError],
+  ['verification_failed', CredentialVerificationFailedError],
+  ['unverified', CredentialVerificationFailedError],
+  ['rejected', CredentialVerificationFailedError],
+  ['suspended', CredentialVerificationFailedError],
+]);
+
+/** A verdict word in one spelling: lower case, its words joined by `_` (`Pending Acceptance`, `PENDING-ACCEPTANCE`). */
+const wordOf = (text: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+
 /** Where a credential says when it expires: a JWT's `exp` (UNIX time), the W3C data model's dates (v1, v2). */
 const EXPIRY_FIELDS = ['exp', 'expirationDate', 'validUntil'] as const;
 
 /**
  * Refuses a verification answer whose body says the credential did not verify: a verdict field
- * (`valid` or `verified` false, `revoked` true, in any form a boolean is written) or an expiry
+ * (`valid` or `verified` false, `revoked` true, in any form a boolean is written), a verdict in
+ * words (`status` or `verification_status`: `revoked`, `expired`, `pending_acceptance`,
+ * `invalid`, `verification_failed`…, in any case) or an expiry
  * (`exp`, `expirationDate`, `validUntil`, at the top of `data` or under its `vc`) already past on
  * the service's clock. A verdict or expiry that is no boolean or no time is an
  * `InvalidResponseError` naming the field: not read as either. The answer's `data` is kept on the
@@ -42,7 +81,20 @@ export function refuseUnverified(result: ApiResult<Record<string, unknown>>, now
   if (isObject(data['vc'])) places.push(['data.vc', data['vc']]);
   for (const [path, record] of places) {
     refuseVerdict(result, path, record);
+    refuseVerdictWord(result, path, record);
     refuseExpired(result, path, record, nowMs);
+  }
+}
+
+/** A verdict in words that says the credential did not verify; a text that is no verdict this SDK knows is read as neither. */
+function refuseVerdictWord(result: ApiResult<Record<string, unknown>>, path: string, record: Record<string, unknown>): void {
+  for (const field of WORD_FIELDS) {
+    const said = record[field];
+    if (typeof said !== 'string') continue;
+    const word = wordOf(said);
+    if (!VERDICT_WORDS.has(word)) throw invalidAnswer(result, `${path}.${field}`, 'is not a verdict this SDK reads');
+    const Refusal = VERDICT_WORDS.get(word);
+    if (Refusal) throw new Refusal(errorInit(result), undefined, `the service answered 200, but ${path}.${field} is ${word}`);
   }
 }
 

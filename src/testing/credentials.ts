@@ -183,12 +183,19 @@ async function verifiedCredential(record: CredentialRecord, keys: readonly Signi
   return payload;
 }
 
+/** The verdict in words the `word` reading writes beside a credential, as a person would title it. */
+function verdictWord(condition: CredentialRecord['condition'], expired: boolean): string {
+  if (condition === 'pending_acceptance') return 'Pending Acceptance';
+  if (condition === 'verification_failed') return 'Verification Failed';
+  return expired ? 'Expired' : 'Valid';
+}
+
 /**
  * GET /credentials/verify/... as the `verifyAnswer` reading answers it. `status`: the spec's
  * errors (404, 410, then 412 with E1011, E1012 or E1009). `signature`: the signature and the
  * service's own conditions checked, the expiry left to the reader (an expired credential answered
  * 200, its `exp` past). `verdict`: 200 with `valid` beside the credential, false for an expired,
- * pending or failed one. Not found and revoked stay 404 and 410 under each ("stays revoked").
+ * pending or failed one; `word`: 200 with that verdict in words (`status: 'Expired'`). Not found and revoked stay 404 and 410 under each ("stays revoked").
  */
 export async function verificationAnswer(
   reading: ResolvedReadings['verifyAnswer'],
@@ -203,6 +210,7 @@ export async function verificationAnswer(
   if (!payload) throw serviceError('E1012', 'Credential verification failed');
   const expired = found.timeExpires !== undefined && Math.floor(nowMs / 1000) >= found.timeExpires;
   if (reading === 'verdict') return { ...payload, valid: found.condition === 'issued' && !expired };
+  if (reading === 'word') return { ...payload, status: verdictWord(found.condition, expired) };
   if (found.condition === 'pending_acceptance') throw serviceError('E1011', 'Credential pending acceptance');
   if (found.condition === 'verification_failed') throw serviceError('E1012', 'Credential verification failed');
   return payload;

@@ -118,10 +118,11 @@ export interface FakeReadings {
    * acceptance, verification failed): the spec's 412 with E1009, E1011 or E1012 (`status`, the
    * default); 200 with the credential, its signature and the service's conditions checked and its
    * expiry left to the reader (`signature`: an expired one comes back, its `exp` past); or 200 with
-   * a verdict beside the credential (`verdict`: `valid` false, or true when it verifies). Not
-   * found and revoked are 404 and 410 under each.
+   * a verdict beside the credential (`verdict`: `valid` false, or true when it verifies); or 200
+   * with the verdict in words beside it (`word`: `status` `Expired`, `Pending Acceptance`,
+   * `Verification Failed` or `Valid`). Not found and revoked are 404 and 410 under each.
    */
-  verifyAnswer?: 'status' | 'signature' | 'verdict';
+  verifyAnswer?: 'status' | 'signature' | 'verdict' | 'word';
   /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
    * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds
@@ -300,7 +301,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
   revokeAnswer: ['revoked', 'empty', 'no-content'],
-  verifyAnswer: ['status', 'signature', 'verdict'],
+  verifyAnswer: ['status', 'signature', 'verdict', 'word'],
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
   webhookTimestamp: ['seconds', 'milliseconds', 'microseconds'],

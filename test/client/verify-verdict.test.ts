@@ -80,6 +80,71 @@ describe('a verification answered 200', () => {
     );
   });
 
+  test('a verdict in words (status, verification_status) is the error it names, in any case and spelling; a word saying it verified returns the credential', async () => {
+    const { client, ref, answer } = await answering();
+    const WORDS = {
+      revoked: CredentialRevokedError,
+      expired: CredentialExpiredError,
+      pending: CredentialPendingAcceptanceError,
+      'pending acceptance': CredentialPendingAcceptanceError,
+      invalid: CredentialVerificationFailedError,
+      'verification failed': CredentialVerificationFailedError,
+      failed: CredentialVerificationFailedError,
+      unverified: CredentialVerificationFailedError,
+      rejected: CredentialVerificationFailedError,
+      suspended: CredentialVerificationFailedError,
+      valid: undefined,
+      verified: undefined,
+      active: undefined,
+      issued: undefined,
+      ok: undefined,
+      success: undefined,
+    } as const;
+    /** A word as a service may write it: its case, and `_`, `-` or a space between its words, with spaces around. */
+    const spelt = fc
+      .record({
+        word: fc.constantFrom(...(Object.keys(WORDS) as (keyof typeof WORDS)[])),
+        upper: fc.constantFrom('lower', 'upper', 'title'),
+        joint: fc.constantFrom('_', '-', ' '),
+        padded: fc.boolean(),
+      })
+      .map(({ word, upper, joint, padded }) => {
+        let text = word.replace(/ /g, joint);
+        if (upper === 'upper') text = text.toUpperCase();
+        if (upper === 'title')
+          text = text.replace(/(^|[_ -])([a-z])/g, (_, before: string, letter: string) => before + letter.toUpperCase());
+        return { word, text: padded ? ` ${text} ` : text };
+      });
+    await fc.assert(
+      fc.asyncProperty(
+        spelt,
+        fc.constantFrom('status', 'verification_status'),
+        fc.constantFrom('data' as const, 'data.vc' as const),
+        async ({ word, text }, field, place) => {
+          const data = placed(place, field, text);
+          answer(data);
+          const Expected = WORDS[word];
+          if (Expected === undefined) expect((await client.credentials.verify(ref)).data).toEqual(data);
+          else {
+            const error = await rejection(client.credentials.verify(ref));
+            expect(error).toBeInstanceOf(Expected);
+            expect(error).toMatchObject({ status: 200, details: { data } });
+          }
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  test('a status that is no text (a status list entry, {status_list: {idx, uri}}) is no verdict: the credential is returned', async () => {
+    const { client, ref, answer } = await answering();
+    for (const status of [{ status_list: { idx: 7, uri: 'https://issuer.example/status/1' } }, 3, true]) {
+      const data = placed('data', 'status', status);
+      answer(data);
+      expect((await client.credentials.verify(ref)).data).toEqual(data);
+    }
+  });
+
   test('an expiry already past on the service clock is CredentialExpiredError; one still ahead is returned', async () => {
     const { client, ref, answer } = await answering();
     const expiry = fc
@@ -129,6 +194,11 @@ describe('a verification answered 200', () => {
         field: fc.constantFrom('valid', 'verified', 'revoked'),
         value: fc.constantFrom<unknown>('maybe', 2, 'y', {}, [], 'not valid'),
       }),
+      // A verdict in words this SDK does not know is read as neither.
+      fc.record({
+        field: fc.constantFrom('status', 'verification_status'),
+        value: fc.constantFrom<unknown>('maybe', 'unknown', '', 'valid-ish'),
+      }),
       fc.record({
         field: fc.constantFrom('exp', 'expirationDate', 'validUntil'),
         // A date without its zone names no instant; neither do words or a boolean.
@@ -162,6 +232,7 @@ describe('the fake under each verifyAnswer reading', () => {
     ['status', CredentialExpiredError],
     ['signature', CredentialExpiredError],
     ['verdict', CredentialVerificationFailedError],
+    ['word', CredentialExpiredError],
   ] as const)('%s: an expired credential is refused, a pending one too; a valid one is returned', async (verifyAnswer, expected) => {
     const { client, service } = await harness({ fake: { now: () => NOW_MS, readings: { verifyAnswer } }, client: { now: () => NOW_MS } });
     const expired = (await client.credentials.submit(lapsed())).data.credential_ref;
