@@ -115,7 +115,7 @@ export function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => v
     add({
       name: 'error statuses',
       status: 'warn',
-      detail: `errors arrive with HTTP ${errorAnswer.status} and the error in the body: the SDK classes each by its code, but retries by status, so a rate limit, a 5xx or an expired token answered so fails at once`,
+      detail: `errors arrive with HTTP ${errorAnswer.status} and the error in the body: the SDK classes each by its code, but retries by status, so a rate limit or a 5xx answered so fails at once`,
       advice: 'ask the operator (or the gateway in front of the service) to send the error statuses the spec pairs with its codes',
     });
   } else if (errorAnswer?.status === 404) {

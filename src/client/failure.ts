@@ -88,3 +88,23 @@ export function errorFields(body: unknown): ServiceErrorBody | undefined {
 export function failureIn(body: unknown): { readonly body: ServiceErrorBody | undefined } | undefined {
   return isObject(body) && saysFailed(body) ? { body: errorFields(body) } : undefined;
 }
+
+/** A prefilter: the token refusal's code or type somewhere in the text, in any case; only such a text is parsed. */
+const TOKEN_REFUSAL = /e1003|authentication_failed/i;
+
+/**
+ * Whether a successful answer refuses the token it was sent with: it says the call failed
+ * ({@link failureIn}) with E1003 or AUTHENTICATION_FAILED, as a service that answers errors 200
+ * writes a 401. The transport replays such a call once with a fresh token, as it does a 401.
+ */
+export function refusesToken(text: string): boolean {
+  if (!TOKEN_REFUSAL.test(text)) return false;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const fields = failureIn(body)?.body;
+  return fields?.code?.toUpperCase() === 'E1003' || fields?.type?.toUpperCase() === 'AUTHENTICATION_FAILED';
+}

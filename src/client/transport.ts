@@ -12,6 +12,7 @@ import type { Span, Tracing } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import { backoffMs, decide, retryAfterMs, type RetryMode } from './retry.js';
+import { refusesToken } from './failure.js';
 import type { ServiceClock } from './clock.js';
 import type { TokenManager } from './tokens.js';
 
@@ -313,7 +314,15 @@ export class Transport {
           }
           // (Read after the deadline or an abort, it goes nowhere: the call has settled already.)
           if (bytes !== undefined) {
-            return new ReadResponse(response, this.#decode(bytes, response, ctx), attempt + (replayed ? 2 : 1));
+            const text = this.#decode(bytes, response, ctx);
+            // A token refused in a 200's body (a service that answers errors so, client/failure.ts)
+            // is replayed once with a fresh token, as a 401 is.
+            if (token !== undefined && !replayed && response.ok && refusesToken(text)) {
+              replayed = true;
+              await this.#tokens.invalidate(token);
+              continue;
+            }
+            return new ReadResponse(response, text, attempt + (replayed ? 2 : 1));
           }
         }
         if (ctx.signal.aborted) throw ctx.signal.reason;

@@ -147,6 +147,25 @@ describe('token lifecycle', () => {
     expect(gets[0]!.headers['authorization']).not.toBe(gets[1]!.headers['authorization']);
   });
 
+  test("a token refused in a 200's body (the errorStatus reading) is invalidated and the call replayed once, as after a 401", async () => {
+    const h = await clocked({ readings: { errorStatus: 'ok' } });
+    const codes = await openRequest(h);
+    h.service.revokeAccessTokens();
+    const { data } = await h.client.identityRequests.get(codes);
+    expect(data.first_name).toBe('Jane');
+    const gets = received(h.service, /^\/identity\/request\//, 'GET');
+    expect(gets).toHaveLength(2);
+    expect(gets[0]!.headers['authorization']).not.toBe(gets[1]!.headers['authorization']);
+  });
+
+  test('refused in the body again with the fresh token (a timestamp format the service does not take): an AuthenticationError after one replay, never a loop', async () => {
+    const h = await clocked({ readings: { errorStatus: 'ok', timestampFormat: 'unix-ms' } });
+    const error = await rejection(h.client.identityRequests.get({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' }));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ status: 200 });
+    expect(received(h.service, /^\/identity\/request\//, 'GET')).toHaveLength(2);
+  });
+
   test("the replay after a 401 is the call's second attempt: its result and every event say so", async () => {
     const h = await clocked();
     const codes = await openRequest(h);
