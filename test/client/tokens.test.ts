@@ -1,3 +1,4 @@
+import { http, HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import {
@@ -10,7 +11,7 @@ import {
   type TokenStore,
 } from '../../src/index.js';
 import { DEFAULT_CLIENT, type FakeServiceOptions } from '../../src/testing/index.js';
-import { harness, person, received, rejection, type Harness } from '../helpers.js';
+import { harness, person, received, rejection, server, type Harness } from '../helpers.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -164,6 +165,29 @@ describe('token lifecycle', () => {
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ status: 200 });
     expect(received(h.service, /^\/identity\/request\//, 'GET')).toHaveLength(2);
+  });
+
+  test("only a 2xx whose failure is the token's (E1003 or AUTHENTICATION_FAILED, any case) is replayed: the words elsewhere, another code, an error status are not", async () => {
+    const h = await clocked();
+    const codes = await openRequest(h);
+    const cases: [body: Record<string, unknown>, status: number, replayed: boolean][] = [
+      [{ error: { type: 'authentication_failed', message: 'token revoked' } }, 200, true],
+      [{ success: false, code: 'e1003' }, 200, true],
+      [{ data: { first_name: 'E1003', last_name: 'authentication_failed' }, correlation_id: 'c' }, 200, false],
+      [{ error: { code: 'E1005', message: 'not E1003, not AUTHENTICATION_FAILED' } }, 200, false],
+      [{ error: { code: 'E1003', type: 'AUTHENTICATION_FAILED' } }, 400, false],
+    ];
+    for (const [body, status, replayed] of cases) {
+      let calls = 0;
+      server.use(
+        http.get(/\/api\/v1\/identity\/request\//, () => {
+          calls += 1;
+          return HttpResponse.json(body, { status });
+        }),
+      );
+      await h.client.identityRequests.get(codes).catch(() => undefined);
+      expect(calls, JSON.stringify(body)).toBe(replayed ? 2 : 1);
+    }
   });
 
   test("the replay after a 401 is the call's second attempt: its result and every event say so", async () => {
