@@ -195,7 +195,8 @@ function verdictWord(condition: CredentialRecord['condition'], expired: boolean)
  * errors (404, 410, then 412 with E1011, E1012 or E1009). `signature`: the signature and the
  * service's own conditions checked, the expiry left to the reader (an expired credential answered
  * 200, its `exp` past). `verdict`: 200 with `valid` beside the credential, false for an expired,
- * pending or failed one; `word`: 200 with that verdict in words (`status: 'Expired'`). Not found and revoked stay 404 and 410 under each ("stays revoked").
+ * pending or failed one; `word`: 200 with that verdict in words (`status: 'Expired'`). Not found
+ * and revoked stay 404 and 410 under each ("stays revoked").
  */
 export async function verificationAnswer(
   reading: ResolvedReadings['verifyAnswer'],
