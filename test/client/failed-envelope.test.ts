@@ -74,23 +74,33 @@ function failedBody(said: Record<string, unknown>, where: string, code: Code): R
   }
 }
 
+/** A client on a fresh fake, a request's codes and a credential's ref, and a call of every operation that reads an answer. */
+async function everyOperation() {
+  const { client } = await harness();
+  const { data } = await client.identityRequests.create(person());
+  const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+  const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+  const operations = {
+    create: () => client.identityRequests.create(person()),
+    get: () => client.identityRequests.get(codes),
+    delete: () => client.identityRequests.delete(codes),
+    submit: () => client.credentials.submit(credentialInput()),
+    verify: () => client.credentials.verify(ref),
+    fileData: () => client.credentials.fileData(ref),
+    revoke: () => client.credentials.revoke(ref),
+    status: () => client.status.current(),
+    health: () => client.status.health(),
+  };
+  const names = Object.keys(operations) as (keyof typeof operations)[];
+  return { client, codes, ref, operations, names };
+}
+
 describe('an envelope that says the call failed', () => {
   test('is the error it carries, classed by its code (a plain ApiError without one), for every operation', async () => {
-    const { client } = await harness();
-    const { data } = await client.identityRequests.create(person());
-    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
-    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
-    const operations = {
-      get: () => client.identityRequests.get(codes),
-      delete: () => client.identityRequests.delete(codes),
-      verify: () => client.credentials.verify(ref),
-      fileData: () => client.credentials.fileData(ref),
-      revoke: () => client.credentials.revoke(ref),
-      status: () => client.status.current(),
-    };
+    const { operations, names } = await everyOperation();
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...(Object.keys(operations) as (keyof typeof operations)[])),
+        fc.constantFrom(...names),
         failure,
         placement,
         fc.constantFrom(...(Object.keys(CODES) as Code[])),
@@ -109,21 +119,7 @@ describe('an envelope that says the call failed', () => {
   });
 
   test("so does an answer that carries an error without a word of failure: the spec's error object, its fields at the top, a list of errors, OAuth's form", async () => {
-    const { client } = await harness();
-    const { data } = await client.identityRequests.create(person());
-    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
-    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
-    const operations = {
-      create: () => client.identityRequests.create(person()),
-      get: () => client.identityRequests.get(codes),
-      delete: () => client.identityRequests.delete(codes),
-      submit: () => client.credentials.submit(credentialInput()),
-      verify: () => client.credentials.verify(ref),
-      fileData: () => client.credentials.fileData(ref),
-      revoke: () => client.credentials.revoke(ref),
-      status: () => client.status.current(),
-      health: () => client.status.health(),
-    };
+    const { operations, names } = await everyOperation();
     const record = { message: 'deleted', revoked: true, file_data: 'AA==', status: 'operational', credential_ref: 'c:1/2' };
     /** Each form, and whether it names the code (else a plain ApiError). */
     const forms: Record<string, (code: Code, cased: (text: string) => string) => [Record<string, unknown>, boolean]> = {
@@ -142,7 +138,7 @@ describe('an envelope that says the call failed', () => {
     };
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...(Object.keys(operations) as (keyof typeof operations)[])),
+        fc.constantFrom(...names),
         fc.constantFrom(...Object.keys(forms)),
         fc.constantFrom(...(Object.keys(CODES) as Code[])),
         fc.constantFrom(
@@ -164,10 +160,7 @@ describe('an envelope that says the call failed', () => {
   });
 
   test("an answer whose error fields say nothing (null, empty, false) or whose code is not of the service's form is opened as before", async () => {
-    const { client } = await harness();
-    const { data } = await client.identityRequests.create(person());
-    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
-    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    const { client, codes, ref } = await everyOperation();
     const silent = fc.record(
       {
         error: fc.constantFrom(null, false, 'false', '', ' ', {}, 0),
@@ -194,10 +187,7 @@ describe('an envelope that says the call failed', () => {
   });
 
   test('with an error status, the code is read from each of those forms too: the code decides the class where the status alone would say less', async () => {
-    const { client } = await harness();
-    const { data } = await client.identityRequests.create(person());
-    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
-    const ref = (await client.credentials.submit(credentialInput())).data.credential_ref;
+    const { client, codes, ref } = await everyOperation();
     // Each: the operation, the status, the code, the class of the code (the status alone gives another).
     const cases = [
       { call: () => client.identityRequests.get(codes), status: 400, code: 'E1001', Class: ValidationError },
@@ -225,9 +215,7 @@ describe('an envelope that says the call failed', () => {
   });
 
   test("its own error object (or code at its top) wins over a code its data carries: the envelope's error is the spec's place", async () => {
-    const { client } = await harness();
-    const { data } = await client.identityRequests.create(person());
-    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    const { client, codes } = await everyOperation();
     const bodies = [
       { success: false, error: { code: 'E1005' }, data: { code: 'E1001' } },
       { status: 'error', code: 'E1005', data: { code: 'E1001', type: 'VALIDATION_ERROR' } },
@@ -239,9 +227,7 @@ describe('an envelope that says the call failed', () => {
   });
 
   test('one that says it succeeded (success true, in any form) is opened as before', async () => {
-    const { client } = await harness();
-    const { data } = await client.identityRequests.create(person());
-    const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+    const { client, codes } = await everyOperation();
     for (const success of [true, 'true', 'Yes', 1]) {
       server.use(http.delete(/\/api\/v1\/identity\/request\//, () => HttpResponse.json({ success, data: { message: 'deleted' } })));
       expect((await client.identityRequests.delete(codes)).data).toEqual({ message: 'deleted' });

@@ -137,19 +137,11 @@ describe('token lifecycle', () => {
     expect(tokenRequests(h)).toHaveLength(1);
   });
 
-  test('a 401 on a token believed valid invalidates it and replays the call once', async () => {
-    const h = await clocked();
-    const codes = await openRequest(h);
-    h.service.revokeAccessTokens();
-    const { data } = await h.client.identityRequests.get(codes);
-    expect(data.first_name).toBe('Jane');
-    const gets = received(h.service, /^\/identity\/request\//, 'GET');
-    expect(gets).toHaveLength(2);
-    expect(gets[0]!.headers['authorization']).not.toBe(gets[1]!.headers['authorization']);
-  });
-
-  test("a token refused in a 200's body (the errorStatus reading) is invalidated and the call replayed once, as after a 401", async () => {
-    const h = await clocked({ readings: { errorStatus: 'ok' } });
+  test.each([
+    ['a 401', 'status'],
+    ["a 200's body (the errorStatus reading)", 'ok'],
+  ] as const)('a token believed valid but refused in %s is invalidated and the call replayed once', async (_, errorStatus) => {
+    const h = await clocked({ readings: { errorStatus } });
     const codes = await openRequest(h);
     h.service.revokeAccessTokens();
     const { data } = await h.client.identityRequests.get(codes);
