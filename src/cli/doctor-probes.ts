@@ -96,6 +96,9 @@ export function checkClock(seen: readonly Seen[], now: () => number, add: (check
   );
 }
 
+/** The made-up codes the tenant check reads (checkTenant): no request has them, so the answer is the service's NOT_FOUND. */
+export const PROBE_CODES = { accessRequestCode: 'arc_doctor_probe_0', identitySessionCode: 'isc_doctor_probe_0' } as const;
+
 /** The forms this deployment chose where the spec leaves it open, as they arrived (the checks above proved the SDK reads them). */
 export function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => void): void {
   const tokenAnswer = seen.find((s) => s.path.endsWith('/auth/api-token') && s.status < 300);
@@ -110,7 +113,7 @@ export function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => v
     });
   }
   // The tenant check's read of made-up codes: the service's NotFoundError, whatever its status (checkTenant).
-  const errorAnswer = seen.find((s) => s.path.includes('/identity/request/arc_doctor_probe_0/'));
+  const errorAnswer = seen.find((s) => s.path.includes(`/identity/request/${PROBE_CODES.accessRequestCode}/`));
   if (errorAnswer && errorAnswer.status < 300) {
     add({
       name: 'error statuses',

@@ -17,6 +17,7 @@ import {
   type TokenStore,
 } from '../index.js';
 import type { ClientMaker, DoctorConfig } from './doctor-config.js';
+import { PROBE_CODES } from './doctor-probes.js';
 import { refusal, type Check } from './report.js';
 
 /** A token store that keeps what the client's token manager decided: the lifetime it will use. */
@@ -223,7 +224,7 @@ async function checkTenant(
   add: (check: Check) => void,
 ): Promise<boolean> {
   const probe = (c: AcmeIdentityClient) =>
-    c.identityRequests.get({ accessRequestCode: 'arc_doctor_probe_0', identitySessionCode: 'isc_doctor_probe_0' }).then(
+    c.identityRequests.get(PROBE_CODES).then(
       () => undefined,
       (error: unknown) => error,
     );

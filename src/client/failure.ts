@@ -7,6 +7,7 @@
  * deleted nothing, and a `/credentials/verify` answered so verified nothing
  * (docs/spec-choices.md: "strict on meaning").
  */
+import { namedCode } from '../contract/errors.js';
 import type { ServiceErrorBody } from '../errors/index.js';
 import { booleanOf, isObject } from '../internal/guards.js';
 
@@ -106,5 +107,5 @@ export function refusesToken(text: string): boolean {
     return false;
   }
   const fields = failureIn(body)?.body;
-  return fields?.code?.toUpperCase() === 'E1003' || fields?.type?.toUpperCase() === 'AUTHENTICATION_FAILED';
+  return namedCode(fields?.code, fields?.type) === 'E1003';
 }

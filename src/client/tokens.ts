@@ -5,7 +5,7 @@
  * request itself: the endpoints are given (`TokenEndpoints`), so the rules are tested on their own.
  */
 import type { components } from '../../generated/schema.js';
-import { ERROR_TABLE } from '../contract/errors.js';
+import { ERROR_TABLE, namedCode } from '../contract/errors.js';
 import { AcmeIdentityError, ApiError, ConnectionError, InvalidResponseError, TimeoutError } from '../errors/index.js';
 import type { Observer } from '../internal/observe.js';
 import { sleep } from '../internal/sleep.js';
@@ -107,10 +107,8 @@ const refusal = (status: number) => status >= 400 && status < 500 && status !== 
  */
 function statusMeant(error: ApiError): number {
   if (error.status >= 300) return error.status;
-  const code = error.serviceCode?.toUpperCase();
-  const type = error.type?.toUpperCase();
-  const meant = Object.entries(ERROR_TABLE).find(([known, entry]) => known === code || entry.type === type);
-  return meant ? meant[1].status : error.status;
+  const named = namedCode(error.serviceCode, error.type);
+  return named ? ERROR_TABLE[named].status : error.status;
 }
 
 /**

@@ -22,3 +22,14 @@ export const ERROR_TABLE = {
 
 /** A code of the service's error table. */
 export type ServiceErrorCode = keyof typeof ERROR_TABLE;
+
+/**
+ * The code of the table an error names: its code, in any case (`e1003`); else the code its type is
+ * paired with, in any case (`authentication_failed` as E1003); `undefined` when it names neither.
+ */
+export function namedCode(code: string | undefined, type: string | undefined): ServiceErrorCode | undefined {
+  const upper = code?.toUpperCase();
+  if (upper !== undefined && Object.hasOwn(ERROR_TABLE, upper)) return upper as ServiceErrorCode;
+  const typed = type?.toUpperCase();
+  return typed === undefined ? undefined : (Object.keys(ERROR_TABLE) as ServiceErrorCode[]).find((c) => ERROR_TABLE[c].type === typed);
+}

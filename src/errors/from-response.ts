@@ -1,5 +1,5 @@
 /** From a service's error answer to the typed error: by status where it has one meaning, then code, type and status. */
-import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
+import { namedCode, type ServiceErrorCode } from '../contract/errors.js';
 import {
   ApiError,
   AuthenticationError,
@@ -47,8 +47,7 @@ const byServiceCode: Record<string, ApiErrorClass> = {
 
 /** A service `type`, classed as the code the contract's table pairs it with (`VALIDATION_ERROR` as E1001). */
 function byType(type: string | undefined): ApiErrorClass | undefined {
-  const code = (Object.keys(ERROR_TABLE) as ServiceErrorCode[]).find((c) => ERROR_TABLE[c].type === type);
-  return lookup(byServiceCode, code);
+  return lookup(byServiceCode, namedCode(undefined, type));
 }
 
 /** For answers whose body names neither a code nor a type the SDK knows. */
