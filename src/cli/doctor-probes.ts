@@ -118,7 +118,7 @@ export function checkAnswerForms(seen: readonly Seen[], add: (check: Check) => v
     add({
       name: 'error statuses',
       status: 'warn',
-      detail: `errors arrive with HTTP ${errorAnswer.status} and the error in the body: the SDK classes each by its code, but retries by status, so a rate limit or a 5xx answered so fails at once`,
+      detail: `errors arrive with HTTP ${errorAnswer.status} and the error in the body: the SDK classes each by its code and retries a rate limit or a 5xx answered so as its status would be, but caches, monitors and other clients in front of the service see successes`,
       advice: 'ask the operator (or the gateway in front of the service) to send the error statuses the spec pairs with its codes',
     });
   } else if (errorAnswer?.status === 404) {

@@ -9,7 +9,14 @@
 import createFetchClient from 'openapi-fetch';
 import * as z from 'zod/mini';
 import type { paths } from '../../generated/schema.js';
-import { InvalidResponseError, NotFoundError, SdJwtVerificationError, ValidationError, apiErrorFrom } from '../errors/index.js';
+import {
+  InvalidResponseError,
+  NotFoundError,
+  SdJwtVerificationError,
+  ValidationError,
+  apiErrorFrom,
+  type ServiceErrorBody,
+} from '../errors/index.js';
 import { fromFileBase64 } from '../internal/encoding.js';
 import { isObject } from '../internal/guards.js';
 import {
@@ -483,11 +490,13 @@ export class AcmeIdentityClient {
     const { response } = sent;
     // Read only when there is an error to carry it.
     const correlationId = () => response.headers.get('x-correlation-id') ?? ctx.correlationId;
-    if (!response.ok) {
-      throw apiErrorFrom(
+    // The error an answer carries (by its status, or by what its body says): a rate limit's wait is
+    // read from its headers either way.
+    const failed = (body: ServiceErrorBody | undefined) =>
+      apiErrorFrom(
         {
           status: response.status,
-          body: errorFields(sent.error),
+          body,
           requestCorrelationId: correlationId(),
           headers: response.headers,
           attempts: response instanceof ReadResponse ? response.attempts : 1,
@@ -495,7 +504,7 @@ export class AcmeIdentityClient {
         retryAfterMs(response.headers, this.#clock.now()),
         { credential: policy.credential === true },
       );
-    }
+    if (!response.ok) throw failed(errorFields(sent.error));
     if (typeof sent.data !== 'string' || sent.data.trim() === '') {
       if (whenEmpty) return { ...whenEmpty };
       throw new InvalidResponseError(response.status, correlationId(), 'empty body');
@@ -509,19 +518,7 @@ export class AcmeIdentityClient {
     // An answer that says the call failed (client/failure.ts) is the error it carries, whatever
     // the status said: never a success opened from its `data`.
     const failure = failureIn(body);
-    if (failure) {
-      throw apiErrorFrom(
-        {
-          status: response.status,
-          body: failure.body,
-          requestCorrelationId: correlationId(),
-          headers: response.headers,
-          attempts: response instanceof ReadResponse ? response.attempts : 1,
-        },
-        undefined,
-        { credential: policy.credential === true },
-      );
-    }
+    if (failure) throw failed(failure.body);
     return body;
   }
 

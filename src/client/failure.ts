@@ -7,7 +7,7 @@
  * deleted nothing, and a `/credentials/verify` answered so verified nothing
  * (docs/spec-choices.md: "strict on meaning").
  */
-import { namedCode } from '../contract/errors.js';
+import { ERROR_TABLE, namedCode, type ServiceErrorCode } from '../contract/errors.js';
 import type { ServiceErrorBody } from '../errors/index.js';
 import { booleanOf, isObject } from '../internal/guards.js';
 
@@ -90,22 +90,35 @@ export function failureIn(body: unknown): { readonly body: ServiceErrorBody | un
   return isObject(body) && saysFailed(body) ? { body: errorFields(body) } : undefined;
 }
 
-/** A prefilter: the token refusal's code or type somewhere in the text, in any case; only such a text is parsed. */
-const TOKEN_REFUSAL = /e1003|authentication_failed/i;
+/**
+ * The codes of the table whose status the transport acts on: a token refused (401, replayed once
+ * with a fresh token), a rate limit (429) and a server error (5xx), which it retries by the rules of
+ * client/retry.ts. It accepts any other status as it is.
+ */
+const ACTED_ON = (Object.keys(ERROR_TABLE) as ServiceErrorCode[]).filter((code) => {
+  const { status } = ERROR_TABLE[code];
+  return status === 401 || status === 429 || status >= 500;
+});
+
+/** A prefilter: one of those codes or their types somewhere in the text, in any case; only such a text is parsed. */
+const MAY_CARRY = new RegExp(ACTED_ON.flatMap((code) => [code, ERROR_TABLE[code].type]).join('|'), 'i');
 
 /**
- * Whether a successful answer refuses the token it was sent with: it says the call failed
- * ({@link failureIn}) with E1003 or AUTHENTICATION_FAILED, as a service that answers errors 200
- * writes a 401. The transport replays such a call once with a fresh token, as it does a 401.
+ * The status a successful answer's failure stands for ({@link failureIn}: its code, or its type,
+ * as the spec's table pairs it with a status): a service that answers errors 200 writes a 401, a
+ * 429 or a 503 so, and the transport weighs the answer as that status. `undefined` when it carries
+ * no failure the table names. A text that names no code the transport acts on is not parsed: the
+ * transport would accept the answer as it is either way.
  */
-export function refusesToken(text: string): boolean {
-  if (!TOKEN_REFUSAL.test(text)) return false;
+export function statusCarried(text: string): number | undefined {
+  if (!MAY_CARRY.test(text)) return undefined;
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return false;
+    return undefined;
   }
   const fields = failureIn(body)?.body;
-  return namedCode(fields?.code, fields?.type) === 'E1003';
+  const code = namedCode(fields?.code, fields?.type);
+  return code === undefined ? undefined : ERROR_TABLE[code].status;
 }

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { components } from '../../generated/schema.js';
+import { decodedDisclosure, disclosureArray } from '../internal/disclosure.js';
 import { booleanOf } from '../internal/guards.js';
 import { unixSeconds, unixTimeOf } from '../internal/times.js';
 
@@ -131,7 +132,7 @@ export const IdentityRequestDetails: ShapeOf<Schemas['IdentityRequestDetails']> 
 
 export const MessageData: ShapeOf<Schemas['MessageData']> = z.looseObject({ message: str });
 
-const Disclosure: ShapeOf<Schemas['Disclosure']> = z.looseObject({
+const DisclosureObject: ShapeOf<Schemas['Disclosure']> = z.looseObject({
   claim: z.string(),
   salt: str,
   value: z.exactOptional(
@@ -141,6 +142,19 @@ const Disclosure: ShapeOf<Schemas['Disclosure']> = z.looseObject({
     ),
   ),
 });
+
+/**
+ * A disclosure as the spec shows it, or as RFC 9901 writes one (its base64url string, or the array
+ * that string encodes: internal/disclosure.ts), which a service built on an SD-JWT library sends:
+ * read as the spec's `{claim, salt, value}` (the SD-JWT verifier reads the string's own bytes).
+ */
+const Disclosure: ShapeOf<Schemas['Disclosure']> = z.union([
+  DisclosureObject,
+  readBy((entry): Schemas['Disclosure'] | undefined => {
+    const fields = disclosureArray(typeof entry === 'string' ? decodedDisclosure(entry) : entry);
+    return fields && { claim: fields.claim, salt: fields.salt, value: fields.value as Exclude<Schemas['Disclosure']['value'], undefined> };
+  }, 'a disclosure: {claim, salt, value}, its RFC 9901 string, or [salt, claim, value]'),
+]);
 
 export const IdentityResponseData: ShapeOf<Schemas['IdentityResponseData']> = z.looseObject({
   ref: str,

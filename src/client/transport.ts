@@ -12,7 +12,7 @@ import type { Span, Tracing } from '../internal/tracing.js';
 import { sleep } from '../internal/sleep.js';
 import { checkRequestOptions, formatTimestamp, type RequestOptions, type ResolvedOptions } from './options.js';
 import { backoffMs, decide, retryAfterMs, type RetryMode } from './retry.js';
-import { refusesToken } from './failure.js';
+import { statusCarried } from './failure.js';
 import type { ServiceClock } from './clock.js';
 import type { TokenManager } from './tokens.js';
 
@@ -278,51 +278,46 @@ export class Transport {
             throw redirectRefused(response, url, ctx.correlationId);
           }
           this.#clock.learnFromDate(response.headers.get('date'));
-          const answered = response;
-          const decision = decide(
-            {
-              kind: 'answer',
-              status: answered.status,
-              retryAfter: () => retryAfterMs(answered.headers, this.#clock.now()),
-              tokenSent: token !== undefined,
-            },
-            budget(),
-          );
-          // decide() replays only an answer to a request that carried a token.
-          if (decision.action === 'replay' && token !== undefined) {
-            replayed = true;
-            discard(response);
-            await this.#tokens.invalidate(token);
-            continue;
-          }
-          if (decision.action === 'retry') {
-            discard(response);
-            this.#retrying(this.#event(template, init, ctx, number + 1), decision.waitMs, decision.reason, response.status, decision.asked);
-            await sleep(decision.waitMs, ctx.signal);
-            attempt += 1;
-            continue;
-          }
-          if (decision.action === 'accept' && decision.notRetried && observer.enabled('warn'))
-            this.#notRetried(this.#event(template, init, ctx, number), response.status, decision.notRetried);
-          // The body is read here, inside the attempt: a reset or a truncation mid-body is a
-          // network failure like one before the headers, and is retried by the same rule.
-          let bytes: ArrayBuffer | undefined;
-          try {
-            bytes = await response.arrayBuffer();
-          } catch (error) {
-            failure = error;
-          }
-          // (Read after the deadline or an abort, it goes nowhere: the call has settled already.)
-          if (bytes !== undefined) {
-            const text = this.#decode(bytes, response, ctx);
-            // A token refused in a 200's body (a service that answers errors so, client/failure.ts)
-            // is replayed once with a fresh token, as a 401 is.
-            if (token !== undefined && !replayed && response.ok && refusesToken(text)) {
+          // A success is read before the decision: its body may carry a failure (from a service
+          // that answers errors 200, client/failure.ts), weighed as the status its code stands for
+          // (a token refused: replayed once, as a 401; a rate limit or a passing 5xx: retried). An
+          // error status is weighed as it is; its body is read only when it is the answer.
+          const early = response.ok ? await this.#read(response, ctx) : undefined;
+          if (early?.read === false) failure = early.failure;
+          else {
+            const status = (early && statusCarried(early.text)) ?? response.status;
+            const answered = response;
+            const decision = decide(
+              {
+                kind: 'answer',
+                status,
+                retryAfter: () => retryAfterMs(answered.headers, this.#clock.now()),
+                tokenSent: token !== undefined,
+              },
+              budget(),
+            );
+            // decide() replays only an answer to a request that carried a token.
+            if (decision.action === 'replay' && token !== undefined) {
               replayed = true;
+              discard(response);
               await this.#tokens.invalidate(token);
               continue;
             }
-            return new ReadResponse(response, text, attempt + (replayed ? 2 : 1));
+            if (decision.action === 'retry') {
+              discard(response);
+              this.#retrying(this.#event(template, init, ctx, number + 1), decision.waitMs, decision.reason, status, decision.asked);
+              await sleep(decision.waitMs, ctx.signal);
+              attempt += 1;
+              continue;
+            }
+            if (decision.action === 'accept' && decision.notRetried && observer.enabled('warn'))
+              this.#notRetried(this.#event(template, init, ctx, number), status, decision.notRetried);
+            // The body is read inside the attempt: a reset or a truncation mid-body is a network
+            // failure like one before the headers, and is retried by the same rule. (Read after the
+            // deadline or an abort, it goes nowhere: the call has settled already.)
+            const body = early ?? (await this.#read(response, ctx));
+            if (body.read) return new ReadResponse(response, body.text, attempt + (replayed ? 2 : 1));
+            failure = body.failure;
           }
         }
         if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -452,6 +447,20 @@ export class Transport {
       done,
     );
     observer.emit('onResponse', done);
+  }
+
+  /**
+   * The body as text ({@link #decode}), or why it could not all be read (a reset, a truncation, a
+   * stall cut by the deadline).
+   */
+  async #read(response: Response, ctx: CallContext): Promise<{ read: true; text: string } | { read: false; failure: unknown }> {
+    let bytes: ArrayBuffer;
+    try {
+      bytes = await response.arrayBuffer();
+    } catch (failure) {
+      return { read: false, failure };
+    }
+    return { read: true, text: this.#decode(bytes, response, ctx) };
   }
 
   /** The body as text: UTF-8, strictly for a success (it must be JSON), leniently for an error page. */

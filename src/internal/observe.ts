@@ -34,6 +34,10 @@ export interface ResponseEvent extends RequestEvent {
 export interface RetryEvent extends RequestEvent {
   /** `status`: a retryable status (`status` says which); `rate-limit`: a 429; `connection`: no complete answer. */
   readonly reason: 'status' | 'rate-limit' | 'connection';
+  /**
+   * The status the answer stands for: its own, or for a 200 whose body carries a rate limit or a
+   * server error (a service that answers errors 200), the status that error's code stands for.
+   */
   readonly status?: number;
   /** How long it waits before the next attempt, in ms. */
   readonly waitMs: number;

@@ -3,6 +3,7 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { canonicalDigest, digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { booleanOf, isObject, sameJson, setOwn } from '../internal/guards.js';
+import { disclosureArray, type DisclosureFields } from '../internal/disclosure.js';
 import { base64urlBytes } from '../internal/jws.js';
 import { unixTimeOf } from '../internal/times.js';
 import {
@@ -10,6 +11,7 @@ import {
   type VerifiedDisclosure,
   checkTimeOptions,
   checkTimes,
+  decodeJson,
   fail,
   shown,
   verifySdJwt,
@@ -116,12 +118,18 @@ function candidates(salt: string, claim: string, value: unknown): [encoded: stri
 
 /**
  * What a disclosure's digest may cover, in two batches: as RFC 9901 hashes it, then the JSON
- * itself. A signed credential's exact bytes for the claim (its base64url, and the JSON it
- * encodes) when there is one, else {@link candidates}.
+ * itself. The exact bytes of the claim when there are any (the envelope's own disclosure string,
+ * a signed credential's: their base64url, and the JSON each encodes), else {@link candidates}.
  */
-function hashInputs(compact: VerifiedDisclosure | undefined, salt: string, claim: string, value: unknown): [string[], string[]] {
-  if (!compact) return candidates(salt, claim, value);
-  return [[compact.encoded], [new TextDecoder().decode(base64urlBytes(compact.encoded))]];
+function hashInputs(
+  exact: readonly (string | undefined)[],
+  salt: string,
+  claim: string,
+  value: unknown,
+): [encoded: string[], json: string[]] {
+  const encoded = [...new Set(exact.filter((form) => form !== undefined))];
+  if (encoded.length === 0) return candidates(salt, claim, value);
+  return [encoded, encoded.map((form) => new TextDecoder().decode(base64urlBytes(form)))];
 }
 
 /**
@@ -142,6 +150,33 @@ interface EnvelopeDisclosure {
   /** Absent when the service gave none ("salt … when applicable"): the claim is then checked against a signed credential, or stated plainly. */
   salt: string | undefined;
   value: unknown;
+  /** The disclosure string as the envelope sent it (RFC 9901's form): the exact bytes its digest covers. */
+  encoded?: string;
+}
+
+/** A disclosure in RFC 9901's array form, `[salt, claim, value]`, as an entry's fields. */
+function arrayFields(array: unknown, i: number): DisclosureFields {
+  const fields = disclosureArray(array);
+  if (!fields) throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] is not [salt, claim, value]`);
+  return fields;
+}
+
+/**
+ * An entry of `disclosures`, as the spec shows it (`{claim, salt, value}`), or as RFC 9901 writes
+ * a disclosure, which a service that follows SD-JWT may send: its base64url string (whose bytes are
+ * then what `_sd` commits to), or the array that string encodes (`[salt, claim, value]`).
+ */
+function entryFields(item: unknown, i: number): { claim: unknown; salt: unknown; value: unknown; encoded?: string } {
+  if (typeof item === 'string') {
+    const decoded = decodeJson(item, `disclosures[${i}]`);
+    // (Decoded here, after the response's own depth check: held to the same bound.)
+    if (!shallow(decoded, MAX_DEPTH)) throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] nests deeper than ${MAX_DEPTH} levels`);
+    return { ...arrayFields(decoded, i), encoded: item };
+  }
+  if (Array.isArray(item)) return arrayFields(item, i);
+  return isObject(item)
+    ? { claim: item['claim'], salt: item['salt'], value: item['value'] }
+    : { claim: undefined, salt: undefined, value: undefined };
 }
 
 /** Whether `value` nests no deeper than `room` levels (each object or array is one). */
@@ -157,20 +192,21 @@ function envelopeDisclosures(data: Record<string, unknown>): EnvelopeDisclosure[
   const seen = new Set<string>();
   // Array.from visits the holes of a sparse array (as undefined), which map would pass over.
   return Array.from(list as unknown[], (item, i) => {
-    if (!isObject(item) || typeof item['claim'] !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] has no claim key`);
-    const claim = item['claim'];
+    const fields = entryFields(item, i);
+    const claim = fields.claim;
+    if (typeof claim !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] has no claim key`);
     // RFC 9901 §7.1 step 3: a disclosed name is never a reserved one, nor one the payload already has in the clear.
     if (claim === '_sd' || claim === '...')
       throw fail('ERR_SD_JWT_RESERVED_NAME', `disclosures[${i}] names the reserved claim ${shown(claim)}`);
     if (Object.hasOwn(data, claim)) {
       throw fail('ERR_SD_JWT_CLAIM_COLLISION', `disclosures[${i}] discloses ${shown(claim)}, a plaintext field of the response`);
     }
-    const salt = item['salt'] ?? undefined;
+    const salt = fields.salt ?? undefined;
     if (salt !== undefined && typeof salt !== 'string')
       throw fail('ERR_SD_JWT_MALFORMED', `disclosures[${i}] (${shown(claim)}) has a salt that is not a string`);
     if (seen.has(claim)) throw fail('ERR_SD_JWT_DUPLICATE_DISCLOSURE', `claim ${shown(claim)} is disclosed twice`);
     seen.add(claim);
-    return { claim, salt, value: item['value'] };
+    return { claim, salt, value: fields.value, ...(fields.encoded === undefined ? {} : { encoded: fields.encoded }) };
   });
 }
 
@@ -448,7 +484,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     Object.defineProperty(claims, claim, { value, enumerable: true, writable: false, configurable: false });
     if (signed) signedClaims.push(claim);
   };
-  for (const { claim, salt, value } of disclosures) {
+  for (const { claim, salt, value, encoded } of disclosures) {
     // The signed credential's own disclosure (by its salt and name, or by name for one without a
     // salt): its exact bytes are what the digest covers.
     const compact = salt === undefined ? byName.get(claim) : byDisclosure.get(disclosureKey(salt, claim));
@@ -461,7 +497,7 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
     // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
     // stated as plainly as the unsigned envelope states everything (proof 'digests' at best).
     if (salt !== undefined) {
-      const digest = await committedDigest(algorithm, hashInputs(compact, salt, claim, value), digestSet);
+      const digest = await committedDigest(algorithm, hashInputs([encoded, compact?.encoded], salt, claim, value), digestSet);
       if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
       if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
       used.add(digest);

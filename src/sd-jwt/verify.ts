@@ -79,7 +79,7 @@ export const shown = (name: string): string => `"${printable(name) ?? ''}"`;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** JSON of a base64url segment; `what` names the segment in the error. */
-function decodeJson(segment: string, what: string): unknown {
+export function decodeJson(segment: string, what: string): unknown {
   try {
     if (segment === '') throw new TypeError('empty');
     return JSON.parse(decoder.decode(segmentBytes(segment)));

@@ -120,7 +120,7 @@ export function uncodedError(status: 410 | 413 | 422, message: string, details?:
 
 /**
  * The answer carrying `error`. `rest`: whether it answers a REST call, whose status the
- * `errorStatus` reading may make 200 (never an OIDC endpoint's, nor an injected fault's).
+ * `errorStatus` reading may make 200 (never an OIDC endpoint's, nor a gateway's).
  */
 export function errorResponse(ctx: ResponseContext, error: HttpError, rest = false): Response {
   const body = { ...error.body };

@@ -279,7 +279,7 @@ export async function buildIdentityResponse(
     _sd_alg: context.readings?.sdAlg ?? 'sha256',
     // Under the `claimPlacement: 'credential'` and `'flat'` readings the claims are inside the signed
     // credentials (and, for `flat`, plain fields of `data` too), not in `disclosures`.
-    disclosures: onlySigned ? [] : envelope.map(({ claim, salt, value }) => ({ claim, salt, value })),
+    disclosures: onlySigned ? [] : envelope.map((disclosure) => writtenAs(context.readings?.disclosureForm ?? 'object', disclosure)),
     disclosures_missing: missing,
     request_code: context.readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,
     partially_complete: options.partiallyComplete ?? false,
@@ -319,6 +319,12 @@ function nestClaimKeys(data: Record<string, unknown>): Record<string, unknown> {
     at[path.slice(parents.length).join('.')] = value;
   }
   return nested;
+}
+
+/** A disclosure as the `disclosureForm` reading writes it in the response's `disclosures`. */
+function writtenAs(form: ResolvedReadings['disclosureForm'], { claim, salt, value, encoded }: IssuedDisclosure): unknown {
+  if (form === 'compact') return encoded;
+  return form === 'array' ? [salt, claim, value] : { claim, salt, value };
 }
 
 /**

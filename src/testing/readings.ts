@@ -147,6 +147,13 @@ export interface FakeReadings {
    */
   disclosureHash?: 'base64url' | 'json';
   /**
+   * How the identity response writes each entry of `disclosures`: as the spec's table shows it
+   * (`object`, the default: `{claim, salt, value}`), or as RFC 9901 writes a disclosure, which a
+   * service built on an SD-JWT library sends: its base64url string (`compact`), or the array that
+   * string encodes (`array`: `[salt, claim, value]`).
+   */
+  disclosureForm?: 'object' | 'compact' | 'array';
+  /**
    * How the identity response writes its dotted claim keys (`acmeidentity.credential_jwt`, and the
    * plain claims of the `flat` placement): as names (`dotted`, the default, as the spec's table
    * lists them) or as paths (`nested`: `{acmeidentity: {credential_jwt}}`, a writer that reads the
@@ -255,6 +262,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   webhookTimestamp: 'seconds',
   errorCase: 'upper',
   disclosureHash: 'base64url',
+  disclosureForm: 'object',
   claimKeys: 'dotted',
   signInClaims: 'flat',
   emailFailureDetails: 'code',
@@ -307,6 +315,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   webhookTimestamp: ['seconds', 'milliseconds', 'microseconds'],
   errorCase: ['upper', 'lower'],
   disclosureHash: ['base64url', 'json'],
+  disclosureForm: ['object', 'compact', 'array'],
   claimKeys: ['dotted', 'nested'],
   signInClaims: ['flat', 'acme', 'nested'],
   emailFailureDetails: ['code', 'codes'],
@@ -374,6 +383,8 @@ export function departsFromDocument(readings: ResolvedReadings): boolean {
     readings.booleans !== 'json' ||
     readings.deleteAnswer !== 'message' ||
     readings.revokeAnswer !== 'revoked' ||
+    // The document's disclosures are objects ({claim, salt, value}).
+    readings.disclosureForm !== 'object' ||
     // The document gives file_data `contentEncoding: base64`: a URL-safe text or a data: URL is not that.
     readings.fileEncoding !== 'base64'
   );

@@ -78,7 +78,7 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
     // The request as it arrived, for onExchange: a copy taken before any route reads its body.
     const sent = onExchange ? { onExchange, request: request.clone() } : undefined;
     if (fault) {
-      const response = await faultResponse(fault, ctx, request.signal);
+      const response = await faultResponse(fault, ctx, request.signal, underBase(url));
       if (response) {
         sent?.onExchange({ request: sent.request, response, fault: fault.kind });
         return response;
@@ -119,8 +119,13 @@ function takeFault(state: FakeState, method: string, path: string): Fault | unde
   return fault;
 }
 
-/** The answer a fault puts in place of the service's, or undefined when the service answers (maybe late, maybe cut). */
-async function faultResponse(fault: Fault, ctx: ResponseContext, signal: AbortSignal): Promise<Response | undefined> {
+/**
+ * The answer a fault puts in place of the service's, or undefined when the service answers (maybe
+ * late, maybe cut). A `status` fault of a status the spec's table has a code for is the service's own
+ * error answer: on a REST path (`rest`) the `errorStatus` reading writes it 200, as it does the
+ * service's other errors. `proxy-502` is a gateway's, and keeps its status.
+ */
+async function faultResponse(fault: Fault, ctx: ResponseContext, signal: AbortSignal, rest: boolean): Promise<Response | undefined> {
   switch (fault.kind) {
     case 'network':
       throw new TypeError('fetch failed (injected network fault)');
@@ -141,12 +146,14 @@ async function faultResponse(fault: Fault, ctx: ResponseContext, signal: AbortSi
         headers: { 'content-type': 'application/json', 'x-correlation-id': ctx.correlationId },
       });
     case 'status': {
-      // The first code the spec's table pairs with this status; E2001 for any other.
-      const code = (Object.keys(ERROR_TABLE) as ServiceErrorCode[]).find((c) => ERROR_TABLE[c].status === fault.status) ?? 'E2001';
+      // The first code the spec's table pairs with this status; E2001 for any other (whose status
+      // the `errorStatus` reading keeps: no code in a 200 could say it).
+      const tabled = (Object.keys(ERROR_TABLE) as ServiceErrorCode[]).find((c) => ERROR_TABLE[c].status === fault.status);
+      const code = tabled ?? 'E2001';
       const headers: Record<string, string> = fault.retryAfter ? { 'retry-after': fault.retryAfter } : {};
       const minimal = [401, 403, 429, 500].includes(fault.status);
       const error = serviceError(code, 'Injected fault', { minimal, headers });
-      return errorResponse(ctx, new HttpError(fault.status, error.body, error.headers));
+      return errorResponse(ctx, new HttpError(fault.status, error.body, error.headers), rest && tabled !== undefined);
     }
   }
 }

@@ -18,6 +18,7 @@ import {
   PermissionDeniedError,
   ValidationError,
 } from '../../src/index.js';
+import { ERROR_TABLE } from '../../src/contract/errors.js';
 import { credentialInput, harness, person, rejection, server } from '../helpers.js';
 
 /** The spec's type of each code below. */
@@ -231,6 +232,90 @@ describe('an envelope that says the call failed', () => {
     for (const success of [true, 'true', 'Yes', 1]) {
       server.use(http.delete(/\/api\/v1\/identity\/request\//, () => HttpResponse.json({ success, data: { message: 'deleted' } })));
       expect((await client.identityRequests.delete(codes)).data).toEqual({ message: 'deleted' });
+    }
+  });
+});
+
+describe('a failure carried in a 200 is weighed as the status its code stands for', () => {
+  /** The codes whose status the transport acts on, and that status. */
+  const ACTED = Object.entries(ERROR_TABLE).filter(([, { status }]) => status === 429 || status >= 500);
+  /** Each form a failure is carried in, named by its code or (OAuth's, and one error object) its type. */
+  const forms: ((code: string, type: string) => Record<string, unknown>)[] = [
+    (code) => ({ error: { code, message: 'no' }, correlation_id: 'c' }),
+    (_, type) => ({ error: { type }, data: null }),
+    (code) => ({ code, message: 'no' }),
+    (code) => ({ errors: [{ code }] }),
+    (_, type) => ({ error: type, error_description: 'no' }),
+    (code) => ({ success: false, data: { code } }),
+    (code) => ({ status: 'fail', data: { code } }),
+  ];
+
+  test('property: a rate limit is retried on every operation, a passing server error on a safe one only (as after a 429 or a 5xx), then the next answer is the result', async () => {
+    const { client, codes } = await everyOperation();
+    let people = 0;
+    const calls = {
+      get: { call: () => client.identityRequests.get(codes), path: /\/api\/v1\/identity\/request\/[^/]+\/[^/]+$/, safe: true },
+      // A new person each time: the fake refuses a second request for the same one (a ConflictError).
+      create: {
+        call: () => client.identityRequests.create(person({ email: `p${++people}@example.com`, phone: String(411_000_000 + people) })),
+        path: /\/api\/v1\/identity\/request$/,
+        safe: false,
+      },
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(calls) as (keyof typeof calls)[])),
+        fc.constantFrom(...ACTED),
+        fc.constantFrom(...forms),
+        fc.boolean(),
+        async (name, [code, { type, status }], form, lower) => {
+          const { call, path, safe } = calls[name];
+          const cased = (text: string) => (lower ? text.toLowerCase() : text);
+          let answered = 0;
+          server.use(
+            http.all(path, () => {
+              answered += 1;
+              // The first answer carries the failure (with no wait asked); the fake answers the next.
+              return answered === 1 ? HttpResponse.json(form(cased(code), cased(type)), { headers: { 'retry-after': '0' } }) : undefined;
+            }),
+          );
+          // (E2002 included: a 500, as its status would be on a safe call; the create it belongs to is never repeated after one.)
+          const retried = status === 429 || safe;
+          const outcome = await call().then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error }),
+          );
+          expect(answered, `${name} ${code}`).toBe(retried ? 2 : 1);
+          if (retried) expect(outcome).toHaveProperty('result.data');
+          else {
+            expect(outcome).toHaveProperty('error');
+            expect((outcome as { error: unknown }).error).toBeInstanceOf(ApiError);
+            expect(outcome).toMatchObject({ error: { status: 200 } });
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  test("any other code in a 200, or those codes' words outside a failure, is answered at once, without a retry", async () => {
+    const { client, codes } = await everyOperation();
+    const bodies = [
+      ...Object.keys(CODES).map((code) => ({ error: { code } })),
+      { error: { code: 'E9999', type: 'SERVICE_UNAVAILABLE_SOMEWHERE' } },
+      { data: { first_name: 'E2005', last_name: 'RATE_LIMIT_EXCEEDED' }, correlation_id: 'c' },
+      { success: true, message: 'E1007 INTERNAL_ERROR' },
+    ];
+    for (const body of bodies) {
+      let answered = 0;
+      server.use(
+        http.get(/\/api\/v1\/identity\/request\//, () => {
+          answered += 1;
+          return HttpResponse.json(body, { headers: { 'retry-after': '0' } });
+        }),
+      );
+      await client.identityRequests.get(codes).catch(() => undefined);
+      expect(answered, JSON.stringify(body)).toBe(1);
     }
   });
 });

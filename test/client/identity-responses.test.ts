@@ -51,6 +51,37 @@ describe('identityResponses.get', () => {
     expect(data.exp! - data.iat!).toBeGreaterThan(0);
   });
 
+  test.each(['compact', 'array'] as const)(
+    'disclosures written as RFC 9901 writes them (the disclosureForm reading %s) are returned as the spec shows them, {claim, salt, value}',
+    async (disclosureForm) => {
+      const { client, codes, event } = await approved(['acmeidentity.given_name', 'acmeidentity.name'], { readings: { disclosureForm } });
+      const { data } = await client.identityResponses.get({ ...codes, accessToken: event.access_token });
+      expect(data.disclosures).toEqual([
+        { claim: 'acmeidentity.given_name', salt: expect.any(String), value: 'Jane' },
+        { claim: 'acmeidentity.name', salt: expect.any(String), value: expect.stringContaining('"first_name":"Jane"') },
+      ]);
+    },
+  );
+
+  test('a disclosure string that is not UTF-8 JSON of [salt, claim, value] is an unreadable answer, never a value with replaced characters', async () => {
+    const { client, service, codes, event } = await approved(['acmeidentity.given_name']);
+    const notUtf8 = Buffer.concat([Buffer.from('["salt-0", "acmeidentity.given_name", "J'), Buffer.from([0xff]), Buffer.from('"]')]);
+    for (const written of [
+      notUtf8.toString('base64url'),
+      Buffer.from('["salt-0", "Jane"]').toString('base64url'),
+      [7, 'acmeidentity.given_name', 'Jane'],
+    ]) {
+      server.use(
+        http.get(/\/api\/v1\/identity\/response\//, async ({ request }) => {
+          const answer = (await (await service.fetch(request)).json()) as { data: Record<string, unknown> };
+          return HttpResponse.json({ ...answer, data: { ...answer.data, disclosures: [written] } });
+        }),
+      );
+      const error = await rejection(client.identityResponses.get({ ...codes, accessToken: event.access_token }));
+      expect(error, JSON.stringify(written)).toMatchObject({ code: 'ERR_INVALID_RESPONSE' });
+    }
+  });
+
   test("each disclosure's digest is in _sd (RFC 9901 encoding of [salt, claim, value])", async () => {
     const { client, codes, event } = await approved(['acmeidentity.given_name', 'acmeidentity.valid', 'sanctionscheck.matches']);
     const { data } = await client.identityResponses.get({ ...codes, accessToken: event.access_token });

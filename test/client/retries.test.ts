@@ -9,10 +9,13 @@ import {
   TimeoutError,
 } from '../../src/index.js';
 import { backoffMs, retryAfterMs } from '../../src/client/retry.js';
+import { ERROR_TABLE } from '../../src/contract/errors.js';
 import { PDF, credentialInput, harness, person, received, rejection, type Harness } from '../helpers.js';
 
-async function withRequest(): Promise<Harness & { codes: { accessRequestCode: string; identitySessionCode: string } }> {
-  const h = await harness();
+async function withRequest(
+  errorStatus: 'status' | 'ok' = 'status',
+): Promise<Harness & { codes: { accessRequestCode: string; identitySessionCode: string } }> {
+  const h = await harness({ fake: { readings: { errorStatus } } });
   const { data } = await h.client.identityRequests.create(person());
   return { ...h, codes: { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code } };
 }
@@ -59,12 +62,29 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('retries', () => {
+/** The statuses the spec's error table has a code for: the ones the `errorStatus: 'ok'` reading answers 200. */
+const TABLED = new Set<number>(Object.values(ERROR_TABLE).map(({ status }) => status));
+
+// Every rule twice: errors answered with their status, and (the `errorStatus: 'ok'` reading) a 200
+// whose body carries the error's code, which the transport weighs as the status the code stands for.
+describe.each(['status', 'ok'] as const)('retries (the errorStatus reading %s)', (errorStatus) => {
+  /** The status a fault of `status` is answered with under this reading. */
+  const answered = (status: number) => (errorStatus === 'ok' && TABLED.has(status) ? 200 : status);
+  beforeEach(async () => {
+    vi.useRealTimers();
+    h = await withRequest(errorStatus);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+
   test('a 503 on a read is retried, with the same correlation id and a fresh timestamp', async () => {
     // Retry-After 2 s, so a re-stamped X-Request-Timestamp must be at least 2 s later.
     h.service.injectFault({ kind: 'status', status: 503, retryAfter: '2', path: GET_REQUEST });
-    const { value } = await run(h.client.identityRequests.get(h.codes));
+    const retries: unknown[] = [];
+    const client = h.makeClient({ hooks: { onRetry: (event) => retries.push(event) } });
+    const { value } = await run(client.identityRequests.get(h.codes));
     expect(value?.data.first_name).toBe('Jane');
+    // (Under the `ok` reading too: the status the 200's code stands for.)
+    expect(retries).toEqual([expect.objectContaining({ reason: 'status', status: 503, waitMs: 2_000, retryAfter: true })]);
     const [first, second] = received(h.service, GET_REQUEST);
     expect(first!.headers['x-correlation-id']).toBe(second!.headers['x-correlation-id']);
     expect(Number(second!.headers['x-request-timestamp']) - Number(first!.headers['x-request-timestamp'])).toBeGreaterThanOrEqual(2);
@@ -150,7 +170,7 @@ describe('retries', () => {
     h.service.injectFault({ kind: 'status', status: 429, retryAfter: '120', path: GET_REQUEST });
     const { error } = await run(h.client.identityRequests.get(h.codes), 10);
     expect(error).toBeInstanceOf(RateLimitError);
-    expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', status: 429, retryAfterMs: 120_000, serviceCode: 'E1007' });
+    expect(error).toMatchObject({ code: 'ERR_RATE_LIMITED', status: answered(429), retryAfterMs: 120_000, serviceCode: 'E1007' });
     expect(received(h.service, GET_REQUEST)).toHaveLength(1);
   });
 
@@ -181,7 +201,7 @@ describe('retries', () => {
     async (status) => {
       h.service.injectFault({ kind: 'status', status, path: GET_REQUEST });
       const { error } = await run(h.client.identityRequests.get(h.codes));
-      expect(error).toMatchObject({ status });
+      expect(error).toMatchObject({ status: answered(status) });
       expect(received(h.service, GET_REQUEST)).toHaveLength(1);
     },
   );

@@ -56,6 +56,7 @@ const ALL_OTHERWISE: FakeReadings = {
   webhookTimestamp: 'milliseconds',
   errorCase: 'lower',
   disclosureHash: 'json',
+  disclosureForm: 'compact',
   claimKeys: 'nested',
   signInClaims: 'nested',
   emailFailureDetails: 'codes',

@@ -604,6 +604,97 @@ describe('verifyIdentityResponse: which credential speaks for the response', () 
   });
 });
 
+describe('disclosures written as RFC 9901 writes them (the disclosureForm reading): the string, or the array it encodes', () => {
+  /** JSON of `value` with arbitrary whitespace between its tokens: a writing no serializer the verifier knows makes. */
+  const loosely = (value: unknown, gap: () => string): string => {
+    if (Array.isArray(value)) return `[${gap()}${value.map((v) => loosely(v, gap)).join(`${gap()},${gap()}`)}${gap()}]`;
+    if (value !== null && typeof value === 'object') {
+      const fields = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}${gap()}:${gap()}${loosely(v, gap)}`);
+      return `{${gap()}${fields.join(`${gap()},${gap()}`)}${gap()}}`;
+    }
+    return JSON.stringify(value);
+  };
+  const claimAndValue = fc.oneof(
+    fc.tuple(fc.constant('acmeidentity.given_name'), fc.string({ minLength: 1 })),
+    fc.tuple(fc.constant('acmeidentity.name'), fc.record({ first_name: fc.string(), last_name: fc.string() })),
+    fc.tuple(fc.constant('sanctionscheck.matches'), fc.array(fc.integer(), { maxLength: 3 })),
+  );
+
+  test('property: the string verifies by its own bytes, however its JSON was written; the same bytes with another value never do', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        claimAndValue,
+        fc.array(fc.constantFrom('', ' ', '  ', '\n', '\t'), { minLength: 1 }),
+        async ([claim, value], gaps) => {
+          let at = 0;
+          const gap = () => gaps[at++ % gaps.length] as string;
+          const encoded = Buffer.from(loosely(['salt-0', claim, value], gap)).toString('base64url');
+          const data = { ...envelope({ [claim]: value }), _sd: [digest(encoded)], disclosures: [encoded] };
+          const verified = await verifyIdentityResponse(data, REQUEST);
+          expect(verified.claims[claim]).toEqual(value);
+          expect(verified.proof).toBe('digests');
+          // Another value under the same digest: the string's bytes are what is hashed.
+          const other = Buffer.from(JSON.stringify(['salt-0', claim, { changed: true }])).toString('base64url');
+          expect(await code(verifyIdentityResponse({ ...data, disclosures: [other] }, REQUEST))).toBe('ERR_SD_JWT_DIGEST_MISMATCH');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test('property: the array form, and the string beside a signed credential, verify as the object form does', async () => {
+    await fc.assert(
+      fc.asyncProperty(claimAndValue, fc.boolean(), fc.constantFrom('array', 'string'), async ([claim, value], signed, form) => {
+        const base = signed ? await withCredential({ [claim]: value }) : envelope({ [claim]: value });
+        const written = form === 'array' ? ['salt-0', claim, value] : disclosure('salt-0', claim, value);
+        const verified = await verifyIdentityResponse(
+          { ...base, disclosures: [written] },
+          signed ? { ...REQUEST, keys: issuer.keys } : REQUEST,
+        );
+        expect(verified.claims[claim]).toEqual(value);
+        expect(verified.proof).toBe(signed ? 'signature' : 'digests');
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test.each([
+    ['a string that is not base64url', 'not base64url!'],
+    ['a string that encodes no JSON', Buffer.from('[salt').toString('base64url')],
+    ['an empty string', ''],
+    [
+      'a string whose JSON is not UTF-8',
+      Buffer.concat([Buffer.from('["salt-0", "acmeidentity.given_name", "J'), Buffer.from([0xff]), Buffer.from('"]')]).toString(
+        'base64url',
+      ),
+    ],
+    ["an array element's disclosure, [salt, value]", Buffer.from('["salt-0", "Jane"]').toString('base64url')],
+    ['a salt that is not text', [7, 'acmeidentity.given_name', 'Jane']],
+    ['a claim that is not text', ['salt-0', 7, 'Jane']],
+    ['four items', ['salt-0', 'acmeidentity.given_name', 'Jane', 'extra']],
+    [
+      'a value nested past the bound',
+      Buffer.from(JSON.stringify(['salt-0', 'acmeidentity.given_name', JSON.parse(`${'['.repeat(70)}${']'.repeat(70)}`)])).toString(
+        'base64url',
+      ),
+    ],
+  ])('%s is malformed, saying which entry', async (_name, written) => {
+    const data = { ...envelope({ 'acmeidentity.given_name': 'Jane' }), disclosures: [written] };
+    const error = await rejection(verifyIdentityResponse(data, REQUEST));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: expect.stringContaining('disclosures[0]') });
+  });
+
+  test('the reserved names and a plain field are refused in these forms too', async () => {
+    const base = envelope({ 'acmeidentity.given_name': 'Jane' });
+    expect(await code(verifyIdentityResponse({ ...base, disclosures: [disclosure('salt-0', '_sd', 'x')] }, REQUEST))).toBe(
+      'ERR_SD_JWT_RESERVED_NAME',
+    );
+    expect(await code(verifyIdentityResponse({ ...base, disclosures: [['salt-0', 'sub', 'someone-else']] }, REQUEST))).toBe(
+      'ERR_SD_JWT_CLAIM_COLLISION',
+    );
+  });
+});
+
 describe('a signed credential written nested (the claimKeys reading): {acmeidentity: {credential_jwt}}', () => {
   /** The response with each `*.credential_jwt` moved under its credential's name. */
   const nested = (data: Record<string, unknown>) =>
