@@ -304,6 +304,8 @@ describe('a failure carried in a 200 is weighed as the status its code stands fo
       ...Object.keys(CODES).map((code) => ({ error: { code } })),
       { error: { code: 'E9999', type: 'SERVICE_UNAVAILABLE_SOMEWHERE' } },
       { data: { first_name: 'E2005', last_name: 'RATE_LIMIT_EXCEEDED' }, correlation_id: 'c' },
+      // A record whose own fields have the error's form, in an answer that says nothing failed.
+      { data: { code: 'E2005', type: 'SERVICE_UNAVAILABLE', first_name: 'Jane' }, correlation_id: 'c' },
       { success: true, message: 'E1007 INTERNAL_ERROR' },
     ];
     for (const body of bodies) {
