@@ -55,10 +55,13 @@ const budgets: Budget[] = [
     // The service's verdict (acmeidentity.valid) read and returned as `valid`: an identity it marked
     // not valid was handed over as verified: 10,094 B, budget 9.9 KB. readClaim refusing a text
     // claim sent as a number past 2^53 (JSON.parse has rounded its digits; it returned another
-    // number's): 10,161 B, budget 9.95 KB. The goal stays 6.5 KB.
+    // number's): 10,161 B, budget 9.95 KB. Disclosures in RFC 9901's forms (the base64url string,
+    // hashed by its own bytes, or the array it encodes), each refusal naming its entry, where the
+    // spec's objects alone were read (a service on an SD-JWT library was refused): 10,367 B, budget
+    // 10.15 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 9.95 * KB,
+    budgetBytes: 10.15 * KB,
     goalBytes: 6.5 * KB,
   },
   {
