@@ -214,8 +214,9 @@ export interface FakeReadings {
   /**
    * The HTTP status of a REST error: the one the spec's table pairs with its code (`status`, the
    * default), or 200 for every error, its body unchanged (`ok`: a service, or a gateway before it,
-   * that answers every call 200 and says in the body that it failed). Faults injected with
-   * `faults` keep the status they were given.
+   * that answers every call 200 and says in the body that it failed). A `status` fault on a REST
+   * path is the service's own answer and is written so too, when the table has a code for its
+   * status; any other status, and a gateway's `proxy-502`, keep the status they were given.
    */
   errorStatus?: 'status' | 'ok';
 }
