@@ -215,8 +215,25 @@ function survivorLine(path: string, m: ReportedMutant): string {
   return `${path}:${m.location.start.line} ${m.mutatorName}${replacement}${m.status === 'NoCoverage' ? ' (no coverage)' : ''}`;
 }
 
-/** The summary of a group's last Stryker report. */
-function summaryOf(group: Group): Summary {
+/** What a run starts from: the commit and the hash of the group's tests, taken before StrykerJS copies them. */
+interface Start {
+  commit: string;
+  tests: string;
+}
+
+/** The commit and the group's tests as they are now. */
+function startOf(group: Group): Start {
+  return {
+    commit: spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim(),
+    tests: sourcesHash(tracked(group.tests)),
+  };
+}
+
+/**
+ * The summary of a group's last Stryker report, with the commit and tests it `started` from (a
+ * commit made while it ran is not what it measured).
+ */
+function summaryOf(group: Group, started: Start): Summary {
   const report = JSON.parse(readFileSync(`${OUT}${group.name}.json`, 'utf8')) as {
     files: Record<string, { source: string; mutants: ReportedMutant[] }>;
   };
@@ -240,10 +257,10 @@ function summaryOf(group: Group): Summary {
     timeout,
     score: Math.round(valid ? (1000 * (killed + timeout)) / valid : 1000) / 10,
     measured: new Date().toISOString().slice(0, 16).replace('T', ' '),
-    commit: spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim(),
+    commit: started.commit,
     files: Object.keys(report.files).sort(),
     sources: sourcesHash(Object.fromEntries(Object.entries(report.files).map(([path, file]) => [path, file.source]))),
-    tests: sourcesHash(tracked(group.tests)),
+    tests: started.tests,
     survivors: survivors.sort(),
   };
 }
@@ -271,7 +288,9 @@ function changedSince(summary: Summary, group: Group): string | undefined {
   return undefined;
 }
 
+const starts = new Map<string, Start>();
 for (const group of reportOnly ? [] : chosen) {
+  starts.set(group.name, startOf(group));
   const config = `${OUT}${group.name}.config.mjs`;
   writeFileSync(
     config,
@@ -299,7 +318,7 @@ export default {
 }
 
 const summaries = readSummaries();
-for (const group of reportOnly ? [] : chosen) summaries[group.name] = summaryOf(group);
+for (const group of reportOnly ? [] : chosen) summaries[group.name] = summaryOf(group, starts.get(group.name) ?? startOf(group));
 if (!reportOnly) writeFileSync(SUMMARY, `${JSON.stringify(summaries, null, 2)}\n`);
 
 const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
