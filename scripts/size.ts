@@ -58,10 +58,12 @@ const budgets: Budget[] = [
     // number's): 10,161 B, budget 9.95 KB. Disclosures in RFC 9901's forms (the base64url string,
     // hashed by its own bytes, or the array it encodes), each refusal naming its entry, where the
     // spec's objects alone were read (a service on an SD-JWT library was refused): 10,367 B, budget
-    // 10.15 KB. The goal stays 6.5 KB.
+    // 10.15 KB. A string the client read as {claim, salt, value} verified by its own bytes (the
+    // client keeps it beside its fields; a whitespace the usual serialisations lack was refused):
+    // 10,424 B, budget 10.2 KB. The goal stays 6.5 KB.
     name: 'sd-jwt: all of it (verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim)',
     code: `export { verifyIdentityResponse, verifySdJwt, remoteJwks, readClaim } from './src/sd-jwt/index.ts';`,
-    budgetBytes: 10.15 * KB,
+    budgetBytes: 10.2 * KB,
     goalBytes: 6.5 * KB,
   },
   {

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { components } from '../../generated/schema.js';
-import { decodedDisclosure, disclosureArray } from '../internal/disclosure.js';
+import { decodedDisclosure, disclosureArray, withDisclosureString } from '../internal/disclosure.js';
 import { booleanOf } from '../internal/guards.js';
 import { unixSeconds, unixTimeOf } from '../internal/times.js';
 
@@ -146,13 +146,17 @@ const DisclosureObject: ShapeOf<Schemas['Disclosure']> = z.looseObject({
 /**
  * A disclosure as the spec shows it, or as RFC 9901 writes one (its base64url string, or the array
  * that string encodes: internal/disclosure.ts), which a service built on an SD-JWT library sends:
- * read as the spec's `{claim, salt, value}` (the SD-JWT verifier reads the string's own bytes).
+ * read as the spec's `{claim, salt, value}`. A string is kept with its fields (not enumerated): the
+ * SD-JWT verifier hashes its own bytes, which the fields alone cannot give back.
  */
 const Disclosure: ShapeOf<Schemas['Disclosure']> = z.union([
   DisclosureObject,
   readBy((entry): Schemas['Disclosure'] | undefined => {
-    const fields = disclosureArray(typeof entry === 'string' ? decodedDisclosure(entry) : entry);
-    return fields && { claim: fields.claim, salt: fields.salt, value: fields.value as Exclude<Schemas['Disclosure']['value'], undefined> };
+    const encoded = typeof entry === 'string' ? entry : undefined;
+    const fields = disclosureArray(encoded === undefined ? entry : decodedDisclosure(encoded));
+    if (!fields) return undefined;
+    const value = fields.value as Exclude<Schemas['Disclosure']['value'], undefined>;
+    return withDisclosureString({ claim: fields.claim, salt: fields.salt, value }, encoded);
   }, 'a disclosure: {claim, salt, value}, its RFC 9901 string, or [salt, claim, value]'),
 ]);
 

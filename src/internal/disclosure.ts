@@ -14,6 +14,27 @@ export interface DisclosureFields {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Where the client keeps a disclosure string it returns as `{claim, salt, value}`: the string
+ * itself, whose exact bytes are what `_sd` commits to and what the SD-JWT verifier then hashes
+ * (decoding loses them: any whitespace, key order or number form the issuer wrote). A registered
+ * symbol, so the client and the verifier find it when each is bundled apart; a non-enumerable
+ * property, so the object compares, spreads and logs as the spec's three fields.
+ */
+export const DISCLOSURE_STRING: unique symbol = Symbol.for('@acme/identity.disclosure-string');
+
+/** `fields` as `{claim, salt, value}`, carrying `encoded` (the string they were read from) under {@link DISCLOSURE_STRING}. */
+export function withDisclosureString<T extends object>(fields: T, encoded: string | undefined): T {
+  if (encoded !== undefined) Object.defineProperty(fields, DISCLOSURE_STRING, { value: encoded });
+  return fields;
+}
+
+/** The disclosure string an entry the client read carries (see {@link DISCLOSURE_STRING}), if any. */
+export function disclosureString(entry: object): string | undefined {
+  const encoded: unknown = (entry as { [DISCLOSURE_STRING]?: unknown })[DISCLOSURE_STRING];
+  return typeof encoded === 'string' ? encoded : undefined;
+}
+
 /** The JSON a disclosure string encodes (the base64url of its UTF-8), or `undefined` when it encodes none. */
 export function decodedDisclosure(encoded: string): unknown {
   try {

@@ -3,7 +3,7 @@ import { toBase64Url, utf8 } from '../internal/encoding.js';
 import { canonicalDigest, digests, hashAlgorithm, type HashAlgorithm } from './hash.js';
 import type { KeySource } from './jwks.js';
 import { booleanOf, isObject, sameJson, setOwn } from '../internal/guards.js';
-import { disclosureArray, type DisclosureFields } from '../internal/disclosure.js';
+import { disclosureArray, disclosureString, type DisclosureFields } from '../internal/disclosure.js';
 import { base64urlBytes } from '../internal/jws.js';
 import { unixTimeOf } from '../internal/times.js';
 import {
@@ -164,9 +164,12 @@ function arrayFields(array: unknown, i: number): DisclosureFields {
 /**
  * An entry of `disclosures`, as the spec shows it (`{claim, salt, value}`), or as RFC 9901 writes
  * a disclosure, which a service that follows SD-JWT may send: its base64url string (whose bytes are
- * then what `_sd` commits to), or the array that string encodes (`[salt, claim, value]`).
+ * then what `_sd` commits to), or the array that string encodes (`[salt, claim, value]`). An entry
+ * the client read from such a string carries it (`internal/disclosure.ts`): the string is read, and
+ * the entry's fields, which came from it, are not.
  */
-function entryFields(item: unknown, i: number): { claim: unknown; salt: unknown; value: unknown; encoded?: string } {
+function entryFields(given: unknown, i: number): { claim: unknown; salt: unknown; value: unknown; encoded?: string } {
+  const item = isObject(given) ? (disclosureString(given) ?? given) : given;
   if (typeof item === 'string') {
     const decoded = decodeJson(item, `disclosures[${i}]`);
     // (Decoded here, after the response's own depth check: held to the same bound.)

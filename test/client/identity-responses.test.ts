@@ -82,6 +82,57 @@ describe('identityResponses.get', () => {
     }
   });
 
+  test('property: getVerified verifies a disclosure string by its own bytes, however its JSON was written; the fields the client returns never stand in for them', async () => {
+    const { client, service, codes, event } = await approved(['acmeidentity.given_name', 'acmeidentity.name'], {
+      readings: { disclosureForm: 'compact' },
+    });
+    /** `value` as JSON with `gap()` between its tokens: a writing no serializer the verifier knows makes. */
+    const loosely = (value: unknown, gap: () => string): string => {
+      if (Array.isArray(value)) return `[${gap()}${value.map((v) => loosely(v, gap)).join(`${gap()},${gap()}`)}${gap()}]`;
+      if (value !== null && typeof value === 'object') {
+        const fields = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}${gap()}:${gap()}${loosely(v, gap)}`);
+        return `{${gap()}${fields.join(`${gap()},${gap()}`)}${gap()}}`;
+      }
+      return JSON.stringify(value);
+    };
+    const flow = { accessRequestCode: codes.accessRequestCode, accessToken: event.access_token };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('', ' ', '\n', '\t', '\r\n'), { minLength: 1 }), async (gaps) => {
+        let at = 0;
+        const gap = () => gaps[at++ % gaps.length] as string;
+        server.use(
+          http.get(/\/api\/v1\/identity\/response\//, async ({ request }) => {
+            const answer = (await (await service.fetch(request)).json()) as { data: { _sd: string[]; disclosures: string[] } };
+            const { _sd, disclosures } = answer.data;
+            // Each string written again, loosely, and `_sd` committing to the new bytes in place of the old.
+            const rewritten = disclosures.map((d) =>
+              Buffer.from(loosely(JSON.parse(Buffer.from(d, 'base64url').toString()), gap)).toString('base64url'),
+            );
+            const digests = new Map(
+              await Promise.all(disclosures.map(async (d, i) => [await sha256url(d), await sha256url(rewritten[i]!)] as const)),
+            );
+            return HttpResponse.json({
+              ...answer,
+              data: { ...answer.data, _sd: _sd.map((d) => digests.get(d) ?? d), disclosures: rewritten },
+            });
+          }),
+        );
+        const identity = await client.identityResponses.getVerified(flow, { identitySessionCode: codes.identitySessionCode });
+        expect(identity.claims['acmeidentity.given_name']).toBe('Jane');
+        expect(identity.proof).toBe('digests');
+        // The client's {claim, salt, value}, changed: the verifier reads the string they came from, so the change is not verified.
+        const { data } = await client.identityResponses.get({ ...codes, accessToken: event.access_token });
+        const [given] = data.disclosures!;
+        expect({ ...given }).toEqual({ claim: 'acmeidentity.given_name', salt: expect.any(String), value: 'Jane' });
+        given!.value = 'Mallory';
+        const verified = await verifyIdentityResponse(data, { requestCode: codes.identitySessionCode });
+        expect(verified.claims['acmeidentity.given_name']).toBe('Jane');
+        server.resetHandlers();
+      }),
+      { numRuns: 12 },
+    );
+  });
+
   test("each disclosure's digest is in _sd (RFC 9901 encoding of [salt, claim, value])", async () => {
     const { client, codes, event } = await approved(['acmeidentity.given_name', 'acmeidentity.valid', 'sanctionscheck.matches']);
     const { data } = await client.identityResponses.get({ ...codes, accessToken: event.access_token });
