@@ -21,7 +21,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * symbol, so the client and the verifier find it when each is bundled apart; a non-enumerable
  * property, so the object compares, spreads and logs as the spec's three fields.
  */
-export const DISCLOSURE_STRING: unique symbol = Symbol.for('@acme/identity.disclosure-string');
+const DISCLOSURE_STRING: unique symbol = Symbol.for('@acme/identity.disclosure-string');
 
 /** `fields` as `{claim, salt, value}`, carrying `encoded` (the string they were read from) under {@link DISCLOSURE_STRING}. */
 export function withDisclosureString<T extends object>(fields: T, encoded: string | undefined): T {
