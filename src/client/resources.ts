@@ -88,11 +88,12 @@ export interface CredentialsResource {
    * body says the credential did not verify is refused as the spec's status would be: a verdict
    * (`valid` or `verified` false: `CredentialVerificationFailedError`; `revoked` true:
    * `CredentialRevokedError`) or an expiry (`exp`, `expirationDate`, `validUntil`, in `data` or
-   * its `vc`) already past on the service's clock (`CredentialExpiredError`); the answer's `data`
-   * is on the error's `details.data`.
+   * its `vc`) already past on the service's clock (`CredentialExpiredError`), or a start (`nbf`,
+   * `validFrom`) not yet come on it (`CredentialVerificationFailedError`); the answer's `data` is
+   * on the error's `details.data`.
    * @throws {CredentialRevokedError} 410, or a 200 saying `revoked`.
    * @throws {CredentialExpiredError} 412 E1009, or a 200 whose credential has expired.
-   * @throws {CredentialVerificationFailedError} 412, or a 200 saying it did not verify.
+   * @throws {CredentialVerificationFailedError} 412, or a 200 saying it did not verify, or whose credential is not valid yet.
    */
   verify(credentialRef: string, options?: RequestOptions): Promise<ApiResult<Schemas['VerifiableCredential']>>;
   /** GET /credentials/file-data/{credential_ref}: the source file, base64 in `file_data`. */

@@ -65,15 +65,26 @@ const wordOf = (text: string) =>
 /** Where a credential says when it expires: a JWT's `exp` (UNIX time), the W3C data model's dates (v1, v2). */
 const EXPIRY_FIELDS = ['exp', 'expirationDate', 'validUntil'] as const;
 
+/** Where a credential says when it becomes valid: a JWT's `nbf` (UNIX time), the W3C data model's `validFrom` (v2). */
+const NOT_BEFORE_FIELDS = ['nbf', 'validFrom'] as const;
+
+/**
+ * How far a credential's start may be ahead of the service's clock and still be valid now: times
+ * are whole seconds, and the clock learnt from the service is known to a second (the SD-JWT
+ * verifier's `nbf` leeway, for the same reason). A credential issued in the second it is verified
+ * has come; one that starts later than this has not.
+ */
+const NOT_BEFORE_LEEWAY_SECONDS = 2;
+
 /**
  * Refuses a verification answer whose body says the credential did not verify: a verdict field
  * (`valid` or `verified` false, `revoked` true, in any form a boolean is written), a verdict in
  * words (`status` or `verification_status`: `revoked`, `expired`, `pending_acceptance`,
- * `invalid`, `verification_failed`…, in any case) or an expiry
- * (`exp`, `expirationDate`, `validUntil`, at the top of `data` or under its `vc`) already past on
- * the service's clock. A verdict or expiry that is no boolean or no time is an
- * `InvalidResponseError` naming the field: not read as either. The answer's `data` is kept on the
- * error's `details.data`.
+ * `invalid`, `verification_failed`…, in any case), an expiry (`exp`, `expirationDate`,
+ * `validUntil`, at the top of `data` or under its `vc`) already past on the service's clock, or a
+ * start (`nbf`, `validFrom`) not yet come on it. A verdict or time that is no boolean or no time
+ * is an `InvalidResponseError` naming the field: not read as either. The answer's `data` is kept
+ * on the error's `details.data`.
  */
 export function refuseUnverified(result: ApiResult<Record<string, unknown>>, nowMs: number): void {
   const { data } = result;
@@ -83,6 +94,7 @@ export function refuseUnverified(result: ApiResult<Record<string, unknown>>, now
     refuseVerdict(result, path, record);
     refuseVerdictWord(result, path, record);
     refuseExpired(result, path, record, nowMs);
+    refuseNotYetValid(result, path, record, nowMs);
   }
 }
 
@@ -122,6 +134,22 @@ function refuseExpired(result: ApiResult<Record<string, unknown>>, path: string,
         errorInit(result),
         undefined,
         `the service answered 200, but the credential's ${path}.${field} has passed`,
+      );
+    }
+  }
+}
+
+/** A start not yet come on the service's clock, beyond {@link NOT_BEFORE_LEEWAY_SECONDS}: the credential is not valid now. */
+function refuseNotYetValid(result: ApiResult<Record<string, unknown>>, path: string, record: Record<string, unknown>, nowMs: number): void {
+  for (const field of NOT_BEFORE_FIELDS) {
+    if (record[field] === undefined || record[field] === null) continue;
+    const starts = unixTimeOf(record[field]);
+    if (starts === undefined) throw invalidAnswer(result, `${path}.${field}`, 'is not a time');
+    if (starts > Math.floor(nowMs / 1000) + NOT_BEFORE_LEEWAY_SECONDS) {
+      throw new CredentialVerificationFailedError(
+        errorInit(result),
+        undefined,
+        `the service answered 200, but the credential's ${path}.${field} has not come: it is not valid yet`,
       );
     }
   }

@@ -172,6 +172,33 @@ describe('a verification answered 200', () => {
     );
   });
 
+  test('a start (nbf, validFrom) not yet come on the service clock is CredentialVerificationFailedError; one come, or within 2 s of it, is returned', async () => {
+    const { client, ref, answer } = await answering();
+    const start = fc
+      .record({
+        field: fc.constantFrom('nbf', 'validFrom'),
+        place: fc.constantFrom('data' as const, 'data.vc' as const),
+        // Whole seconds from now: up to 2 s ahead is the same second on a clock known to a second.
+        offset: fc.oneof(fc.integer({ min: -10 * 365 * 86_400, max: 2 }), fc.integer({ min: 3, max: 10 * 365 * 86_400 })),
+      })
+      .chain((c) => expiryForm(NOW + c.offset).map((form) => ({ ...c, form })));
+    await fc.assert(
+      fc.asyncProperty(start, async ({ field, place, offset, form }) => {
+        const data = placed(place, field, form);
+        answer(data);
+        if (offset <= 2) {
+          expect((await client.credentials.verify(ref)).data).toEqual(data);
+          return;
+        }
+        const error = await rejection(client.credentials.verify(ref));
+        expect(error).toBeInstanceOf(CredentialVerificationFailedError);
+        expect(error).toMatchObject({ status: 200, details: { data } });
+        expect((error as Error).message).toContain(`${place}.${field}`);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   test('at its second the credential has expired, whatever the millisecond; a second before it has not (the service floors its clock too)', async () => {
     const h = await harness({ fake: { now: () => NOW_MS } });
     const ref = (await h.client.credentials.submit(credentialInput())).data.credential_ref;
@@ -200,7 +227,7 @@ describe('a verification answered 200', () => {
         value: fc.constantFrom<unknown>('maybe', 'unknown', '', 'valid-ish'),
       }),
       fc.record({
-        field: fc.constantFrom('exp', 'expirationDate', 'validUntil'),
+        field: fc.constantFrom('exp', 'expirationDate', 'validUntil', 'nbf', 'validFrom'),
         // A date without its zone names no instant; neither do words or a boolean.
         value: fc.constantFrom<unknown>('2020-01-01T00:00:00', 'soon', true, {}, '12/31/2020'),
       }),
@@ -218,7 +245,7 @@ describe('a verification answered 200', () => {
 
   test('null for a verdict or an expiry is an absent optional: the credential is returned', async () => {
     const { client, ref, answer } = await answering();
-    for (const field of ['valid', 'verified', 'revoked', 'exp', 'expirationDate', 'validUntil']) {
+    for (const field of ['valid', 'verified', 'revoked', 'exp', 'expirationDate', 'validUntil', 'nbf', 'validFrom']) {
       const data = placed('data', field, null);
       answer(data);
       expect((await client.credentials.verify(ref)).data).toEqual(data);
