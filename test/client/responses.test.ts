@@ -166,7 +166,20 @@ describe('reading answers', () => {
       expect((error as Error).message).not.toContain('secret-value');
     }
     const client = clientAnswering(() => Response.json({ success: true, result: {} }));
-    expect((await rejection(client.status.health())) as Error).toMatchObject({ message: expect.stringContaining('success, result') });
+    expect((await rejection(client.status.health())) as Error).toMatchObject({ message: expect.stringContaining('(success, result)') });
+    // Nothing at all is said so; a record of many fields is named by its first eight, and an ellipsis.
+    const empty = clientAnswering(() => Response.json({}));
+    expect((await rejection(empty.status.health())) as Error).toMatchObject({ message: expect.stringContaining('(nothing)') });
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`field_${i}`, i]));
+    const crowded = clientAnswering(() => Response.json(many));
+    const { message } = (await rejection(crowded.status.health())) as Error;
+    expect(message).toContain(`(${Object.keys(many).slice(0, 8).join(', ')}, …)`);
+    expect(message).not.toContain('field_8');
+  });
+
+  test('a bare record that carries a field named data beside its own fields is read as itself: data is opened only when it holds the record', async () => {
+    const client = clientAnswering(() => Response.json({ status: 'healthy', database: 'connected', data: { region: 'eu' } }));
+    expect(await client.status.health()).toMatchObject({ status: 'healthy', database: 'connected', data: { region: 'eu' } });
   });
 
   test('a numeric field reads a number or its digits as that number, and refuses any other kind naming the field; absent stays absent (property)', async () => {
@@ -320,6 +333,12 @@ describe('reading answers', () => {
   test("a credential whose only field is data, in the spec's envelope: the envelope is opened, the credential is not", async () => {
     const credential = { data: { score: 1 } };
     const client = clientAnswering(() => Response.json({ data: credential, correlation_id: 'c' }));
+    expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'c' });
+  });
+
+  test("envelopes are opened two deep (the spec's, and one a gateway adds): what the second holds is the credential, even one that looks like a third", async () => {
+    const credential = { status: 'active', data: { score: 1 } };
+    const client = clientAnswering(() => Response.json({ data: { data: credential, correlation_id: 'c2' }, correlation_id: 'c' }));
     expect(await client.credentials.verify('cred:1')).toEqual({ data: credential, correlationId: 'c' });
   });
 

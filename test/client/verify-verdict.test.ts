@@ -100,12 +100,12 @@ describe('a verification answered 200', () => {
       ok: undefined,
       success: undefined,
     } as const;
-    /** A word as a service may write it: its case, and `_`, `-` or a space between its words, with spaces around. */
+    /** A word as a service may write it: its case, and `_`, `-`, spaces or both between its words, with spaces around. */
     const spelt = fc
       .record({
         word: fc.constantFrom(...(Object.keys(WORDS) as (keyof typeof WORDS)[])),
         upper: fc.constantFrom('lower', 'upper', 'title'),
-        joint: fc.constantFrom('_', '-', ' '),
+        joint: fc.constantFrom('_', '-', ' ', ' - ', '  '),
         padded: fc.boolean(),
       })
       .map(({ word, upper, joint, padded }) => {
