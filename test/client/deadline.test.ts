@@ -157,6 +157,10 @@ describe('per-call options are checked before anything is sent', () => {
     // A number would pass the header rule as its digits: not a string, refused as such.
     [{ correlationId: 12345 as unknown as string }, 'correlationId'],
     [{ signal: null as unknown as AbortSignal }, 'signal'],
+    // Something with an aborted flag, but no way to hear of an abort: no AbortSignal.
+    [{ signal: { aborted: false } as AbortSignal }, 'signal'],
+    [null as unknown as { timeoutMs: number }, 'options'],
+    ['fast' as unknown as { timeoutMs: number }, 'options'],
   ])('%o is refused, naming %s', async (options, option) => {
     let sent = 0;
     const acme = client(async (request) => {

@@ -85,8 +85,8 @@ describe('an answer without a body', () => {
     const { data } = await client.identityRequests.create(person());
     const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
     const said = fc.oneof(
-      fc.constantFrom<unknown>(true, 'true', ' Yes', 1).map((deleted) => ({ deleted, done: true })),
-      fc.constant({ deleted: undefined, done: true }),
+      fc.constantFrom<unknown>(true, 'true', ' Yes', 1).map((deleted) => ({ deleted, done: true, why: '' })),
+      fc.constant({ deleted: undefined, done: true, why: '' }),
       fc.constantFrom<unknown>(false, 'false', 'No ', 0, '0').map((deleted) => ({ deleted, done: false, why: 'is false' })),
       fc.constantFrom<unknown>('maybe', 2, {}, 'deleted').map((deleted) => ({ deleted, done: false, why: 'is not a boolean' })),
     );

@@ -353,6 +353,40 @@ describe('User-Agent', () => {
     expect(() => makeClient({ appInfo: { name: 'my-app', version: '1.0 beta' } })).toThrow(/appInfo\.version/);
     expect(() => makeClient({ appInfo: { name: 'my-app', url: 'https://my-app.example/a b' } })).toThrow(/appInfo\.url/);
     expect(() => makeClient({ appInfo: { name: 'my-app', version: 2 as never } })).toThrow(/appInfo\.version/);
+    // Not an object, or a name that is no text: the option named, never a TypeError from reading into it.
+    for (const appInfo of [null, 'my-app', { name: 7 }]) {
+      expect(() => makeClient({ appInfo: appInfo as never }), JSON.stringify(appInfo)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'appInfo' }),
+      );
+    }
+  });
+
+  test('the runtime is named by what it has: Cloudflare Workers by its navigator, and one it cannot tell as unknown-runtime', async () => {
+    const { makeClient, service } = await harness();
+    for (const [navigator, runtime] of [
+      [{ userAgent: 'Cloudflare-Workers' }, 'workerd'],
+      [{ userAgent: 'Mozilla/5.0' }, 'unknown-runtime'],
+      [undefined, 'unknown-runtime'],
+    ] as const) {
+      // Only while the client is made: that is when the header is written.
+      vi.stubGlobal('process', { env: {} });
+      vi.stubGlobal('navigator', navigator);
+      let client: ReturnType<typeof makeClient>;
+      try {
+        client = makeClient();
+      } finally {
+        vi.unstubAllGlobals();
+      }
+      await client.status.health();
+      expect(received(service, /status\/health/).at(-1)!.headers['user-agent']).toBe(`@acme/identity/${VERSION} ${runtime}`);
+    }
+  });
+
+  test('a fetch option that is not a function is a ConfigurationError naming it', async () => {
+    const { makeClient } = await harness();
+    expect(() => makeClient({ fetch: 'https://proxy.example' as never })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'fetch' }),
+    );
   });
 });
 

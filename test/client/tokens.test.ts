@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import fc from 'fast-check';
 import {
   AcmeIdentityClient,
@@ -105,6 +105,33 @@ describe('token lifecycle', () => {
     expect(results).toHaveLength(1000);
     expect(refreshRequests(h)).toHaveLength(1);
     expect(tokenRequests(h)).toHaveLength(1);
+  });
+
+  test('calls that arrive while the first token request is on its way wait for it: one request, without a tokenHedgeDelayMs of its own (the hedge waits at least a second)', async () => {
+    const h = await harness();
+    let sent = 0;
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    server.use(
+      http.post(/\/auth\/api-token$/, async ({ request }) => {
+        // Counted as each is sent; the first is answered when the test says so, not after a time.
+        sent += 1;
+        await answered;
+        return h.service.fetch(request);
+      }),
+    );
+    const first = h.client.auth.accessToken();
+    await vi.waitFor(() => expect(sent).toBe(1));
+    // The others arrive once the first request is out: they may hedge it, but only after the hedge delay.
+    const others = Array.from({ length: 4 }, () => h.client.auth.accessToken());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sent).toBe(1);
+    answer();
+    const results = await Promise.all([first, ...others]);
+    expect(new Set(results).size).toBe(1);
+    expect(sent).toBe(1);
   });
 
   test('a refused refresh re-authenticates with the key pair', async () => {

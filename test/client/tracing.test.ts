@@ -118,6 +118,24 @@ describe('tracing', () => {
     const { client, makeClient } = await harness();
     await client.status.health();
     expect(spans()).toEqual([]);
-    expect(() => makeClient({ openTelemetry: {} as never })).toThrow(ConfigurationError);
+    // Each part it needs, missing in turn: never a TypeError from reading into it.
+    const fn = () => undefined;
+    for (const given of [
+      {},
+      null,
+      'api',
+      { trace: { getTracer: fn } },
+      { propagation: { inject: fn } },
+      { trace: {}, propagation: { inject: fn } },
+    ]) {
+      let thrown: unknown;
+      try {
+        makeClient({ openTelemetry: given as never });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(given)).toBeInstanceOf(ConfigurationError);
+      expect(thrown).toMatchObject({ option: 'openTelemetry' });
+    }
   });
 });

@@ -225,6 +225,34 @@ describe('asynchronous identity flow', () => {
     clock.ms = exp * 1000;
     const error = await rejection(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
     expect(error).toMatchObject({ step: 'token', message: expect.stringContaining('expired') });
+    // It says when, and how long ago on the service's clock.
+    clock.ms = exp * 1000 + 5_000;
+    const later = await rejection(h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }));
+    expect((later as Error).message).toContain(`expired at ${new Date(exp * 1000).toISOString()} (5 s ago, on the service's clock)`);
+  });
+
+  test("the call's options reach the fetch: its correlation id is sent, maxRetries bounds the attempts, an aborted signal stops it", async () => {
+    const { h, data, payload } = await approvedOnOwnClock();
+    const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const fetched = () => h.service.requests.filter((r) => r.path.startsWith('/identity/response'));
+    await h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, correlationId: 'corr-flow-1' });
+    expect(fetched().at(-1)?.headers['x-correlation-id']).toBe('corr-flow-1');
+    let attempts = 0;
+    server.use(
+      http.get(/\/identity\/response\//, () => {
+        attempts += 1;
+        return HttpResponse.json({ error: 'unavailable' }, { status: 503 });
+      }),
+    );
+    const error = await rejection(
+      h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, maxRetries: 0 }),
+    );
+    expect(error).toMatchObject({ step: 'fetch' });
+    expect(attempts).toBe(1);
+    const aborted = await rejection(
+      h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, signal: AbortSignal.abort() }),
+    );
+    expect(aborted).toMatchObject({ step: 'fetch', cause: { code: 'ERR_ABORTED' } });
   });
 
   test('a fetch that fails for another reason than authentication is a failed fetch, even if the token expired meanwhile', async () => {
