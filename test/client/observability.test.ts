@@ -354,7 +354,8 @@ describe('User-Agent', () => {
     expect(() => makeClient({ appInfo: { name: 'my-app', url: 'https://my-app.example/a b' } })).toThrow(/appInfo\.url/);
     expect(() => makeClient({ appInfo: { name: 'my-app', version: 2 as never } })).toThrow(/appInfo\.version/);
     // Not an object, or a name that is no text: the option named, never a TypeError from reading into it.
-    for (const appInfo of [null, 'my-app', { name: 7 }]) {
+    // (A function has a name of its own: it is still no appInfo.)
+    for (const appInfo of [null, 'my-app', { name: 7 }, function myApp() {}]) {
       expect(() => makeClient({ appInfo: appInfo as never }), JSON.stringify(appInfo)).toThrow(
         expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'appInfo' }),
       );
