@@ -47,3 +47,13 @@ export function credentialInput(overrides: Partial<CredentialSubmitInput> = {}):
     ...overrides,
   };
 }
+
+/** JSON of `value` with `gap()` between its tokens: a writing no serializer the SD-JWT verifier knows makes. */
+export function looselyWritten(value: unknown, gap: () => string): string {
+  if (Array.isArray(value)) return `[${gap()}${value.map((v) => looselyWritten(v, gap)).join(`${gap()},${gap()}`)}${gap()}]`;
+  if (value !== null && typeof value === 'object') {
+    const fields = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}${gap()}:${gap()}${looselyWritten(v, gap)}`);
+    return `{${gap()}${fields.join(`${gap()},${gap()}`)}${gap()}}`;
+  }
+  return JSON.stringify(value);
+}

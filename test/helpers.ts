@@ -48,4 +48,4 @@ export function received(service: FakeService, pattern: RegExp, method?: string)
   return service.requests.filter((r) => pattern.test(r.path) && (!method || r.method === method));
 }
 
-export { credentialInput, JPG, PDF, person, PNG, rejection } from './fixtures.js';
+export { credentialInput, JPG, looselyWritten, PDF, person, PNG, rejection } from './fixtures.js';

@@ -11,7 +11,7 @@ import {
 } from '../../src/index.js';
 import { verifyIdentityResponse } from '../../src/sd-jwt/index.js';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
-import { harness, person, received, rejection, server } from '../helpers.js';
+import { harness, looselyWritten, person, received, rejection, server } from '../helpers.js';
 
 async function approved(
   claims: IdentityRequestInput['claims'] = ['acmeidentity.given_name', 'document.passport.travel_document_number'],
@@ -86,15 +86,6 @@ describe('identityResponses.get', () => {
     const { client, service, codes, event } = await approved(['acmeidentity.given_name', 'acmeidentity.name'], {
       readings: { disclosureForm: 'compact' },
     });
-    /** `value` as JSON with `gap()` between its tokens: a writing no serializer the verifier knows makes. */
-    const loosely = (value: unknown, gap: () => string): string => {
-      if (Array.isArray(value)) return `[${gap()}${value.map((v) => loosely(v, gap)).join(`${gap()},${gap()}`)}${gap()}]`;
-      if (value !== null && typeof value === 'object') {
-        const fields = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}${gap()}:${gap()}${loosely(v, gap)}`);
-        return `{${gap()}${fields.join(`${gap()},${gap()}`)}${gap()}}`;
-      }
-      return JSON.stringify(value);
-    };
     const flow = { accessRequestCode: codes.accessRequestCode, accessToken: event.access_token };
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom('', ' ', '\n', '\t', '\r\n'), { minLength: 1 }), async (gaps) => {
@@ -106,7 +97,7 @@ describe('identityResponses.get', () => {
             const { _sd, disclosures } = answer.data;
             // Each string written again, loosely, and `_sd` committing to the new bytes in place of the old.
             const rewritten = disclosures.map((d) =>
-              Buffer.from(loosely(JSON.parse(Buffer.from(d, 'base64url').toString()), gap)).toString('base64url'),
+              Buffer.from(looselyWritten(JSON.parse(Buffer.from(d, 'base64url').toString()), gap)).toString('base64url'),
             );
             const digests = new Map(
               await Promise.all(disclosures.map(async (d, i) => [await sha256url(d), await sha256url(rewritten[i]!)] as const)),

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { JwksError, localJwks, readClaim, verifyIdentityResponse, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { ConfigurationError, InvalidInputError } from '../../src/errors/index.js';
-import { rejection } from '../helpers.js';
+import { looselyWritten, rejection } from '../helpers.js';
 import { ISSUER, NOW, NOW_MS, at, digest, disclosure, testIssuer, type TestIssuer } from './issuer.js';
 
 let issuer: TestIssuer;
@@ -605,15 +605,6 @@ describe('verifyIdentityResponse: which credential speaks for the response', () 
 });
 
 describe('disclosures written as RFC 9901 writes them (the disclosureForm reading): the string, or the array it encodes', () => {
-  /** JSON of `value` with arbitrary whitespace between its tokens: a writing no serializer the verifier knows makes. */
-  const loosely = (value: unknown, gap: () => string): string => {
-    if (Array.isArray(value)) return `[${gap()}${value.map((v) => loosely(v, gap)).join(`${gap()},${gap()}`)}${gap()}]`;
-    if (value !== null && typeof value === 'object') {
-      const fields = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}${gap()}:${gap()}${loosely(v, gap)}`);
-      return `{${gap()}${fields.join(`${gap()},${gap()}`)}${gap()}}`;
-    }
-    return JSON.stringify(value);
-  };
   const claimAndValue = fc.oneof(
     fc.tuple(fc.constant('acmeidentity.given_name'), fc.string({ minLength: 1 })),
     fc.tuple(fc.constant('acmeidentity.name'), fc.record({ first_name: fc.string(), last_name: fc.string() })),
@@ -628,7 +619,7 @@ describe('disclosures written as RFC 9901 writes them (the disclosureForm readin
         async ([claim, value], gaps) => {
           let at = 0;
           const gap = () => gaps[at++ % gaps.length] as string;
-          const encoded = Buffer.from(loosely(['salt-0', claim, value], gap)).toString('base64url');
+          const encoded = Buffer.from(looselyWritten(['salt-0', claim, value], gap)).toString('base64url');
           const data = { ...envelope({ [claim]: value }), _sd: [digest(encoded)], disclosures: [encoded] };
           const verified = await verifyIdentityResponse(data, REQUEST);
           expect(verified.claims[claim]).toEqual(value);
