@@ -83,7 +83,7 @@ const GROUPS: Group[] = [
   // when a 2xx is no success: an answer or a verification that says it failed; where an error's
   // code is read), what a message may carry (control and line-separator characters stripped), and
   // the sealing of a stored token to its entry. The boundary was one group with `options` and
-  // `calls` below: about 1,900 mutants, more than four hours on two cores, more than one sitting.
+  // `calls` below: about 1,500 mutants, more than three hours on two cores, more than one sitting.
   {
     name: 'boundary',
     mutate: [
