@@ -123,33 +123,43 @@ function refuseVerdict(result: ApiResult<Record<string, unknown>>, path: string,
   }
 }
 
+/**
+ * The times `record` states in `fields`, as UNIX seconds, each with its path; an absent one (or
+ * `null`) is skipped, one that is no time is an `InvalidResponseError` naming it (read as neither).
+ */
+function timesIn(
+  result: ApiResult<Record<string, unknown>>,
+  path: string,
+  record: Record<string, unknown>,
+  fields: readonly string[],
+): [where: string, seconds: number][] {
+  const times: [string, number][] = [];
+  for (const field of fields) {
+    if (record[field] === undefined || record[field] === null) continue;
+    const seconds = unixTimeOf(record[field]);
+    if (seconds === undefined) throw invalidAnswer(result, `${path}.${field}`, 'is not a time');
+    times.push([`${path}.${field}`, seconds]);
+  }
+  return times;
+}
+
 /** An expiry already past on the service's clock (a whole second, as the service's own check reads it). */
 function refuseExpired(result: ApiResult<Record<string, unknown>>, path: string, record: Record<string, unknown>, nowMs: number): void {
-  for (const field of EXPIRY_FIELDS) {
-    if (record[field] === undefined || record[field] === null) continue;
-    const expires = unixTimeOf(record[field]);
-    if (expires === undefined) throw invalidAnswer(result, `${path}.${field}`, 'is not a time');
+  for (const [where, expires] of timesIn(result, path, record, EXPIRY_FIELDS)) {
     if (expires <= Math.floor(nowMs / 1000)) {
-      throw new CredentialExpiredError(
-        errorInit(result),
-        undefined,
-        `the service answered 200, but the credential's ${path}.${field} has passed`,
-      );
+      throw new CredentialExpiredError(errorInit(result), undefined, `the service answered 200, but the credential's ${where} has passed`);
     }
   }
 }
 
 /** A start not yet come on the service's clock, beyond {@link NOT_BEFORE_LEEWAY_SECONDS}: the credential is not valid now. */
 function refuseNotYetValid(result: ApiResult<Record<string, unknown>>, path: string, record: Record<string, unknown>, nowMs: number): void {
-  for (const field of NOT_BEFORE_FIELDS) {
-    if (record[field] === undefined || record[field] === null) continue;
-    const starts = unixTimeOf(record[field]);
-    if (starts === undefined) throw invalidAnswer(result, `${path}.${field}`, 'is not a time');
+  for (const [where, starts] of timesIn(result, path, record, NOT_BEFORE_FIELDS)) {
     if (starts > Math.floor(nowMs / 1000) + NOT_BEFORE_LEEWAY_SECONDS) {
       throw new CredentialVerificationFailedError(
         errorInit(result),
         undefined,
-        `the service answered 200, but the credential's ${path}.${field} has not come: it is not valid yet`,
+        `the service answered 200, but the credential's ${where} has not come: it is not valid yet`,
       );
     }
   }

@@ -24,8 +24,8 @@ const NOW = NOW_MS / 1000;
 const BOOLEAN_FORMS = { true: [true, 'true', ' TRUE ', 'Yes', 'yes', 1, '1'], false: [false, 'false', 'No', ' no', 0, '0'] } as const;
 const booleanForm = (meaning: boolean) => fc.constantFrom(...BOOLEAN_FORMS[meaning ? 'true' : 'false']);
 
-/** An expiry `seconds` from now, written as a service may: seconds, ms, µs (numbers or digits), or an ISO 8601 date with its zone. */
-const expiryForm = (seconds: number) =>
+/** A time `seconds` from now (an expiry, a start), written as a service may: seconds, ms, µs (numbers or digits), or an ISO 8601 date with its zone. */
+const timeForm = (seconds: number) =>
   fc.constantFrom<unknown>(
     seconds,
     String(seconds),
@@ -154,7 +154,7 @@ describe('a verification answered 200', () => {
         // Whole seconds from now: 0 is expired (the service's own rule: now >= time_expires).
         offset: fc.oneof(fc.integer({ min: -10 * 365 * 86_400, max: 0 }), fc.integer({ min: 1, max: 10 * 365 * 86_400 })),
       })
-      .chain((c) => expiryForm(NOW + c.offset).map((form) => ({ ...c, form })));
+      .chain((c) => timeForm(NOW + c.offset).map((form) => ({ ...c, form })));
     await fc.assert(
       fc.asyncProperty(expiry, async ({ field, place, offset, form }) => {
         const data = placed(place, field, form);
@@ -181,7 +181,7 @@ describe('a verification answered 200', () => {
         // Whole seconds from now: up to 2 s ahead is the same second on a clock known to a second.
         offset: fc.oneof(fc.integer({ min: -10 * 365 * 86_400, max: 2 }), fc.integer({ min: 3, max: 10 * 365 * 86_400 })),
       })
-      .chain((c) => expiryForm(NOW + c.offset).map((form) => ({ ...c, form })));
+      .chain((c) => timeForm(NOW + c.offset).map((form) => ({ ...c, form })));
     await fc.assert(
       fc.asyncProperty(start, async ({ field, place, offset, form }) => {
         const data = placed(place, field, form);
