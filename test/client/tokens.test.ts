@@ -134,6 +134,31 @@ describe('token lifecycle', () => {
     expect(sent).toBe(1);
   });
 
+  test("the client's tokenHedgeDelayMs reaches the token manager: with 0, a caller that finds the first token request unanswered sends a second at once (the default waits at least a second)", async () => {
+    const h = await harness();
+    const client = h.makeClient({ tokenHedgeDelayMs: 0 });
+    let sent = 0;
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    server.use(
+      http.post(/\/auth\/api-token$/, async ({ request }) => {
+        sent += 1;
+        await answered;
+        return h.service.fetch(request);
+      }),
+    );
+    const first = client.auth.accessToken();
+    await vi.waitFor(() => expect(sent).toBe(1));
+    const second = client.auth.accessToken();
+    // Well inside the default's second: only the option makes the second request go this soon.
+    await vi.waitFor(() => expect(sent).toBe(2), { timeout: 800 });
+    answer();
+    const results = await Promise.all([first, second]);
+    expect(new Set(results).size).toBe(1);
+  });
+
   test('a refused refresh re-authenticates with the key pair', async () => {
     const h = await clocked({ refreshTokenTtlSeconds: 600 });
     const codes = await openRequest(h);
