@@ -29,6 +29,26 @@ async function openRequest(h: Harness) {
 }
 
 const tokenRequests = (h: Harness) => received(h.service, /^\/auth\/api-token$/);
+
+/**
+ * The token endpoint held: each request is counted as it is sent, and none is answered until the
+ * test calls `answer()` (an order of events, not a time).
+ */
+function heldTokenEndpoint(h: Harness) {
+  let sent = 0;
+  let answer: () => void = () => undefined;
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  server.use(
+    http.post(/\/auth\/api-token$/, async ({ request }) => {
+      sent += 1;
+      await answered;
+      return h.service.fetch(request);
+    }),
+  );
+  return { sent: () => sent, answer: () => answer() };
+}
 const refreshRequests = (h: Harness) => received(h.service, /^\/auth\/api-token\/refresh$/);
 
 describe('a base URL without its /api/v1 (#27)', () => {
@@ -109,52 +129,29 @@ describe('token lifecycle', () => {
 
   test('calls that arrive while the first token request is on its way wait for it: one request, without a tokenHedgeDelayMs of its own (the hedge waits at least a second)', async () => {
     const h = await harness();
-    let sent = 0;
-    let answer: () => void = () => undefined;
-    const answered = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    server.use(
-      http.post(/\/auth\/api-token$/, async ({ request }) => {
-        // Counted as each is sent; the first is answered when the test says so, not after a time.
-        sent += 1;
-        await answered;
-        return h.service.fetch(request);
-      }),
-    );
+    const endpoint = heldTokenEndpoint(h);
     const first = h.client.auth.accessToken();
-    await vi.waitFor(() => expect(sent).toBe(1));
+    await vi.waitFor(() => expect(endpoint.sent()).toBe(1));
     // The others arrive once the first request is out: they may hedge it, but only after the hedge delay.
     const others = Array.from({ length: 4 }, () => h.client.auth.accessToken());
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(sent).toBe(1);
-    answer();
+    expect(endpoint.sent()).toBe(1);
+    endpoint.answer();
     const results = await Promise.all([first, ...others]);
     expect(new Set(results).size).toBe(1);
-    expect(sent).toBe(1);
+    expect(endpoint.sent()).toBe(1);
   });
 
   test("the client's tokenHedgeDelayMs reaches the token manager: with 0, a caller that finds the first token request unanswered sends a second at once (the default waits at least a second)", async () => {
     const h = await harness();
     const client = h.makeClient({ tokenHedgeDelayMs: 0 });
-    let sent = 0;
-    let answer: () => void = () => undefined;
-    const answered = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    server.use(
-      http.post(/\/auth\/api-token$/, async ({ request }) => {
-        sent += 1;
-        await answered;
-        return h.service.fetch(request);
-      }),
-    );
+    const endpoint = heldTokenEndpoint(h);
     const first = client.auth.accessToken();
-    await vi.waitFor(() => expect(sent).toBe(1));
+    await vi.waitFor(() => expect(endpoint.sent()).toBe(1));
     const second = client.auth.accessToken();
     // Well inside the default's second: only the option makes the second request go this soon.
-    await vi.waitFor(() => expect(sent).toBe(2), { timeout: 800 });
-    answer();
+    await vi.waitFor(() => expect(endpoint.sent()).toBe(2), { timeout: 800 });
+    endpoint.answer();
     const results = await Promise.all([first, second]);
     expect(new Set(results).size).toBe(1);
   });
