@@ -29,6 +29,7 @@ async function openRequest(h: Harness) {
 }
 
 const tokenRequests = (h: Harness) => received(h.service, /^\/auth\/api-token$/);
+const refreshRequests = (h: Harness) => received(h.service, /^\/auth\/api-token\/refresh$/);
 
 /**
  * The token endpoint held: each request is counted as it is sent, and none is answered until the
@@ -49,7 +50,6 @@ function heldTokenEndpoint(h: Harness) {
   );
   return { sent: () => sent, answer: () => answer() };
 }
-const refreshRequests = (h: Harness) => received(h.service, /^\/auth\/api-token\/refresh$/);
 
 describe('a base URL without its /api/v1 (#27)', () => {
   test.each(['', '/api'])('baseUrl ending in %j: the token endpoint is not found, and the error says where to look', async (path) => {
