@@ -46,6 +46,10 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
         if (!match || routeMethod !== method) continue;
         const response = await handler(request, ctx, routeParams(match));
         if (cors) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+        // An origin server with a clock sends Date (RFC 9110 §6.6.1): the authorization server's
+        // answers too, as the REST API's, unless the `dateHeader` reading leaves it out.
+        if (ctx.readings?.dateHeader !== 'omitted' && !response.headers.has('date'))
+          response.headers.set('date', new Date(ctx.now).toUTCString());
         return response;
       }
       for (const [routeMethod, pattern, handler, limited] of underBase(url) ? restRoutes : []) {

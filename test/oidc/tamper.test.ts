@@ -23,12 +23,14 @@ async function refused(promise: Promise<unknown>, code: string, fields: Record<s
 
 const b64u = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** Rewrites the `id_token` the fake's token endpoint answers. */
+/** Rewrites the `id_token` the fake's token endpoint answers; the answer keeps the fake's `Date` header, when it sent one. */
 function rewriteIdToken(s: OidcSetup, rewrite: (idToken: string) => string | Promise<string>) {
   server.use(
     http.post(`${s.service.authUrl}/oauth/oidc/token`, async ({ request }) => {
-      const body = (await (await s.service.fetch(request)).json()) as { id_token: string };
-      return HttpResponse.json({ ...body, id_token: await rewrite(body.id_token) });
+      const answer = await s.service.fetch(request);
+      const body = (await answer.json()) as { id_token: string };
+      const date = answer.headers.get('date');
+      return HttpResponse.json({ ...body, id_token: await rewrite(body.id_token) }, date === null ? {} : { headers: { date } });
     }),
   );
 }
@@ -559,6 +561,25 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
     await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims.nbf');
   });
 
+  // The least skew a Date header teaches is 2 s, itself included: a service exactly that far behind
+  // (our clock on a whole second, so its Date header names its clock exactly) is judged on its clock.
+  test('a service clock exactly 2 s behind ours, its Date header sent: an ID token that expires a second later on its clock is valid, one at its clock is not', async () => {
+    const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: -2, dateHeader: 'sent' } } });
+    s.advance(1000 - (s.now() % 1000));
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, exp: Number(c['iat']) + 1 })),
+    );
+    let { client, transaction, callback } = await started(s);
+    await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims.exp');
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, exp: Number(c['iat']) })),
+    );
+    ({ client, transaction, callback } = await started(s));
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN_EXPIRED');
+  });
+
   // An offset under 2 s is within a Date header's second and the answer's travel: taken as none,
   // as the REST client's clock takes it. A service 1.5 s behind is judged on our clock.
   test('a service clock 1.5 s behind ours is taken as ours: an ID token whose exp has passed on ours is refused', async () => {
@@ -585,7 +606,7 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
   });
 
   test('without a Date header, the iat the service stamped is its clock: a token issued 700 s ago on ours, living 600 s, is judged on the clock that issued it', async () => {
-    const s = await oidcSetup();
+    const s = await oidcSetup({ fake: { readings: { dateHeader: 'omitted' } } });
     const issued = Math.floor(s.now() / 1000) - 700;
     rewriteIdToken(
       s,
