@@ -11,11 +11,20 @@ export interface ResponseContext {
   readings?: ResolvedReadings;
 }
 
+/**
+ * Sets `Date`, as an origin server with a clock sends it (RFC 9110 §6.6.1), on every answer of the
+ * REST API and the authorization server alike, unless the `dateHeader` reading leaves it out. A
+ * `Date` the answer carries already is kept.
+ */
+export function stampDate(headers: Headers, ctx: ResponseContext): void {
+  if (ctx.readings?.dateHeader !== 'omitted' && !headers.has('date')) headers.set('date', new Date(ctx.now).toUTCString());
+}
+
 function headersFor(ctx: ResponseContext, extra?: Record<string, string>): Headers {
   const headers = new Headers(extra);
   headers.set('content-type', 'application/json');
   headers.set('x-correlation-id', ctx.correlationId);
-  if (ctx.readings?.dateHeader !== 'omitted') headers.set('date', new Date(ctx.now).toUTCString());
+  stampDate(headers, ctx);
   return headers;
 }
 

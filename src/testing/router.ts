@@ -7,7 +7,7 @@ import { ERROR_TABLE, type ServiceErrorCode } from '../contract/errors.js';
 import { randomId } from '../internal/encoding.js';
 import { sleep } from '../internal/sleep.js';
 import { cutBody, never, proxyBadGateway } from './faults.js';
-import { HttpError, errorResponse, serviceError, type ResponseContext } from './http.js';
+import { HttpError, errorResponse, serviceError, stampDate, type ResponseContext } from './http.js';
 import type { Fault } from './options.js';
 import { routeParams, type FakeState, type RouteEntry } from './state.js';
 
@@ -46,10 +46,7 @@ export function createRouter(state: FakeState, authRoutes: readonly RouteEntry[]
         if (!match || routeMethod !== method) continue;
         const response = await handler(request, ctx, routeParams(match));
         if (cors) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
-        // An origin server with a clock sends Date (RFC 9110 §6.6.1): the authorization server's
-        // answers too, as the REST API's, unless the `dateHeader` reading leaves it out.
-        if (ctx.readings?.dateHeader !== 'omitted' && !response.headers.has('date'))
-          response.headers.set('date', new Date(ctx.now).toUTCString());
+        stampDate(response.headers, ctx);
         return response;
       }
       for (const [routeMethod, pattern, handler, limited] of underBase(url) ? restRoutes : []) {

@@ -585,7 +585,7 @@ describe("OIDC helper: an ID token's times judged by the service's clock (clockS
   test('a service clock 1.5 s behind ours is taken as ours: an ID token whose exp has passed on ours is refused', async () => {
     const s = await oidcSetup({ fake: { readings: { clockSkewSeconds: -1.5 } } });
     // Half a second past our second: the service's Date header, truncated to its second, is then
-    // 1.5 s behind ours. (A quarter past, it would name a clock 2 s behind, which is learnt.)
+    // 1.5 s behind ours. (Early in a second, it would name a clock 2 s behind, which is learnt.)
     s.advance(1500 - (s.now() % 1000));
     rewriteIdToken(
       s,
