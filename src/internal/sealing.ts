@@ -14,6 +14,26 @@ export type AesKeyInput = Uint8Array | string | CryptoKey;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
+/**
+ * IVs are drawn from the runtime's random source `IV_BATCH` at a time and each is handed out once:
+ * a call to `getRandomValues` costs about as much for 12 bytes as for 1.5 KB (3.5 µs on Node 20,
+ * about a twentieth of a delivery's work in the inbox; #44). The batch lives in this module only.
+ */
+const IV_BATCH = 128;
+let ivBatch = new Uint8Array(0);
+let ivTaken = 0;
+
+/** A fresh 96-bit IV, never handed out before. */
+function freshIv(): Uint8Array<ArrayBuffer> {
+  if (ivTaken === ivBatch.length) {
+    ivBatch = crypto.getRandomValues(new Uint8Array(IV_BYTES * IV_BATCH));
+    ivTaken = 0;
+  }
+  const iv = ivBatch.slice(ivTaken, ivTaken + IV_BYTES);
+  ivTaken += IV_BYTES;
+  return iv;
+}
+
 /** The key, or what is wrong with the input (for the caller's `ConfigurationError`). */
 export function importAesKey(given: AesKeyInput): Promise<CryptoKey> | string {
   if (typeof CryptoKey !== 'undefined' && given instanceof CryptoKey) {
@@ -30,7 +50,7 @@ export function importAesKey(given: AesKeyInput): Promise<CryptoKey> | string {
 
 /** `v1.` + base64(iv ‖ AES-GCM(text) ‖ tag), with `name` as additional data. */
 export async function seal(key: CryptoKey, text: string, name: string, node = nodeCrypto()): Promise<string> {
-  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const iv = freshIv();
   const sealed = node
     ? nodeSeal(node, key, iv, text, name)
     : new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8(name) }, key, utf8(text)));

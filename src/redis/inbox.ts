@@ -42,13 +42,14 @@ if #held == 0 or held[1][2] ~= ARGV[2] then return 0 end
 const ADD = `
 if redis.call('EXISTS', KEYS[2]) == 1 then return 'duplicate' end
 local state = redis.call('HGET', KEYS[1], 'state')
-local given = cjson.decode(ARGV[2])
 if not state then
   redis.call('HSET', KEYS[1], 'rec', ARGV[2], 'state', 'pending')
   redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
   redis.call('XADD', KEYS[3], '*', 'id', ARGV[1])
   return 'added'
 end
+-- Decoded only here: a new request (the common case) is stored as it came.
+local given = cjson.decode(ARGV[2])
 local kept = cjson.decode(redis.call('HGET', KEYS[1], 'rec'))
 if state == 'dead' then
   local letter = redis.call('HGET', KEYS[1], 'dead')
