@@ -402,6 +402,9 @@ export class TokenManager {
       fire();
       return;
     }
+    this.#observer?.log('debug', `a token request is unanswered: a second one goes beside it in ${wait} ms unless it is answered first`, {
+      hedgeMs: delay,
+    });
     hedge.timer = setTimeout(fire, wait);
     (hedge.timer as { unref?: () => void }).unref?.();
   }

@@ -11,7 +11,7 @@ import {
   type TokenStore,
 } from '../../src/index.js';
 import { DEFAULT_CLIENT, type FakeServiceOptions } from '../../src/testing/index.js';
-import { harness, person, received, rejection, server, type Harness } from '../helpers.js';
+import { harness, person, received, recorder, rejection, server, type Harness } from '../helpers.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -50,6 +50,10 @@ function heldTokenEndpoint(h: Harness) {
   );
   return { sent: () => sent, answer: () => answer() };
 }
+
+/** The client's lines about a second token request: decided for later (`debug`), or sent (`info`). */
+const hedgeLines = (log: ReturnType<typeof recorder>, level: 'debug' | 'info') =>
+  log.lines.filter((line) => line.level === level && /second one/.test(line.message));
 
 describe('a base URL without its /api/v1 (#27)', () => {
   test.each(['', '/api'])('baseUrl ending in %j: the token endpoint is not found, and the error says where to look', async (path) => {
@@ -129,28 +133,38 @@ describe('token lifecycle', () => {
 
   test('calls that arrive while the first token request is on its way wait for it: one request, without a tokenHedgeDelayMs of its own (the hedge waits at least a second)', async () => {
     const h = await harness();
+    const log = recorder();
+    const client = h.makeClient({ logger: log.logger, logLevel: 'debug' });
     const endpoint = heldTokenEndpoint(h);
-    const first = h.client.auth.accessToken();
+    const first = client.auth.accessToken();
     await vi.waitFor(() => expect(endpoint.sent()).toBe(1));
-    // The others arrive once the first request is out: they may hedge it, but only after the hedge delay.
-    const others = Array.from({ length: 4 }, () => h.client.auth.accessToken());
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The others arrive once the first request is out: the client decides then to hedge it, and when.
+    const others = Array.from({ length: 4 }, () => client.auth.accessToken());
+    const decided = await vi.waitFor(() => hedgeLines(log, 'debug')[0] ?? Promise.reject(new Error('no hedge decided yet')));
+    expect(decided.fields['hedgeMs']).toBeGreaterThanOrEqual(1_000);
+    // Decided for later, not now: nothing more went, and no second request was announced.
     expect(endpoint.sent()).toBe(1);
+    expect(hedgeLines(log, 'info')).toEqual([]);
     endpoint.answer();
     const results = await Promise.all([first, ...others]);
     expect(new Set(results).size).toBe(1);
     expect(endpoint.sent()).toBe(1);
+    expect(hedgeLines(log, 'info')).toEqual([]);
   });
 
   test("the client's tokenHedgeDelayMs reaches the token manager: with 0, a caller that finds the first token request unanswered sends a second at once (the default waits at least a second)", async () => {
     const h = await harness();
-    const client = h.makeClient({ tokenHedgeDelayMs: 0 });
+    const log = recorder();
+    const client = h.makeClient({ tokenHedgeDelayMs: 0, logger: log.logger, logLevel: 'debug' });
     const endpoint = heldTokenEndpoint(h);
     const first = client.auth.accessToken();
     await vi.waitFor(() => expect(endpoint.sent()).toBe(1));
     const second = client.auth.accessToken();
-    // Well inside the default's second: only the option makes the second request go this soon.
-    await vi.waitFor(() => expect(endpoint.sent()).toBe(2), { timeout: 800 });
+    // Sent at once, with no wait decided first: the line names the option's 0, not the default's second.
+    const sent = await vi.waitFor(() => hedgeLines(log, 'info')[0] ?? Promise.reject(new Error('no second request yet')));
+    expect(sent.fields).toEqual({ hedgeMs: 0 });
+    expect(hedgeLines(log, 'debug')).toEqual([]);
+    await vi.waitFor(() => expect(endpoint.sent()).toBe(2));
     endpoint.answer();
     const results = await Promise.all([first, second]);
     expect(new Set(results).size).toBe(1);
