@@ -277,9 +277,29 @@ describe('hooks', () => {
     expect(log.lines[0]).toMatchObject({ level: 'warn', fields: { hook: 'onResponse', error: 'TypeError' } });
   });
 
-  test('hooks that are not functions are a ConfigurationError naming them', async () => {
+  test('hooks that are not functions are a ConfigurationError naming them; hooks that are not an object of them, naming hooks', async () => {
     const { makeClient } = await harness();
     expect(() => makeClient({ hooks: { onRetry: 'yes' } as never })).toThrow(/hooks\.onRetry/);
+    // A function or a string given for the whole object: refused as hooks, not read as an object with no hooks (or with hook "0").
+    for (const hooks of [() => undefined, 'onRetry', 42, null]) {
+      expect(() => makeClient({ hooks: hooks as never })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'hooks' }));
+    }
+  });
+
+  test('ACME_IDENTITY_LOG is read as an operator writes it: in any case, spaces around it ignored; set but empty, it is not set', async () => {
+    const { makeClient } = await harness();
+    for (const written of ['DEBUG', ' Debug ', 'debug\n']) {
+      vi.stubEnv('ACME_IDENTITY_LOG', written);
+      const log = recorder();
+      await makeClient({ logger: log.logger }).status.health();
+      expect([written, log.lines.some((l) => l.level === 'debug')]).toEqual([written, true]);
+      expect(log.lines.filter((l) => l.level === 'warn')).toEqual([]);
+    }
+    vi.stubEnv('ACME_IDENTITY_LOG', '');
+    const unset = recorder();
+    await makeClient({ logger: unset.logger }).status.health();
+    // The default (warn), and no warning about the variable.
+    expect(unset.lines).toEqual([]);
   });
 
   test('a refused refresh token falling back to the key pair is a warn line and a renewal with fallback', async () => {

@@ -5,6 +5,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ConfigurationError } from '../../src/index.js';
 import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { Tracing } from '../../src/internal/tracing.js';
 import { harness, person, received, rejection } from '../helpers.js';
 
 const exporter = new InMemorySpanExporter();
@@ -49,6 +50,25 @@ describe('tracing', () => {
     // The attempt's trace context went to the service.
     const sent = received(service, /status\/health/);
     expect(sent[1]!.headers['traceparent']).toBe(`00-${second!.spanContext().traceId}-${second!.spanContext().spanId}-01`);
+  });
+
+  test("server.port is the base URL's port, or its scheme's default: 443 for https:, 80 for http:", () => {
+    for (const [baseUrl, address, port] of [
+      ['https://api.acme.test/api/v1', 'api.acme.test', 443],
+      ['http://localhost/api/v1', 'localhost', 80],
+      ['http://127.0.0.1:8080/api/v1', '127.0.0.1', 8080],
+      ['https://api.acme.test:8443/api/v1', 'api.acme.test', 8443],
+    ] as const) {
+      exporter.reset();
+      const tracing = new Tracing(api, baseUrl);
+      const span = tracing.startCall('corr');
+      tracing.describeCall(span, 'GET', '/status/health');
+      tracing.endCall(span, 1, undefined);
+      expect([baseUrl, spans()[0]?.attributes]).toEqual([
+        baseUrl,
+        expect.objectContaining({ 'server.address': address, 'server.port': port }),
+      ]);
+    }
   });
 
   test('a failed call ends its span with the SDK error code; no attribute holds a secret, a code or a personal value', async () => {
