@@ -309,4 +309,15 @@ describe('node(), for Node http handlers', () => {
     expect(head).toMatchObject({ status: 200, headers: { 'content-type': 'text/event-stream' } });
     expect(written.at(-1)).toBe('<end>');
   });
+
+  test("the Node request's method is the one answered: a POST is 405 with the methods allowed, a request without one is a GET", async () => {
+    const page = createReturnPage({ inbox: scriptedInbox().inbox });
+    const url = `/status?${RETURN_PARAMETER}=ref-arc_1`;
+    const posted = nodeResponse();
+    await page.node({ method: 'POST', url, headers: {} }, posted.response);
+    expect(posted.head).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
+    const unnamed = nodeResponse();
+    await page.node({ url, headers: {} }, unnamed.response);
+    expect(unnamed.head).toMatchObject({ status: 200, headers: { 'content-type': 'application/json' } });
+  });
 });
