@@ -402,9 +402,7 @@ export class TokenManager {
       fire();
       return;
     }
-    this.#observer?.log('debug', `a token request is unanswered: a second one goes beside it in ${wait} ms unless it is answered first`, {
-      hedgeMs: delay,
-    });
+    this.#observer?.log('debug', `a token request is unanswered: a second one goes beside it in ${Math.ceil(wait)} ms`, { hedgeMs: delay });
     hedge.timer = setTimeout(fire, wait);
     (hedge.timer as { unref?: () => void }).unref?.();
   }
