@@ -308,6 +308,10 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
     [{ status: 'non.approved' }, 'unknown'],
     [{ status: 'never cancelled' }, 'unknown'],
     [{ action: 'NOT:APPROVE' }, 'unknown'],
+    // A field that cannot be read beside one that says: still unknown, whichever it sides with.
+    [{ event: 'approved', status: 'not approved' }, 'unknown'],
+    [{ event: 'cancelled', status: 'never cancelled' }, 'unknown'],
+    [{ type: 'approved', action: 'approved_and_cancelled' }, 'unknown'],
     [{ event: 42 }, 'unknown'],
     [{ message: 'approved' }, 'unknown'],
   ])('%j is %s', (fields, kind) => {
