@@ -28,7 +28,7 @@ const verifier = (options: Partial<WebhookVerifierOptions> = {}) =>
   createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off', ...options });
 
 /** Stripe's `Stripe-Signature` form, as Stripe's libraries write it: HMAC-SHA256 of `${t}.${body}`, hex. */
-const stripe = (payload: string, t = Math.floor(NOW / 1000), secret = SECRET) =>
+const stripe = (payload: string, t: number | string = Math.floor(NOW / 1000), secret = SECRET) =>
   `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${payload}`).digest('hex')}`;
 
 async function refusal(promise: Promise<unknown>): Promise<WebhookVerificationError> {
@@ -88,6 +88,15 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
     const long = await refusal(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, NOW * 10_000_000) }));
     expect(long.code).toBe('ERR_WEBHOOK_TIMESTAMP');
     expect(long.message).toMatch(/not a UNIX time in digits/);
+    // Digits only: a sign is no UNIX time's either (a time before 1970 is no delivery's).
+    for (const signed of [`-${NOW / 1000}`, `+${NOW / 1000}`]) {
+      const refused = await refusal(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, signed) }));
+      expect([signed, refused.code, refused.message]).toEqual([
+        signed,
+        'ERR_WEBHOOK_TIMESTAMP',
+        expect.stringMatching(/not a UNIX time in digits/),
+      ]);
+    }
     // Fourteen digits are milliseconds of the year 2537: read as such, and refused as far off.
     const far = await refusal(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, NOW * 10) }));
     expect(far.code).toBe('ERR_WEBHOOK_TIMESTAMP');

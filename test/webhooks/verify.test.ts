@@ -168,6 +168,10 @@ describe('createWebhookVerifier: refuses', () => {
       ).toBe('ERR_WEBHOOK_TIMESTAMP');
     }
     expect(await refusal(verifier(options).verify(body, { 'x-webhook-signature': good() }))).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
+    // Sent empty is missing too, not a timestamp of the wrong form.
+    expect(await refusal(verifier(options).verify(body, { 'x-webhook-signature': good(), 'x-webhook-timestamp': '' }))).toBe(
+      'ERR_WEBHOOK_MISSING_TIMESTAMP',
+    );
   });
 
   test('two states: in progress while processed, a duplicate once complete; release() lets the next attempt process it', async () => {
