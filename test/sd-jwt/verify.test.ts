@@ -466,6 +466,16 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     expect(verified.keyBinding?.['nonce']).toBe('n-1');
   });
 
+  test('without an expected nonce (the option is optional), the key-binding JWT is accepted whatever nonce it carries; the other fields are still checked', async () => {
+    const { presented, kb } = await withHolder();
+    const audienceOnly = { keyBinding: { audience: 'https://rp.example' } };
+    const verified = await verifySdJwt(presented + (await kb({ nonce: 'chosen-by-the-holder' })), { ...at(issuer.keys), ...audienceOnly });
+    expect(verified.keyBinding?.['nonce']).toBe('chosen-by-the-holder');
+    await expect(
+      verifySdJwt(presented + (await kb({ aud: 'https://other.example' })), { ...at(issuer.keys), ...audienceOnly }),
+    ).rejects.toMatchObject({ code: 'ERR_SD_JWT_KEY_BINDING' });
+  });
+
   test('each wrong or missing field is refused: typ, sd_hash, aud, nonce, iat, signer; and absence when required; aud and nonce are the very strings expected, not a list holding them', async () => {
     const { presented, kb } = await withHolder();
     const other = await generateKeyPair('ES256');
