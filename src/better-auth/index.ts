@@ -98,7 +98,9 @@ export function acmeIdentityUser(profile: Readonly<Record<string, unknown>>): Ac
   const user = acmeIdentityProfile(profile);
   const acmeEmail = user.acme['acmeidentity.email'];
   const email = user.email ?? (typeof acmeEmail === 'string' && acmeEmail !== '' ? acmeEmail : undefined);
-  const verified = flag(profile, 'email_verified') ?? flag(profile, 'acmeidentity.email_verified');
+  // Verified only when a claim says so and none says otherwise: two that disagree are no verified email.
+  const said = [flag(profile, 'email_verified'), flag(profile, 'acmeidentity.email_verified')].filter((flagged) => flagged !== undefined);
+  const verified = said.length === 0 ? undefined : !said.includes(false);
   return {
     ...(user.name === null ? {} : { name: user.name }),
     ...(email === undefined ? {} : { email }),

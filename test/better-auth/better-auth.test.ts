@@ -172,6 +172,18 @@ describe('acmeIdentityProvider', () => {
       emailVerified: false,
     });
     expect(acmeIdentityUser({ sub: 'p', 'acmeidentity.email_verified': 'maybe' })).toEqual({});
+  });
+
+  test('emailVerified is true only when a claim says so and none says otherwise; a standard email_verified that is not a boolean says nothing', () => {
+    const user = (claims: Record<string, unknown>) => acmeIdentityUser({ sub: 'p', email: 'a@example.com', ...claims });
+    // Two claims that disagree, in either order: not verified.
+    expect(user({ email_verified: true, 'acmeidentity.email_verified': false })).toEqual({ email: 'a@example.com', emailVerified: false });
+    expect(user({ email_verified: false, 'acmeidentity.email_verified': true })).toEqual({ email: 'a@example.com', emailVerified: false });
+    expect(user({ email_verified: true, 'acmeidentity.email_verified': 'true' })).toEqual({ email: 'a@example.com', emailVerified: true });
+    // OpenID Connect's email_verified is a boolean: a string (even "false") or a number is not read as one.
+    for (const written of ['false', 'true', 0, 1, 'no']) {
+      expect([written, user({ email_verified: written })]).toEqual([written, { email: 'a@example.com' }]);
+    }
     // An empty email is no email.
     expect(acmeIdentityUser({ sub: 'p', 'acmeidentity.email': '' })).toEqual({});
   });
