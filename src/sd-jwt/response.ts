@@ -269,11 +269,11 @@ async function verifyCredentials(data: Record<string, unknown>, options: VerifyI
     if (typeof value !== 'string') throw fail('ERR_SD_JWT_MALFORMED', `${field} is not a string`);
     // The spec calls it a "full SD-JWT credential": a plain JWT there is refused, not taken as one.
     if (!value.includes('~')) throw fail('ERR_SD_JWT_MALFORMED', `${field} is a plain JWT, not the full SD-JWT credential (no "~")`);
-    // issuer, algorithms, clockToleranceSeconds and now pass through as they are (verifySdJwt reads an absent one as its default).
+    // issuer, algorithms, clockToleranceSeconds and now pass through as they are (verifySdJwt reads
+    // an absent one as its default); a plain JWT never gets here, so allowPlainJwt has nothing to say.
     const verified = await verifySdJwt(value, {
       ...options,
       keys,
-      allowPlainJwt: false,
       requiredClaims: options.credentialRequiredClaims,
     } as VerifySdJwtOptions);
     // A credential of another person proves nothing about this one: a sub in both must be the same.
@@ -482,32 +482,31 @@ export async function verifyIdentityResponse(response: unknown, options: VerifyI
   const claims: Record<string, unknown> = {};
   const signedClaims: string[] = [];
   const uncheckedClaims: string[] = [];
-  const used = new Set<string>();
   const keep = (claim: string, value: unknown, signed: boolean) => {
     Object.defineProperty(claims, claim, { value, enumerable: true, writable: false, configurable: false });
     if (signed) signedClaims.push(claim);
   };
   for (const { claim, salt, value, encoded } of disclosures) {
-    // The signed credential's own disclosure (by its salt and name, or by name for one without a
-    // salt): its exact bytes are what the digest covers.
-    const compact = salt === undefined ? byName.get(claim) : byDisclosure.get(disclosureKey(salt, claim));
     // What the issuer signed for this claim, whatever salt the envelope gave it: only the value can
     // differ, and the signed one wins (an envelope that salts its disclosures anew is no exception).
-    const signedDisclosure = compact ?? byName.get(claim);
-    if (signedDisclosure && !sameJson(signedDisclosure.value, value)) {
+    // (Two bound credentials that sign one claim agree on its value: `signedByName` refused them otherwise.)
+    const signed = byName.get(claim);
+    if (signed && !sameJson(signed.value, value)) {
       throw fail('ERR_SD_JWT_ENVELOPE_MISMATCH', `claim ${shown(claim)} differs from the one in the signed credential`);
     }
-    // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
-    // stated as plainly as the unsigned envelope states everything (proof 'digests' at best).
     if (salt !== undefined) {
+      // The signed credential's own disclosure with this salt and name: its exact bytes are what the digest covers.
+      const compact = byDisclosure.get(disclosureKey(salt, claim));
       const digest = await committedDigest(algorithm, hashInputs([encoded, compact?.encoded], salt, claim, value), digestSet);
+      // No second entry can match this digest: what is hashed is the text of [salt, claim, value],
+      // and one text is one claim, which `envelopeDisclosures` refused to see disclosed twice.
       if (digest === undefined) throw fail('ERR_SD_JWT_DIGEST_MISMATCH', `the digest of claim ${shown(claim)} is not in _sd`);
-      if (used.has(digest)) throw fail('ERR_SD_JWT_DUPLICATE_DIGEST', `claim ${shown(claim)} matches a digest already used`);
-      used.add(digest);
-    } else if (!signedDisclosure) {
+    } else if (!signed) {
+      // No salt: nothing to hash. The claim is proven by a signed credential that carries it, or is
+      // stated as plainly as the unsigned envelope states everything (proof 'digests' at best).
       uncheckedClaims.push(claim);
     }
-    keep(claim, value, signedDisclosure !== undefined);
+    keep(claim, value, signed !== undefined);
   }
   // A claim disclosed only inside a signed credential is a claim of the identity all the same:
   // the result is never emptier than the answer. One the envelope also states as a plain field of

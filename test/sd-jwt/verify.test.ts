@@ -393,6 +393,14 @@ describe('verifySdJwt: time, after processing', () => {
     expect(await refusal(sdJwt, { now: () => NOW_MS + 1000 })).toBe('ERR_SD_JWT_EXPIRED');
   });
 
+  test('exp is an instant: a clock in the last second before it (ms floored, never rounded up) still accepts', async () => {
+    const sdJwt = await plain({ exp: NOW });
+    for (const msBefore of [1, 400, 600, 999]) {
+      await expect(verifySdJwt(sdJwt, at(issuer.keys, NOW_MS - msBefore)), `${msBefore} ms before exp`).resolves.toBeDefined();
+    }
+    expect(await refusal(sdJwt, { now: () => NOW_MS })).toBe('ERR_SD_JWT_EXPIRED');
+  });
+
   test('clock tolerance works both ways', async () => {
     const expired = await plain({ exp: NOW - 5 });
     await expect(verifySdJwt(expired, { ...at(issuer.keys), clockToleranceSeconds: 10 })).resolves.toBeDefined();
