@@ -143,11 +143,17 @@ const GROUPS: Group[] = [
   // store rules every store keeps, the transaction a handler writes in, LISTEN/NOTIFY.
   { name: 'postgres', mutate: ['src/postgres/**/*.ts'], tests: ['test/postgres/**/*.test.ts'], goal: 80 },
   // The sign-in integrations (Auth.js, Passport, better-auth): what each hands its framework, and the
-  // callback's checks it keeps (state, one use per sign-in, the ID token's claims).
+  // callback's checks it keeps (state, one use per sign-in, the ID token's claims), and the options
+  // each refuses (test/errors/missing-options.test.ts holds those for every entry).
   {
     name: 'sign-in',
     mutate: ['src/authjs/**/*.ts', 'src/passport/**/*.ts', 'src/better-auth/**/*.ts'],
-    tests: ['test/authjs/**/*.test.ts', 'test/passport/**/*.test.ts', 'test/better-auth/**/*.test.ts'],
+    tests: [
+      'test/authjs/**/*.test.ts',
+      'test/passport/**/*.test.ts',
+      'test/better-auth/**/*.test.ts',
+      'test/errors/missing-options.test.ts',
+    ],
     goal: 80,
   },
   {

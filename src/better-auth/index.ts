@@ -111,10 +111,8 @@ export function acmeIdentityUser(profile: Readonly<Record<string, unknown>>): Ac
 /** Whether a sign-in's claims request an email: `email` under the `email` scope's key, or `acmeidentity.email`. */
 function asksForEmail(claims: ProviderSignIn['claims']): boolean {
   const acme = claims?.acme;
-  let keys: readonly string[] = [];
-  if (Array.isArray(acme)) keys = acme;
-  else if (acme !== undefined) keys = Object.keys(acme);
-  return (claims?.email ?? []).includes('email') || keys.includes('acmeidentity.email');
+  const acmeKeys: readonly string[] = Array.isArray(acme) ? acme : Object.keys(acme ?? {});
+  return claims?.email?.includes('email') === true || acmeKeys.includes('acmeidentity.email');
 }
 
 /**
