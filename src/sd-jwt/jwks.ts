@@ -59,7 +59,8 @@ function keysOf(jwks: unknown, url: string): JWK[] {
 /** Imports and caches keys of a key set; one `CryptoKey` per JWK and algorithm. */
 class KeyCache {
   #keys: JWK[] = [];
-  #imported = new Map<JWK, Map<string, Promise<CryptoKey>>>();
+  /** Per JWK object: a set read again is new objects, so what was imported for the last goes with it. */
+  readonly #imported = new WeakMap<JWK, Map<string, Promise<CryptoKey>>>();
   /** The fitting keys per `alg` and `kid` some key fits: bounded by the keys and the algorithms they fit (an unknown `kid` is never kept). */
   #fitting = new Map<string, Promise<CryptoKey[]>>();
 
@@ -67,7 +68,6 @@ class KeyCache {
 
   set(keys: JWK[]): void {
     this.#keys = keys;
-    this.#imported = new Map();
     this.#fitting = new Map();
   }
 

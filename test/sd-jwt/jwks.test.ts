@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { ConfigurationError, JwksError, type SdJwtVerificationError, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
+import { SignJWT, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { ConfigurationError, JwksError, type SdJwtVerificationError, localJwks, remoteJwks, verifySdJwt } from '../../src/sd-jwt/index.js';
 import { signJwt } from '../../src/testing/keys.js';
 import { credentialInput, harness, received, rejection } from '../helpers.js';
 
@@ -400,5 +400,51 @@ describe('remoteJwks', () => {
       { alg: 'RS256', kid: 'k'.repeat(64) },
       { alg: 'RS256', kid: 'k'.repeat(64) },
     ]);
+  });
+});
+
+describe('the keys kept per token header', () => {
+  const ISSUER = 'https://issuer.example';
+  const exp = () => Math.floor(Date.now() / 1000) + 600;
+  const sdJwt = async (alg: string, kid: string, key: CryptoKey) =>
+    `${await new SignJWT({ iss: ISSUER, exp: exp() }).setProtectedHeader({ alg, kid }).sign(key)}~`;
+
+  test('tokens naming each kid of one key set verify on one source, in any order: a header never reuses the keys another kid found', async () => {
+    const one = await generateKeyPair('RS256', { extractable: true });
+    const two = await generateKeyPair('RS256', { extractable: true });
+    const keys = localJwks(
+      {
+        keys: [
+          { ...(await exportJWK(one.publicKey)), kid: 'one' },
+          { ...(await exportJWK(two.publicKey)), kid: 'two' },
+        ],
+      },
+      ISSUER,
+    );
+    for (const [kid, key] of [
+      ['one', one.privateKey],
+      ['two', two.privateKey],
+      ['one', one.privateKey],
+    ] as const) {
+      await expect(verifySdJwt(await sdJwt('RS256', kid, key), { keys }), kid).resolves.toBeDefined();
+    }
+    // And a token naming one kid but signed by the other key is refused, whichever came first.
+    expect(await rejection(verifySdJwt(await sdJwt('RS256', 'two', one.privateKey), { keys }))).toMatchObject({
+      code: 'ERR_SD_JWT_SIGNATURE',
+    });
+  });
+
+  test('a JWK that names no alg verifies each algorithm its key fits (RS256 and PS256 on one RSA key), each with a key imported for it', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('PS256', { extractable: true });
+    const keys = localJwks({ keys: [{ ...(await exportJWK(publicKey)), kid: 'rsa' }] }, ISSUER);
+    // The same private key, imported for RS256.
+    const asRs256 = (await importJWK({ ...(await exportJWK(privateKey)), alg: 'RS256' }, 'RS256')) as CryptoKey;
+    for (const [alg, key] of [
+      ['RS256', asRs256],
+      ['PS256', privateKey],
+      ['RS256', asRs256],
+    ] as const) {
+      await expect(verifySdJwt(await sdJwt(alg, 'rsa', key), { keys }), alg).resolves.toBeDefined();
+    }
   });
 });
