@@ -54,7 +54,8 @@ export type Outcome =
       readonly status: number;
       /** The wait the answer asks for ({@link retryAfterMs}); read only when a retry is weighed. */
       readonly retryAfter: () => number | undefined;
-      readonly tokenSent: boolean;
+      /** The bearer token the attempt carried; undefined for a call that sends none (a 401 to one is its answer). */
+      readonly token: string | undefined;
     }
   | { readonly kind: 'no-answer' };
 
@@ -75,7 +76,7 @@ export interface Budget {
 
 /**
  * What comes after an attempt:
- * - `replay`: a 401 on a token believed valid: drop the token and send again, once;
+ * - `replay`: a 401 on a token believed valid: drop that `token` and send again, once;
  * - `retry`: wait `waitMs`, then try again (`reason` and whether the service `asked` for the wait
  *   are for the operator);
  * - `accept`: the answer is the call's answer (an error status included); `notRetried` says why a
@@ -83,7 +84,7 @@ export interface Budget {
  * - `fail`: no answer, and no retry left or allowed: a connection error.
  */
 export type Decision =
-  | { readonly action: 'replay' }
+  | { readonly action: 'replay'; readonly token: string }
   | { readonly action: 'retry'; readonly waitMs: number; readonly reason: 'status' | 'rate-limit' | 'connection'; readonly asked: boolean }
   | { readonly action: 'accept'; readonly notRetried?: { readonly waitMs: number; readonly why: 'too-long' | 'past-deadline' } }
   | { readonly action: 'fail' };
@@ -101,7 +102,7 @@ export function decide(outcome: Outcome, budget: Budget): Decision {
     return waitMs < budget.msLeft ? { action: 'retry', waitMs, reason: 'connection', asked: false } : { action: 'fail' };
   }
   const { status } = outcome;
-  if (status === 401 && outcome.tokenSent && !budget.replayed) return { action: 'replay' };
+  if (status === 401 && outcome.token !== undefined && !budget.replayed) return { action: 'replay', token: outcome.token };
   const retryable = status === 429 || (budget.retry === 'safe' && isPassingFailure(status));
   if (!retryable || !retriesLeft) return { action: 'accept' };
   const asked = outcome.retryAfter();

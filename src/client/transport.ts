@@ -292,15 +292,14 @@ export class Transport {
                 kind: 'answer',
                 status,
                 retryAfter: () => retryAfterMs(answered.headers, this.#clock.now()),
-                tokenSent: token !== undefined,
+                token,
               },
               budget(),
             );
-            // decide() replays only an answer to a request that carried a token.
-            if (decision.action === 'replay' && token !== undefined) {
+            if (decision.action === 'replay') {
               replayed = true;
               discard(response);
-              await this.#tokens.invalidate(token);
+              await this.#tokens.invalidate(decision.token);
               continue;
             }
             if (decision.action === 'retry') {

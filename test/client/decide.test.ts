@@ -12,11 +12,11 @@ const budget = (changes: Partial<Budget> = {}): Budget => ({
   backoff: () => 700,
   ...changes,
 });
-const answer = (status: number, retryAfter?: number, tokenSent = true): Outcome => ({
+const answer = (status: number, retryAfter?: number): Outcome => ({
   kind: 'answer',
   status,
   retryAfter: () => retryAfter,
-  tokenSent,
+  token: 'the-token',
 });
 const none: Outcome = { kind: 'no-answer' };
 
@@ -24,9 +24,14 @@ describe('decide', () => {
   test.each<[string, Outcome, Partial<Budget>, Decision]>([
     ['a 200 is the answer', answer(200), {}, { action: 'accept' }],
     ['a 404 is the answer: not retryable', answer(404), {}, { action: 'accept' }],
-    ['a 401 on a token believed valid is replayed once', answer(401), {}, { action: 'replay' }],
+    [
+      'a 401 on a token believed valid is replayed once, dropping the token it carried',
+      answer(401),
+      {},
+      { action: 'replay', token: 'the-token' },
+    ],
     ['a 401 after the replay is the answer', answer(401), { replayed: true }, { action: 'accept' }],
-    ['a 401 without a token sent (the token endpoint) is the answer', answer(401, undefined, false), {}, { action: 'accept' }],
+    ['a 401 without a token sent (the token endpoint) is the answer', { ...answer(401), token: undefined }, {}, { action: 'accept' }],
     ['a 503 is retried after the backoff', answer(503), {}, { action: 'retry', waitMs: 700, reason: 'status', asked: false }],
     ['a 408 is retried', answer(408), {}, { action: 'retry', waitMs: 700, reason: 'status', asked: false }],
     ['a 501 is not retried', answer(501), {}, { action: 'accept' }],
@@ -85,7 +90,7 @@ describe('decide', () => {
         reads += 1;
         return value;
       };
-    const lazy: Outcome = { kind: 'answer', status: 200, retryAfter: read(undefined), tokenSent: true };
+    const lazy: Outcome = { kind: 'answer', status: 200, retryAfter: read(undefined), token: 'the-token' };
     decide(lazy, budget({ backoff: read(700) }));
     decide({ ...lazy, status: 404 }, budget({ backoff: read(700) }));
     decide(none, budget({ retry: 'rate-limit-only', backoff: read(700) }));
