@@ -92,6 +92,17 @@ describe('logging', () => {
     ]);
   });
 
+  test("the deadline is counted on the client's clock (the now option), an hour behind the machine's too", async () => {
+    const log = recorder();
+    const behind = () => Date.now() - 3_600_000;
+    const { client, service } = await harness({ client: { logger: log.logger, maxRetryAfterMs: 30_000, now: behind } });
+    service.injectFault({ kind: 'status', status: 503, retryAfter: '30', path: '/status/current' });
+    await rejection(client.status.current({ timeoutMs: 5_000 }));
+    expect(log.lines).toEqual([
+      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/after 503: the wait of 30000 ms is past the deadline$/) }),
+    ]);
+  });
+
   test('a retry says why at info: a rate limit, a status, or a connection failure, and whether the service asked for the wait', async () => {
     const log = recorder();
     const retries: RetryEvent[] = [];
@@ -344,7 +355,11 @@ describe('User-Agent', () => {
     } finally {
       vi.unstubAllGlobals();
     }
-    const [request] = received(service, /status\/health/);
+    // None at all from the SDK (not even an empty or "undefined" one): what arrives is what a bare fetch sends.
+    await (await service.fetch(new Request(`${service.baseUrl}/status/health`))).body?.cancel();
+    const [request, bare] = received(service, /status\/health/);
+    expect(bare).toBeDefined();
+    expect(request!.headers['user-agent']).toBe(bare!.headers['user-agent']);
     expect(request!.headers['user-agent'] ?? '').not.toContain('@acme/identity');
     expect(request!.headers['user-agent'] ?? '').not.toContain('my-app');
   });
