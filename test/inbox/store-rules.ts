@@ -176,10 +176,10 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     for (const id of [ids[0]!, ids[499]!, ids[999]!, ids[1_000]!]) expect(await store.add(record(id, due), now + 30_000)).toBe('duplicate');
   });
 
-  test('a pending entry takes the token that expires later', async () => {
+  test('a pending entry takes the token that expires later, and the kind that came with it', async () => {
     const store = await make();
     const now = Date.now();
-    await store.add(record('arc_t', { token: 'old', tokenExpiresAt: now + 1_000 }), now);
+    await store.add(record('arc_t', { token: 'old', tokenExpiresAt: now + 1_000, kind: 'unknown' }), now);
     expect(await store.add(record('arc_t', { token: 'new', tokenExpiresAt: now + 9_000 }), now)).toBe('duplicate');
     expect(await store.add(record('arc_t', { token: 'older', tokenExpiresAt: now + 500 }), now)).toBe('duplicate');
     // One expiring at the same time brings nothing later: the entry keeps what it has, its kind too.

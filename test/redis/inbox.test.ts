@@ -15,7 +15,7 @@ import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { acrossProcesses } from '../inbox/across-processes.js';
 import { endToEnd, inboxOn } from '../inbox/end-to-end.js';
 import { reconcilerRaces } from '../inbox/reconcile-races.js';
-import { storeRules, type StoreTraits } from '../inbox/store-rules.js';
+import { record, storeRules, type StoreTraits } from '../inbox/store-rules.js';
 
 const KEY = new Uint8Array(32).fill(9);
 const kinds = ['node-redis', 'ioredis'] as const;
@@ -123,6 +123,20 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     commands = 0;
     expect(await deliver(payload)).toBe('added');
     expect(commands).toBe(1);
+  });
+
+  test('a request handed over leaves only its done key: its record (and the sealed token in it) is deleted at once, not kept until the window ends', async () => {
+    const real = await connect(kind);
+    const keys = (pattern: string) =>
+      ('isOpen' in real ? real.sendCommand(['KEYS', pattern]) : (real as Redis).call('KEYS', pattern)) as Promise<string[]>;
+    const at = prefix();
+    const store = new RedisInboxStore(real, { prefix: at });
+    const now = Date.now();
+    await store.add(record('arc_gone'), now);
+    expect((await keys(`${at}*arc_gone*`)).sort()).toEqual([`${at}{inbox}:e:arc_gone`]);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await store.complete(claim!, 60_000, now, 'verified');
+    expect(await keys(`${at}*arc_gone*`)).toEqual([`${at}{inbox}:done:arc_gone`]);
   });
 
   test('Redis stopped and started again: nothing stored is lost; a delivery while it is down is refused (the service retries)', async () => {
