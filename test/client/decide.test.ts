@@ -18,6 +18,8 @@ const answer = (status: number, retryAfter?: number): Outcome => ({
   retryAfter: () => retryAfter,
   token: 'the-token',
 });
+/** An answer to a call that sent no token (the token endpoint, the status routes). */
+const unsent = (status: number): Outcome => ({ kind: 'answer', status, retryAfter: () => undefined, token: undefined });
 const none: Outcome = { kind: 'no-answer' };
 
 describe('decide', () => {
@@ -31,7 +33,7 @@ describe('decide', () => {
       { action: 'replay', token: 'the-token' },
     ],
     ['a 401 after the replay is the answer', answer(401), { replayed: true }, { action: 'accept' }],
-    ['a 401 without a token sent (the token endpoint) is the answer', { ...answer(401), token: undefined }, {}, { action: 'accept' }],
+    ['a 401 without a token sent (the token endpoint) is the answer', unsent(401), {}, { action: 'accept' }],
     ['a 503 is retried after the backoff', answer(503), {}, { action: 'retry', waitMs: 700, reason: 'status', asked: false }],
     ['a 408 is retried', answer(408), {}, { action: 'retry', waitMs: 700, reason: 'status', asked: false }],
     ['a 501 is not retried', answer(501), {}, { action: 'accept' }],

@@ -139,6 +139,21 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     expect(await keys(`${at}*arc_gone*`)).toEqual([`${at}{inbox}:done:arc_gone`]);
   });
 
+  test('the dead letters are trimmed near maxDeadLetters (Redis trims whole stream nodes, so "near" is within one node of 100)', async () => {
+    const store = new RedisInboxStore(await connect(kind), { prefix: prefix(), maxDeadLetters: 10 });
+    const now = Date.now();
+    for (let i = 0; i < 250; i++) {
+      await store.add(record(`arc_dead_${i}`), now);
+      const [claim] = await store.claim('w', 1, 60_000, now);
+      await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'E', message: 'm', deadAt: now });
+    }
+    const kept = await store.deadLetters(1_000);
+    expect(kept.length).toBeGreaterThanOrEqual(10);
+    expect(kept.length).toBeLessThanOrEqual(110);
+    // The newest are the ones kept.
+    expect(kept.at(-1)?.record.id).toBe('arc_dead_249');
+  });
+
   test('Redis stopped and started again: nothing stored is lost; a delivery while it is down is refused (the service retries)', async () => {
     const durable = await startRedis({ persistent: true });
     try {
