@@ -142,7 +142,10 @@ describe('acmeIdentityProvider', () => {
     expect(withAcmeEmail.scopes).toEqual(['openid', 'profile']);
     expect(JSON.parse(withAcmeEmail.authorizationUrlParams['claims']!)).toEqual({ acme: { 'acmeidentity.email': null } });
     // The acme claims named as a list: acmeidentity.email among them asks for an email just the same.
-    const listed = acmeIdentity({ ...base(), signIn: { scope: 'openid profile', claims: { acme: ['acmeidentity.name', 'acmeidentity.email'] } } });
+    const listed = acmeIdentity({
+      ...base(),
+      signIn: { scope: 'openid profile', claims: { acme: ['acmeidentity.name', 'acmeidentity.email'] } },
+    });
     expect(listed.scopes).toEqual(['openid', 'profile']);
     expect(JSON.parse(listed.authorizationUrlParams['claims']!)).not.toHaveProperty('email');
     // {essential: false} is sent as null, the form the spec shows, as the SDK's own sign-in sends it.
