@@ -411,6 +411,8 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     await store.add(record('arc_new', { receivedAt: now - 1_000 }), now);
     await store.add(record('arc_old', { receivedAt: now - 5_000 }), now);
     expect(await store.stats(now)).toMatchObject({ pending: 2, oldestAgeMs: 5_000 });
+    // Read on a clock behind the one that stamped them (another instance's): an age of 0, never negative.
+    expect(await store.stats(now - 10_000)).toMatchObject({ oldestAgeMs: 0 });
     const claims = await store.claim('w', 5, 60_000, now);
     expect(await store.stats(now + 1_000)).toMatchObject({ pending: 0, inFlight: 2, oldestAgeMs: 6_000 });
     await store.complete(claims.find((c) => c.record.id === 'arc_old')!, 60_000, now + 1_000);
