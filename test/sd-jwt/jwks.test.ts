@@ -428,7 +428,7 @@ describe('the keys kept per token header', () => {
     ] as const) {
       await expect(verifySdJwt(await sdJwt('RS256', kid, key), { keys }), kid).resolves.toBeDefined();
     }
-    // And a token naming one kid but signed by the other key is refused, whichever came first.
+    // A token naming kid "two" but signed with key one is refused: each kid has only its own key.
     expect(await rejection(verifySdJwt(await sdJwt('RS256', 'two', one.privateKey), { keys }))).toMatchObject({
       code: 'ERR_SD_JWT_SIGNATURE',
     });
