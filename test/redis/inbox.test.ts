@@ -93,6 +93,13 @@ describe.each(kinds)('the Redis store at start, with %s', (kind) => {
   });
 });
 
+test("a client that answers CONFIG GET in bytes (ioredis's callBuffer, a wrapper) is read as text: appendonly no is said", async () => {
+  const bytes: RedisClientLike = { call: async () => [Buffer.from('appendonly'), Buffer.from('no')] };
+  expect(await new RedisInboxStore(bytes, { prefix: prefix() }).warnings()).toEqual([expect.stringContaining('appendonly no')]);
+  const durable: RedisClientLike = { call: async () => [Buffer.from('appendonly'), Buffer.from('yes')] };
+  expect(await new RedisInboxStore(durable, { prefix: prefix() }).warnings()).toEqual([]);
+});
+
 describe.each(kinds)('the reconciler on Redis, with %s', (kind) => {
   reconcilerRaces(async () => new RedisInboxStore(await connect(kind), { prefix: prefix() }));
 });
