@@ -218,6 +218,8 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
 
     expect(await store.add(record('arc_r', { token: 'fresh', receivedAt: now }), now)).toBe('revived');
     expect(await store.deadLetters(10)).toEqual([]);
+    // Its age counts from the first delivery, in the stats too.
+    expect(await store.stats(now)).toMatchObject({ pending: 1, dead: 0, oldestAgeMs: 5_000 });
     const [revived] = await store.claim('w', 1, 60_000, Date.now());
     expect(revived?.record).toMatchObject({ token: 'fresh', attempts: 0, receivedAt: now - 5_000 });
 
