@@ -476,8 +476,9 @@ export class RedisInboxStore implements InboxStore {
       return [];
     }
     // node-redis answers CONFIG GET with a list, ioredis's call too; an object is read the same way.
+    // (Bytes arrive as text already: the sender decodes every reply, commands.ts's textReply.)
     const values = Array.isArray(reply) ? reply : Object.values(reply ?? {});
-    if (!values.map(String).includes('no')) return [];
+    if (!values.includes('no')) return [];
     return [
       'Redis runs without AOF persistence (appendonly no): a restart loses the deliveries stored since its last snapshot; set appendonly yes',
     ];

@@ -93,7 +93,7 @@ describe.each(kinds)('the Redis store at start, with %s', (kind) => {
   });
 });
 
-test("a client that answers CONFIG GET in bytes (ioredis's callBuffer, a wrapper) is read as text: appendonly no is said", async () => {
+test("a client that answers CONFIG GET in bytes (ioredis's callBuffer, a wrapper) is read as text by the sender: appendonly no is said", async () => {
   const bytes: RedisClientLike = { call: async () => [Buffer.from('appendonly'), Buffer.from('no')] };
   expect(await new RedisInboxStore(bytes, { prefix: prefix() }).warnings()).toEqual([expect.stringContaining('appendonly no')]);
   const durable: RedisClientLike = { call: async () => [Buffer.from('appendonly'), Buffer.from('yes')] };
