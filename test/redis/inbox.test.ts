@@ -146,7 +146,7 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     expect(await keys(`${at}*arc_gone*`)).toEqual([`${at}{inbox}:done:arc_gone`]);
   });
 
-  test('the dead letters are trimmed near maxDeadLetters (Redis trims whole stream nodes, so "near" is within one node of 100)', async () => {
+  test('the dead letters are trimmed near maxDeadLetters (Redis trims whole stream nodes, of 100 entries at most: so at most 100 over)', async () => {
     const store = new RedisInboxStore(await connect(kind), { prefix: prefix(), maxDeadLetters: 10 });
     const now = Date.now();
     for (let i = 0; i < 250; i++) {
