@@ -72,6 +72,19 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     expect(await state('arc_lost', now + 60)).toEqual({ state: 'missing', at: now + 50 });
   });
 
+  test('an expectation past its time names no state, to the millisecond, before any sweep forgets it (#42)', async () => {
+    const store = await make();
+    const now = Date.now();
+    const state = (id: string, at: number) => store.state!(id, at);
+    await store.expect({ accessRequestCode: 'arc_old', identitySessionCode: 'isc_old', createdAt: now }, 1_000);
+    expect(await state('arc_old', now + 999)).toEqual({ state: 'awaiting', at: now });
+    expect(await state('arc_old', now + 1_000)).toBeUndefined();
+    await store.expect({ accessRequestCode: 'arc_old_lost', identitySessionCode: 'isc_old_lost', createdAt: now }, 1_000);
+    expect(await store.reportMissing('arc_old_lost', now + 10)).toBe(true);
+    expect(await state('arc_old_lost', now + 999)).toEqual({ state: 'missing', at: now + 10 });
+    expect(await state('arc_old_lost', now + 1_000)).toBeUndefined();
+  });
+
   test('a reference names its request until its time is over, and nothing else; one never made names nothing (#42)', async () => {
     const store = await make();
     const now = Date.now();

@@ -136,6 +136,23 @@ describe.each(kinds)('with %s', (kind) => {
       }
     });
 
+    test("a stored token that does not open is absent, even beside this process's own copy (another instance may have renewed, rotating that refresh token away)", async () => {
+      const redis = await connect(kind);
+      try {
+        const prefix = `u-${kind}:`;
+        const store = new RedisTokenStore(redis.client, { encryptionKey: KEY, prefix });
+        await store.set('k', { accessToken: 'at', refreshToken: 'rt', expiresAt: Date.now() + 60_000, obtainedAt: Date.now() });
+        // Written by an instance with another key, and a value not written by this store at all.
+        const other = new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(32).fill(9), prefix });
+        await other.set('k', { accessToken: 'at2', refreshToken: 'rt2', expiresAt: Date.now() + 60_000, obtainedAt: Date.now() });
+        expect(await store.get('k', { fresh: true })).toBeUndefined();
+        await redis.raw(['SET', `${prefix}token:k`, 'not a sealed token']);
+        expect(await store.get('k', { fresh: true })).toBeUndefined();
+      } finally {
+        await redis.close();
+      }
+    });
+
     test('the lease is one holder at a time, released only by its holder, and expires when the holder dies', async () => {
       const redis = await connect(kind);
       try {
@@ -189,6 +206,40 @@ describe.each(kinds)('with %s', (kind) => {
         await b.complete('d', 60);
         expect(await a.claim('d', 5)).toBe('done');
         expect(Number(await redis.raw(['PTTL', `r-${kind}:webhook:d`]))).toBeGreaterThan(0);
+      } finally {
+        await redis.close();
+      }
+    });
+
+    test('a store forgets a lease once it is released or completed: a second release sends nothing to Redis', async () => {
+      const redis = await connect(kind);
+      try {
+        const sent: string[] = [];
+        // The client as the store sees it, counting what reaches Redis.
+        const counted = new Proxy(redis.client, {
+          get(target, name, receiver) {
+            const value = Reflect.get(target, name, receiver);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]) => {
+              sent.push(String(name));
+              return Reflect.apply(value, target, args);
+            };
+          },
+        });
+        const store = new RedisReplayStore(counted, { prefix: `f-${kind}:` });
+        expect(await store.claim('d', 5)).toBe('claimed');
+        await store.release('d');
+        expect(await store.claim('d', 5)).toBe('claimed');
+        const afterRelease = sent.length;
+        await store.release('d');
+        await store.release('d');
+        expect(sent.length).toBe(afterRelease + 1);
+        expect(await store.claim('e', 5)).toBe('claimed');
+        await store.complete('e', 60);
+        const afterComplete = sent.length;
+        await store.release('e');
+        expect(sent.length).toBe(afterComplete);
+        expect(await store.claim('e', 5)).toBe('done');
       } finally {
         await redis.close();
       }
