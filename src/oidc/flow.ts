@@ -344,7 +344,7 @@ async function authorizationRequest(
     codeVerifier: generateRandomCodeVerifier(),
     createdAt,
     maxAge: params.maxAge,
-    ...(params.data !== undefined ? { data: params.data } : {}),
+    data: params.data,
   };
   const url = new URL(as.authorization_endpoint);
   const query: Record<string, string | undefined> = {

@@ -192,6 +192,15 @@ test('every optional field of either input, given as undefined, is unset: it typ
   for (const field of ['name', 'description', 'metadata', 'time_expires']) expect(Object.hasOwn(submitted, field), field).toBe(false);
 });
 
+test('a field the SDK does not know (one the service added since) is sent as given, null and falsy values too: only undefined means unset', async () => {
+  const extra = { future_option: null, future_count: 0, future_flag: false, future_text: '' };
+  const body = identityRequestBody({ ...person(), ...extra } as IdentityRequestInput, undefined, false);
+  expect(body).toMatchObject(extra);
+  for (const field of Object.keys(extra)) expect(Object.hasOwn(body, field), field).toBe(true);
+  const submitted = await credentialBody({ ...credentialInput(), ...extra } as CredentialSubmitInput);
+  expect(submitted).toMatchObject(extra);
+});
+
 test('the optional fields given are sent as given: a credential keeps its name, description and metadata; a download email that is not one (or not a string) is refused as such', async () => {
   const given = { type: 'vc_other', name: 'Licence', description: 'Driver licence', metadata: { class: 'C' }, time_expires: 1_900_000_000 };
   expect(await credentialBody({ ...credentialInput(), ...given })).toMatchObject(given);
@@ -258,6 +267,12 @@ describe('a credential submission: each refusal says what the field must be', ()
       const { [field as keyof typeof display]: _left, ...others } = display;
       expect(await credentialIssues({ type: 'vevortw', ...others })).toEqual([{ field, message: 'is required for type "vevortw"' }]);
     }
+  });
+
+  test('every problem at once: an empty type is refused, and the display fields it then lacks are named too', async () => {
+    expect(
+      (await credentialIssues({ type: '', name: undefined, description: undefined, time_expires: undefined })).map((i) => i.field),
+    ).toEqual(['type', 'name', 'description', 'time_expires']);
   });
 
   test('an optional given as undefined is unset: acicncchc takes it, another type names it as required', async () => {

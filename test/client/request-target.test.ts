@@ -145,6 +145,22 @@ describe('the request target on the wire', () => {
     );
   });
 
+  test('a refused credential_ref says why: every control character (DEL too), whitespace, ?, # and \\ change the request URL; what the URL layer would percent-encode cannot be sent verbatim', async () => {
+    const controls = [...Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)), '\x7f', ' ', '\u00a0', '?', '#', '\\'];
+    for (const character of controls) {
+      const { targets, error } = await targetsOf(() => client.credentials.verify(`a${character}b`));
+      expect(error, JSON.stringify(character)).toMatchObject({
+        field: 'credentialRef',
+        message: expect.stringMatching(/would change the request URL/),
+      });
+      expect(targets).toEqual([]);
+    }
+    for (const character of ['"', '<', '>', '`', '{', '}', 'é', '\u{1f600}']) {
+      const { error } = await targetsOf(() => client.credentials.verify(`a${character}b`));
+      expect(error, character).toMatchObject({ field: 'credentialRef', message: expect.stringMatching(/cannot be sent verbatim/) });
+    }
+  });
+
   test('the spellings of a dot segment a service may decode are refused (regression: %2e%2e reached file-data and identity/request)', async () => {
     for (const given of [
       '%2e%2e/file-data/ref',

@@ -107,6 +107,8 @@ describe('identity inbox (memory store)', () => {
       accessRequestCode: request.access_request_code,
       attempts: 0,
     });
+    // A store without transactions hands over no `transaction` key at all (a handler may test `'transaction' in`).
+    expect(Object.keys(handed ?? {}).sort()).toEqual(['accessRequestCode', 'attempts', 'id', 'identity', 'kind', 'receivedAt']);
     expect(handed?.kind === 'approved' && readClaim(handed.identity.claims, 'acmeidentity.name')).toEqual({
       first_name: 'Jane',
       last_name: 'Citizen',

@@ -73,6 +73,7 @@ describe('OIDC helper: the flow against the fake', () => {
     const s = await oidcSetup();
     const { url, transaction } = await s.client().startSignIn({ data: { returnTo: '/account' } });
     const stored = JSON.parse(JSON.stringify(transaction)) as OidcTransaction;
+    expect(stored).toEqual(transaction);
     // Another process (a fresh client) finishes what this one started.
     const result = await s.client().finishSignIn(await s.visit(url), stored);
     expect(result.data).toEqual({ returnTo: '/account' });
@@ -917,6 +918,14 @@ describe('OIDC helper: configuration', () => {
     const error = await rejection(oidc.startSignIn({ claims: { acme: ['acmeidentity.name'] } }));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'claims.acme.acmeidentity.name' });
+  });
+
+  test('with no claims_supported in discovery, any standard claim name may be asked for (nothing to check it against), and the sign-in finishes', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client({ fetch: discovery(({ claims_supported: _, ...rest }) => rest) });
+    const { url, transaction } = await oidc.startSignIn({ claims: { profile: ['given_name'], email: ['email'] } });
+    expect(JSON.parse(url.searchParams.get('claims') ?? '')).toEqual({ profile: ['given_name'], email: ['email'] });
+    await expect(oidc.finishSignIn(await s.visit(url), transaction)).resolves.toHaveProperty('claims.sub');
   });
 
   test('missing or relative options name the option', () => {

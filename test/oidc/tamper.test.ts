@@ -289,6 +289,28 @@ describe('OIDC helper: a tampered ID token', () => {
     },
   );
 
+  // oauth4webapi judges in whole seconds: our clock is floored to its second, as the token's are
+  // written, never rounded up to the next one (which would end a token up to 500 ms early and let
+  // an nbf come up to 500 ms before its time).
+  test('600 ms into a second: an ID token whose exp is the next second is accepted, one whose nbf is the next second is not yet valid', async () => {
+    const s = await oidcSetup();
+    s.advance(1_600 - (s.now() % 1_000));
+    expect(s.now() % 1_000).toBe(600);
+    const next = Math.floor(s.now() / 1000) + 1;
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, exp: next })),
+    );
+    let { client, transaction, callback } = await started(s);
+    await expect(client.finishSignIn(callback, transaction)).resolves.toHaveProperty('claims.exp', next);
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, nbf: next })),
+    );
+    ({ client, transaction, callback } = await started(s));
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_ID_TOKEN', { claim: 'nbf' });
+  });
+
   // The fake writes nbf at the token's issue: read as seconds, one in milliseconds never comes.
   test.each([
     ['seconds', 1],
