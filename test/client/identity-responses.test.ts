@@ -161,6 +161,17 @@ describe('identityResponses.get', () => {
     );
   });
 
+  test('a webhook token that is missing, empty or not text is refused before anything is sent: by get naming accessToken, by getVerified at its token step', async () => {
+    const { client, service, codes } = await approved();
+    const before = service.requests.length;
+    for (const accessToken of ['', undefined, null, 42]) {
+      const request = { ...codes, accessToken } as never;
+      expect(await rejection(client.identityResponses.get(request))).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'accessToken' });
+      expect(await rejection(client.identityResponses.getVerified(request))).toMatchObject({ step: 'token' });
+    }
+    expect(service.requests.length).toBe(before);
+  });
+
   test('a forged X-Access-Token is an AuthenticationError', async () => {
     const { client, codes } = await approved();
     const forged = 'eyJhbGciOiJub25lIn0.eyJhY2Nlc3NfdG9rZW4iOiJ4In0.';

@@ -110,6 +110,14 @@ describe.each(['status', 'ok'] as const)('retries (the errorStatus reading %s)',
     expect(Number(sent.headers['x-request-timestamp']) - before).toBeGreaterThanOrEqual(5);
   });
 
+  test('an error after retries says how many attempts the call made, as many as the service received', async () => {
+    h.service.injectFault({ kind: 'status', status: 503, path: GET_REQUEST, times: 3 });
+    const { error } = await run(h.client.identityRequests.get(h.codes, { maxRetries: 2 }));
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ status: answered(503), attempts: 3 });
+    expect(received(h.service, GET_REQUEST)).toHaveLength(3);
+  });
+
   test('a network error on a read is retried', async () => {
     h.service.injectFault({ kind: 'network', path: GET_REQUEST });
     const { value } = await run(h.client.identityRequests.get(h.codes));

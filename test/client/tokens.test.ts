@@ -77,6 +77,13 @@ describe('a base URL without its /api/v1 (#27)', () => {
     },
   );
 
+  test('only a 404 says where to look: a refused secret at the right base URL is an AuthenticationError that names no base URL', async () => {
+    const h = await harness();
+    const error = await rejection(h.makeClient({ clientSecret: 'not-the-secret-0123456789' }).auth.accessToken());
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).not.toMatch(/baseUrl|api\/v1|no token endpoint/);
+  });
+
   test('a client made with no options says what it needs and where the examples read it (#43)', () => {
     expect(() => new AcmeIdentityClient(undefined as never)).toThrow(/baseUrl .*clientId, clientSecret and tenantId .*ACME_BASE_URL/);
   });
