@@ -1047,3 +1047,78 @@ describe('inbox: a sealed token is bound to its entry (#45)', () => {
     expect(await store.add(record('arc_0'), now + 60_000)).toBe('added');
   });
 });
+
+describe('inbox: each documented default is the one an instance made without the option uses (#45)', () => {
+  /** A memory store that shows the lease each claim asks for and the limit each read of the dead letters asks for. */
+  class Recording extends MemoryInboxStore {
+    readonly leases: number[] = [];
+    readonly limits: number[] = [];
+    override claim(...args: Parameters<MemoryInboxStore['claim']>) {
+      this.leases.push(args[2]);
+      return super.claim(...args);
+    }
+    override deadLetters(limit: number) {
+      this.limits.push(limit);
+      return super.deadLetters(limit);
+    }
+  }
+
+  test('maxAttempts 8: a delivery the service keeps refusing is set aside after its eighth attempt', async () => {
+    const { inbox, clock, verify } = setup({ verify: async () => Promise.reject(unavailable()) });
+    await received(inbox, 'arc_1', 86_400);
+    for (let i = 0; i < 200 && (await inbox.stats()).dead === 0; i++) {
+      await inbox.runOnce();
+      clock.now += 5_000;
+    }
+    expect(verify).toHaveBeenCalledTimes(8);
+    expect((await inbox.deadLetters())[0]).toMatchObject({ reason: 'ERR_INBOX_RETRIES_EXHAUSTED', record: { attempts: 8 } });
+  });
+
+  test('leaseMs 15 s: every claim holds its entries for 15 s; deadLetters() reads at most 100', async () => {
+    const store = new Recording();
+    const { inbox } = setup({ store });
+    await received(inbox);
+    await inbox.runOnce();
+    expect(store.leases.length).toBeGreaterThan(0);
+    expect(new Set(store.leases)).toEqual(new Set([15_000]));
+    await inbox.deadLetters();
+    expect(store.limits).toEqual([100]);
+  });
+
+  test("assumedTokenLifetimeSeconds 3600: a token without exp lives an hour from its arrival on the service's clock", async () => {
+    const { inbox } = setup({ verify: async () => Promise.reject(unavailable()), maxAttempts: 1, serviceAheadMs: 600_000 });
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+    await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_1', accessToken: tokenExpiring() });
+    await inbox.runOnce();
+    expect((await inbox.deadLetters())[0]).toMatchObject({ record: { tokenExpiresAt: T0 + 600_000 + 3_600_000 } });
+  });
+
+  test('graceSeconds 600: a completed request whose webhook never came is reported once 600 s have passed since completed_at, not before', async () => {
+    const { inbox, clock } = setup({ details: { arc_1: { completed_at: T0 / 1000 } } });
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+    clock.now = T0 + 599_000;
+    expect(await inbox.reconcile()).toEqual([]);
+    clock.now = T0 + 601_000;
+    expect(await inbox.reconcile()).toMatchObject([{ accessRequestCode: 'arc_1', reason: 'completed' }]);
+  });
+
+  test('an event that names no kind is kept as unknown: getVerified is asked with kind unknown, never told it was approved', async () => {
+    const { inbox, verify } = setup();
+    await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+    await inbox.receive({ accessRequestCode: 'arc_1', accessToken: tokenExpiring(T0 / 1000 + 3_600) } as never);
+    await inbox.runOnce();
+    expect(verify).toHaveBeenCalledTimes(1);
+    expect(verify.mock.calls[0]?.[0]).toMatchObject({ kind: 'unknown', accessRequestCode: 'arc_1' });
+  });
+
+  test('a test delivery whose source holds line breaks or controls is said on one printable line', async () => {
+    const { inbox, lines } = setup();
+    const payload = { acme_identity_test: 'doctor\nERROR forged\u2028line\u0007' };
+    const delivery = { kind: 'approved', accessRequestCode: 'arc_t', accessToken: tokenExpiring(T0 / 1000 + 60), payload } as const;
+    expect(await inbox.receive(delivery)).toBe('test');
+    const said = lines.filter((line) => line.level === 'info').map((line) => line.message);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^a test delivery from doctor.*: answered, not stored$/);
+    expect(said[0]).not.toMatch(/[\n\u2028\u0007]/);
+  });
+});
