@@ -327,6 +327,37 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
     expect(eventKind(fields).kind).toBe(kind);
   });
 
+  test('property: a kind field is read whatever its case and the `_` or `-` inside it (up to 15 characters), its value whatever its case and the separators between its words', () => {
+    const NAMES = ['event', 'type', 'eventtype', 'status', 'action', 'kind'];
+    const WORDS = ['approved', 'approve', 'cancelled', 'canceled', 'cancel', 'cancellation', 'not', 'no', 'non', 'un', 'never'];
+    const OTHERS = ['identity', 'request', 'webhook', 'done', 'approvedx', 'notice'];
+    /** The rule as the docs say it, over the value's words: one kind named, none negated. */
+    const said = (words: readonly string[]): string => {
+      const approved = words.some((w) => WORDS.slice(0, 2).includes(w));
+      const cancelled = words.some((w) => WORDS.slice(2, 6).includes(w));
+      if (approved === cancelled || words.some((w) => WORDS.slice(6).includes(w))) return 'unknown';
+      return approved ? 'approved' : 'cancelled';
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...NAMES),
+        fc.array(fc.constantFrom('lower', 'upper'), { minLength: 9, maxLength: 9 }),
+        fc.array(fc.constantFrom('', '', '_', '-', '__'), { minLength: 9, maxLength: 9 }),
+        fc.array(fc.constantFrom(...WORDS, ...OTHERS), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.constantFrom('.', '_', ':', '/', '-', ' ', '__', '. ', '\t'), { minLength: 3, maxLength: 3 }),
+        fc.boolean(),
+        (name, cases, gaps, words, separators, shout) => {
+          const key = [...name].map((c, i) => (cases[i] === 'upper' ? c.toUpperCase() : c) + gaps[i]).join('');
+          const value = words.map((word, i) => (i === 0 ? word : `${separators[i - 1]}${word}`)).join('');
+          const kind = key.length <= 15 ? said(words) : 'unknown';
+          expect(eventKind({ [key]: shout ? value.toUpperCase() : value }).kind).toBe(kind);
+          expect(eventKind({ access_request_code: 'arc_1', [key]: value, padding: 'x' }).kind).toBe(kind);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   test('an event without a kind field verifies, with kind unknown (never undefined) and no rawKind', async () => {
     const payload = body({});
     const event = await verifier().verify(payload, { 'x-webhook-signature': createHmac('sha256', SECRET).update(payload).digest('hex') });

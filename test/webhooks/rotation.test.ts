@@ -40,8 +40,9 @@ function written(signature: Signature): string {
 }
 
 /** The headers of a delivery carrying these signatures in X-Webhook-Signature, separated by `separator`. */
-function headersOf(signatures: readonly Signature[], separator: string): Record<string, string> {
-  const headers: Record<string, string> = { 'x-webhook-signature': signatures.map(written).join(separator) };
+/** The signatures in one header, `separator` between them and `edge` around them all. */
+function headersOf(signatures: readonly Signature[], separator: string, edge = ''): Record<string, string> {
+  const headers: Record<string, string> = { 'x-webhook-signature': `${edge}${signatures.map(written).join(separator)}${edge}` };
   if (signatures.some((s) => s.convention === 'standard')) {
     headers['webhook-id'] = 'msg_1';
     headers['webhook-timestamp'] = String(T);
@@ -87,7 +88,7 @@ describe('several signatures in one delivery', () => {
     expect(error).toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
   });
 
-  test('property: any mix of conventions, secrets, order and separators verifies exactly when one signature is by a known secret', async () => {
+  test('property: any mix of conventions, secrets, order, separators and edges verifies exactly when one signature is by a known secret', async () => {
     const signature = fc.record({
       convention: fc.constantFrom<Signature['convention']>('stripe', 'hex', 'prefixed', 'base64', 'standard'),
       secret: fc.constantFrom(SECRET, OLD),
@@ -95,10 +96,12 @@ describe('several signatures in one delivery', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(signature, { minLength: 1, maxLength: 4 }),
-        fc.constantFrom(' ', '  ', ', '),
-        async (signatures, separator) => {
+        fc.constantFrom(' ', '  ', ', ', '\t', ' ,'),
+        // Commas or whitespace a sender leaves around the whole header, or none.
+        fc.constantFrom('', ',', ',,', ' ', '\t', ', '),
+        async (signatures, separator, edge) => {
           const outcome = await make()
-            .verify(BODY, headersOf(signatures, separator))
+            .verify(BODY, headersOf(signatures, separator, edge))
             .then(
               () => 'verified',
               (error: { code?: string }) => error.code,
