@@ -748,8 +748,14 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     const s = await oidcSetup({ fake: { oidcClients: [registration('client_secret_post')] } });
     const onlyPost = discovery((metadata) => ({
       ...metadata,
-      // A name that is no method (a line break, a forged log line) is not repeated in the message.
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt', 'none\nINFO forged line'],
+      // A name that is no method (a line break, a forged log line, more than 40 characters) is not repeated in the message.
+      token_endpoint_auth_methods_supported: [
+        'client_secret_post',
+        'private_key_jwt',
+        'none\nINFO forged line',
+        `m${'_'.repeat(39)}`,
+        `n${'_'.repeat(40)}`,
+      ],
     }));
     /** A sign-in of the client registered for client_secret_post, authenticating as given: its refusal. */
     const refusal = async (method: 'client_secret_basic' | 'client_secret_post', clientSecret: string) => {
@@ -760,7 +766,7 @@ describe('OIDC helper: client authentication at the token endpoint', () => {
     const error = await refusal('client_secret_basic', 'confidential-secret-0123456789');
     expect(error).toMatchObject({ code: 'ERR_OIDC_TOKEN', error: 'invalid_client' });
     expect((error as Error).message).toContain(
-      'client_secret_basic is not among the methods discovery lists: client_secret_post, private_key_jwt',
+      `client_secret_basic is not among the methods discovery lists: client_secret_post, private_key_jwt, m${'_'.repeat(39)})`,
     );
     expect(String(error)).not.toContain('confidential-secret');
     expect((error as Error).message).not.toContain('forged');

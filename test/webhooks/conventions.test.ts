@@ -286,6 +286,15 @@ describe('webhook signatures: choosing the scheme', () => {
 
   test('an unknown scheme or a negative tolerance is a configuration error', () => {
     expect(() => verifier({ scheme: 'svix' as never })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'scheme' }));
+    // Only the four names: one that would check nothing ('none'), another case, or any other text is refused.
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom('none', 'off', 'HMAC', 'Stripe', 'plain', '', 'auto '), fc.string()), (scheme) => {
+        fc.pre(!['auto', 'hmac', 'stripe', 'standard'].includes(scheme));
+        expect(() => verifier({ scheme: scheme as never })).toThrow(
+          expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'scheme' }),
+        );
+      }),
+    );
     expect(() => verifier({ toleranceSeconds: -1 })).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'toleranceSeconds' }),
     );
