@@ -134,7 +134,7 @@ describe('doctor and the SDK agree', () => {
         }
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   test('on services drawn from the whole space of readings, with the client settings an application may give drawn too: property', async () => {
     const settingsArbitrary: fc.Arbitrary<Settings> = fc.record(
