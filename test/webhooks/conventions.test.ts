@@ -733,3 +733,50 @@ describe('webhook signatures: the header read whatever the sender writes around 
     expect(error.message).toContain('has t= but not one timestamp');
   });
 });
+
+describe('webhook signatures: what lived through the second round of hand mutants (#45)', () => {
+  const T = Math.floor(NOW / 1000);
+  const hmac = (payload: string, prefix = '') => createHmac('sha256', SECRET).update(`${prefix}${payload}`).digest('hex');
+
+  test('a Web request with no body at all is an empty body, not one too large', async () => {
+    const request = new Request('https://rp.example/webhooks', {
+      method: 'POST',
+      headers: { 'x-webhook-signature': `sha256=${hmac('')}` },
+    });
+    expect((await refusal(verifier().verifyRequest(request))).code).toBe('ERR_WEBHOOK_EMPTY_BODY');
+  });
+
+  test("every item of a Stripe set but its timestamp counts toward maxSignatures, v0's too", async () => {
+    const payload = body();
+    const header = `${stripe(payload)},${Array.from({ length: 4 }, () => `v0=${'ab'.repeat(32)}`).join(',')}`;
+    expect((await refusal(verifier({ maxSignatures: 4 }).verify(payload, { 'x-webhook-signature': header }))).code).toBe(
+      'ERR_WEBHOOK_MALFORMED_SIGNATURE',
+    );
+    await expect(verifier({ maxSignatures: 5 }).verify(payload, { 'x-webhook-signature': header })).resolves.toBeDefined();
+  });
+
+  test('an item whose key only ends in t (st=…) is no timestamp: it joins the Stripe set before it rather than starting one', async () => {
+    const payload = body();
+    const header = `${stripe(payload)} st=1,v1=${'cd'.repeat(32)}`;
+    await expect(verifier().verify(payload, { 'x-webhook-signature': header })).resolves.toBeDefined();
+  });
+
+  test("a Stripe timestamp holding a second '=' is a timestamp that is no UNIX time, not a set without one", async () => {
+    const payload = body();
+    const header = `t=${T}=1,v1=${hmac(payload, `${T}=1.`)}`;
+    expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': header }))).code).toBe('ERR_WEBHOOK_TIMESTAMP');
+  });
+
+  test('a delivery with two valid signatures is learnt from the first the header lists, on either crypto path', async () => {
+    const v = verifier();
+    const payload = body();
+    // A plain HMAC of the body beside an undecided X-Webhook-Timestamp, then a Stripe set: the plain one verifies first and
+    // shows the timestamp header is sent beside a body signed alone.
+    await v.verify(payload, { 'x-webhook-signature': `sha256=${hmac(payload)} ${stripe(payload)}`, 'x-webhook-timestamp': String(T) });
+    const next = body({ event: 'approved', n: 2 });
+    const stamped = { 'x-webhook-signature': `sha256=${hmac(next, `${T}.`)}`, 'x-webhook-timestamp': String(T) };
+    expect((await refusal(v.verify(next, stamped))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    // A verifier that has seen nothing yet still tries the timestamp header's form.
+    await expect(verifier().verify(next, stamped)).resolves.toBeDefined();
+  });
+});

@@ -49,6 +49,16 @@ describe('a whsec_ secret’s key form, decided once', () => {
     expect(hmacs).toHaveBeenCalledTimes(1);
   });
 
+  test('learnt the same way from deliveries whose webhook-id holds dots (the id is part of the signed content, not a separator of it)', async () => {
+    const hmacs = macWork();
+    const v = verifier();
+    await v.verify(body('arc_1'), standard(body('arc_1'), 'msg.1.a'));
+    expect(hmacs).toHaveBeenCalledTimes(2);
+    hmacs.mockClear();
+    await v.verify(body('arc_2'), standard(body('arc_2'), 'msg.2.b.c'));
+    expect(hmacs).toHaveBeenCalledTimes(1);
+  });
+
   test('a sender keying with the text is learnt the same way; a plain HMAC of the body decides nothing', async () => {
     const v = verifier();
     // A plain HMAC keyed by the text verifies, and leaves the Standard Webhooks form open.
