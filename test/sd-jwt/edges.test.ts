@@ -241,6 +241,29 @@ describe('verifySdJwt: edges', () => {
     await expect(verifySdJwt(`${jwt}~`, at(issuer.keys))).resolves.toBeDefined();
   });
 
+  test('a payload is read by its own fields: an Object.prototype carrying "..." or "_sd" (polluted by another library) changes nothing', async () => {
+    const element = disclosure('s1', { id: 'e1' });
+    const token = await issuer.sdJwt({ list: [{ a: 1 }, { '...': digest(element) }], nested: { b: 2 } }, [element]);
+    const plain = await issuer.sign({ iss: ISSUER, exp: NOW + 60, list: [{ a: 1 }], nested: { b: 2 } });
+    const before = await verifySdJwt(token, at(issuer.keys));
+    expect(before.claims).toMatchObject({ list: [{ a: 1 }, { id: 'e1' }], nested: { b: 2 } });
+    const plainBefore = await verifySdJwt(plain, at(issuer.keys));
+    const proto = Object.prototype as Record<string, unknown>;
+    for (const [name, value] of [
+      ['...', digest(element)],
+      ['_sd', [digest(element)]],
+    ] as const) {
+      Object.defineProperty(proto, name, { value, configurable: true, writable: true, enumerable: false });
+    }
+    try {
+      expect(await verifySdJwt(token, at(issuer.keys))).toEqual(before);
+      expect(await verifySdJwt(plain, at(issuer.keys))).toEqual(plainBefore);
+    } finally {
+      delete proto['...'];
+      delete proto['_sd'];
+    }
+  });
+
   test('a JWT carrying _sd digests without its "~" is not a plain JWT, whatever allowPlainJwt says', async () => {
     const hidden = disclosure('s', 'is_sanctioned', true);
     const jwt = await issuer.sign({ iss: ISSUER, exp: NOW + 60, _sd_alg: 'sha-256', _sd: [digest(hidden)] });
