@@ -129,6 +129,48 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     expect(agreeing.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
   });
 
+  test('two signed credentials that disclose one claim with one object value agree; array elements (no name) are never compared as claims', async () => {
+    const issuer = await testIssuer();
+    const address = { street: '1 Main St', city: 'Sydney' };
+    const first = disclosure('salt-1', 'acmeidentity.address', address);
+    const second = disclosure('salt-2', 'acmeidentity.address', { ...address });
+    // One credential with two selectively disclosed array elements of different values.
+    const fr = disclosure('salt-e1', 'FR');
+    const au = disclosure('salt-e2', 'AU');
+    const one = await issuer.sdJwt(
+      { sub: 'person-1', _sd: [digest(first)], nationalities: [{ '...': digest(fr) }, { '...': digest(au) }] },
+      [first, fr, au],
+    );
+    const two = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(second)] }, [second]);
+    const data = {
+      sub: 'person-1',
+      exp: NOW + 600,
+      request_code: 'isc-1',
+      'acmeidentity.credential_jwt': one,
+      'acicncchc.credential_jwt': two,
+    };
+    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS });
+    expect(verified.claims).toEqual({ 'acmeidentity.address': address });
+    expect(verified.credentials['acmeidentity.credential_jwt']?.claims['nationalities']).toEqual(['FR', 'AU']);
+    expect(verified.proof).toBe('signature');
+  });
+
+  test('a credential_jwt that is not text is refused, naming it, never passed over unverified', async () => {
+    const issuer = await testIssuer();
+    for (const value of [42, true, { jwt: 'eyJ.x.y~' }, ['eyJ.x.y~']]) {
+      const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', 'acmeidentity.credential_jwt': value };
+      const error = await rejection(verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS }));
+      expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: 'acmeidentity.credential_jwt is not a string' });
+    }
+  });
+
+  test('options.requestCode given as an empty list is refused as missing, not as a code that does not match', async () => {
+    const issuer = await testIssuer();
+    const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1' };
+    const error = await rejection(verifyIdentityResponse({ data }, { requestCode: [], keys: issuer.keys, now: () => NOW_MS }));
+    expect(error).toMatchObject({ code: 'ERR_SD_JWT_REQUEST_CODE', message: expect.stringContaining('is required') });
+  });
+
   test('a credential_jwt that is a plain JWT is refused as not the full SD-JWT credential the spec names (#45)', async () => {
     const issuer = await testIssuer();
     const plain = await issuer.sign({ iss: 'https://issuer.example', sub: 'person-1', exp: NOW + 3600, 'acmeidentity.given_name': 'Jane' });
