@@ -333,6 +333,21 @@ describe('messages a person can act on', () => {
     expect(error.message).toMatch(expected);
   });
 
+  test('a wait that is not whole seconds is said rounded up, never shorter than asked; an error with no correlation id names none', () => {
+    const rate = (ms: number) => apiErrorFrom({ ...init(429, { code: 'E1007' }), requestCorrelationId: undefined }, ms).message;
+    expect(rate(1_500)).toMatch(/^rate limited by the service: retry after 2 s \(HTTP 429, E1007\)$/);
+    expect(rate(2_000)).toMatch(/retry after 2 s /);
+    expect(rate(1)).toMatch(/retry after 1 s /);
+    expect(apiErrorFrom({ ...init(404, {}), requestCorrelationId: undefined }).message).not.toContain('correlation id');
+  });
+
+  test("an unreadable response's correlation id (from the answer's header) is kept printable and bounded", () => {
+    const error = new sdk.InvalidResponseError(200, `corr\u0085\u2028${'x'.repeat(300)}`, 'the body is not JSON');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not be there
+    expect(error.correlationId).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(error.correlationId!.length).toBeLessThanOrEqual(129);
+  });
+
   test('names are string literals that survive minification', () => {
     for (const [name, value] of Object.entries(sdk)) {
       if (typeof value === 'function' && value.prototype instanceof sdk.AcmeIdentityError) {
