@@ -167,7 +167,12 @@ describe('identityResponses.get', () => {
     for (const accessToken of ['', undefined, null, 42]) {
       const request = { ...codes, accessToken } as never;
       expect(await rejection(client.identityResponses.get(request))).toMatchObject({ code: 'ERR_INVALID_INPUT', field: 'accessToken' });
-      expect(await rejection(client.identityResponses.getVerified(request))).toMatchObject({ step: 'token' });
+      const event = { accessRequestCode: codes.accessRequestCode, accessToken } as never;
+      expect(
+        await rejection(client.identityResponses.getVerified(event, { identitySessionCode: codes.identitySessionCode })),
+      ).toMatchObject({
+        step: 'token',
+      });
     }
     expect(service.requests.length).toBe(before);
   });
