@@ -1119,6 +1119,7 @@ describe('inbox: each documented default is the one an instance made without the
     const said = lines.filter((line) => line.level === 'info').map((line) => line.message);
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/^a test delivery from doctor.*: answered, not stored$/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not be there
     expect(said[0]).not.toMatch(/[\n\u2028\u0007]/);
   });
 });
