@@ -107,6 +107,12 @@ describe.each(kinds)('with %s', (kind) => {
           await new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(32).fill(8), prefix: `t-${kind}:` }).get('k'),
         ).toBeUndefined();
         expect(() => new RedisTokenStore(redis.client)).toThrow(ConfigurationError);
+        // Only allowPlaintext: true stores tokens in clear: a value that merely reads as true (a string from a config file) does not.
+        for (const allowPlaintext of ['true', 1, 'yes', {}]) {
+          expect(() => new RedisTokenStore(redis.client, { allowPlaintext } as never)).toThrow(
+            expect.objectContaining({ name: 'ConfigurationError', option: 'encryptionKey' }),
+          );
+        }
         expect(() => new RedisTokenStore(redis.client, { encryptionKey: new Uint8Array(16) })).toThrow(/32 bytes/);
       } finally {
         await redis.close();
