@@ -65,6 +65,13 @@ describe('the Passport strategy, as Passport runs it', () => {
     }
   });
 
+  test('the callback is read from the URL the browser asked for (originalUrl), not req.url a router or middleware rewrote without its query', async () => {
+    const { strategy, signIn } = await stage();
+    const callback = await signIn({ session: {} });
+    const outcome = await run(strategy, { ...callback, url: '/callback' });
+    expect(outcome).toMatchObject({ action: 'success', args: [{ id: expect.any(String) }, { claims: expect.any(Object) }] });
+  });
+
   test('a callback finished once is a failed sign-in (401 ERR_OIDC_STATE) the second time, even from a store that keeps its transactions', async () => {
     // A store of your own that forgets to remove what it hands back: the state is still used once.
     const kept = new Map<string, OidcTransaction>();
