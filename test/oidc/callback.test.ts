@@ -32,6 +32,8 @@ const values = (right: string) =>
     ['wrong'],
     [right, right],
     [right, 'wrong'],
+    // Sent twice with the first empty: a check reading only the first value would see it absent.
+    ['', right],
     [`${right}x`],
     [right.slice(0, -1)],
     [right.toUpperCase()],
@@ -125,6 +127,7 @@ describe("the callback's checks: oauth4webapi's verdicts, with a code per refusa
     ['an empty token in the callback (implicit)', `iss=${ISSUER}&state=${STATE}&code=c&token=`, 'ERR_OIDC_RESPONSE'],
     ['no code', `iss=${ISSUER}&state=${STATE}`, 'ERR_OIDC_RESPONSE'],
     ['code sent twice', `iss=${ISSUER}&state=${STATE}&code=c&code=c`, 'ERR_OIDC_RESPONSE'],
+    ['a JARM response sent twice, the first empty', `response=&response=x&iss=${ISSUER}&state=${STATE}&code=c`, 'ERR_OIDC_RESPONSE'],
   ])('%s is refused as %s', (_name, query, code) => {
     const error = verdict(() => checkCallback(server(true), new URLSearchParams(query), STATE));
     expect(error).toBeInstanceOf(OidcError);
