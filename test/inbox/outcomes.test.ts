@@ -139,6 +139,18 @@ describe('sealed references', () => {
     expect(await page.openReference(sealed)).toBeUndefined();
   });
 
+  test('the time sealed in a new reference is the reference TTL to the millisecond, however long the store would keep it', async () => {
+    const store = new MemoryInboxStore();
+    const { page, clock } = outcomesOn(store);
+    const { reference, off_ramp_url } = await page.returnUrls(URLS);
+    await store.refer(reference, 'arc_1', Number.MAX_SAFE_INTEGER);
+    const sealed = new URL(off_ramp_url).searchParams.get(RETURN_PARAMETER) ?? '';
+    clock.now = T0 + TTL - 1;
+    expect(await page.openReference(sealed)).toEqual({ accessRequestCode: 'arc_1', offRamp: true });
+    clock.now = T0 + TTL;
+    expect(await page.openReference(sealed)).toBeUndefined();
+  });
+
   test('the store keeps a bound reference exactly as long as its seal holds (a shared store lets it expire then)', async () => {
     const kept: [string, string, number][] = [];
     class Spy extends MemoryInboxStore {
@@ -269,6 +281,40 @@ describe('waitFor, on a controlled clock', () => {
     expect([store.reads, answered]).toEqual([4, undefined]);
     await vi.advanceTimersByTimeAsync(1);
     expect([store.reads, answered]).toEqual([5, { state: 'awaiting', at: T0, final: false }]);
+  });
+
+  test('a state other than since answers at once, before any wait; the same state waits', async () => {
+    vi.useFakeTimers({ now: T0 });
+    const store = new ScriptedStates();
+    const { page } = outcomesOn(store, { now: () => Date.now() });
+    let answered: unknown;
+    void page.waitFor('arc_1', { since: 'unknown', timeoutMs: 60_000, pollMs: 60_000 }).then((outcome) => {
+      answered = outcome;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect([store.reads, answered]).toEqual([1, { state: 'awaiting', at: T0, final: false }]);
+    let same: unknown;
+    void page.waitFor('arc_1', { since: 'awaiting', timeoutMs: 60_000, pollMs: 60_000 }).then((outcome) => {
+      same = outcome;
+    });
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(same).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(same).toEqual({ state: 'awaiting', at: T0, final: false });
+  });
+
+  test('without timeoutMs a wait ends after 25 s', async () => {
+    vi.useFakeTimers({ now: T0 });
+    const store = new ScriptedStates();
+    const { page } = outcomesOn(store, { now: () => Date.now() });
+    let answered: unknown;
+    void page.waitFor('arc_1', { pollMs: 5_000 }).then((outcome) => {
+      answered = outcome;
+    });
+    await vi.advanceTimersByTimeAsync(24_999);
+    expect(answered).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(answered).toEqual({ state: 'awaiting', at: T0, final: false });
   });
 
   test('a poll longer than the timeout waits only the timeout', async () => {
