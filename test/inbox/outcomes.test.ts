@@ -260,6 +260,22 @@ class ScriptedStates extends MemoryInboxStore {
   }
 }
 
+/** The page side on scripted states, on vitest's fake clock (set to T0). */
+function onFakeClock() {
+  vi.useFakeTimers({ now: T0 });
+  const store = new ScriptedStates();
+  return { store, page: outcomesOn(store, { now: () => Date.now() }).page };
+}
+
+/** What `promise` settled with, read as the fake clock moves: `outcome` stays undefined until then. */
+function watched<T>(promise: Promise<T>): { outcome?: T } {
+  const seen: { outcome?: T } = {};
+  void promise.then((outcome) => {
+    seen.outcome = outcome;
+  });
+  return seen;
+}
+
 describe('waitFor, on a controlled clock', () => {
   test('a timeout of 0 answers the state now, without a wait, even on a clock that never moves', async () => {
     const store = new ScriptedStates();
@@ -269,58 +285,38 @@ describe('waitFor, on a controlled clock', () => {
   });
 
   test('the store is read every pollMs until the timeout, and the last wait is cut to the time left', async () => {
-    vi.useFakeTimers({ now: T0 });
-    const store = new ScriptedStates();
-    const { page } = outcomesOn(store, { now: () => Date.now() });
-    let answered: unknown;
-    void page.waitFor('arc_1', { timeoutMs: 1_000, pollMs: 300 }).then((outcome) => {
-      answered = outcome;
-    });
+    const { store, page } = onFakeClock();
+    const answered = watched(page.waitFor('arc_1', { timeoutMs: 1_000, pollMs: 300 }));
     await vi.advanceTimersByTimeAsync(999);
     // Read at 0, 300, 600 and 900 ms; the fifth read comes at the timeout, not at 1,200 ms.
-    expect([store.reads, answered]).toEqual([4, undefined]);
+    expect([store.reads, answered.outcome]).toEqual([4, undefined]);
     await vi.advanceTimersByTimeAsync(1);
-    expect([store.reads, answered]).toEqual([5, { state: 'awaiting', at: T0, final: false }]);
+    expect([store.reads, answered.outcome]).toEqual([5, { state: 'awaiting', at: T0, final: false }]);
   });
 
   test('a state other than since answers at once, before any wait; the same state waits', async () => {
-    vi.useFakeTimers({ now: T0 });
-    const store = new ScriptedStates();
-    const { page } = outcomesOn(store, { now: () => Date.now() });
-    let answered: unknown;
-    void page.waitFor('arc_1', { since: 'unknown', timeoutMs: 60_000, pollMs: 60_000 }).then((outcome) => {
-      answered = outcome;
-    });
+    const { store, page } = onFakeClock();
+    const changed = watched(page.waitFor('arc_1', { since: 'unknown', timeoutMs: 60_000, pollMs: 60_000 }));
     await vi.advanceTimersByTimeAsync(0);
-    expect([store.reads, answered]).toEqual([1, { state: 'awaiting', at: T0, final: false }]);
-    let same: unknown;
-    void page.waitFor('arc_1', { since: 'awaiting', timeoutMs: 60_000, pollMs: 60_000 }).then((outcome) => {
-      same = outcome;
-    });
+    expect([store.reads, changed.outcome]).toEqual([1, { state: 'awaiting', at: T0, final: false }]);
+    const same = watched(page.waitFor('arc_1', { since: 'awaiting', timeoutMs: 60_000, pollMs: 60_000 }));
     await vi.advanceTimersByTimeAsync(59_999);
-    expect(same).toBeUndefined();
+    expect(same.outcome).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
-    expect(same).toEqual({ state: 'awaiting', at: T0, final: false });
+    expect(same.outcome).toEqual({ state: 'awaiting', at: T0, final: false });
   });
 
   test('without timeoutMs a wait ends after 25 s', async () => {
-    vi.useFakeTimers({ now: T0 });
-    const store = new ScriptedStates();
-    const { page } = outcomesOn(store, { now: () => Date.now() });
-    let answered: unknown;
-    void page.waitFor('arc_1', { pollMs: 5_000 }).then((outcome) => {
-      answered = outcome;
-    });
+    const { page } = onFakeClock();
+    const answered = watched(page.waitFor('arc_1', { pollMs: 5_000 }));
     await vi.advanceTimersByTimeAsync(24_999);
-    expect(answered).toBeUndefined();
+    expect(answered.outcome).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
-    expect(answered).toEqual({ state: 'awaiting', at: T0, final: false });
+    expect(answered.outcome).toEqual({ state: 'awaiting', at: T0, final: false });
   });
 
   test('a poll longer than the timeout waits only the timeout', async () => {
-    vi.useFakeTimers({ now: T0 });
-    const store = new ScriptedStates();
-    const { page } = outcomesOn(store, { now: () => Date.now() });
+    const { store, page } = onFakeClock();
     const waiting = page.waitFor('arc_1', { timeoutMs: 100, pollMs: 60_000 });
     await vi.advanceTimersByTimeAsync(100);
     await expect(waiting).resolves.toMatchObject({ state: 'awaiting' });
@@ -353,9 +349,7 @@ describe('waitFor, on a controlled clock', () => {
   });
 
   test('a poll past the 32-bit timer limit waits that limit, not 1 ms', async () => {
-    vi.useFakeTimers({ now: T0 });
-    const store = new ScriptedStates();
-    const { page } = outcomesOn(store, { now: () => Date.now() });
+    const { store, page } = onFakeClock();
     const waiting = page.waitFor('arc_1', { timeoutMs: 4_000_000_000, pollMs: 3_000_000_000 });
     await vi.advanceTimersByTimeAsync(3_600_000);
     expect(store.reads).toBe(1);
@@ -367,9 +361,7 @@ describe('waitFor, on a controlled clock', () => {
   });
 
   test('a settlement here wakes every waiter of that request at once, also after one of them left (aborted)', async () => {
-    vi.useFakeTimers({ now: T0 });
-    const store = new ScriptedStates();
-    const { page } = outcomesOn(store, { now: () => Date.now() });
+    const { store, page } = onFakeClock();
     const leaving = new AbortController();
     const gone = page.waitFor('arc_1', { timeoutMs: 60_000, pollMs: 60_000, signal: leaving.signal });
     const staying = page.waitFor('arc_1', { timeoutMs: 60_000, pollMs: 60_000 });

@@ -338,13 +338,15 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
 
   test('property: a kind field is read whatever its case and the `_` or `-` inside it (up to 15 characters), its value whatever its case and the separators between its words', () => {
     const NAMES = ['event', 'type', 'eventtype', 'status', 'action', 'kind'];
-    const WORDS = ['approved', 'approve', 'cancelled', 'canceled', 'cancel', 'cancellation', 'not', 'no', 'non', 'un', 'never'];
+    const APPROVING = ['approved', 'approve'];
+    const CANCELLING = ['cancelled', 'canceled', 'cancel', 'cancellation'];
+    const NEGATING = ['not', 'no', 'non', 'un', 'never'];
     const OTHERS = ['identity', 'request', 'webhook', 'done', 'approvedx', 'notice'];
     /** The rule as the docs say it, over the value's words: one kind named, none negated. */
     const said = (words: readonly string[]): string => {
-      const approved = words.some((w) => WORDS.slice(0, 2).includes(w));
-      const cancelled = words.some((w) => WORDS.slice(2, 6).includes(w));
-      if (approved === cancelled || words.some((w) => WORDS.slice(6).includes(w))) return 'unknown';
+      const approved = words.some((w) => APPROVING.includes(w));
+      const cancelled = words.some((w) => CANCELLING.includes(w));
+      if (approved === cancelled || words.some((w) => NEGATING.includes(w))) return 'unknown';
       return approved ? 'approved' : 'cancelled';
     };
     fc.assert(
@@ -352,7 +354,7 @@ describe('webhook event kinds: read on one rule, never guessed', () => {
         fc.constantFrom(...NAMES),
         fc.array(fc.constantFrom('lower', 'upper'), { minLength: 9, maxLength: 9 }),
         fc.array(fc.constantFrom('', '', '_', '-', '__'), { minLength: 9, maxLength: 9 }),
-        fc.array(fc.constantFrom(...WORDS, ...OTHERS), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.constantFrom(...APPROVING, ...CANCELLING, ...NEGATING, ...OTHERS), { minLength: 1, maxLength: 4 }),
         fc.array(fc.constantFrom('.', '_', ':', '/', '-', ' ', '__', '. ', '\t'), { minLength: 3, maxLength: 3 }),
         fc.boolean(),
         (name, cases, gaps, words, separators, shout) => {
@@ -734,7 +736,7 @@ describe('webhook signatures: the header read whatever the sender writes around 
   });
 });
 
-describe('webhook signatures: what lived through the second round of hand mutants (#45)', () => {
+describe("webhook signatures: an empty request, the edges of Stripe's sets, and the signature a delivery is learnt from (#45)", () => {
   const T = Math.floor(NOW / 1000);
   const hmac = (payload: string, prefix = '') => createHmac('sha256', SECRET).update(`${prefix}${payload}`).digest('hex');
 

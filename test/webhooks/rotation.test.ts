@@ -39,8 +39,7 @@ function written(signature: Signature): string {
   return plain(signature.secret, signature.convention);
 }
 
-/** The headers of a delivery carrying these signatures in X-Webhook-Signature, separated by `separator`. */
-/** The signatures in one header, `separator` between them and `edge` around them all. */
+/** The headers of a delivery carrying these signatures in X-Webhook-Signature: `separator` between them, `edge` around them all. */
 function headersOf(signatures: readonly Signature[], separator: string, edge = ''): Record<string, string> {
   const headers: Record<string, string> = { 'x-webhook-signature': `${edge}${signatures.map(written).join(separator)}${edge}` };
   if (signatures.some((s) => s.convention === 'standard')) {
