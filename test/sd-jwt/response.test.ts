@@ -6,6 +6,7 @@ import {
   readClaim,
   remoteJwks,
   verifyIdentityResponse,
+  type KeySource,
   type SdJwtErrorCode,
 } from '../../src/sd-jwt/index.js';
 import type { FakeServiceOptions } from '../../src/testing/index.js';
@@ -42,6 +43,16 @@ async function refusal(response: unknown, options: Parameters<typeof verifyIdent
   return (error as SdJwtVerificationError).code;
 }
 
+/** A response's `data` for request `isc-1`, valid on the frozen clock, with `fields` after its `sub`, `exp` and `request_code`. */
+function envelope<T extends object>(fields: T = {} as T) {
+  return { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', ...fields };
+}
+
+/** `verifyIdentityResponse`'s options for request `isc-1` on the frozen clock: with the issuer's keys when one is given. */
+function optionsFor(issuer?: { keys: KeySource }) {
+  return issuer ? { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS } : { requestCode: 'isc-1', now: () => NOW_MS };
+}
+
 /** A copy of the response data with `change` applied. */
 function tampered(response: { data: Record<string, unknown> }, change: (data: Record<string, unknown>) => void) {
   const data = structuredClone(response.data);
@@ -70,15 +81,12 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     const note = disclosure('salt-n', 'internal_note', 'not a claim');
     const inner = disclosure('salt-i', 'acicncchc.credential_jwt', 'eyJ.inner.sig~');
     const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(given), digest(note), digest(inner)] }, [given, note, inner]);
-    const data = {
-      sub: 'person-1',
-      exp: NOW + 600,
-      request_code: 'isc-1',
+    const data = envelope({
       'acmeidentity.credential_jwt': credential,
       disclosures: [],
       _sd: [],
-    };
-    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS });
+    });
+    const verified = await verifyIdentityResponse({ data }, optionsFor(issuer));
     expect(verified.credentials['acmeidentity.credential_jwt']?.claims['internal_note']).toBe('not a claim');
     expect(verified.claims).toEqual({ 'acmeidentity.given_name': 'Jane' });
     expect(verified.proof).toBe('signature');
@@ -89,18 +97,15 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     const pep = disclosure('salt-p', 'sanctionscheck.is_pep', 'No');
     const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
     const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(pep), digest(given)] }, [pep, given]);
-    const data = {
-      sub: 'person-1',
-      exp: NOW + 600,
-      request_code: 'isc-1',
+    const data = envelope({
       // Flat, unsigned and undigested: one as the credential says, one not.
       'sanctionscheck.is_pep': 'Yes',
       'acmeidentity.given_name': 'Jane',
       'acmeidentity.credential_jwt': credential,
       disclosures: [],
       _sd: [],
-    };
-    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS });
+    });
+    const verified = await verifyIdentityResponse({ data }, optionsFor(issuer));
     expect(verified.claims).toEqual({ 'sanctionscheck.is_pep': 'No', 'acmeidentity.given_name': 'Jane' });
     expect(verified.signedClaims).toEqual(['sanctionscheck.is_pep', 'acmeidentity.given_name']);
     expect(verified.proof).toBe('signature');
@@ -113,14 +118,11 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     const mallory = disclosure('salt-2', 'acmeidentity.given_name', 'Mallory');
     const first = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(jane)] }, [jane]);
     const second = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(mallory)] }, [mallory]);
-    const data = {
-      sub: 'person-1',
-      exp: NOW + 600,
-      request_code: 'isc-1',
+    const data = envelope({
       'acmeidentity.credential_jwt': first,
       'acicncchc.credential_jwt': second,
-    };
-    const options = { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS };
+    });
+    const options = optionsFor(issuer);
     const error = await rejection(verifyIdentityResponse({ data }, options));
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_ENVELOPE_MISMATCH', message: expect.stringContaining('two signed credentials') });
     // The same value in both: one claim, proven.
@@ -142,14 +144,11 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
       [first, fr, au],
     );
     const two = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(second)] }, [second]);
-    const data = {
-      sub: 'person-1',
-      exp: NOW + 600,
-      request_code: 'isc-1',
+    const data = envelope({
       'acmeidentity.credential_jwt': one,
       'acicncchc.credential_jwt': two,
-    };
-    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS });
+    });
+    const verified = await verifyIdentityResponse({ data }, optionsFor(issuer));
     expect(verified.claims).toEqual({ 'acmeidentity.address': address });
     expect(verified.credentials['acmeidentity.credential_jwt']?.claims['nationalities']).toEqual(['FR', 'AU']);
     expect(verified.proof).toBe('signature');
@@ -158,15 +157,15 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
   test('a credential_jwt that is not text is refused, naming it, never passed over unverified', async () => {
     const issuer = await testIssuer();
     for (const value of [42, true, { jwt: 'eyJ.x.y~' }, ['eyJ.x.y~']]) {
-      const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', 'acmeidentity.credential_jwt': value };
-      const error = await rejection(verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS }));
+      const data = envelope({ 'acmeidentity.credential_jwt': value });
+      const error = await rejection(verifyIdentityResponse({ data }, optionsFor(issuer)));
       expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: 'acmeidentity.credential_jwt is not a string' });
     }
   });
 
   test('options.requestCode given as an empty list is refused as missing, not as a code that does not match', async () => {
     const issuer = await testIssuer();
-    const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1' };
+    const data = envelope();
     const error = await rejection(verifyIdentityResponse({ data }, { requestCode: [], keys: issuer.keys, now: () => NOW_MS }));
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_REQUEST_CODE', message: expect.stringContaining('is required') });
   });
@@ -174,8 +173,8 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
   test('a credential_jwt that is a plain JWT is refused as not the full SD-JWT credential the spec names (#45)', async () => {
     const issuer = await testIssuer();
     const plain = await issuer.sign({ iss: 'https://issuer.example', sub: 'person-1', exp: NOW + 3600, 'acmeidentity.given_name': 'Jane' });
-    const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', 'acmeidentity.credential_jwt': plain };
-    const error = await rejection(verifyIdentityResponse({ data }, { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS }));
+    const data = envelope({ 'acmeidentity.credential_jwt': plain });
+    const error = await rejection(verifyIdentityResponse({ data }, optionsFor(issuer)));
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: expect.stringContaining('not the full SD-JWT credential') });
   });
 
@@ -194,26 +193,16 @@ describe('verifyIdentityResponse: claims wherever the service put them', () => {
     const issuer = await testIssuer();
     const given = disclosure('salt-g', 'acmeidentity.given_name', 'Jane');
     const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(given)] }, [given]);
-    const data = { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', 'acmeidentity.credential_jwt': credential };
-    const error = await rejection(verifyIdentityResponse({ data }, { requestCode: 'isc-1', now: () => NOW_MS }));
+    const data = envelope({ 'acmeidentity.credential_jwt': credential });
+    const error = await rejection(verifyIdentityResponse({ data }, optionsFor()));
     expect(error).toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS', message: expect.stringContaining('pass keys') });
     expect((error as Error).message).toContain('"acmeidentity.credential_jwt"');
     // Nothing at all: no hint about keys, which would not help.
-    const empty = await rejection(
-      verifyIdentityResponse(
-        { data: { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1' } },
-        { requestCode: 'isc-1', now: () => NOW_MS },
-      ),
-    );
+    const empty = await rejection(verifyIdentityResponse({ data: envelope() }, optionsFor()));
     expect(empty).toMatchObject({ code: 'ERR_SD_JWT_NO_CLAIMS' });
     expect((empty as Error).message).not.toContain('pass keys');
     // A field that only ends like one is not a credential, and neither is one named by a prefix.
-    const other = await rejection(
-      verifyIdentityResponse(
-        { data: { sub: 'person-1', exp: NOW + 600, request_code: 'isc-1', note: 'x', 'credential_jwt.note': 'y' } },
-        { requestCode: 'isc-1', now: () => NOW_MS },
-      ),
-    );
+    const other = await rejection(verifyIdentityResponse({ data: envelope({ note: 'x', 'credential_jwt.note': 'y' }) }, optionsFor()));
     expect((other as Error).message).not.toContain('pass keys');
   });
 
@@ -292,7 +281,7 @@ describe('verifyIdentityResponse against the fake', () => {
       _sd: [digest(Buffer.from(python).toString('base64url'))],
       disclosures: [{ claim: 'acmeidentity.given_name', salt: 'salt-d', value: 'Ja\u007fne Zoë' }],
     };
-    const verified = await verifyIdentityResponse({ data }, { requestCode: 'isc-1', now: () => NOW_MS });
+    const verified = await verifyIdentityResponse({ data }, optionsFor());
     expect(verified.claims['acmeidentity.given_name']).toBe('Ja\u007fne Zoë');
   });
 
@@ -582,29 +571,26 @@ describe('verifyIdentityResponse: the envelope against the signed credential', (
     const pep = disclosure('', 'sanctionscheck.is_pep', 'No');
     const first = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(given)] }, [given]);
     const second = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(pep)] }, [pep]);
-    const envelope = [
+    const stated = [
       { claim: 'acmeidentity.given_name', salt: '', value: 'Jane' },
       { claim: 'sanctionscheck.is_pep', salt: '', value: 'No' },
     ];
-    const options = { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS, requireSignature: true };
+    const options = { ...optionsFor(issuer), requireSignature: true };
     for (const [a, b] of [
       [first, second],
       [second, first],
     ]) {
-      const data = {
-        sub: 'person-1',
-        exp: NOW + 600,
-        request_code: 'isc-1',
+      const data = envelope({
         _sd: [digest(given), digest(pep)],
-        disclosures: envelope,
+        disclosures: stated,
         'acmeidentity.credential_jwt': a,
         'acicncchc.credential_jwt': b,
-      };
+      });
       const verified = await verifyIdentityResponse({ data }, options);
       expect(verified.claims).toEqual({ 'acmeidentity.given_name': 'Jane', 'sanctionscheck.is_pep': 'No' });
       expect(verified.proof).toBe('signature');
       // A value changed in the envelope is still the signed credential's to refuse.
-      const changed = { ...data, disclosures: [envelope[0], { ...envelope[1], value: 'Yes' }] };
+      const changed = { ...data, disclosures: [stated[0], { ...stated[1], value: 'Yes' }] };
       expect(await refusal({ data: changed }, options)).toBe('ERR_SD_JWT_ENVELOPE_MISMATCH');
     }
   });
@@ -613,16 +599,13 @@ describe('verifyIdentityResponse: the envelope against the signed credential', (
     const issuer = await testIssuer();
     const signed = disclosure('salt-signed', 'acmeidentity.given_name', 'Jane');
     const credential = await issuer.sdJwt({ sub: 'person-1', _sd: [digest(signed)] }, [signed]);
-    const options = { requestCode: 'isc-1', keys: issuer.keys, now: () => NOW_MS };
+    const options = optionsFor(issuer);
     const response = (value: string) => ({
-      data: {
-        sub: 'person-1',
-        exp: NOW + 600,
-        request_code: 'isc-1',
+      data: envelope({
         _sd: [digest(disclosure('salt-envelope', 'acmeidentity.given_name', value))],
         disclosures: [{ claim: 'acmeidentity.given_name', salt: 'salt-envelope', value }],
         'acmeidentity.credential_jwt': credential,
-      },
+      }),
     });
     // The same value: its own digest verifies it, and the issuer signed that value for this subject.
     const verified = await verifyIdentityResponse(response('Jane'), { ...options, requireSignature: true });
