@@ -308,6 +308,14 @@ describe('verifySdJwt: edges', () => {
     );
   });
 
+  test('options that are not an object (a URL, a number, a list, a function) are refused as options, not read for keys', async () => {
+    const token = await issuer.sdJwt({}, []);
+    for (const options of ['https://issuer.example', 42, true, [issuer.keys], () => issuer.keys]) {
+      const error = await rejection(verifySdJwt(token, options as never));
+      expect(error, String(options)).toMatchObject({ code: 'ERR_INVALID_CONFIG', option: 'options' });
+    }
+  });
+
   test('readClaim(null, ...) and readClaim with a key that is not a string are InvalidInputError', () => {
     expect(() => readClaim(null as never, 'acmeidentity.name')).toThrow(InvalidInputError);
     expect(() => readClaim({}, 42 as never)).toThrow(InvalidInputError);

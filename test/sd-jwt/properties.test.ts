@@ -107,3 +107,22 @@ describe('property: mutated identity responses', () => {
     );
   });
 });
+
+describe('property: a disclosure names its claim with a string', () => {
+  test('a three-element disclosure whose name is any other JSON value is malformed, and says so', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.jsonValue().filter((name) => typeof name !== 'string'),
+        async (name) => {
+          const named = disclosure('salt-named', name, 'Jane');
+          const error = await verifySdJwt(await issuer.sdJwt({ sub: 'p1', _sd: [digest(named)] }, [named]), at(issuer.keys)).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error).toMatchObject({ code: 'ERR_SD_JWT_MALFORMED', message: 'disclosure 1 has a claim name that is not a string' });
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
