@@ -134,6 +134,28 @@ describe('tracing', () => {
     await expect.poll(() => spans().find((s) => s.kind === api.SpanKind.INTERNAL)?.attributes['acme.error_code']).toBe('ERR_ABORTED');
   });
 
+  test("an error the SDK did not make ends the span as ERR_UNKNOWN, whatever code it carries: a span's code is one of the SDK's", async () => {
+    const { makeClient } = await harness({ client: { openTelemetry: api } });
+    // A fetch of the caller's that answers something whose headers throw an error of its own, with a code of its own.
+    const foreign = Object.assign(new Error('headers unreadable'), { code: 'EHEADERS' });
+    const answer = {
+      status: 200,
+      ok: true,
+      type: 'basic',
+      headers: {
+        get: () => {
+          throw foreign;
+        },
+      },
+    };
+    const client = makeClient({ fetch: async () => answer as never });
+    const error = await rejection(client.status.health());
+    expect(error).toBe(foreign);
+    await expect
+      .poll(() => spans().find((s) => s.name === 'GET /status/health' && s.kind === api.SpanKind.INTERNAL)?.attributes['acme.error_code'])
+      .toBe('ERR_UNKNOWN');
+  });
+
   test('without openTelemetry, no span is made; something that is not the API is a ConfigurationError', async () => {
     const { client, makeClient } = await harness();
     await client.status.health();

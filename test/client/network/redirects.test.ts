@@ -135,6 +135,22 @@ describe('a redirect from the service', () => {
     );
   });
 
+  test('a redirect whose Location is no URL (or none at all) is refused the same way, naming no target, never a raw TypeError', async () => {
+    for (const location of ['http://[', 'https://exa mple.example/', 'http://:80/', null]) {
+      const acme = new AcmeIdentityClient({
+        baseUrl: 'https://api.acme.example/api/v1',
+        clientId: DEFAULT_CLIENT.clientId,
+        clientSecret: DEFAULT_CLIENT.clientSecret,
+        tenantId: DEFAULT_CLIENT.tenantId,
+        fetch: async () => new Response(null, { status: 302, headers: location === null ? {} : { location } }),
+      });
+      const error = await rejection(acme.auth.createToken());
+      expect(error, String(location)).toBeInstanceOf(InvalidResponseError);
+      expect(error, String(location)).toMatchObject({ status: 302 });
+      expect((error as Error).message, String(location)).toMatch(/: a redirect, which the SDK does not follow/);
+    }
+  });
+
   test("a browser's fetch shows a redirect it did not follow as an opaqueredirect: refused the same way", async () => {
     const seen: RequestRedirect[] = [];
     const acme = new AcmeIdentityClient({
