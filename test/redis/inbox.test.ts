@@ -151,7 +151,7 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
         },
         identityRequests: { get: async () => ({ data: {} }) },
       },
-      store: new RedisInboxStore(await connect(kind), { prefix: prefix(), commandTimeoutMs: 50 }),
+      store: new RedisInboxStore(await connect(kind), { prefix: prefix(), commandTimeoutMs: 250 }),
       encryptionKey: KEY,
       logger: { debug() {}, info() {}, warn: (line: string) => complaints.push(line), error: (line: string) => complaints.push(line) },
       reconcileIntervalMs: false,
@@ -163,12 +163,12 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     for (const code of codes) await inbox.expect({ accessRequestCode: code, identitySessionCode: `isc_${code}` });
     inbox.start();
     try {
-      // Each receive is followed by 2 ms of CPU work before the loop turns: two seconds in all,
-      // forty times the commands' 50 ms deadline, with replies waiting on the socket meanwhile.
+      // Each receive is followed by 2.5 ms of CPU work before the loop turns: 2.5 s in all, ten
+      // times the commands' 250 ms deadline, with replies waiting on the socket meanwhile.
       const outcomes = await Promise.all(
         codes.map((code) => {
           const stored = inbox.receive({ kind: 'approved', accessRequestCode: code, accessToken: token() });
-          hold(2);
+          hold(2.5);
           return stored;
         }),
       );
