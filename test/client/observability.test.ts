@@ -130,6 +130,22 @@ describe('logging', () => {
     ]);
   });
 
+  test('without hooks, a retry is logged at info and above it is not: the level alone decides', async () => {
+    for (const [logLevel, logged] of [
+      ['info', 1],
+      ['warn', 0],
+    ] as const) {
+      const log = recorder();
+      const { client, service } = await harness({ client: { logger: log.logger, logLevel } });
+      service.injectFault({ kind: 'status', status: 503, path: '/status/current' });
+      await client.status.current();
+      expect(
+        log.lines.filter((l) => /retrying GET \/status\/current in \d+ ms after 503$/.test(l.message)),
+        logLevel,
+      ).toHaveLength(logged);
+    }
+  });
+
   test('ACME_IDENTITY_LOG switches logging on without a code change; a wrong value is warned about, never fatal', async () => {
     vi.stubEnv('ACME_IDENTITY_LOG', 'debug');
     const log = recorder();
@@ -247,9 +263,9 @@ describe('hooks', () => {
           : new Promise((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason))),
     });
     expect(await rejection(client.status.health())).toMatchObject({ code: 'ERR_CONNECTION' });
-    // A monotonic clock that moves 25.04 ms each time it is read: the attempt's duration is one step.
+    // A monotonic clock that moves 25.26 ms each time it is read: the attempt's duration is one step.
     let mono = 1_000;
-    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (mono += 25.04));
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (mono += 25.26));
     expect(await rejection(client.status.current({ timeoutMs: 50 }))).toMatchObject({ code: 'ERR_TIMEOUT' });
     clock.mockRestore();
     const controller = new AbortController();
@@ -267,9 +283,9 @@ describe('hooks', () => {
       /^\[acme-identity\] GET \/status\/health ERR_CONNECTION ECONNREFUSED in [\d.]+ ms \(attempt 1, correlation id [\w-]+\)$/,
     );
     expect(lines[1]).toMatch(/^\[acme-identity\] GET \/status\/current ERR_TIMEOUT in [\d.]+ ms /);
-    // Durations are milliseconds to a tenth, on the monotonic clock: 25.04 ms shows as 25, in the event and the line.
-    expect(events[1]!.durationMs).toBe(25);
-    expect(lines[1]).toContain(' in 25 ms ');
+    // Durations are milliseconds to a tenth, on the monotonic clock: 25.26 ms shows as 25.3, in the event and the line.
+    expect(events[1]!.durationMs).toBe(25.3);
+    expect(lines[1]).toContain(' in 25.3 ms ');
   });
 
   test('a hook that throws is logged at warn and ignored', async () => {
