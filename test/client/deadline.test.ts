@@ -146,6 +146,32 @@ describe('a finished call leaves nothing behind', () => {
   });
 });
 
+describe('a call ended while it waits to retry', () => {
+  test.each([
+    ['a 503 asking for five seconds', () => Promise.resolve(new Response('{}', { status: 503, headers: { 'retry-after': '5' } }))],
+    ['a connection refused', () => Promise.reject(new TypeError('fetch failed'))],
+  ])(
+    'after %s, ends the wait with it: no timer left behind, and no attempt sent once the wait would have passed',
+    async (_name, answer) => {
+      let attempts = 0;
+      const acme = client(async (request) => {
+        if (!request.url.endsWith('/status/current')) return service.fetch(request);
+        attempts += 1;
+        return answer();
+      }, 60_000);
+      const controller = new AbortController();
+      const call = acme.status.current({ signal: controller.signal }).catch((e: unknown) => e);
+      // The first attempt failed: the call's deadline timer and the wait before the next attempt are set.
+      await vi.waitFor(() => expect([attempts, vi.getTimerCount()]).toEqual([1, 2]));
+      controller.abort(new Error('the person left'));
+      expect(await call).toBeInstanceOf(AbortError);
+      expect(vi.getTimerCount()).toBe(0);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(attempts).toBe(1);
+    },
+  );
+});
+
 describe('per-call options are checked before anything is sent', () => {
   test.each([
     [{ timeoutMs: -1 }, 'timeoutMs'],
