@@ -338,7 +338,8 @@ export class TokenManager {
   /** A renewal, logged at `info` (a failure at `warn`) and reported to `onTokenRenewal`. */
   async #observed(grant: 'refresh' | 'key-pair', fallback: boolean, renew: () => Promise<TokenGrant>): Promise<TokenGrant> {
     const observer = this.#observer;
-    if (!observer?.watching('info')) return renew();
+    // Watched from `warn` up: a renewal that fails is a warn line even where a success goes unlogged.
+    if (!observer?.watching('warn')) return renew();
     const started = performance.now();
     const report = (outcome: 'ok' | 'failed', error?: unknown) => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;

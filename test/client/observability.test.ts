@@ -130,20 +130,32 @@ describe('logging', () => {
     ]);
   });
 
-  test('without hooks, a retry is logged at info and above it is not: the level alone decides', async () => {
+  test('without hooks, a token renewal and a retry are logged at info and not at warn: the level alone decides', async () => {
     for (const [logLevel, logged] of [
       ['info', 1],
       ['warn', 0],
     ] as const) {
       const log = recorder();
       const { client, service } = await harness({ client: { logger: log.logger, logLevel } });
+      await client.auth.accessToken();
       service.injectFault({ kind: 'status', status: 503, path: '/status/current' });
       await client.status.current();
-      expect(
-        log.lines.filter((l) => /retrying GET \/status\/current in \d+ ms after 503$/.test(l.message)),
-        logLevel,
-      ).toHaveLength(logged);
+      const lines = (pattern: RegExp) => log.lines.filter((l) => pattern.test(l.message));
+      expect(lines(/access token renewed \(key-pair\) in [\d.]+ ms$/), logLevel).toHaveLength(logged);
+      expect(lines(/retrying GET \/status\/current in \d+ ms after 503$/), logLevel).toHaveLength(logged);
     }
+  });
+
+  test('at warn, a token renewal that fails is a warn line, one that succeeds writes nothing', async () => {
+    const log = recorder();
+    const { client, service } = await harness({ client: { logger: log.logger, logLevel: 'warn' } });
+    service.injectFault({ kind: 'status', status: 401, path: '/auth/api-token' });
+    await rejection(client.auth.accessToken());
+    await client.auth.accessToken();
+    expect(log.lines.map((l) => `${l.level} ${l.message.replace(/in [\d.]+ ms/, 'in … ms')}`)).toEqual([
+      'warn [acme-identity] access token renewal failed (key-pair) in … ms',
+    ]);
+    expect(log.lines[0]!.fields).toMatchObject({ grant: 'key-pair', outcome: 'failed', errorCode: 'ERR_AUTHENTICATION' });
   });
 
   test('ACME_IDENTITY_LOG switches logging on without a code change; a wrong value is warned about, never fatal', async () => {
