@@ -150,12 +150,16 @@ describe('logging', () => {
     const log = recorder();
     const { client, service } = await harness({ client: { logger: log.logger, logLevel: 'warn' } });
     service.injectFault({ kind: 'status', status: 401, path: '/auth/api-token' });
+    // A monotonic clock that moves 25.26 ms each time it is read: the renewal's duration is one step, kept to a tenth.
+    let mono = 1_000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (mono += 25.26));
     await rejection(client.auth.accessToken());
+    clock.mockRestore();
     await client.auth.accessToken();
-    expect(log.lines.map((l) => `${l.level} ${l.message.replace(/in [\d.]+ ms/, 'in … ms')}`)).toEqual([
-      'warn [acme-identity] access token renewal failed (key-pair) in … ms',
+    expect(log.lines.map((l) => `${l.level} ${l.message}`)).toEqual([
+      'warn [acme-identity] access token renewal failed (key-pair) in 25.3 ms',
     ]);
-    expect(log.lines[0]!.fields).toMatchObject({ grant: 'key-pair', outcome: 'failed', errorCode: 'ERR_AUTHENTICATION' });
+    expect(log.lines[0]!.fields).toMatchObject({ grant: 'key-pair', outcome: 'failed', errorCode: 'ERR_AUTHENTICATION', durationMs: 25.3 });
   });
 
   test('ACME_IDENTITY_LOG switches logging on without a code change; a wrong value is warned about, never fatal', async () => {
