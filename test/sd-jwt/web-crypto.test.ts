@@ -13,14 +13,27 @@ import { rejection } from '../fixtures.js';
 import { ISSUER, NOW, at, digest, disclosure, testIssuer, type TestIssuer } from './issuer.js';
 
 vi.mock('../../src/internal/node-crypto.js', () => ({ nodeCrypto: () => null }));
+/** Nor a `Buffer` while the SDK loads (it keeps the one it finds then), as in a browser; the tests' own helpers get it back below. */
+const buffer = vi.hoisted(() => {
+  const found = globalThis.Buffer;
+  Reflect.deleteProperty(globalThis, 'Buffer');
+  return found;
+});
+globalThis.Buffer = buffer;
 
 let issuer: TestIssuer;
 beforeAll(async () => {
   issuer = await testIssuer();
 });
 
-test('the SDK sees no node:crypto in this file', () => {
+test('the SDK sees no node:crypto in this file, and decodes segments without Buffer (by atob, as a browser does)', async () => {
   expect(nodeCrypto()).toBeNull();
+  const decode = vi.spyOn(globalThis, 'atob');
+  const name = disclosure('salt-1', 'given_name', 'Jane');
+  const { claims } = await sdk.verifySdJwt(await issuer.sdJwt({ _sd: [digest(name)] }, [name]), at(issuer.keys));
+  expect(claims['given_name']).toBe('Jane');
+  expect(decode).toHaveBeenCalled();
+  decode.mockRestore();
 });
 
 async function code(promise: Promise<unknown>): Promise<string> {
