@@ -75,7 +75,7 @@ export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** A random identifier of `bytes` random bytes, base64url. */
-export function randomId(bytes = 16): string {
+/** A random identifier of `bytes` random bytes, base64url: each caller says how many it needs. */
+export function randomId(bytes: number): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
