@@ -109,6 +109,9 @@ describe('acme-identity doctor', () => {
       // Set as doctor says: the SDK's read goes through.
       const fixed = await doctor({ readings: { timestampFormat }, config: { timestampFormat } });
       expect(fixed.byName['tenant']?.status).toBe('ok');
+      // With --journey, nothing is created on a service that refuses this format: the run stops at the tenant.
+      const journey = await doctor({ readings: { timestampFormat }, config: { journey: true } });
+      expect(journey.report.checks.filter((check) => check.name.startsWith('journey'))).toEqual([]);
     }
   });
 
@@ -493,6 +496,26 @@ describe('acme-identity doctor', () => {
     expect(report.ok).toBe(false);
     expect(byName['API token']?.status).toBe('ok');
     expect(byName['tenant']).toMatchObject({ status: 'fail', advice: expect.stringContaining('tenant id is wrong') });
+  });
+
+  /** The X-Request-Timestamp format a stamp is written in. */
+  function formatOf(stamp: string): string {
+    if (stamp.includes('T')) return 'iso8601';
+    return stamp.length > 11 ? 'unix-ms' : 'unix-seconds';
+  }
+
+  test('a read refused 401 in every timestamp format: each format is tried alike, and the clock correction, on already, is not tried again', async () => {
+    const stamps: string[] = [];
+    const refusing = (f: (r: Request) => Promise<Response>) => (request: Request) => {
+      if (!new URL(request.url).pathname.includes('/identity/request/')) return f(request);
+      stamps.push(formatOf(request.headers.get('x-request-timestamp') ?? ''));
+      return Promise.resolve(Response.json({ error: { code: 'UNAUTHORIZED', message: 'no' } }, { status: 401 }));
+    };
+    const { byName } = await doctor({ fetch: refusing });
+    expect(byName['tenant']).toMatchObject({ status: 'fail', option: 'tenantId, timestampFormat' });
+    const count = (format: string) => stamps.filter((stamp) => stamp === format).length;
+    expect(count('unix-seconds')).toBeGreaterThan(0);
+    expect([count('unix-seconds'), count('unix-ms')]).toEqual([count('iso8601'), count('iso8601')]);
   });
 
   test('a service whose clock is 10 minutes off: a warning that says how far and which way', async () => {
