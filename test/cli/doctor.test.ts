@@ -339,12 +339,20 @@ describe('acme-identity doctor', () => {
 
   test('--journey: a request created, read back and deleted through the SDK, nothing left behind (#41)', async () => {
     const service = await createFakeService();
-    const report = await runDoctor({ ...soundConfig(service), journey: true });
+    const bodies: Record<string, unknown>[] = [];
+    const capturing = async (request: Request) => {
+      if (request.method === 'POST' && new URL(request.url).pathname.endsWith('/identity/request'))
+        bodies.push(await request.clone().json());
+      return service.fetch(request);
+    };
+    const report = await runDoctor({ ...soundConfig(service), fetch: capturing, journey: true });
     expect(report.checks.filter((c) => c.name.startsWith('journey')).map((c) => [c.name, c.status])).toEqual([
       ['journey: create', 'ok'],
       ['journey: read back', 'ok'],
       ['journey: delete', 'ok'],
     ]);
+    // No email goes to anyone, and the request expires within the hour should the delete fail.
+    expect(bodies).toEqual([expect.objectContaining({ send_email: false, expiry_hours: 1 })]);
     const created = service.requests.find((r) => r.method === 'POST' && r.path === '/identity/request');
     expect(created).toBeDefined();
     expect(service.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
@@ -395,6 +403,15 @@ describe('acme-identity doctor', () => {
         detail: expect.stringContaining(said),
       });
     }
+    // A field the service does not give back at all, or no request_code, is nothing wrong: only one given back differently is.
+    const sparse = await runDoctor({
+      ...soundConfig(service),
+      fetch: readBack((record) => {
+        for (const field of ['phone', 'phone_country_code', 'purpose', 'request_code']) delete record[field];
+      }),
+      journey: true,
+    });
+    expect(sparse.checks.find((c) => c.name === 'journey: read back')?.status).toBe('ok');
   });
 
   test('a service that finds the made-up codes of the tenant probe is a warning, not a pass', async () => {
@@ -489,6 +506,17 @@ describe('acme-identity doctor', () => {
       advice: expect.stringContaining('client id or secret'),
     });
     expect(byName['tenant']).toBeUndefined();
+  });
+
+  test('a key pair refused 403 is said to be not allowed, and a token endpoint failing otherwise gets no 401 advice', async () => {
+    const answering = (status: number) => (f: (r: Request) => Promise<Response>) => (request: Request) =>
+      new URL(request.url).pathname.endsWith('/auth/api-token')
+        ? Promise.resolve(Response.json({ error: { code: 'FORBIDDEN', message: 'no' } }, { status }))
+        : f(request);
+    const forbidden = await doctor({ fetch: answering(403) });
+    expect(forbidden.byName['API token']).toMatchObject({ status: 'fail', advice: expect.stringContaining('not allowed') });
+    const failing = await doctor({ fetch: answering(400) });
+    expect(failing.byName['API token']).toMatchObject({ status: 'fail', advice: expect.stringContaining('see the error code') });
   });
 
   test('a wrong tenant: the token is issued, the tenant check fails with advice', async () => {
