@@ -243,6 +243,21 @@ describe('acme-identity doctor', () => {
     });
   });
 
+  test('a health endpoint answering 404 points at the base URL; one failing otherwise is said to fail the same way in your application', async () => {
+    for (const [status, advice] of [
+      [404, 'check the base URL (it must end in /api/v1)'],
+      [400, 'status.health() fails the same way in your application'],
+    ] as const) {
+      const { byName } = await doctor({
+        fetch: (f) => async (request) =>
+          new URL(request.url).pathname.endsWith('/status/health')
+            ? new Response(status === 404 ? 'Not Found' : 'Bad Request', { status })
+            : f(request),
+      });
+      expect(byName['health'], String(status)).toMatchObject({ status: 'fail', advice });
+    }
+  });
+
   test('an issuer whose discovery does not offer PKCE S256 fails OIDC discovery, saying the helper requires it', async () => {
     const { byName } = await doctor({
       fetch: answerChanged('/.well-known/openid-configuration', (metadata) => ({
