@@ -401,6 +401,8 @@ describe('acme-identity doctor', () => {
     };
     for (const [field, value, said] of [
       ['email', 'someone.else@example.com', 'email differs'],
+      ['phone', '499999999', 'phone differs'],
+      ['phone_country_code', 64, 'phone_country_code differs'],
       ['request_code', 'arc_someone_else', 'request_code is neither code'],
     ] as const) {
       const report = await runDoctor({
@@ -539,6 +541,20 @@ describe('acme-identity doctor', () => {
     expect(report.ok).toBe(false);
     expect(byName['API token']?.status).toBe('ok');
     expect(byName['tenant']).toMatchObject({ status: 'fail', advice: expect.stringContaining('tenant id is wrong') });
+  });
+
+  test('a wrong tenant with the clock correction off: one read, since only a 401 is tried again on the service’s clock', async () => {
+    let reads = 0;
+    const counting = (f: (r: Request) => Promise<Response>) => (request: Request) => {
+      if (new URL(request.url).pathname.includes('/identity/request/')) reads += 1;
+      return f(request);
+    };
+    const { byName } = await doctor({
+      config: { tenantId: 'tenant-of-someone-else', clientOptions: { correctClockSkew: false } },
+      fetch: counting,
+    });
+    expect(byName['tenant']).toMatchObject({ status: 'fail', advice: expect.stringContaining('tenant id is wrong') });
+    expect(reads).toBe(1);
   });
 
   /** The X-Request-Timestamp format a stamp is written in. */
