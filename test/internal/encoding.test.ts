@@ -84,5 +84,10 @@ describe('a file as base64, in every form a service may write it (fromFileBase64
     // A data: prefix is read only where it starts the text.
     for (const text of ['%%%%', 'data:text/plain,aGVsbG8=', 'A', 'AAAAA', 'AA=A', 'AAAAdata:a/b;base64,AAAA'])
       expect(fromFileBase64(text), text).toBeUndefined();
+    // Its media type and parameters are read up to 200 characters: a longer one is no prefix (and no
+    // multi-megabyte text is scanned for one).
+    const parameters = (length: number) => `application/pdf;name=${'n'.repeat(length - 'application/pdf;name='.length)}`;
+    expect(fromFileBase64(`data:${parameters(200)};base64,aGVsbG8=`)).toEqual(new TextEncoder().encode('hello'));
+    expect(fromFileBase64(`data:${parameters(201)};base64,aGVsbG8=`)).toBeUndefined();
   });
 });
