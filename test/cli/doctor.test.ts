@@ -32,6 +32,12 @@ async function doctor(
   return { report, byName, text: formatReport(report, false) };
 }
 
+/** A `doctor({ fetch })` wrapper: `answer()` at a path ending in `path`, the service's own answer elsewhere. */
+function answeredAt(path: string, answer: () => Response) {
+  return (f: (r: Request) => Promise<Response>) => async (request: Request) =>
+    new URL(request.url).pathname.endsWith(path) ? answer() : f(request);
+}
+
 /** A `doctor({ fetch })` wrapper: the JSON answer at a path ending in `path`, changed by `change` (its Date kept). */
 function answerChanged(path: string, change: (body: Record<string, unknown>) => Record<string, unknown>) {
   return (f: (r: Request) => Promise<Response>) => async (request: Request) => {
@@ -231,10 +237,7 @@ describe('acme-identity doctor', () => {
 
   test('a health endpoint answering 503 (the spec names it: service unavailable) is a warning to try later, not a failure of the SDK', async () => {
     const { byName } = await doctor({
-      fetch: (f) => async (request) =>
-        new URL(request.url).pathname.endsWith('/status/health')
-          ? Response.json({ error: { code: 'E2005', type: 'SERVICE_UNAVAILABLE' } }, { status: 503 })
-          : f(request),
+      fetch: answeredAt('/status/health', () => Response.json({ error: { code: 'E2005', type: 'SERVICE_UNAVAILABLE' } }, { status: 503 })),
     });
     expect(byName['health']).toMatchObject({
       status: 'warn',
@@ -249,10 +252,7 @@ describe('acme-identity doctor', () => {
       [400, 'status.health() fails the same way in your application'],
     ] as const) {
       const { byName } = await doctor({
-        fetch: (f) => async (request) =>
-          new URL(request.url).pathname.endsWith('/status/health')
-            ? new Response(status === 404 ? 'Not Found' : 'Bad Request', { status })
-            : f(request),
+        fetch: answeredAt('/status/health', () => new Response(status === 404 ? 'Not Found' : 'Bad Request', { status })),
       });
       expect(byName['health'], String(status)).toMatchObject({ status: 'fail', advice });
     }
@@ -295,10 +295,10 @@ describe('acme-identity doctor', () => {
       [200, 'text/html'],
     ] as const) {
       const { byName } = await doctor({
-        fetch: (f) => async (request) =>
-          new URL(request.url).pathname.endsWith('/docs/spec')
-            ? new Response(JSON.stringify({ openapi: '3.1.0', paths: {} }), { status, headers: { 'content-type': type } })
-            : f(request),
+        fetch: answeredAt(
+          '/docs/spec',
+          () => new Response(JSON.stringify({ openapi: '3.1.0', paths: {} }), { status, headers: { 'content-type': type } }),
+        ),
       });
       expect(byName['contract'], `${status} ${type}`).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
     }
@@ -314,8 +314,7 @@ describe('acme-identity doctor', () => {
     });
     for (const type of ['application/yaml', 'text/yaml; charset=utf-8', 'application/x-yaml', 'application/vnd.oai.openapi']) {
       const { byName } = await doctor({
-        fetch: (f) => async (request) =>
-          new URL(request.url).pathname.endsWith('/docs/spec') ? new Response(changed, { headers: { 'content-type': type } }) : f(request),
+        fetch: answeredAt('/docs/spec', () => new Response(changed, { headers: { 'content-type': type } })),
       });
       expect(byName['contract'], type).toMatchObject({
         status: 'warn',
@@ -325,10 +324,7 @@ describe('acme-identity doctor', () => {
     // YAML that is no OpenAPI document (a list, a scalar, a syntax error) is not compared.
     for (const text of ['- a\n- b\n', 'just text', 'paths: [unclosed']) {
       const { byName } = await doctor({
-        fetch: (f) => async (request) =>
-          new URL(request.url).pathname.endsWith('/docs/spec')
-            ? new Response(text, { headers: { 'content-type': 'application/yaml' } })
-            : f(request),
+        fetch: answeredAt('/docs/spec', () => new Response(text, { headers: { 'content-type': 'application/yaml' } })),
       });
       expect(byName['contract'], text).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
     }
@@ -337,7 +333,7 @@ describe('acme-identity doctor', () => {
   test('a /docs/spec that answers JSON with no paths (a status record, an error object) is not compared, not listed as every operation gone', async () => {
     for (const body of [{ status: 'ok' }, { error: { code: 'E1005', type: 'NOT_FOUND' } }, { openapi: '3.1.0' }]) {
       const { byName } = await doctor({
-        fetch: (f) => async (request) => (new URL(request.url).pathname.endsWith('/docs/spec') ? Response.json(body) : f(request)),
+        fetch: answeredAt('/docs/spec', () => Response.json(body)),
       });
       expect(byName['contract'], JSON.stringify(body)).toMatchObject({ status: 'warn', detail: expect.stringContaining('not compared') });
     }
@@ -345,8 +341,7 @@ describe('acme-identity doctor', () => {
 
   test('a /docs/spec that answers 404 is not read as a contract', async () => {
     const { byName } = await doctor({
-      fetch: (inner) => async (request) =>
-        new URL(request.url).pathname.endsWith('/docs/spec') ? new Response('Not Found', { status: 404 }) : inner(request),
+      fetch: answeredAt('/docs/spec', () => new Response('Not Found', { status: 404 })),
     });
     expect(byName['contract']).toMatchObject({ status: 'warn', detail: expect.stringContaining('answered 404') });
     expect(JSON.stringify(byName['contract'])).not.toContain('npm run');
@@ -526,10 +521,8 @@ describe('acme-identity doctor', () => {
   });
 
   test('a key pair refused 403 is said to be not allowed, and a token endpoint failing otherwise gets no 401 advice', async () => {
-    const answering = (status: number) => (f: (r: Request) => Promise<Response>) => (request: Request) =>
-      new URL(request.url).pathname.endsWith('/auth/api-token')
-        ? Promise.resolve(Response.json({ error: { code: 'FORBIDDEN', message: 'no' } }, { status }))
-        : f(request);
+    const answering = (status: number) =>
+      answeredAt('/auth/api-token', () => Response.json({ error: { code: 'FORBIDDEN', message: 'no' } }, { status }));
     const forbidden = await doctor({ fetch: answering(403) });
     expect(forbidden.byName['API token']).toMatchObject({ status: 'fail', advice: expect.stringContaining('not allowed') });
     const failing = await doctor({ fetch: answering(400) });
