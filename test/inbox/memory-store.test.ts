@@ -4,5 +4,5 @@ import { MemoryInboxStore } from '../../src/inbox/index.js';
 import { storeRules } from './store-rules.js';
 
 describe('MemoryInboxStore', () => {
-  storeRules(async () => new MemoryInboxStore(), { windowOnCallersClock: true, claimsByTokenExpiry: true });
+  storeRules(async () => new MemoryInboxStore(), { windowOnCallersClock: true, leasesOnCallersClock: true, claimsByTokenExpiry: true });
 });

@@ -34,6 +34,8 @@ export interface StoreTraits {
   windowOnCallersClock?: boolean;
   /** A claim takes the entries whose tokens expire first (Redis takes them in the order they came). */
   claimsByTokenExpiry?: boolean;
+  /** A lease runs out at `now + leaseMs` on the caller's clock (Redis measures a message's idle time on its own). */
+  leasesOnCallersClock?: boolean;
   /** A claim carries its request's expected record (Redis and PostgreSQL: a round trip saved; memory has none to save). */
   expectedWithClaim?: boolean;
 }
@@ -163,6 +165,35 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
       expect(first.map((c) => c.record.id).sort()).toEqual(['arc_e10', 'arc_e20']);
       const next = await store.claim('w', 2, 60_000, now);
       expect(next.map((c) => c.record.id).sort()).toEqual(['arc_e30', 'arc_e40']);
+    });
+
+    test('a claim lists its entries in the order they are to be started: the token that expires first, first (#45)', async () => {
+      const store = await make();
+      const now = Date.now();
+      const expiries = [50, 10, 40, 20, 30, 60];
+      for (const [i, minutes] of expiries.entries()) {
+        await store.add(record(`arc_o${minutes}`, { receivedAt: now - 10_000 + i, tokenExpiresAt: now + minutes * 60_000 }), now);
+      }
+      // Some with their expected records, some without: the join keeps the order.
+      for (const minutes of [50, 20]) {
+        await store.expect({ accessRequestCode: `arc_o${minutes}`, identitySessionCode: `isc_o${minutes}`, createdAt: now }, 60_000);
+      }
+      const claims = await store.claim('w', 10, 60_000, now);
+      expect(claims.map((c) => c.record.id)).toEqual(['arc_o10', 'arc_o20', 'arc_o30', 'arc_o40', 'arc_o50', 'arc_o60']);
+    });
+  }
+
+  if (traits.leasesOnCallersClock) {
+    test("a lease ends at its time on the caller's clock, to the millisecond: held until then, taken over and counted pending from then (#45)", async () => {
+      const store = await make();
+      const now = Date.now();
+      await store.add(record('arc_edge'), now);
+      expect(await store.claim('first', 1, 60_000, now)).toHaveLength(1);
+      expect(await store.claim('second', 1, 60_000, now + 59_999)).toEqual([]);
+      expect(await store.stats(now + 59_999)).toMatchObject({ pending: 0, inFlight: 1 });
+      expect(await store.stats(now + 60_000)).toMatchObject({ pending: 1, inFlight: 0 });
+      const [taken] = await store.claim('second', 1, 60_000, now + 60_000);
+      expect(taken?.record.id).toBe('arc_edge');
     });
   }
 
@@ -332,18 +363,25 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
   test('expected requests: recorded, looked up, awaiting until an entry comes or they expire, forgotten', async () => {
     const store = await make();
     const now = Date.now();
-    // Recorded newest first: awaiting lists them oldest first whatever the order they came in.
-    await store.expect({ accessRequestCode: 'arc_b', identitySessionCode: 'isc_b', createdAt: now }, 60_000);
-    await store.expect({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now - 10 }, 60_000);
+    // Recorded newest first, and named so that their names sort the other way round from their
+    // times: awaiting lists them oldest first whatever the order they came in.
+    await store.expect({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now }, 60_000);
+    await store.expect({ accessRequestCode: 'arc_z', identitySessionCode: 'isc_z', createdAt: now - 10 }, 60_000);
     await store.expect({ accessRequestCode: 'arc_old', identitySessionCode: 'isc_old', createdAt: now - 120_000 }, 60_000);
-    expect(await store.expected('arc_a')).toEqual({ accessRequestCode: 'arc_a', identitySessionCode: 'isc_a', createdAt: now - 10 });
+    expect(await store.expected('arc_z')).toEqual({ accessRequestCode: 'arc_z', identitySessionCode: 'isc_z', createdAt: now - 10 });
     expect(await store.expected('arc_none')).toBeUndefined();
-    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a', 'arc_b']);
-    expect((await store.awaiting(1, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a']);
-    await store.add(record('arc_a'), now);
-    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_b']);
-    await store.unexpect('arc_b');
+    // Past its time, it is still looked up until a sweep (awaiting's) forgets it.
+    expect(await store.expected('arc_old')).toMatchObject({ identitySessionCode: 'isc_old' });
+    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_z', 'arc_a']);
+    expect(await store.expected('arc_old')).toBeUndefined();
+    expect((await store.awaiting(1, now)).map((r) => r.accessRequestCode)).toEqual(['arc_z']);
+    await store.add(record('arc_z'), now);
+    expect((await store.awaiting(10, now)).map((r) => r.accessRequestCode)).toEqual(['arc_a']);
+    await store.unexpect('arc_a');
     expect(await store.awaiting(10, now)).toEqual([]);
+    expect(await store.expected('arc_a')).toBeUndefined();
+    // The sweep forgets only what is past its time.
+    expect(await store.expected('arc_z')).toMatchObject({ identitySessionCode: 'isc_z' });
   });
 
   test("a claim that carries its request's expected record carries what expected() answers: the record kept, or null for none (#44)", async () => {

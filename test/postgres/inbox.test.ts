@@ -82,7 +82,7 @@ const verifying: InboxClient = {
 };
 
 describe('the inbox store rules: PostgreSQL', () => {
-  storeRules(() => store(), { windowOnCallersClock: true, claimsByTokenExpiry: true, expectedWithClaim: true });
+  storeRules(() => store(), { windowOnCallersClock: true, leasesOnCallersClock: true, claimsByTokenExpiry: true, expectedWithClaim: true });
 });
 
 describe('the reconciler on PostgreSQL', () => {
@@ -145,6 +145,26 @@ describe('the PostgreSQL store', () => {
       now,
     ]);
     expect(await made.state('arc_verified', now)).toEqual({ state: 'verified', at: now });
+  });
+
+  test("the reconciler's sweep deletes the rows past their time, to the millisecond: expected requests and return-page references; the rest stay (#45)", async () => {
+    const name = await schema();
+    const made = await store(name);
+    const now = Date.now();
+    const codes = async (table: string, column: string) =>
+      (await pool().query(`SELECT ${column} AS code FROM ${name}.${table} ORDER BY ${column}`)).rows.map(
+        (row: { code: string }) => row.code,
+      );
+    await made.refer('ref_ends', 'arc_ends', now + 1_000);
+    await made.refer('ref_stays', 'arc_stays', now + 1_001);
+    await made.expect({ accessRequestCode: 'arc_ends', identitySessionCode: 'isc_ends', createdAt: now }, 1_000);
+    await made.expect({ accessRequestCode: 'arc_stays', identitySessionCode: 'isc_stays', createdAt: now }, 1_001);
+    await made.awaiting(10, now + 999);
+    expect(await codes('inbox_references', 'reference')).toEqual(['ref_ends', 'ref_stays']);
+    expect(await codes('inbox_expected', 'code')).toEqual(['arc_ends', 'arc_stays']);
+    await made.awaiting(10, now + 1_000);
+    expect(await codes('inbox_references', 'reference')).toEqual(['ref_stays']);
+    expect(await codes('inbox_expected', 'code')).toEqual(['arc_stays']);
   });
 
   test('the connection of a transaction your handler holds is ended by the server: completeWith rejects, nothing is settled, and the process lives on', async () => {

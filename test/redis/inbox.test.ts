@@ -49,6 +49,11 @@ async function connect(kind: (typeof kinds)[number], url = server.url): Promise<
   return node;
 }
 
+/** One command on either client, as the store sends it. */
+function command(client: RedisClientLike, name: string, ...args: string[]): Promise<unknown> {
+  return 'isOpen' in client ? client.sendCommand([name, ...args]) : (client as Redis).call(name, ...args);
+}
+
 let prefixes = 0;
 const prefix = () => `inbox-test-${++prefixes}:`;
 
@@ -134,8 +139,7 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
 
   test('a request handed over leaves only its done key: its record (and the sealed token in it) is deleted at once, not kept until the window ends', async () => {
     const real = await connect(kind);
-    const keys = (pattern: string) =>
-      ('isOpen' in real ? real.sendCommand(['KEYS', pattern]) : (real as Redis).call('KEYS', pattern)) as Promise<string[]>;
+    const keys = (pattern: string) => command(real, 'KEYS', pattern) as Promise<string[]>;
     const at = prefix();
     const store = new RedisInboxStore(real, { prefix: at });
     const now = Date.now();
@@ -144,6 +148,35 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     const [claim] = await store.claim('w', 1, 60_000, now);
     await store.complete(claim!, 60_000, now, 'verified');
     expect(await keys(`${at}*arc_gone*`)).toEqual([`${at}{inbox}:done:arc_gone`]);
+  });
+
+  test("what the store keeps ends on Redis's clock at its time: a return page's reference at its until, a dead entry after deadLetterTtlSeconds (#45)", async () => {
+    const real = await connect(kind);
+    const at = prefix();
+    const store = new RedisInboxStore(real, { prefix: at, deadLetterTtlSeconds: 60 });
+    const now = Date.now();
+    await store.refer('ref_ttl', 'arc_ttl', now + 10_000);
+    const referenceTtl = Number(await command(real, 'PTTL', `${at}{inbox}:ref:ref_ttl`));
+    expect(referenceTtl).toBeGreaterThan(0);
+    expect(referenceTtl).toBeLessThanOrEqual(10_000);
+    await store.add(record('arc_buried'), now);
+    const [claim] = await store.claim('w', 1, 60_000, now);
+    await store.bury(claim!, { record: claim!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'E', message: 'm', deadAt: now });
+    const deadTtl = Number(await command(real, 'PTTL', `${at}{inbox}:e:arc_buried`));
+    expect(deadTtl).toBeGreaterThan(50_000);
+    expect(deadTtl).toBeLessThanOrEqual(60_000);
+  });
+
+  test('a message whose entry is gone (evicted, or deleted by hand) is dropped by the claim that meets it: not handed out, not left in flight, not kept in the stream (#45)', async () => {
+    const real = await connect(kind);
+    const at = prefix();
+    const store = new RedisInboxStore(real, { prefix: at });
+    const now = Date.now();
+    await store.add(record('arc_evicted'), now);
+    await command(real, 'DEL', `${at}{inbox}:e:arc_evicted`);
+    expect(await store.claim('w', 5, 60_000, now)).toEqual([]);
+    expect(await store.stats(now)).toMatchObject({ inFlight: 0 });
+    expect(Number(await command(real, 'XLEN', `${at}{inbox}:stream`))).toBe(0);
   });
 
   test('the dead letters are trimmed near maxDeadLetters (Redis trims whole stream nodes, of 100 entries at most: so at most 100 over)', async () => {
