@@ -54,6 +54,8 @@ export class ReturnPageError extends Error {
  */
 // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one loop over the page's two ways to wait (Server-Sent Events, then long polling) and the stop conditions they share; split, the conditions would be written twice
 export async function awaitIdentity(statusUrl: string | URL, options: AwaitIdentityOptions = {}): Promise<ReturnPageState> {
+  // A signal aborted already: an EventSource would never hear of it.
+  options.signal?.throwIfAborted();
   const here = typeof location === 'undefined' ? undefined : location.href;
   const url = new URL(statusUrl, here);
   const reference = options.reference ?? (here ? new URL(here).searchParams.get(RETURN_PARAMETER) : null);

@@ -214,6 +214,17 @@ describe('awaitIdentity by Server-Sent Events', () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
+  test('a signal aborted before the call rejects with its reason at once: no stream is opened, nothing is polled', async () => {
+    vi.stubGlobal('EventSource', ScriptedEventSource);
+    ScriptedEventSource.last = undefined;
+    const { fetch } = scripted([]);
+    vi.stubGlobal('fetch', fetch);
+    const reason = new Error('the page was left');
+    await expect(awaitIdentity(STATUS, { reference: 'ref-1', signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(ScriptedEventSource.last).toBeUndefined();
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
   test('a stream that cannot be opened (closed on its error) is given up for long polling, which goes on from the state it saw', async () => {
     vi.stubGlobal('EventSource', ScriptedEventSource);
     const { fetch, asked } = scripted([state('verified', true)]);
