@@ -38,6 +38,15 @@ function answeredAt(path: string, answer: () => Response) {
     new URL(request.url).pathname.endsWith(path) ? answer() : f(request);
 }
 
+/**
+ * A `doctor({ fetch })` wrapper: each request to a path containing `path` is shown to `see`; what
+ * `see` answers is the answer, and the service answers when it answers nothing.
+ */
+function watchedAt(path: string, see: (request: Request) => Response | undefined) {
+  return (f: (r: Request) => Promise<Response>) => async (request: Request) =>
+    (new URL(request.url).pathname.includes(path) ? see(request) : undefined) ?? f(request);
+}
+
 /** A `doctor({ fetch })` wrapper: the JSON answer at a path ending in `path`, changed by `change` (its Date kept). */
 function answerChanged(path: string, change: (body: Record<string, unknown>) => Record<string, unknown>) {
   return (f: (r: Request) => Promise<Response>) => async (request: Request) => {
@@ -538,10 +547,10 @@ describe('acme-identity doctor', () => {
 
   test('a wrong tenant with the clock correction off: one read, since only a 401 is tried again on the service’s clock', async () => {
     let reads = 0;
-    const counting = (f: (r: Request) => Promise<Response>) => (request: Request) => {
-      if (new URL(request.url).pathname.includes('/identity/request/')) reads += 1;
-      return f(request);
-    };
+    const counting = watchedAt('/identity/request/', () => {
+      reads += 1;
+      return undefined;
+    });
     const { byName } = await doctor({
       config: { tenantId: 'tenant-of-someone-else', clientOptions: { correctClockSkew: false } },
       fetch: counting,
@@ -558,11 +567,10 @@ describe('acme-identity doctor', () => {
 
   test('a read refused 401 in every timestamp format: each format is tried alike, and the clock correction, on already, is not tried again', async () => {
     const stamps: string[] = [];
-    const refusing = (f: (r: Request) => Promise<Response>) => (request: Request) => {
-      if (!new URL(request.url).pathname.includes('/identity/request/')) return f(request);
+    const refusing = watchedAt('/identity/request/', (request) => {
       stamps.push(formatOf(request.headers.get('x-request-timestamp') ?? ''));
-      return Promise.resolve(Response.json({ error: { code: 'UNAUTHORIZED', message: 'no' } }, { status: 401 }));
-    };
+      return Response.json({ error: { code: 'UNAUTHORIZED', message: 'no' } }, { status: 401 });
+    });
     const { byName } = await doctor({ fetch: refusing });
     expect(byName['tenant']).toMatchObject({ status: 'fail', option: 'tenantId, timestampFormat' });
     const count = (format: string) => stamps.filter((stamp) => stamp === format).length;
