@@ -281,6 +281,8 @@ describe('OIDC helper: the flow against the fake', () => {
     const result = await oidc.finishSignIn(await s.visit(url), transaction, { userinfo: true });
     expect(result.userinfo).toMatchObject({ sub: result.claims.sub, 'acmeidentity.given_name': expect.any(String) });
     expect(await oidc.userinfo(result)).toEqual(result.userinfo);
+    // Through the options' fetch, as every other request of the sign-in.
+    expect(s.calls(/\/userinfo$/)).toBe(2);
   });
 
   test.each(['flat', 'acme', 'nested'] as const)(
@@ -339,6 +341,8 @@ describe('OIDC helper: the flow against the fake', () => {
       const { url, transaction } = await oidc.startSignIn();
       const error = await rejection(oidc.finishSignIn(await s.visit(url), transaction, { userinfo: true }));
       expect(error).toBeInstanceOf(OidcError);
+      // Refused by the userinfo step itself (oauth4webapi's https: rule), before any request is made.
+      expect(error).toMatchObject({ code: 'ERR_OIDC_USERINFO' });
       const { message } = error as OidcError;
       expect(message).not.toContain('access token was sent');
       expect(message).not.toContain('\n');
