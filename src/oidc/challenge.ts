@@ -12,7 +12,8 @@ import { mapFailure, oauthError } from './failures.js';
  */
 export function mapChallenge(e: unknown, fallback: OidcErrorCode): OidcError {
   if (!(e instanceof WWWAuthenticateChallengeError)) return mapFailure(e, fallback);
-  const [challenge] = e.cause;
+  // Several challenges (`Basic realm="…", Bearer error="…"`): the first that names an error says it.
+  const challenge = e.cause.find((each) => each.parameters['error'] !== undefined) ?? e.cause[0];
   // Without an `error` parameter (`Basic realm="…"`), a 401 is what RFC 6749 §5.2 and RFC 6750 §3.1 name it.
   const { error = fallback === 'ERR_OIDC_TOKEN' ? 'invalid_client' : 'invalid_token', error_description } = challenge?.parameters ?? {};
   return oauthError(fallback, { error, ...(error_description !== undefined ? { error_description } : {}), status: e.status });

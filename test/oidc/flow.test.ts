@@ -415,6 +415,31 @@ describe('OIDC helper: the flow against the fake', () => {
       status: 401,
     });
   });
+
+  test('several challenges in one answer: the first that names an error says it, whichever scheme comes first', async () => {
+    const s = await oidcSetup();
+    const oidc = s.client();
+    const { url, transaction } = await oidc.startSignIn();
+    const result = await oidc.finishSignIn(await s.visit(url), transaction);
+    for (const [header, error, description] of [
+      ['Basic realm="acme", Bearer error="invalid_token", error_description="revoked"', 'invalid_token', 'revoked'],
+      ['Bearer error="insufficient_scope", Basic realm="acme"', 'insufficient_scope', undefined],
+      ['Bearer error="invalid_token", Bearer error="insufficient_scope"', 'invalid_token', undefined],
+    ] as const) {
+      server.use(
+        http.get(
+          `${s.service.authUrl}/oauth/oidc/userinfo`,
+          () => new HttpResponse(null, { status: 401, headers: { 'www-authenticate': header } }),
+          {
+            once: true,
+          },
+        ),
+      );
+      const refused = await rejection(oidc.userinfo(result));
+      expect(refused).toMatchObject({ code: 'ERR_OIDC_USERINFO', error, status: 401 });
+      expect((refused as OidcError).errorDescription).toBe(description);
+    }
+  });
 });
 
 describe('OIDC helper: discovery', () => {
