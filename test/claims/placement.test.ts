@@ -89,6 +89,26 @@ describe('claims wherever a sign-in put them', () => {
     );
   });
 
+  test('property: one value written in two places as two copies, keys in another order, is read once: the same JSON, not the same object', () => {
+    /** A copy of a JSON value with every object's keys in the reverse order. */
+    const reversed = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reversed);
+      if (value === null || typeof value !== 'object') return value;
+      return Object.fromEntries(
+        Object.entries(value)
+          .map(([name, inner]) => [name, reversed(inner)])
+          .reverse(),
+      );
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom<Placement>('acme', 'nested'), (value, placement) => {
+        const key = 'vevortw.x_1';
+        const both = { ...written({ [key]: reversed(value) }, placement), [key]: value };
+        expect(readClaim(both, key)).toEqual(value);
+      }),
+    );
+  });
+
   test('decoded as the identity response is: a JSON name, "No" for is_pep, in any placement', () => {
     const claims = { 'acmeidentity.name': '{"first_name":"Jane","last_name":"Citizen"}', 'sanctionscheck.is_pep': 'No' };
     for (const placement of ['flat', 'acme', 'nested'] as const) {
