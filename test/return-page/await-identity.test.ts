@@ -89,12 +89,12 @@ describe('awaitIdentity by long polling', () => {
   test('a 404 rejects at once with ReturnPageError; six failed answers in a row reject, five do not (pauses of 1, 2, 4, 8, 16 s)', async () => {
     const notFound = await run([404]);
     expect(notFound.error).toBeInstanceOf(ReturnPageError);
-    expect(notFound.error).toMatchObject({ status: 404 });
+    expect(notFound.error).toMatchObject({ status: 404, message: 'the status endpoint knows no request for this reference' });
     expect(notFound.asked).toHaveLength(1);
 
     const six = await run([503, 503, 503, 503, 503, 503, state('verified', true)]);
     expect(six.error).toBeInstanceOf(ReturnPageError);
-    expect(six.error).toMatchObject({ status: 503 });
+    expect(six.error).toMatchObject({ status: 503, message: 'the status endpoint answered 503' });
     expect(six.asked).toHaveLength(6);
 
     const five = await run([500, 502, 503, 504, 429, state('verified', true)]);
@@ -133,6 +133,31 @@ describe('awaitIdentity by long polling', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  test('an abort while a long poll is in flight cancels it, and rejects with the signal’s reason at once, with no pause first', async () => {
+    const controller = new AbortController();
+    const reason = new Error('the page was left');
+    const signals: (AbortSignal | null | undefined)[] = [];
+    const fetch = vi.fn((_input: RequestInfo | URL, init?: RequestInit) => {
+      signals.push(init?.signal);
+      if (signals.length === 1) return Promise.resolve(Response.json(state('awaiting')));
+      // The long poll: held until its signal ends it, as fetch is.
+      return new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason), { once: true });
+      });
+    });
+    vi.stubGlobal('fetch', fetch);
+    const settled = awaitIdentity(STATUS, { reference: 'ref-1', signal: controller.signal }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(signals[1]).toBe(controller.signal);
+    controller.abort(reason);
+    await vi.advanceTimersByTimeAsync(0);
+    // No pause is waited after a poll the page itself ended.
+    expect(vi.getTimerCount()).toBe(0);
+    expect(await settled).toBe(reason);
+    expect(fetch).toHaveBeenCalledTimes(2);
   });
 
   test('an abort between tries rejects with the signal’s reason, and nothing more is asked', async () => {
