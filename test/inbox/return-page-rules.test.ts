@@ -109,6 +109,11 @@ describe('answers', () => {
     expect([head.status, head.headers.get('content-type')]).toEqual([200, 'application/json']);
   });
 
+  test('a query naming two references is answered for the first, as the page reads its own', async () => {
+    const { get } = pageOn();
+    expect((await get('arc_1', `&${RETURN_PARAMETER}=forged`)).status).toBe(200);
+  });
+
   test('a reference that does not open: 404 saying only that there is no request for it', async () => {
     const { page } = pageOn();
     const answer = await page.fetch(new Request(`https://rp.example/status?${RETURN_PARAMETER}=forged`));
@@ -230,8 +235,8 @@ describe('Server-Sent Events, on a controlled clock', () => {
     expect(waits.map((w) => w.options.timeoutMs)).toEqual([15_000, 15_000, 15_000, 15_000]);
   });
 
-  test('the state now, then each change; closed at a final state', async () => {
-    const { get, setNext } = pageOn();
+  test('the state now, then each change, each wait since the state last sent; closed at a final state', async () => {
+    const { get, setNext, waits } = pageOn();
     const coming: RequestOutcome[] = [
       { state: 'processing', at: T0 + 1, final: false },
       { state: 'verified', at: T0 + 2, final: true },
@@ -243,12 +248,16 @@ describe('Server-Sent Events, on a controlled clock', () => {
       'event {"state":"processing","at":1800000000001,"final":false,"offRamp":true}',
       'event {"state":"verified","at":1800000000002,"final":true,"offRamp":true}',
     ]);
+    expect(waits.map((w) => w.options.since)).toEqual(['awaiting', 'processing']);
   });
 
   test('waited counts the time the page waited before the stream opened', async () => {
     const { get } = pageOn({ lateAfterSeconds: 20, streamSeconds: 20 });
     const answer = await get('arc_1', '&waited=6', { headers: { accept: 'text/event-stream' } });
     expect(blocksOf(answer.body).map((b) => b.includes('"service"'))).toEqual([false, true, false]);
+    // A time waited below 0 (a page's clock, or a forged query) counts as 0, never against the time the stream waits.
+    const negative = await get('arc_1', '&waited=-50', { headers: { accept: 'text/event-stream' } });
+    expect(blocksOf(negative.body).map((b) => b.includes('"service"'))).toEqual([false, false, true]);
   });
 });
 
