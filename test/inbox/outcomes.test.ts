@@ -139,6 +139,36 @@ describe('sealed references', () => {
     expect(await page.openReference(sealed)).toBeUndefined();
   });
 
+  test("a reference bound on a clock behind the one that sealed it (another instance's) ends when the store's record does, before its seal", async () => {
+    const { page, clock } = outcomesOn();
+    const { reference, return_url } = await page.returnUrls(URLS);
+    clock.now = T0 - 5_000;
+    await page.bind(reference, 'arc_1');
+    const sealed = new URL(return_url).searchParams.get(RETURN_PARAMETER) ?? '';
+    clock.now = T0 + TTL - 5_001;
+    expect(await page.openReference(sealed)).toEqual({ accessRequestCode: 'arc_1', offRamp: false });
+    clock.now = T0 + TTL - 5_000;
+    expect(await page.openReference(sealed)).toBeUndefined();
+  });
+
+  test('returnUrls replaces an acme_ref the given URL already carries (one copied from an earlier request), keeping its other parameters', async () => {
+    const { page } = outcomesOn();
+    const { reference, return_url, off_ramp_url } = await page.returnUrls({
+      returnUrl: `https://rp.example/r?${RETURN_PARAMETER}=earlier&step=2`,
+      offRampUrl: `https://rp.example/o?${RETURN_PARAMETER}=earlier`,
+    });
+    await page.bind(reference, 'arc_1');
+    for (const [url, offRamp] of [
+      [return_url, false],
+      [off_ramp_url, true],
+    ] as const) {
+      const params = new URL(url).searchParams;
+      expect(params.getAll(RETURN_PARAMETER)).toHaveLength(1);
+      expect(await page.openReference(params.get(RETURN_PARAMETER) ?? '')).toEqual({ accessRequestCode: 'arc_1', offRamp });
+    }
+    expect(new URL(return_url).searchParams.get('step')).toBe('2');
+  });
+
   test('the time sealed in a new reference is the reference TTL to the millisecond, however long the store would keep it', async () => {
     const store = new MemoryInboxStore();
     const { page, clock } = outcomesOn(store);
