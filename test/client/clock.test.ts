@@ -50,6 +50,18 @@ describe('ServiceClock', () => {
     expect(service.offsetMs()).toBe(0);
   });
 
+  test("property: a token's iat teaches the offset when it is 3 s or more either way, and nothing within that", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -600, max: 600 }), (seconds) => {
+        const { service } = clock();
+        service.learnFromToken(tokenIssuedAt(T0 + seconds * 1000));
+        const expected = Math.abs(seconds) >= 3 ? seconds * 1000 : 0;
+        expect(service.offsetMs()).toBe(expected);
+      }),
+      { examples: [[3], [-3], [2], [-2]] },
+    );
+  });
+
   test("a token's iat teaches the offset from 3 s (a second more than a Date, for its truncation), and nothing once a Date came", () => {
     const ahead = clock();
     ahead.service.learnFromToken(tokenIssuedAt(T0 + 5_000));
