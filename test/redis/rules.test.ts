@@ -300,6 +300,11 @@ describe('RedisReplayStore', () => {
     expect(claim?.record).toEqual(entry);
     await inbox.complete(claim!, 60_000, now, 'verified');
     expect(await inbox.state('arc_bytes', now)).toMatchObject({ state: 'verified' });
+    // A dead letter is read from a stream entry's fields, two arrays deep, by their names.
+    await inbox.add(record('arc_dead_bytes'), now);
+    const [dying] = await inbox.claim('w', 1, 60_000, now);
+    await inbox.bury(dying!, { record: dying!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'E', message: 'm', deadAt: now });
+    expect((await inbox.deadLetters(10)).map((letter) => letter.record.id)).toEqual(['arc_dead_bytes']);
   });
 
   test('a claim holds the delivery for its lease, a completion for its ttl, to the second', async () => {
