@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { createClient, RESP_TYPES } from 'redis';
-import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
 import { ConfigurationError } from '../../src/index.js';
 import type { StoredToken } from '../../src/client/tokens.js';
@@ -104,6 +104,19 @@ describe('how commands go', () => {
     const silent = { isOpen: true, isReady: true, sendCommand: () => new Promise<never>(() => undefined) };
     const store = new RedisStateStore(silent, { commandTimeoutMs: 20 });
     await expect(store.use('s', 1_000)).rejects.toThrow('Redis did not answer SET within 20 ms');
+  });
+
+  test('a command answered, or refused, in time leaves no deadline timer behind (none holds the process for commandTimeoutMs)', async () => {
+    vi.useFakeTimers();
+    try {
+      const answering = { isOpen: true, isReady: true, sendCommand: async () => 'OK' };
+      expect(await new RedisStateStore(answering, { commandTimeoutMs: 5_000 }).use('s', 1_000)).toBe(true);
+      const refusing = { isOpen: true, isReady: true, sendCommand: async () => Promise.reject(new Error('ERR refused')) };
+      await expect(new RedisStateStore(refusing, { commandTimeoutMs: 5_000 }).use('s', 1_000)).rejects.toThrow('ERR refused');
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('a reply that came in time but waited behind CPU work past commandTimeoutMs is taken, not refused as late (#44)', async () => {
