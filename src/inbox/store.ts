@@ -102,7 +102,11 @@ export interface InboxStore<Transaction = unknown> {
    * handed over (a pending entry takes the token that expires later). One round trip to a remote store.
    */
   add(record: InboxRecord, now: number): Promise<'added' | 'revived' | 'duplicate'>;
-  /** Takes up to `max` entries due at `now` for `leaseMs`, those whose holder's lease ran out included. */
+  /**
+   * Takes up to `max` entries due at `now` for `leaseMs`, those whose holder's lease ran out
+   * included, listed in the order they are to be started: the token that expires first, first
+   * (the memory and PostgreSQL stores; Redis takes them in the order they came).
+   */
   claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]>;
   /** Whether `claim` still holds its entry (its lease is then renewed); false once another worker took it over. */
   renew(worker: string, claim: InboxClaim, leaseMs: number, now: number): Promise<boolean>;
