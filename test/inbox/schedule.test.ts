@@ -22,7 +22,9 @@ const POLL = 1_000;
 const RECONCILE = 60_000;
 
 /** A schedule over a store that can wake it, counting passes and reconciliations; `pass` may hold a pass open. */
-function setup(options: { subscribe?: 'works' | 'fails' | 'none'; leaseHeld?: boolean; reconcileFails?: boolean } = {}) {
+function setup(
+  options: { subscribe?: 'works' | 'fails' | 'none'; leaseHeld?: boolean; reconcileFails?: boolean; passTakesATurn?: boolean } = {},
+) {
   const lines: { level: string; message: string; fields: unknown }[] = [];
   // Each line as it reads without the SDK's `[acme-identity] ` prefix.
   const at = (level: string) => (message: string, fields: unknown) =>
@@ -62,6 +64,8 @@ function setup(options: { subscribe?: 'works' | 'fails' | 'none'; leaseHeld?: bo
     runOnce: async () => {
       passes += 1;
       await gate;
+      // A pass that takes a turn of the (fake) event loop, as a store's round trip does.
+      if (options.passTakesATurn) await new Promise<void>((resolve) => setImmediate(resolve));
       return 0;
     },
     reconcile: async () => {
@@ -132,6 +136,25 @@ describe('the inbox schedule', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(s.passes()).toBe(3);
     await s.schedule.stop();
+  });
+
+  // Before the next test: a schedule that never stopped passing would hang a test whose passes take no turn.
+  test('the pass a wake-up asked for is one pass: the schedule then waits for its poll, never passing again and again', async () => {
+    // Immediates on the fake clock too: a pass's turn then comes at the time it was asked for.
+    vi.useRealTimers();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'Date'] });
+    const s = setup({ passTakesATurn: true });
+    const release = s.hold();
+    s.schedule.start();
+    await vi.advanceTimersByTimeAsync(0);
+    s.wake();
+    release();
+    // A schedule that passed again and again would run the fake clock's immediates out here.
+    await vi.advanceTimersByTimeAsync(POLL - 1);
+    expect(s.passes()).toBe(2);
+    const stopping = s.schedule.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    await stopping;
   });
 
   test('wake-ups during a pass make one more pass right after it, however many came', async () => {
