@@ -256,13 +256,11 @@ describe('acme-identity doctor', () => {
   });
 
   test('a health endpoint answering 404 points at the base URL; one failing otherwise is said to fail the same way in your application', async () => {
-    for (const [status, advice] of [
-      [404, 'check the base URL (it must end in /api/v1)'],
-      [400, 'status.health() fails the same way in your application'],
+    for (const [status, body, advice] of [
+      [404, 'Not Found', 'check the base URL (it must end in /api/v1)'],
+      [400, 'Bad Request', 'status.health() fails the same way in your application'],
     ] as const) {
-      const { byName } = await doctor({
-        fetch: answeredAt('/status/health', () => new Response(status === 404 ? 'Not Found' : 'Bad Request', { status })),
-      });
+      const { byName } = await doctor({ fetch: answeredAt('/status/health', () => new Response(body, { status })) });
       expect(byName['health'], String(status)).toMatchObject({ status: 'fail', advice });
     }
   });

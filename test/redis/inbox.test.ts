@@ -237,10 +237,7 @@ describe.each(kinds)('the inbox on Redis, with %s', (kind) => {
     const arc = await create();
     const payload = await sandbox.service.approve(arc);
     await deliver(payload);
-    const kept =
-      'isOpen' in redis
-        ? await redis.sendCommand(['HGET', `sealed-${kind}:{inbox}:e:${arc}`, 'rec'])
-        : await (redis as Redis).call('HGET', `sealed-${kind}:{inbox}:e:${arc}`, 'rec');
+    const kept = await command(redis, 'HGET', `sealed-${kind}:{inbox}:e:${arc}`, 'rec');
     expect(String(kept)).toContain('"token":"v1.');
     expect(String(kept)).not.toContain(payload.access_token);
     await inbox.runOnce();
