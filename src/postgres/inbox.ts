@@ -72,6 +72,7 @@ export function postgresInboxMigration(prefix = 'acme_identity_'): string {
   dead_at bigint
 );
 CREATE INDEX IF NOT EXISTS ${t.index('entries_due')} ON ${t.entries} (state, next_attempt_at);
+CREATE INDEX IF NOT EXISTS ${t.index('entries_claim')} ON ${t.entries} (token_expires_at) WHERE state = 'pending';
 CREATE TABLE IF NOT EXISTS ${t.done} (id text PRIMARY KEY, until bigint NOT NULL);
 ALTER TABLE ${t.done} ADD COLUMN IF NOT EXISTS outcome text, ADD COLUMN IF NOT EXISTS settled_at bigint;
 CREATE TABLE IF NOT EXISTS ${t.references} (reference text PRIMARY KEY, code text NOT NULL, until bigint NOT NULL);
@@ -196,18 +197,7 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
       // looked like a request never seen, and the identity was handed over twice.
       const held = await query(`SELECT record, state FROM ${t.entries} WHERE id = $1 FOR UPDATE`, [record.id]);
       const row = held.rows[0];
-      if (!row) {
-        const done = await query(`SELECT until FROM ${t.done} WHERE id = $1`, [record.id]);
-        if (done.rows[0] && num(done.rows[0]['until']) > now) return 'duplicate';
-        await query(`DELETE FROM ${t.done} WHERE id = $1`, [record.id]);
-        await query(
-          `INSERT INTO ${t.entries} (id, record, state, next_attempt_at, received_at, token_expires_at) VALUES ($1, $2, 'pending', $3, $4, $5)`,
-          [record.id, JSON.stringify(record), record.nextAttemptAt, record.receivedAt, record.tokenExpiresAt],
-        );
-        // Sent when the transaction commits: the workers listening start on it at once.
-        await query('SELECT pg_notify($1, $2)', [t.channel, '']);
-        return 'added';
-      }
+      if (!row) return (await this.#addNew(query, record, now)) ? 'added' : 'duplicate';
       const kept = row['record'] as InboxRecord;
       if (row['state'] === 'dead') {
         const revived = { ...record, receivedAt: kept.receivedAt };
@@ -229,6 +219,28 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
       }
       return 'duplicate';
     });
+  }
+
+  /**
+   * A delivery with no entry, in one statement (#44: it was four): refused while its request is
+   * remembered as handed over; otherwise the expired memory of it forgotten, its entry written and
+   * the workers woken (`pg_notify`, sent when the transaction commits). One statement reads the
+   * done row on one snapshot, taken after the entry's row was read and locked (see `add`).
+   * Whether the entry was written.
+   */
+  async #addNew(query: PgPoolClientLike['query'], record: InboxRecord, now: number): Promise<boolean> {
+    const t = this.#t;
+    const { rowCount } = await query(
+      `WITH remembered AS (SELECT 1 FROM ${t.done} WHERE id = $1 AND until > $6),
+            forgotten AS (DELETE FROM ${t.done} WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM remembered)),
+            written AS (
+              INSERT INTO ${t.entries} (id, record, state, next_attempt_at, received_at, token_expires_at)
+              SELECT $1, $2::jsonb, 'pending', $3::bigint, $4::bigint, $5::bigint WHERE NOT EXISTS (SELECT 1 FROM remembered)
+              RETURNING id)
+       SELECT pg_notify($7, '') FROM written`,
+      [record.id, JSON.stringify(record), record.nextAttemptAt, record.receivedAt, record.tokenExpiresAt, now, t.channel],
+    );
+    return rowCount === 1;
   }
 
   async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {

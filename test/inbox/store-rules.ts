@@ -110,7 +110,9 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     expect(await store.add(record('arc_1'), now)).toBe('duplicate');
     expect(await store.stats(now)).toMatchObject({ pending: 0, inFlight: 1, dead: 0 });
     await store.complete(claim!, 60_000, now);
+    // Each redelivery of a handed-over request: answering one leaves the request remembered for the next.
     expect(await store.add(record('arc_1'), now)).toBe('duplicate');
+    expect(await store.add(record('arc_1'), now + 1)).toBe('duplicate');
     expect(await store.claim('w1', 10, 60_000, now)).toEqual([]);
     expect(await store.stats(now)).toEqual({ pending: 0, inFlight: 0, dead: 0, oldestAgeMs: 0 });
   });

@@ -28,7 +28,8 @@ class Connection extends EventEmitter implements PgPoolClientLike {
   }
 }
 
-const answered: () => Answer = async () => ({ rows: [], rowCount: 0 });
+/** A server's answer to any statement: no rows; one written for a statement that writes an entry (a new delivery's). */
+const answered = async (text = ''): Answer => ({ rows: [], rowCount: text.includes('INSERT INTO') ? 1 : 0 });
 
 /** A pool whose `connect` does what the test has queued next (by default, a client that answers every query). */
 class Pool implements PgPoolLike {
@@ -60,7 +61,7 @@ describe("a transaction's client (a fake pool)", () => {
     new Connection((text) => {
       if (text.startsWith('SELECT record')) return Promise.reject(new Error('connection terminated'));
       if (text === 'ROLLBACK') return rollback();
-      return answered();
+      return answered(text);
     });
 
   test('committed: given back sound', async () => {
@@ -93,7 +94,7 @@ describe("a transaction's client (a fake pool)", () => {
   const losing = (at: (text: string) => boolean) => {
     const connection: Connection = new Connection((text) => {
       if (lost) return Promise.reject(new Error('Client has encountered a connection error and is not queryable'));
-      if (!at(text)) return answered();
+      if (!at(text)) return answered(text);
       lose();
       return Promise.reject(new Error('Connection terminated unexpectedly'));
     });
@@ -130,9 +131,9 @@ describe("a transaction's client (a fake pool)", () => {
     const pool: PgPoolLike = {
       query: answered,
       connect: async () => ({
-        query: async (text: string) => {
+        query: (text: string) => {
           bare.queries.push(text);
-          return { rows: [], rowCount: 0 };
+          return answered(text);
         },
         release: (destroy?: boolean) => void bare.released.push(destroy),
       }),
