@@ -230,7 +230,7 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
    */
   async #addNew(query: PgPoolClientLike['query'], record: InboxRecord, now: number): Promise<boolean> {
     const t = this.#t;
-    const { rowCount } = await query(
+    const { rows } = await query(
       `WITH remembered AS (SELECT 1 FROM ${t.done} WHERE id = $1 AND until > $6),
             forgotten AS (DELETE FROM ${t.done} WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM remembered)),
             written AS (
@@ -240,7 +240,8 @@ export class PostgresInboxStore implements InboxStore<PgPoolClientLike> {
        SELECT pg_notify($7, '') FROM written`,
       [record.id, JSON.stringify(record), record.nextAttemptAt, record.receivedAt, record.tokenExpiresAt, now, t.channel],
     );
-    return rowCount === 1;
+    // A row for the entry written (its notification's), none for a duplicate: read by the rows, which every pool-like gives.
+    return rows.length === 1;
   }
 
   async claim(worker: string, max: number, leaseMs: number, now: number): Promise<InboxClaim[]> {
