@@ -126,14 +126,15 @@ describe("a transaction's client (a fake pool)", () => {
     expect(connection.listenerCount('error')).toBe(0);
   });
 
-  test('a client without on() (a pool-like of your own) still runs its transactions', async () => {
+  test('a client without on() and without rowCount (a pool-like of your own) still runs its transactions', async () => {
     const bare = { queries: [] as string[], released: [] as Array<boolean | undefined> };
     const pool: PgPoolLike = {
       query: answered,
       connect: async () => ({
-        query: (text: string) => {
+        // Its answers leave rowCount null, as a pool of your own may: a new delivery is still added.
+        query: async (text: string) => {
           bare.queries.push(text);
-          return answered(text);
+          return { ...(await answered(text)), rowCount: null };
         },
         release: (destroy?: boolean) => void bare.released.push(destroy),
       }),
