@@ -28,8 +28,9 @@ class Connection extends EventEmitter implements PgPoolClientLike {
   }
 }
 
-/** A server's answer to any statement: no rows, but the one row of a statement that writes an entry (a new delivery's). */
-const answered = async (text = ''): Answer => (text.includes('INSERT INTO') ? { rows: [{}], rowCount: 1 } : { rows: [], rowCount: 0 });
+/** A server's answer to any statement: no rows, but the one row of the statement that writes a new delivery's entry. */
+const answered = async (text = ''): Answer =>
+  text.includes('INSERT INTO acme_identity_inbox_entries') ? { rows: [{}], rowCount: 1 } : { rows: [], rowCount: 0 };
 
 /** A pool whose `connect` does what the test has queued next (by default, a client that answers every query). */
 class Pool implements PgPoolLike {
