@@ -77,20 +77,35 @@ const NOT_BEFORE_FIELDS = ['nbf', 'validFrom'] as const;
 const NOT_BEFORE_LEEWAY_SECONDS = 2;
 
 /**
+ * Where a verification answer's `data` states the credential's verdict and times: `data` itself
+ * and its `vc` (a JWT's payload, as the spec's "decoded raw verifiable credential JSON" reads);
+ * and its `payload` and that payload's `vc`, for `data` written as a whole decoded JWT
+ * (`{header, payload, signature}`, as jsonwebtoken's `decode(token, {complete: true})` writes it).
+ * A place read needlessly can only refuse; one left unread would return an expired credential.
+ */
+function credentialPlaces(data: Record<string, unknown>): [path: string, record: Record<string, unknown>][] {
+  const places: [string, Record<string, unknown>][] = [];
+  const add = (path: string, record: Record<string, unknown>) => {
+    places.push([path, record]);
+    if (isObject(record['vc'])) places.push([`${path}.vc`, record['vc']]);
+  };
+  add('data', data);
+  if (isObject(data['payload'])) add('data.payload', data['payload']);
+  return places;
+}
+
+/**
  * Refuses a verification answer whose body says the credential did not verify: a verdict field
  * (`valid` or `verified` false, `revoked` true, in any form a boolean is written), a verdict in
  * words (`status` or `verification_status`: `revoked`, `expired`, `pending_acceptance`,
  * `invalid`, `verification_failed`…, in any case), an expiry (`exp`, `expirationDate`,
- * `validUntil`, at the top of `data` or under its `vc`) already past on the service's clock, or a
+ * `validUntil`, in any of {@link credentialPlaces}) already past on the service's clock, or a
  * start (`nbf`, `validFrom`) not yet come on it. A verdict or time that is no boolean or no time
  * is an `InvalidResponseError` naming the field: not read as either. The answer's `data` is kept
  * on the error's `details.data`.
  */
 export function refuseUnverified(result: ApiResult<Record<string, unknown>>, nowMs: number): void {
-  const { data } = result;
-  const places: [path: string, record: Record<string, unknown>][] = [['data', data]];
-  if (isObject(data['vc'])) places.push(['data.vc', data['vc']]);
-  for (const [path, record] of places) {
+  for (const [path, record] of credentialPlaces(result.data)) {
     refuseVerdict(result, path, record);
     refuseVerdictWord(result, path, record);
     refuseExpired(result, path, record, nowMs);

@@ -1,4 +1,5 @@
 /** Credentials of the fake service: submit, verify, file-data and revoke, with the spec's rules. */
+import { decodeProtectedHeader } from 'jose';
 import { signJwt, signedPayload, verifyJwt, type SigningKeys } from './keys.js';
 import { serviceError, uncodedError } from './http.js';
 import { fromBase64, randomId, toBase64 } from '../internal/encoding.js';
@@ -195,8 +196,9 @@ function verdictWord(condition: CredentialRecord['condition'], expired: boolean)
  * errors (404, 410, then 412 with E1011, E1012 or E1009). `signature`: the signature and the
  * service's own conditions checked, the expiry left to the reader (an expired credential answered
  * 200, its `exp` past). `verdict`: 200 with `valid` beside the credential, false for an expired,
- * pending or failed one; `word`: 200 with that verdict in words (`status: 'Expired'`). Not found
- * and revoked stay 404 and 410 under each ("stays revoked").
+ * pending or failed one; `word`: 200 with that verdict in words (`status: 'Expired'`); `decoded`:
+ * as `signature`, the credential written as a decoded JWT (`{header, payload, signature}`). Not
+ * found and revoked stay 404 and 410 under each ("stays revoked").
  */
 export async function verificationAnswer(
   reading: ResolvedReadings['verifyAnswer'],
@@ -214,6 +216,7 @@ export async function verificationAnswer(
   if (reading === 'word') return { ...payload, status: verdictWord(found.condition, expired) };
   if (found.condition === 'pending_acceptance') throw serviceError('E1011', 'Credential pending acceptance');
   if (found.condition === 'verification_failed') throw serviceError('E1012', 'Credential verification failed');
+  if (reading === 'decoded') return { header: decodeProtectedHeader(found.jwt), payload, signature: found.jwt.split('.')[2] };
   return payload;
 }
 

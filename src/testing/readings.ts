@@ -120,9 +120,11 @@ export interface FakeReadings {
    * expiry left to the reader (`signature`: an expired one comes back, its `exp` past); or 200 with
    * a verdict beside the credential (`verdict`: `valid` false, or true when it verifies); or 200
    * with the verdict in words beside it (`word`: `status` `Expired`, `Pending Acceptance`,
-   * `Verification Failed` or `Valid`). Not found and revoked are 404 and 410 under each.
+   * `Verification Failed` or `Valid`); or as `signature` does, the credential written as a whole
+   * decoded JWT, `{header, payload, signature}` (`decoded`: jsonwebtoken's `decode(token,
+   * {complete: true})`, its expiry in `payload`). Not found and revoked are 404 and 410 under each.
    */
-  verifyAnswer?: 'status' | 'signature' | 'verdict' | 'word';
+  verifyAnswer?: 'status' | 'signature' | 'verdict' | 'word' | 'decoded';
   /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
    * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds
@@ -310,7 +312,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
   revokeAnswer: ['revoked', 'empty', 'no-content'],
-  verifyAnswer: ['status', 'signature', 'verdict', 'word'],
+  verifyAnswer: ['status', 'signature', 'verdict', 'word', 'decoded'],
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
   webhookTimestamp: ['seconds', 'milliseconds', 'microseconds'],

@@ -46,9 +46,15 @@ async function answering() {
 
 const CREDENTIAL = { iss: 'https://issuer.example', sub: 'user-1/person-1', vc: { credentialSubject: { name: 'Jane Citizen' } } };
 
-/** Where the verdict or expiry is written: `data` itself, or its `vc`. */
-function placed(place: 'data' | 'data.vc', field: string, value: unknown): Record<string, unknown> {
-  return place === 'data' ? { ...CREDENTIAL, [field]: value } : { ...CREDENTIAL, vc: { ...CREDENTIAL.vc, [field]: value } };
+/** Where a verdict or time may be written: `data` itself, its `vc`, or, `data` written as a decoded JWT (`{header, payload, signature}`), its `payload` and that payload's `vc`. */
+const PLACES = ['data', 'data.vc', 'data.payload', 'data.payload.vc'] as const;
+type Place = (typeof PLACES)[number];
+const anyPlace = () => fc.constantFrom(...PLACES);
+
+/** The credential with `field` set to `value` at `place`. */
+function placed(where: Place, field: string, value: unknown): Record<string, unknown> {
+  const credential = where.endsWith('vc') ? { ...CREDENTIAL, vc: { ...CREDENTIAL.vc, [field]: value } } : { ...CREDENTIAL, [field]: value };
+  return where.startsWith('data.payload') ? { header: { alg: 'RS256', kid: 'k1' }, payload: credential, signature: 'c2ln' } : credential;
 }
 
 describe('a verification answered 200', () => {
@@ -57,7 +63,7 @@ describe('a verification answered 200', () => {
     const verdict = fc
       .record({
         field: fc.constantFrom('valid', 'verified', 'revoked'),
-        place: fc.constantFrom('data' as const, 'data.vc' as const),
+        place: anyPlace(),
         verified: fc.boolean(),
       })
       .chain((c) => booleanForm(c.field === 'revoked' ? !c.verified : c.verified).map((form) => ({ ...c, form })));
@@ -116,22 +122,17 @@ describe('a verification answered 200', () => {
         return { word, text: padded ? ` ${text} ` : text };
       });
     await fc.assert(
-      fc.asyncProperty(
-        spelt,
-        fc.constantFrom('status', 'verification_status'),
-        fc.constantFrom('data' as const, 'data.vc' as const),
-        async ({ word, text }, field, place) => {
-          const data = placed(place, field, text);
-          answer(data);
-          const Expected = WORDS[word];
-          if (Expected === undefined) expect((await client.credentials.verify(ref)).data).toEqual(data);
-          else {
-            const error = await rejection(client.credentials.verify(ref));
-            expect(error).toBeInstanceOf(Expected);
-            expect(error).toMatchObject({ status: 200, details: { data } });
-          }
-        },
-      ),
+      fc.asyncProperty(spelt, fc.constantFrom('status', 'verification_status'), anyPlace(), async ({ word, text }, field, place) => {
+        const data = placed(place, field, text);
+        answer(data);
+        const Expected = WORDS[word];
+        if (Expected === undefined) expect((await client.credentials.verify(ref)).data).toEqual(data);
+        else {
+          const error = await rejection(client.credentials.verify(ref));
+          expect(error).toBeInstanceOf(Expected);
+          expect(error).toMatchObject({ status: 200, details: { data } });
+        }
+      }),
       { numRuns: 120 },
     );
   });
@@ -150,7 +151,7 @@ describe('a verification answered 200', () => {
     const expiry = fc
       .record({
         field: fc.constantFrom('exp', 'expirationDate', 'validUntil'),
-        place: fc.constantFrom('data' as const, 'data.vc' as const),
+        place: anyPlace(),
         // Whole seconds from now: 0 is expired (the service's own rule: now >= time_expires).
         offset: fc.oneof(fc.integer({ min: -10 * 365 * 86_400, max: 0 }), fc.integer({ min: 1, max: 10 * 365 * 86_400 })),
       })
@@ -177,7 +178,7 @@ describe('a verification answered 200', () => {
     const start = fc
       .record({
         field: fc.constantFrom('nbf', 'validFrom'),
-        place: fc.constantFrom('data' as const, 'data.vc' as const),
+        place: anyPlace(),
         // Whole seconds from now: up to 2 s ahead is the same second on a clock known to a second.
         offset: fc.oneof(fc.integer({ min: -10 * 365 * 86_400, max: 2 }), fc.integer({ min: 3, max: 10 * 365 * 86_400 })),
       })
@@ -233,7 +234,7 @@ describe('a verification answered 200', () => {
       }),
     );
     await fc.assert(
-      fc.asyncProperty(unreadable, fc.constantFrom('data' as const, 'data.vc' as const), async ({ field, value }, place) => {
+      fc.asyncProperty(unreadable, anyPlace(), async ({ field, value }, place) => {
         answer(placed(place, field, value));
         const error = await rejection(client.credentials.verify(ref));
         expect(error).toBeInstanceOf(InvalidResponseError);
@@ -260,12 +261,14 @@ describe('the fake under each verifyAnswer reading', () => {
     ['signature', CredentialExpiredError],
     ['verdict', CredentialVerificationFailedError],
     ['word', CredentialExpiredError],
+    ['decoded', CredentialExpiredError],
   ] as const)('%s: an expired credential is refused, a pending one too; a valid one is returned', async (verifyAnswer, expected) => {
     const { client, service } = await harness({ fake: { now: () => NOW_MS, readings: { verifyAnswer } }, client: { now: () => NOW_MS } });
     const expired = (await client.credentials.submit(lapsed())).data.credential_ref;
     expect(await rejection(client.credentials.verify(expired))).toBeInstanceOf(expected);
     const valid = (await client.credentials.submit(credentialInput({ time_expires: NOW + 3600 }))).data.credential_ref;
-    expect((await client.credentials.verify(valid)).data).toMatchObject({ sub: 'user-1/person-1', exp: NOW + 3600 });
+    const credential = { sub: 'user-1/person-1', exp: NOW + 3600 };
+    expect((await client.credentials.verify(valid)).data).toMatchObject(verifyAnswer === 'decoded' ? { payload: credential } : credential);
     service.setCredentialCondition(valid, 'pending_acceptance');
     expect(await rejection(client.credentials.verify(valid))).toBeInstanceOf(
       verifyAnswer === 'verdict' ? CredentialVerificationFailedError : CredentialPendingAcceptanceError,
