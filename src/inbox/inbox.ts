@@ -127,7 +127,12 @@ export interface IdentityInbox {
    * not finished), `not-started`, or `expired`; undefined when it cannot be read.
    */
   askService(accessRequestCode: string): Promise<ServiceView | undefined>;
-  /** The request a return page's `acme_ref` names, and whether it came by the off-ramp; undefined for a reference forged, altered, expired or unknown. */
+  /**
+   * The request a return page's `acme_ref` names, and whether it came by the off-ramp; undefined
+   * for a reference forged, altered, expired or unknown. The value is read as a browser brings it
+   * back from the service: a `+` left unescaped (a space) and parameters the service concatenated
+   * after it (`?status=…`) are undone.
+   */
   openReference(sealed: string): Promise<OpenedReference | undefined>;
   /** Processes every entry due now, and resolves how many were settled. For tests, cron jobs and serverless. */
   runOnce(): Promise<number>;

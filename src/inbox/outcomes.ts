@@ -129,8 +129,20 @@ async function returnUrls(context: OutcomesContext, urls: { returnUrl: string | 
 }
 
 /** The request a sealed reference names, and whether it came by the off-ramp; `undefined` for anything forged, altered, expired or unknown. */
-async function openReference({ key, store, now }: OutcomesContext, sealed: string): Promise<OpenedReference | undefined> {
-  if (!key || typeof sealed !== 'string' || sealed.length > 1_000 || typeof store.referred !== 'function') return undefined;
+/**
+ * The reference in a query value as the person's browser brings it back: how the service sends the
+ * person to `return_url` is not shown, and a sender may leave a `+` of the URL unescaped (read as
+ * a space) or add its own parameters by concatenation (`…acme_ref=v1.…?status=completed`). A
+ * reference's base64 holds neither a space nor a `?`: a space is read as the `+` it was, and what
+ * follows the reference's characters is cut off. The seal still decides what opens.
+ */
+function referenceIn(text: string): string {
+  return /^[A-Za-z0-9+/=.]*/.exec(text.replace(/ /g, '+'))?.[0] ?? '';
+}
+
+async function openReference({ key, store, now }: OutcomesContext, given: string): Promise<OpenedReference | undefined> {
+  if (!key || typeof given !== 'string' || given.length > 1_000 || typeof store.referred !== 'function') return undefined;
+  const sealed = referenceIn(given);
   // One spelling per reference: base64 leaves a few bits of its last character unused, and a
   // reference that differs there is not the one this inbox wrote.
   const bytes = fromBase64(sealed.slice(3));

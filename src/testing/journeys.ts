@@ -146,7 +146,8 @@ export function createJourneys(state: FakeState): Journeys {
         if (action === 'cancel') await cancel(found.accessRequestCode);
         else await approve(found.accessRequestCode, { partiallyComplete: action === 'partial' });
         const target = action === 'partial' ? found.input.off_ramp_url : found.input.return_url;
-        return new Response(null, { status: 303, headers: { location: target } });
+        const outcome = { status: action === 'cancel' ? 'cancelled' : 'completed', access_request_code: found.accessRequestCode };
+        return new Response(null, { status: 303, headers: { location: returnTarget(state.readings.returnUrl, target, outcome) } });
       },
       false,
     ],
@@ -163,4 +164,24 @@ export function createJourneys(state: FakeState): Journeys {
     resend,
     routes,
   };
+}
+
+/** Where the person is sent back to, with the journey's outcome as the `returnUrl` reading writes it. */
+function returnTarget(reading: FakeState['readings']['returnUrl'], url: string, outcome: Record<string, string>): string {
+  const query = new URLSearchParams(outcome).toString();
+  switch (reading) {
+    case 'as-given':
+      return url;
+    case 'appended': {
+      const target = new URL(url);
+      for (const [name, value] of Object.entries(outcome)) target.searchParams.append(name, value);
+      return target.href;
+    }
+    case 'concatenated':
+      return `${url}?${query}`;
+    case 'unescaped': {
+      const decoded = decodeURIComponent(url);
+      return `${decoded}${decoded.includes('?') ? '&' : '?'}${query}`;
+    }
+  }
 }

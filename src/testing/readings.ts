@@ -221,6 +221,15 @@ export interface FakeReadings {
    * status; any other status, and a gateway's `proxy-502`, keep the status they were given.
    */
   errorStatus?: 'status' | 'ok';
+  /**
+   * How the person is sent back to `return_url` (or `off_ramp_url`) once the journey ends, which
+   * the spec does not show: to the URL as given (`as-given`, the default); with `status` and
+   * `access_request_code` added as the URL API adds parameters (`appended`); with them added by
+   * string concatenation, `?` and all, a second `?` when the URL has a query already
+   * (`concatenated`); or with the URL's escapes decoded first, then them added after `&` or `?`
+   * (`unescaped`: a `%2B` in a parameter comes back a raw `+`, which a query reads as a space).
+   */
+  returnUrl?: 'as-given' | 'appended' | 'concatenated' | 'unescaped';
 }
 
 /**
@@ -276,6 +285,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   webhookKey: 'convention',
   specFormat: 'json',
   errorStatus: 'status',
+  returnUrl: 'as-given',
 });
 
 /**
@@ -329,6 +339,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   webhookKey: ['convention', 'decoded', 'text'],
   specFormat: ['json', 'yaml'],
   errorStatus: ['status', 'ok'],
+  returnUrl: ['as-given', 'appended', 'concatenated', 'unescaped'],
 });
 
 /**

@@ -24,7 +24,7 @@ import {
   type ReturnPageState,
 } from '../../src/inbox/index.js';
 import { awaitIdentity, ReturnPageError } from '../../src/return-page/index.js';
-import { DEFAULT_CLIENT, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { DEFAULT_CLIENT, READING_CHOICES, signWebhook, startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { createWebhookVerifier } from '../../src/webhooks/index.js';
 import { person } from '../fixtures.js';
 import { sandboxClient } from '../sandbox-client.js';
@@ -166,6 +166,82 @@ describe('return references', () => {
     });
     await expect(plain.returnUrls({ returnUrl: 'https://rp.example/r', offRampUrl: 'https://rp.example/o' })).rejects.toThrow(
       ConfigurationError,
+    );
+  });
+});
+
+describe('the person brought back by the service, however it writes return_url (the returnUrl reading)', () => {
+  test.each(READING_CHOICES.returnUrl)('%s: the reference the browser reads from the URL opens, on both URLs', async (returnUrl) => {
+    const served = await startSandbox({ fake: { readings: { returnUrl } } });
+    try {
+      const acme = sandboxClient(served);
+      const inbox = createIdentityInbox({
+        client: acme,
+        store: new MemoryInboxStore(),
+        encryptionKey: KEY,
+        logLevel: 'off',
+        reconcileIntervalMs: false,
+        onIdentity: () => undefined,
+      });
+      const page = createReturnPage({ inbox });
+      for (const [action, offRamp] of [
+        ['approve', false],
+        ['partial', true],
+      ] as const) {
+        // A reference with a `+` in it, which a sender that unescapes the URL leaves raw.
+        let urls = await inbox.returnUrls({ returnUrl: 'https://rp.example/return?step=done', offRampUrl: 'https://rp.example/off-ramp' });
+        for (let i = 0; i < 50 && !urls.reference.includes('+'); i++) {
+          urls = await inbox.returnUrls({ returnUrl: 'https://rp.example/return?step=done', offRampUrl: 'https://rp.example/off-ramp' });
+        }
+        people += 1;
+        const { data } = await acme.identityRequests.create(
+          person({
+            email: `back${people}@example.com`,
+            phone: String(710_000_000 + people),
+            return_url: urls.return_url,
+            off_ramp_url: urls.off_ramp_url,
+          }),
+        );
+        await inbox.expect({
+          accessRequestCode: data.access_request_code,
+          identitySessionCode: data.identity_session_code,
+          reference: urls.reference,
+        });
+        const finished = await fetch(`${served.authUrl}/journey/${data.access_request_code}/${action}`, {
+          method: 'POST',
+          redirect: 'manual',
+        });
+        const location = finished.headers.get('location') ?? '';
+        expect(location.startsWith(offRamp ? 'https://rp.example/off-ramp' : 'https://rp.example/return')).toBe(true);
+        // What the page's script reads from its own URL.
+        const brought = new URL(location).searchParams.get(RETURN_PARAMETER) ?? '';
+        expect(await inbox.openReference(brought), `${location}`).toEqual({ accessRequestCode: data.access_request_code, offRamp });
+        expect((await get(page, brought)).status).toBe(200);
+      }
+    } finally {
+      await served.close();
+    }
+  });
+
+  test('property: a reference followed by what a sender concatenates (from a character no reference holds), or with its + read as a space, opens to its request; the reference cut short opens nothing', async () => {
+    const { acme, inbox } = instance(new MemoryInboxStore());
+    let returnRef = '';
+    let arc = '';
+    for (let i = 0; i < 50 && !returnRef.includes('+'); i++) ({ returnRef, arc } = await created(acme, inbox));
+    expect(returnRef).toContain('+');
+    const opened = { accessRequestCode: arc, offRamp: false };
+    expect(await inbox.openReference(returnRef.replace(/\+/g, ' '))).toEqual(opened);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...'?&#%;,!"<>~*()[]{}|\\^`\'-_'), fc.string({ maxLength: 40 }), async (first, rest) => {
+        expect(await inbox.openReference(`${returnRef}${first}${rest}`)).toEqual(opened);
+      }),
+      { seed: 7, numRuns: 60 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: returnRef.length - 1 }), async (end) => {
+        expect(await inbox.openReference(returnRef.slice(0, end))).toBeUndefined();
+      }),
+      { seed: 7, numRuns: 40 },
     );
   });
 });

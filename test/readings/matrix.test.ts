@@ -69,6 +69,7 @@ const ALL_OTHERWISE: FakeReadings = {
   fileEncoding: 'mime',
   specFormat: 'yaml',
   errorStatus: 'ok',
+  returnUrl: 'concatenated',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {
