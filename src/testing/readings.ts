@@ -11,9 +11,11 @@ export interface FakeReadings {
    * Where the webhook payload says what happened ("kinds of event and the complete payload
    * schema: not shown"): `event: 'approved'` (`event`, the default), `type: 'cancelled'` (`type`),
    * `event_type: 'identity.request.approved'` (`dotted`), `status: 'APPROVED'` (`status`), no
-   * field at all (`none`), or Standard Webhooks' envelope `{type, timestamp, data: {…}}` (`envelope`).
+   * field at all (`none`), Standard Webhooks' envelope `{type, timestamp, data: {…}}` (`envelope`),
+   * an event object as Stripe writes one, `{id, object: 'event', type, created, data: {object:
+   * {…}}}` (`object`), or `{event, payload: {…}}` (`payload`).
    */
-  webhookKind?: 'event' | 'type' | 'dotted' | 'status' | 'none' | 'envelope';
+  webhookKind?: 'event' | 'type' | 'dotted' | 'status' | 'none' | 'envelope' | 'object' | 'payload';
   /**
    * How the webhook is signed ("HMAC algorithm, signed content … not shown"): `sha256=` and hex
    * of the body (`prefixed-hex`, the default), bare hex (`hex`), base64 (`base64`), Stripe's
@@ -293,7 +295,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
  * entry reads the spec differently in that one choice. `--reading name=value` on the sandbox.
  */
 export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly NonNullable<FakeReadings[K]>[] } = Object.freeze({
-  webhookKind: ['event', 'type', 'dotted', 'status', 'none', 'envelope'],
+  webhookKind: ['event', 'type', 'dotted', 'status', 'none', 'envelope', 'object', 'payload'],
   webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard', 'rotation', 'timestamped'],
   statusEnvelope: ['bare', 'wrapped'],
   tokenEnvelope: ['wrapped', 'bare'],

@@ -90,6 +90,17 @@ function webhookBody(payload: WebhookPayload, reading: ResolvedReadings['webhook
       return fields;
     case 'envelope':
       return { type: `identity.request.${event}`, timestamp: new Date(nowMs).toISOString(), data: fields };
+    case 'object':
+      return {
+        // One id per event, the same in each redelivery, as Stripe keeps it.
+        id: `evt_${fields.access_request_code}_${event}`,
+        object: 'event',
+        type: `identity_request.${event}`,
+        created: Math.floor(nowMs / 1000),
+        data: { object: { object: 'identity_request', ...fields } },
+      };
+    case 'payload':
+      return { event, payload: fields };
   }
 }
 

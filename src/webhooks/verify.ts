@@ -114,16 +114,58 @@ function parseBody(body: RawBody, bytes: Uint8Array | string): unknown {
 }
 
 /**
- * What a delivery says: its fields at the top, or inside `data` as enveloping senders (Standard
- * Webhooks, Svix) put them; the kind its fields say, read at the top and, for an envelope, in
- * `data` too; the token apart from the payload the event shows.
+ * Where enveloping senders put an event's fields ("the complete payload schema: not shown"):
+ * Standard Webhooks and Svix in `data`, Stripe's event objects in `data.object`, others in
+ * `payload`. Each path is tried only when the fields are not at the top.
+ */
+const ENVELOPES: readonly (readonly string[])[] = [['data'], ['data', 'object'], ['payload']];
+
+/** The objects along `path` from `json` (`json` itself first); fewer when one on the way is no object. */
+function objectsAlong(json: unknown, path: readonly string[]): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = [];
+  let at = json;
+  for (const key of ['', ...path]) {
+    if (key !== '') at = (at as Record<string, unknown>)[key];
+    if (!isObject(at)) break;
+    found.push(at);
+  }
+  return found;
+}
+
+/**
+ * The path to a delivery's fields: none when they are at the top (or the body is no object); else
+ * the first envelope whose object holds `access_request_code`; else `data` when it is an object,
+ * which {@link parsePayload} then refuses naming what it lacks.
+ */
+function fieldsPath(json: unknown): readonly string[] {
+  if (!isObject(json) || Object.hasOwn(json, 'access_request_code')) return [];
+  const holds = (path: readonly string[]) => {
+    const objects = objectsAlong(json, path);
+    return objects.length === path.length + 1 && Object.hasOwn(objects[path.length] as object, 'access_request_code');
+  };
+  return ENVELOPES.find(holds) ?? (isObject(json['data']) ? ['data'] : []);
+}
+
+/** `json` with the object at `path` replaced by `fields`. */
+function withFields(json: unknown, path: readonly string[], fields: Record<string, unknown>): Record<string, unknown> {
+  const [key, ...rest] = path;
+  if (key === undefined) return fields;
+  const outer = json as Record<string, unknown>;
+  return { ...outer, [key]: withFields(outer[key], rest, fields) };
+}
+
+/**
+ * What a delivery says: its fields at the top, or inside an envelope ({@link ENVELOPES}); the kind
+ * its fields say, read at the top and in each object of the envelope down to the fields; the token
+ * apart from the payload the event shows (the envelope kept, the token taken out of it).
  */
 function readDelivery(json: unknown) {
-  const nested = isObject(json) && !Object.hasOwn(json, 'access_request_code') && isObject(json['data']);
-  const source = nested ? (json as { data: unknown }).data : json;
-  const { access_token: accessToken, ...fields } = parsePayload(source);
-  const payload: Record<string, unknown> = nested ? { ...(json as object), data: fields } : fields;
-  const { kind, rawKind } = nested ? eventKind(json, source) : eventKind(json);
+  const path = fieldsPath(json);
+  // The objects from the top down to the fields: the top alone when they are there.
+  const along = path.length === 0 ? [json] : objectsAlong(json, path);
+  const { access_token: accessToken, ...fields } = parsePayload(along[path.length]);
+  const payload = withFields(json, path, fields);
+  const { kind, rawKind } = eventKind(...along);
   return { accessToken, accessRequestCode: fields.access_request_code, payload, kind, rawKind };
 }
 

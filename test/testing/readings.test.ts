@@ -55,7 +55,7 @@ describe('readings: checked', () => {
 describe('readings: the webhook as each convention writes it', () => {
   test('webhookKind: where the payload says what happened', async () => {
     const bodies = await Promise.all(
-      (['event', 'type', 'dotted', 'status', 'none', 'envelope'] as const).map(async (webhookKind) =>
+      (['event', 'type', 'dotted', 'status', 'none', 'envelope', 'object', 'payload'] as const).map(async (webhookKind) =>
         JSON.parse((await request({ webhookKind })).body),
       ),
     );
@@ -70,6 +70,14 @@ describe('readings: the webhook as each convention writes it', () => {
         timestamp: new Date(NOW).toISOString(),
         data: { access_request_code: 'arc_1', access_token: 'a.b.c' },
       },
+      {
+        id: 'evt_arc_1_approved',
+        object: 'event',
+        type: 'identity_request.approved',
+        created: Math.floor(NOW / 1000),
+        data: { object: { object: 'identity_request', access_request_code: 'arc_1', access_token: 'a.b.c' } },
+      },
+      { event: 'approved', payload: { access_request_code: 'arc_1', access_token: 'a.b.c' } },
     ]);
   });
 

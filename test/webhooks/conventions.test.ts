@@ -248,6 +248,54 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
     });
     expect(await verifier().verify(disagree, sign(disagree))).toMatchObject({ kind: 'unknown' });
   });
+
+  test('property: the event is read wherever an envelope puts it (the top, data, data.object as Stripe writes an event, payload), beside fields of the sender: its code, token and kind; the payload keeps the envelope, the token taken out', async () => {
+    const PATHS: readonly (readonly string[])[] = [[], ['data'], ['data', 'object'], ['payload']];
+    const extra = fc.dictionary(
+      fc.constantFrom('id', 'created', 'note', 'livemode', 'object'),
+      fc.oneof(fc.string({ maxLength: 8 }), fc.integer()),
+      {
+        maxKeys: 3,
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...PATHS),
+        fc.constantFrom('approved', 'cancelled'),
+        fc.boolean(),
+        extra,
+        extra,
+        async (path, kind, kindInside, outer, inner) => {
+          const fields = { ...inner, access_request_code: 'arc_env', access_token: TOKEN, ...(kindInside ? { event: kind } : {}) };
+          const { access_token: _, ...kept } = fields;
+          // The envelope around the fields, and the payload expected: the same with the token taken out.
+          let sent: Record<string, unknown> = fields;
+          let expected: Record<string, unknown> = kept;
+          for (const key of [...path].reverse()) {
+            sent = { [key]: sent };
+            expected = { [key]: expected };
+          }
+          if (!kindInside) {
+            sent = { ...outer, type: `identity.request.${kind}`, ...sent };
+            expected = { ...outer, type: `identity.request.${kind}`, ...expected };
+          }
+          const text = JSON.stringify(sent);
+          const event = await verifier().verify(text, sign(text));
+          expect(event).toMatchObject({ kind, accessRequestCode: 'arc_env', accessToken: TOKEN });
+          expect(event.payload).toEqual(expected);
+          expect(JSON.stringify(event)).not.toContain(TOKEN);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  test('an envelope whose data holds no event, with none elsewhere, is refused naming what data lacks', async () => {
+    const text = JSON.stringify({ type: 'identity.request.approved', data: { id: 'x' }, payload: { note: 1 } });
+    const error = await refusal(verifier().verify(text, sign(text)));
+    expect(error.code).toBe('ERR_WEBHOOK_PAYLOAD');
+    expect(error.message).toContain('access_request_code');
+  });
 });
 
 describe('webhook signatures: choosing the scheme', () => {
