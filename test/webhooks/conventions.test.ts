@@ -291,10 +291,17 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
   });
 
   test('an envelope whose data holds no event, with none elsewhere, is refused naming what data lacks', async () => {
-    const text = JSON.stringify({ type: 'identity.request.approved', data: { id: 'x' }, payload: { note: 1 } });
+    const text = JSON.stringify({ type: 'identity.request.approved', data: { access_token: TOKEN }, payload: { note: 1 } });
     const error = await refusal(verifier().verify(text, sign(text)));
     expect(error.code).toBe('ERR_WEBHOOK_PAYLOAD');
-    expect(error.message).toContain('access_request_code');
+    expect(error.message).toContain('(access_request_code)');
+  });
+
+  test('an envelope whose data is no object (a text, a number, null, a list) is passed over for the payload beside it', async () => {
+    for (const data of ['text', 7, null, [1], true]) {
+      const text = JSON.stringify({ event: 'cancelled', data, payload: { access_request_code: 'arc_p', access_token: TOKEN } });
+      expect(await verifier().verify(text, sign(text))).toMatchObject({ kind: 'cancelled', accessRequestCode: 'arc_p' });
+    }
   });
 });
 
