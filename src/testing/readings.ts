@@ -139,9 +139,11 @@ export interface FakeReadings {
    * The signed timestamp of the timestamped webhook forms (Stripe's `t=`, Standard Webhooks'
    * `webhook-timestamp`, the `timestamped` reading's `X-Webhook-Timestamp`), which the spec does
    * not show: in seconds (`seconds`, the default, as Stripe's and Standard Webhooks' conventions
-   * have it), in milliseconds (`milliseconds`) or in microseconds (`microseconds`).
+   * have it), in milliseconds (`milliseconds`), in microseconds (`microseconds`), or as an ISO
+   * 8601 date with its zone (`iso8601`: `2026-12-03T19:00:00.000Z`, a sender stamping with its
+   * clock's text).
    */
-  webhookTimestamp?: 'seconds' | 'milliseconds' | 'microseconds';
+  webhookTimestamp?: 'seconds' | 'milliseconds' | 'microseconds' | 'iso8601';
   /** An error's `code` and `type`: as the spec writes them (`upper`: `E1005`, `NOT_FOUND`) or in lower case (`lower`: `e1005`, `not_found`, as services modelled on Stripe's types write them). */
   errorCase?: 'upper' | 'lower';
   /**
@@ -327,7 +329,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   verifyAnswer: ['status', 'signature', 'verdict', 'word', 'decoded'],
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
-  webhookTimestamp: ['seconds', 'milliseconds', 'microseconds'],
+  webhookTimestamp: ['seconds', 'milliseconds', 'microseconds', 'iso8601'],
   errorCase: ['upper', 'lower'],
   disclosureHash: ['base64url', 'json'],
   disclosureForm: ['object', 'compact', 'array'],

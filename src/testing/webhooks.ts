@@ -133,7 +133,12 @@ export async function webhookRequest(
     text: { other: text, standard: text },
   }[readings.webhookKey];
   const key = keys.other;
-  const stamps = { seconds: Math.floor(nowMs / 1000), milliseconds: Math.floor(nowMs), microseconds: Math.floor(nowMs) * 1000 };
+  const stamps = {
+    seconds: Math.floor(nowMs / 1000),
+    milliseconds: Math.floor(nowMs),
+    microseconds: Math.floor(nowMs) * 1000,
+    iso8601: new Date(nowMs).toISOString(),
+  };
   const t = String(stamps[readings.webhookTimestamp]);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   /** Stripe's `t=…,v1=…` set, signed with `signingKey`. */

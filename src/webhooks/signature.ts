@@ -134,8 +134,12 @@ interface Groups {
 }
 
 const STANDARD_ENTRY = /^v\d+[a-z]*,/;
-/** Stripe's set of one signature with its separators: `t=` and 12 digits, `,v1=` and 64 hex digits, two separators. */
-const STRIPE_SET_LENGTH = 2 + 12 + 4 + 64 + 2;
+/**
+ * Stripe's set of one signature with its separators: `t=` and its timestamp (at most 35
+ * characters: an ISO 8601 date with nine digits of fraction and an offset, the longest form read),
+ * `,v1=` and 64 hex digits, two separators.
+ */
+const STRIPE_SET_LENGTH = 2 + 35 + 4 + 64 + 2;
 /** A Stripe item (`t=…`, `v1=…`) starting any of a group's comma-separated items (a group holds no whitespace). */
 const STRIPE_ITEM = /(?:^|,)(?:t|v\d+)=/;
 
@@ -217,18 +221,35 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
   throw malformed(`the signature header is not in the ${scheme} form`);
 }
 
-/** A signed timestamp's form: UNIX seconds, or a finer unit (up to nanoseconds' 19 digits). */
+/** A signed timestamp in digits: UNIX seconds, or a finer unit (up to nanoseconds' 19 digits). */
 const STAMP = /^[0-9]{1,19}$/;
+
+/** A signed timestamp as an ISO 8601 date-time with its zone (`2026-12-03T19:00:00.000Z`, `…+11:00`). */
+const ISO_STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The UNIX second a signed timestamp names: digits read by the rule every time of the service is
+ * read by (`unixSeconds`: seconds, or milliseconds and finer), or an ISO 8601 date-time with its
+ * zone, as a sender that stamps with its clock's text may write it ("signed content: not shown");
+ * `undefined` for any other text, a date without its zone included (it names no instant).
+ */
+function stampSeconds(stamp: string): number | undefined {
+  if (STAMP.test(stamp)) return Math.floor(unixSeconds(Number(stamp)));
+  const ms = ISO_STAMP.test(stamp) ? Date.parse(stamp) : Number.NaN;
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
+}
 
 /**
  * A signed timestamp within `tolerated` seconds of the clock: UNIX seconds, as both conventions
- * write it, or milliseconds (13 digits) or a finer unit, read by the rule every time of the service
- * is read by (`unixSeconds`). The signed content keeps the text as it came.
+ * write it, milliseconds (13 digits) or a finer unit, or a date with its zone ({@link stampSeconds}).
+ * The signed content keeps the text as it came.
  */
 function checkStamp(stamp: string | undefined, tolerated: number, name: string, now: () => number): string {
   if (!stamp) throw fail('ERR_WEBHOOK_MISSING_TIMESTAMP', `the ${name} is missing`);
-  if (!STAMP.test(stamp)) throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not a UNIX time in digits`);
-  const skew = Math.abs(Math.floor(now() / 1000) - Math.floor(unixSeconds(Number(stamp))));
+  const seconds = stampSeconds(stamp);
+  if (seconds === undefined)
+    throw fail('ERR_WEBHOOK_TIMESTAMP', `the ${name} is not a UNIX time in digits nor an ISO 8601 date with its zone`);
+  const skew = Math.abs(Math.floor(now() / 1000) - seconds);
   if (skew > tolerated) {
     throw fail(
       'ERR_WEBHOOK_TIMESTAMP',
@@ -327,7 +348,7 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
   if (stampHeader?.signs !== 'unknown') return [plain];
   const value = header(headers, stampHeader.name);
   // Undecided: a header that is no UNIX time cannot be what a service signs before the body.
-  if (value === undefined || !STAMP.test(value)) return [plain];
+  if (value === undefined || stampSeconds(value) === undefined) return [plain];
   return [
     { ...plain, stamp: { header: stampHeader.name, value, signed: false } },
     { ...plain, prefix: `${value}.`, stamp: { header: stampHeader.name, value, signed: true } },

@@ -15,6 +15,7 @@ import {
   type WebhookVerifierOptions,
 } from '../../src/webhooks/index.js';
 import { eventKind } from '../../src/webhooks/verify.js';
+import { READING_CHOICES, resolveReadings, webhookRequest } from '../../src/testing/index.js';
 import { rejection } from '../fixtures.js';
 
 const SECRET = 'whsec_c2FuZGJveC1zZWNyZXQtMDEyMzQ1Njc4OWFiY2RlZg==';
@@ -86,6 +87,63 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
       { numRuns: 60 },
     );
   });
+
+  test('property: a timestamp written as a date with its zone (the webhookTimestamp reading iso8601), in t= or X-Webhook-Timestamp, is the instant it names, held to the same tolerance; one without its zone is no time', async () => {
+    const payload = body();
+    /** `ms` as ISO 8601 in the zone `offsetMinutes` east of UTC (`Z` for 0), with `digits` of fraction. */
+    const iso = (ms: number, offsetMinutes: number, digits: number) => {
+      const local = new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, 19);
+      const fraction =
+        digits === 0
+          ? ''
+          : `.${String(ms % 1000)
+              .padStart(3, '0')
+              .padEnd(digits, '0')
+              .slice(0, digits)}`;
+      const sign = offsetMinutes < 0 ? '-' : '+';
+      const abs = Math.abs(offsetMinutes);
+      const zone =
+        offsetMinutes === 0 ? 'Z' : `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+      return `${local}${fraction}${zone}`;
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: -600_000, max: 600_000 }),
+        fc.constantFrom(0, 660, -330, 345, -720, 840),
+        fc.constantFrom(0, 3, 6, 9),
+        fc.boolean(),
+        async (offsetMs, zone, digits, inHeader) => {
+          const at = NOW + offsetMs;
+          const stamp = iso(at, zone, digits);
+          const skew = Math.abs(Math.floor(NOW / 1000) - Math.floor(at / 1000));
+          const headers = inHeader
+            ? { 'x-webhook-signature': `sha256=${hmac(`${stamp}.${payload}`)}`, 'x-webhook-timestamp': stamp }
+            : { 'x-webhook-signature': stripe(payload, stamp) };
+          const verified = verifier().verify(payload, headers);
+          if (skew <= 300) await expect(verified, stamp).resolves.toMatchObject({ kind: 'approved' });
+          else expect((await refusal(verified)).code, stamp).toBe('ERR_WEBHOOK_TIMESTAMP');
+        },
+      ),
+      { numRuns: 80 },
+    );
+    // Without its zone a date names no instant: refused, never read in this machine's zone.
+    const naive = new Date(NOW).toISOString().slice(0, 19);
+    const refused = await refusal(verifier().verify(payload, { 'x-webhook-signature': stripe(payload, naive) }));
+    expect([refused.code, refused.message]).toEqual(['ERR_WEBHOOK_TIMESTAMP', expect.stringMatching(/nor an ISO 8601 date with its zone/)]);
+  });
+
+  test.each(['stripe', 'standard', 'timestamped', 'rotation'] as const)(
+    '%s: a delivery the fake stamps in each webhookTimestamp reading verifies',
+    async (webhookSignature) => {
+      for (const webhookTimestamp of READING_CHOICES.webhookTimestamp) {
+        const { body: text, headers } = await webhookRequest(
+          { secret: SECRET, readings: resolveReadings({ webhookSignature, webhookTimestamp }), now: () => NOW },
+          { event: 'approved', access_request_code: 'arc_1', access_token: TOKEN },
+        );
+        await expect(verifier().verify(text, headers), webhookTimestamp).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+      }
+    },
+  );
 
   test('a timestamp in microseconds or nanoseconds is the instant it names (the one rule for times); more digits than nanoseconds have are no UNIX time, and a far one is far off', async () => {
     const payload = body();
