@@ -128,7 +128,6 @@ async function returnUrls(context: OutcomesContext, urls: { returnUrl: string | 
   };
 }
 
-/** The request a sealed reference names, and whether it came by the off-ramp; `undefined` for anything forged, altered, expired or unknown. */
 /**
  * The reference in a query value as the person's browser brings it back: how the service sends the
  * person to `return_url` is not shown, and a sender may leave a `+` of the URL unescaped (read as
@@ -140,6 +139,7 @@ function referenceIn(text: string): string {
   return /^[A-Za-z0-9+/=.]*/.exec(text.replace(/ /g, '+'))?.[0] ?? '';
 }
 
+/** The request a sealed reference names, and whether it came by the off-ramp; `undefined` for anything forged, altered, expired or unknown. */
 async function openReference({ key, store, now }: OutcomesContext, given: string): Promise<OpenedReference | undefined> {
   if (!key || typeof given !== 'string' || given.length > 1_000 || typeof store.referred !== 'function') return undefined;
   const sealed = referenceIn(given);

@@ -347,7 +347,8 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
   }
   if (stampHeader?.signs !== 'unknown') return [plain];
   const value = header(headers, stampHeader.name);
-  // Undecided: a header that is no UNIX time cannot be what a service signs before the body.
+  // Undecided: a header that names no time (digits, or an ISO 8601 date with its zone) cannot be
+  // what a service signs before the body.
   if (value === undefined || stampSeconds(value) === undefined) return [plain];
   return [
     { ...plain, stamp: { header: stampHeader.name, value, signed: false } },

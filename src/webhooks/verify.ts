@@ -122,12 +122,14 @@ const ENVELOPES: readonly (readonly string[])[] = [['data'], ['data', 'object'],
 
 /** The objects along `path` from `json` (`json` itself first); fewer when one on the way is no object. */
 function objectsAlong(json: unknown, path: readonly string[]): Record<string, unknown>[] {
-  const found: Record<string, unknown>[] = [];
+  if (!isObject(json)) return [];
+  const found = [json];
   let at = json;
-  for (const key of ['', ...path]) {
-    if (key !== '') at = (at as Record<string, unknown>)[key];
-    if (!isObject(at)) break;
-    found.push(at);
+  for (const key of path) {
+    const next = at[key];
+    if (!isObject(next)) break;
+    found.push(next);
+    at = next;
   }
   return found;
 }
