@@ -90,7 +90,7 @@ export type WebhookErrorCode =
   /** The signature does not match the body with any configured secret. */
   | 'ERR_WEBHOOK_SIGNATURE'
   | 'ERR_WEBHOOK_MISSING_TIMESTAMP'
-  /** The timestamp is not a UNIX time in digits (sent twice, say) or is outside the tolerance, in either direction. */
+  /** The timestamp is neither a UNIX time in digits nor an ISO 8601 date with its zone (sent twice, say), or is outside the tolerance, in either direction. */
   | 'ERR_WEBHOOK_TIMESTAMP'
   /** The verified body is not the documented payload. */
   | 'ERR_WEBHOOK_PAYLOAD'
