@@ -17,10 +17,15 @@ export interface JwsAlgorithm {
   readonly crv?: string;
 }
 
-/** `alg`'s Web Crypto parameters; `undefined` for anything that is not an asymmetric signature (`none`, HMAC, unknown). */
+/**
+ * `alg`'s Web Crypto parameters; `undefined` for anything that is not an asymmetric signature
+ * (`none`, HMAC, unknown), or not a string at all (`["RS256"]`, which a template would write as
+ * `RS256`: jose refuses it too).
+ */
 export function jwsAlgorithm(alg: unknown): JwsAlgorithm | undefined {
+  if (typeof alg !== 'string') return undefined;
   if (alg === 'EdDSA' || alg === 'Ed25519') return { name: 'Ed25519', kty: 'OKP', crv: 'Ed25519' };
-  const [, family, bits] = /^(RS|PS|ES)(256|384|512)$/.exec(`${alg}`) ?? [];
+  const [, family, bits] = /^(RS|PS|ES)(256|384|512)$/.exec(alg) ?? [];
   if (!bits) return undefined;
   const hash = `SHA-${bits}`;
   if (family === 'RS') return { name: 'RSASSA-PKCS1-v1_5', hash, kty: 'RSA' };

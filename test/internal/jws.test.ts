@@ -133,6 +133,15 @@ describe('JWS signatures with Web Crypto', () => {
     expect(picked({ ...rsa, kid: 'private', d: 'AQAB', key_ops: ['verify'] })).toEqual([]);
   });
 
+  test('an alg that is not a string is no algorithm, whatever it would print as (a list, a nested list): no parameters, no key fits', () => {
+    for (const alg of [['RS256'], [['ES256']], ['EdDSA'], { toString: () => 'RS256' }, 256]) {
+      expect(jwsAlgorithm(alg), JSON.stringify(alg)).toBeUndefined();
+      expect(jwkFits({ kty: 'RSA' }, alg, undefined), JSON.stringify(alg)).toBe(false);
+    }
+    expect(jwsAlgorithm('RS256')).toMatchObject({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' });
+    expect(jwsAlgorithm('EdDSA')).toMatchObject({ name: 'Ed25519' });
+  });
+
   test('base64url only: padding, + and / are refused', () => {
     expect(Array.from(base64urlBytes('AQID'))).toEqual([1, 2, 3]);
     expect(Array.from(base64urlBytes('-_8'))).toEqual([251, 255]);
