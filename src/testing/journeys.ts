@@ -180,8 +180,17 @@ function returnTarget(reading: FakeState['readings']['returnUrl'], url: string, 
     case 'concatenated':
       return `${url}?${query}`;
     case 'unescaped': {
-      const decoded = decodeURIComponent(url);
+      const decoded = unescaped(url);
       return `${decoded}${decoded.includes('?') ? '&' : '?'}${query}`;
     }
+  }
+}
+
+/** The URL with its escapes decoded, as a careless sender does; as it is when an escape is no UTF-8 (`%E0`). */
+function unescaped(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
   }
 }

@@ -385,9 +385,9 @@ describe('fake service: discovery and the person journey', () => {
     expect((await (await service.fetch(new Request(discovery.jwks_uri))).json()).keys).toHaveLength(2);
   });
 
-  async function created(options: FakeServiceOptions = {}) {
+  async function created(options: FakeServiceOptions = {}, overrides: Record<string, unknown> = {}) {
     const f = await fake(options);
-    const { json } = await f.call('POST', '/identity/request', { body: body(), headers: await f.identityHeaders() });
+    const { json } = await f.call('POST', '/identity/request', { body: body(overrides), headers: await f.identityHeaders() });
     return { ...f, arc: json.data.access_request_code as string, redirectUrl: json.data.redirect_url as string };
   }
 
@@ -415,5 +415,26 @@ describe('fake service: discovery and the person journey', () => {
     if (action === 'partial') expect(service.identityRequest(arc)?.response?.['partially_complete']).toBe(true);
     const again = await service.fetch(new Request(`${redirectUrl}/approve`, { method: 'POST' }));
     expect(again.status).toBe(409);
+  });
+
+  test.each([
+    ['as-given', 'https://rp.example/r?ref=a%2Bb'],
+    ['appended', 'https://rp.example/r?ref=a%2Bb&status=completed&access_request_code=ARC'],
+    ['concatenated', 'https://rp.example/r?ref=a%2Bb?status=completed&access_request_code=ARC'],
+    ['unescaped', 'https://rp.example/r?ref=a+b&status=completed&access_request_code=ARC'],
+  ] as const)('returnUrl %s: the person is sent back so', async (returnUrl, expected) => {
+    const { service, arc, redirectUrl } = await created({ readings: { returnUrl } }, { return_url: 'https://rp.example/r?ref=a%2Bb' });
+    const answer = await service.fetch(new Request(`${redirectUrl}/approve`, { method: 'POST' }));
+    expect(answer.headers.get('location')).toBe(expected.replace('ARC', arc));
+  });
+
+  test('returnUrl unescaped: an escape that is no UTF-8 is left as it is, the outcome added after it', async () => {
+    const { service, arc, redirectUrl } = await created(
+      { readings: { returnUrl: 'unescaped' } },
+      { return_url: 'https://rp.example/r?x=%E0' },
+    );
+    const answer = await service.fetch(new Request(`${redirectUrl}/cancel`, { method: 'POST' }));
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(`https://rp.example/r?x=%E0&status=cancelled&access_request_code=${arc}`);
   });
 });
