@@ -9,8 +9,9 @@
 /** An RFC 2822 / RFC 7231 date with its zone (`Fri, 27 Nov 2026 10:00:00 GMT`, `… +1100`). */
 const RFC2822_ZONED =
   /^\s*(?:[A-Za-z]{3},\s*)?(?<day>\d{1,2})\s+(?<month>[A-Za-z]{3})\s+(?<year>\d{4})\s+\d{2}:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|GMT|UTC?|Z|[ECMP][SD]T)\s*$/;
-/** An ISO 8601 / RFC 3339 date-time with its zone (`2026-11-27T10:00:00Z`, `…+11:00`). */
-const ISO_ZONED = /^\s*(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})\s*$/;
+/** An ISO 8601 / RFC 3339 date-time with its zone (`2026-11-27T10:00:00Z`, `…+11:00`); also a signed webhook timestamp's form. */
+export const ISO_ZONED =
+  /^\s*(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})\s*$/;
 
 /**
  * A date the service wrote, in ms, when it names an instant unambiguously: RFC 2822 (the spec's

@@ -7,7 +7,7 @@
  */
 import { InvalidInputError, WebhookVerificationError, type WebhookErrorCode } from '../errors/index.js';
 import { fromBase64, fromHex, utf8 } from '../internal/encoding.js';
-import { unixSeconds } from '../internal/times.js';
+import { ISO_ZONED, unixSeconds } from '../internal/times.js';
 
 export const MAC_BYTES = { 'SHA-256': 32, 'SHA-384': 48, 'SHA-512': 64, 'SHA-1': 20 } as const;
 /** Each hash as `node:crypto` and the `sha256=` prefix name it. */
@@ -224,9 +224,6 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
 /** A signed timestamp in digits: UNIX seconds, or a finer unit (up to nanoseconds' 19 digits). */
 const STAMP = /^[0-9]{1,19}$/;
 
-/** A signed timestamp as an ISO 8601 date-time with its zone (`2026-12-03T19:00:00.000Z`, `…+11:00`). */
-const ISO_STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
-
 /**
  * The UNIX second a signed timestamp names: digits read by the rule every time of the service is
  * read by (`unixSeconds`: seconds, or milliseconds and finer), or an ISO 8601 date-time with its
@@ -235,7 +232,10 @@ const ISO_STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d
  */
 function stampSeconds(stamp: string): number | undefined {
   if (STAMP.test(stamp)) return Math.floor(unixSeconds(Number(stamp)));
-  const ms = ISO_STAMP.test(stamp) ? Date.parse(stamp) : Number.NaN;
+  // The ISO form the service's other times are read in (`internal/times.ts`). Unlike those, a day no
+  // calendar has (Feb 30) is not refused: the stamp is signed, and the instant Date.parse gives it
+  // is still held to the tolerance.
+  const ms = ISO_ZONED.test(stamp) ? Date.parse(stamp.trim()) : Number.NaN;
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
 }
 
