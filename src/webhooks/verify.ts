@@ -116,7 +116,8 @@ function parseBody(body: RawBody, bytes: Uint8Array | string): unknown {
 /**
  * Where enveloping senders put an event's fields ("the complete payload schema: not shown"):
  * Standard Webhooks and Svix in `data`, Stripe's event objects in `data.object`, others in
- * `payload`. Each path is tried only when the fields are not at the top.
+ * `payload`. Each path is tried only when the fields are not at the top, in this order: a body
+ * that holds an event at two of them is read at the first.
  */
 const ENVELOPES: readonly (readonly string[])[] = [['data'], ['data', 'object'], ['payload']];
 

@@ -348,6 +348,25 @@ describe('webhook signatures: Standard Webhooks (webhook-id, webhook-timestamp, 
     );
   });
 
+  test('property: a body holding an event at several of those places is read at the first of them, in the order top, data, data.object, payload', async () => {
+    const PATHS: readonly (readonly string[])[] = [[], ['data'], ['data', 'object'], ['payload']];
+    await fc.assert(
+      fc.asyncProperty(fc.subarray([0, 1, 2, 3], { minLength: 1 }), async (held) => {
+        const sent: Record<string, unknown> = {};
+        for (const i of held) {
+          let at = sent;
+          for (const key of PATHS[i] as readonly string[]) {
+            at[key] ??= {};
+            at = at[key] as Record<string, unknown>;
+          }
+          Object.assign(at, { access_request_code: `arc_${i}`, access_token: TOKEN });
+        }
+        const text = JSON.stringify(sent);
+        expect((await verifier().verify(text, sign(text))).accessRequestCode).toBe(`arc_${Math.min(...held)}`);
+      }),
+    );
+  });
+
   test('an envelope whose data holds no event, with none elsewhere, is refused naming what data lacks', async () => {
     const text = JSON.stringify({ type: 'identity.request.approved', data: { access_token: TOKEN }, payload: { note: 1 } });
     const error = await refusal(verifier().verify(text, sign(text)));
