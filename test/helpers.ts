@@ -2,7 +2,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach } from 'vitest';
 import { AcmeIdentityClient, type ClientOptions, type Logger } from '../src/index.js';
-import { createFakeService, DEFAULT_CLIENT, type FakeService, type FakeServiceOptions } from '../src/testing/index.js';
+import { createFakeService, DEFAULT_CLIENT, type FakeReadings, type FakeService, type FakeServiceOptions } from '../src/testing/index.js';
 import { fakeServiceHandlers } from '../src/testing/msw.js';
 
 /** The one msw server of the test run; `server.use` adds handlers for a test (reset after each). */
@@ -49,3 +49,10 @@ export function received(service: FakeService, pattern: RegExp, method?: string)
 }
 
 export { credentialInput, JPG, looselyWritten, PDF, person, PNG, rejection } from './fixtures.js';
+
+/** A credential as GET /credentials/verify answers it under the `verifyAnswer` reading: itself, or inside what that reading wraps it in. */
+export function asAnswered(verifyAnswer: FakeReadings['verifyAnswer'], credential: Record<string, unknown>): Record<string, unknown> {
+  if (verifyAnswer === 'decoded') return { payload: credential };
+  if (verifyAnswer === 'wrapped') return { credential };
+  return credential;
+}

@@ -76,12 +76,17 @@ const NOT_BEFORE_FIELDS = ['nbf', 'validFrom'] as const;
  */
 const NOT_BEFORE_LEEWAY_SECONDS = 2;
 
+/** The fields of `data` a service may put the credential under rather than write it as `data` itself. */
+const CREDENTIAL_WRAPPERS = ['payload', 'credential', 'verifiableCredential', 'verifiable_credential'] as const;
+
 /**
  * Where a verification answer's `data` states the credential's verdict and times: `data` itself
  * and its `vc` (a JWT's payload, as the spec's "decoded raw verifiable credential JSON" reads);
- * and its `payload` and that payload's `vc`, for `data` written as a whole decoded JWT
- * (`{header, payload, signature}`, as jsonwebtoken's `decode(token, {complete: true})` writes it).
- * A place read needlessly can only refuse; one left unread would return an expired credential.
+ * and, for `data` that wraps the credential, the object under each of {@link CREDENTIAL_WRAPPERS}
+ * and that object's `vc`: a whole decoded JWT (`{header, payload, signature}`, as jsonwebtoken's
+ * `decode(token, {complete: true})` writes it), or the credential beside a verdict
+ * (`{credential, verified}`). A place read needlessly can only refuse; one left unread would
+ * return an expired credential.
  */
 function credentialPlaces(data: Record<string, unknown>): [path: string, record: Record<string, unknown>][] {
   const places: [string, Record<string, unknown>][] = [];
@@ -90,7 +95,10 @@ function credentialPlaces(data: Record<string, unknown>): [path: string, record:
     if (isObject(record['vc'])) places.push([`${path}.vc`, record['vc']]);
   };
   add('data', data);
-  if (isObject(data['payload'])) add('data.payload', data['payload']);
+  for (const wrapper of CREDENTIAL_WRAPPERS) {
+    const wrapped = data[wrapper];
+    if (isObject(wrapped)) add(`data.${wrapper}`, wrapped);
+  }
   return places;
 }
 

@@ -197,8 +197,9 @@ function verdictWord(condition: CredentialRecord['condition'], expired: boolean)
  * service's own conditions checked, the expiry left to the reader (an expired credential answered
  * 200, its `exp` past). `verdict`: 200 with `valid` beside the credential, false for an expired,
  * pending or failed one; `word`: 200 with that verdict in words (`status: 'Expired'`); `decoded`:
- * as `signature`, the credential written as a decoded JWT (`{header, payload, signature}`). Not
- * found and revoked stay 404 and 410 under each ("stays revoked").
+ * as `signature`, the credential written as a decoded JWT (`{header, payload, signature}`);
+ * `wrapped`: as `signature`, the credential under `credential` beside `verified: true` (its
+ * signature's verdict alone). Not found and revoked stay 404 and 410 under each ("stays revoked").
  */
 export async function verificationAnswer(
   reading: ResolvedReadings['verifyAnswer'],
@@ -217,6 +218,7 @@ export async function verificationAnswer(
   if (found.condition === 'pending_acceptance') throw serviceError('E1011', 'Credential pending acceptance');
   if (found.condition === 'verification_failed') throw serviceError('E1012', 'Credential verification failed');
   if (reading === 'decoded') return { header: decodeProtectedHeader(found.jwt), payload, signature: found.jwt.split('.')[2] };
+  if (reading === 'wrapped') return { credential: payload, verified: true };
   return payload;
 }
 

@@ -124,9 +124,11 @@ export interface FakeReadings {
    * with the verdict in words beside it (`word`: `status` `Expired`, `Pending Acceptance`,
    * `Verification Failed` or `Valid`); or as `signature` does, the credential written as a whole
    * decoded JWT, `{header, payload, signature}` (`decoded`: jsonwebtoken's `decode(token,
-   * {complete: true})`, its expiry in `payload`). Not found and revoked are 404 and 410 under each.
+   * {complete: true})`, its expiry in `payload`); or as `signature` does, the credential under
+   * `credential` beside `verified: true`, the verdict of its signature alone (`wrapped`: its expiry
+   * in `credential`). Not found and revoked are 404 and 410 under each.
    */
-  verifyAnswer?: 'status' | 'signature' | 'verdict' | 'word' | 'decoded';
+  verifyAnswer?: 'status' | 'signature' | 'verdict' | 'word' | 'decoded' | 'wrapped';
   /**
    * The `iat` and `exp` of the JWTs the service issues for calling it (the access token, the
    * webhook's X-Access-Token) and of its sign-ins' ID tokens (their `auth_time` too): in seconds
@@ -326,7 +328,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   digestEncoding: ['base64url', 'base64', 'hex'],
   deleteAnswer: ['message', 'empty', 'no-content'],
   revokeAnswer: ['revoked', 'empty', 'no-content'],
-  verifyAnswer: ['status', 'signature', 'verdict', 'word', 'decoded'],
+  verifyAnswer: ['status', 'signature', 'verdict', 'word', 'decoded', 'wrapped'],
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
   webhookTimestamp: ['seconds', 'milliseconds', 'microseconds', 'iso8601'],

@@ -15,7 +15,7 @@ import {
   CredentialVerificationFailedError,
   InvalidResponseError,
 } from '../../src/index.js';
-import { credentialInput, harness, rejection, server } from '../helpers.js';
+import { asAnswered, credentialInput, harness, rejection, server } from '../helpers.js';
 
 const NOW_MS = Date.UTC(2026, 11, 1, 12, 0, 0);
 const NOW = NOW_MS / 1000;
@@ -46,15 +46,31 @@ async function answering() {
 
 const CREDENTIAL = { iss: 'https://issuer.example', sub: 'user-1/person-1', vc: { credentialSubject: { name: 'Jane Citizen' } } };
 
-/** Where a verdict or time may be written: `data` itself, its `vc`, or, `data` written as a decoded JWT (`{header, payload, signature}`), its `payload` and that payload's `vc`. */
-const PLACES = ['data', 'data.vc', 'data.payload', 'data.payload.vc'] as const;
+/**
+ * Where a verdict or time may be written: `data` itself, its `vc`, or, `data` wrapping the
+ * credential (a decoded JWT `{header, payload, signature}`, or `{credential}` beside a verdict),
+ * the wrapped credential and its `vc`.
+ */
+const PLACES = [
+  'data',
+  'data.vc',
+  'data.payload',
+  'data.payload.vc',
+  'data.credential',
+  'data.credential.vc',
+  'data.verifiableCredential',
+  'data.verifiableCredential.vc',
+] as const;
 type Place = (typeof PLACES)[number];
 const anyPlace = () => fc.constantFrom(...PLACES);
 
 /** The credential with `field` set to `value` at `place`. */
 function placed(where: Place, field: string, value: unknown): Record<string, unknown> {
   const credential = where.endsWith('vc') ? { ...CREDENTIAL, vc: { ...CREDENTIAL.vc, [field]: value } } : { ...CREDENTIAL, [field]: value };
-  return where.startsWith('data.payload') ? { header: { alg: 'RS256', kid: 'k1' }, payload: credential, signature: 'c2ln' } : credential;
+  if (where.startsWith('data.payload')) return { header: { alg: 'RS256', kid: 'k1' }, payload: credential, signature: 'c2ln' };
+  if (where.startsWith('data.credential')) return { credential, verified: true };
+  if (where.startsWith('data.verifiableCredential')) return { verifiableCredential: credential };
+  return credential;
 }
 
 describe('a verification answered 200', () => {
@@ -262,13 +278,14 @@ describe('the fake under each verifyAnswer reading', () => {
     ['verdict', CredentialVerificationFailedError],
     ['word', CredentialExpiredError],
     ['decoded', CredentialExpiredError],
+    ['wrapped', CredentialExpiredError],
   ] as const)('%s: an expired credential is refused, a pending one too; a valid one is returned', async (verifyAnswer, expected) => {
     const { client, service } = await harness({ fake: { now: () => NOW_MS, readings: { verifyAnswer } }, client: { now: () => NOW_MS } });
     const expired = (await client.credentials.submit(lapsed())).data.credential_ref;
     expect(await rejection(client.credentials.verify(expired))).toBeInstanceOf(expected);
     const valid = (await client.credentials.submit(credentialInput({ time_expires: NOW + 3600 }))).data.credential_ref;
     const credential = { sub: 'user-1/person-1', exp: NOW + 3600 };
-    expect((await client.credentials.verify(valid)).data).toMatchObject(verifyAnswer === 'decoded' ? { payload: credential } : credential);
+    expect((await client.credentials.verify(valid)).data).toMatchObject(asAnswered(verifyAnswer, credential));
     service.setCredentialCondition(valid, 'pending_acceptance');
     expect(await rejection(client.credentials.verify(valid))).toBeInstanceOf(
       verifyAnswer === 'verdict' ? CredentialVerificationFailedError : CredentialPendingAcceptanceError,
