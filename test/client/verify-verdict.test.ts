@@ -60,6 +60,8 @@ const PLACES = [
   'data.credential.vc',
   'data.verifiableCredential',
   'data.verifiableCredential.vc',
+  'data.verifiable_credential',
+  'data.verifiable_credential.vc',
 ] as const;
 type Place = (typeof PLACES)[number];
 const anyPlace = () => fc.constantFrom(...PLACES);
@@ -67,10 +69,10 @@ const anyPlace = () => fc.constantFrom(...PLACES);
 /** The credential with `field` set to `value` at `place`. */
 function placed(where: Place, field: string, value: unknown): Record<string, unknown> {
   const credential = where.endsWith('vc') ? { ...CREDENTIAL, vc: { ...CREDENTIAL.vc, [field]: value } } : { ...CREDENTIAL, [field]: value };
-  if (where.startsWith('data.payload')) return { header: { alg: 'RS256', kid: 'k1' }, payload: credential, signature: 'c2ln' };
-  if (where.startsWith('data.credential')) return { credential, verified: true };
-  if (where.startsWith('data.verifiableCredential')) return { verifiableCredential: credential };
-  return credential;
+  const wrapper = where.split('.')[1];
+  if (wrapper === undefined || wrapper === 'vc') return credential;
+  if (wrapper === 'payload') return { header: { alg: 'RS256', kid: 'k1' }, payload: credential, signature: 'c2ln' };
+  return { [wrapper]: credential, verified: true };
 }
 
 describe('a verification answered 200', () => {
