@@ -182,6 +182,24 @@ describe('reading answers', () => {
     expect(await client.status.health()).toMatchObject({ status: 'healthy', database: 'connected', data: { region: 'eu' } });
   });
 
+  test("property: a bare status record of its status alone beside a data field is read as itself, though `status` is also a field JSend's envelope carries (regression: the data field's contents were read as the record)", async () => {
+    const notStatusFields = fc
+      .dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.oneof(fc.string(), fc.integer()), { minKeys: 1, maxKeys: 3 })
+      .filter((data) => !['status', 'timestamp', 'environment', 'components', 'maintenance_mode', 'database'].some((key) => key in data));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('current', 'health') as fc.Arbitrary<'current' | 'health'>,
+        notStatusFields,
+        async (endpoint, data) => {
+          const status = endpoint === 'current' ? 'operational' : 'healthy';
+          const client = clientAnswering(() => Response.json({ status, data }));
+          expect(await client.status[endpoint]()).toMatchObject({ status, data });
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   test('a numeric field reads a number or its digits as that number, and refuses any other kind naming the field; absent stays absent (property)', async () => {
     const codes = { accessRequestCode: 'arc_1', identitySessionCode: 'isc_1' };
     const fields = ['phone_country_code', 'time_expires', 'opened_at', 'completed_at'] as const;
