@@ -518,6 +518,23 @@ describe('verifySdJwt: key binding (RFC 9901 §7.3)', () => {
     await expect(verifySdJwt(presented + (await kb({ nonce: '' })), { ...at(issuer.keys), ...emptyNonce })).resolves.toBeDefined();
   });
 
+  test('a key-binding JWT present where none is required is checked all the same: a forged or stale one is refused, a good one returned whatever its aud and nonce', async () => {
+    const { presented, kb } = await withHolder();
+    const other = await generateKeyPair('ES256');
+    const notRequired = at(issuer.keys);
+    for (const kbJwt of [
+      await kb({}, 'kb+jwt', other.privateKey),
+      await kb({ sd_hash: digest('something else') }),
+      await kb({}, 'JWT'),
+      await kb({ iat: NOW + 3600 }),
+      await kb({ iat: NOW - 3600 }),
+    ]) {
+      await expect(verifySdJwt(presented + kbJwt, notRequired)).rejects.toMatchObject({ code: 'ERR_SD_JWT_KEY_BINDING' });
+    }
+    const verified = await verifySdJwt(presented + (await kb({ aud: 'https://anyone.example', nonce: 'any' })), notRequired);
+    expect(verified.keyBinding).toMatchObject({ aud: 'https://anyone.example', nonce: 'any' });
+  });
+
   test('a key-binding JWT whose payload is JSON but not an object is refused as such', async () => {
     const holder = await generateKeyPair('ES256');
     const d = disclosure('s', 'name', 'value');
