@@ -14,6 +14,7 @@ import {
   CredentialExpiredError,
   CredentialVerificationFailedError,
   EmailDeliveryError,
+  InvalidResponseError,
   NotFoundError,
   PermissionDeniedError,
   ValidationError,
@@ -228,6 +229,21 @@ describe('an envelope that says the call failed', () => {
       server.use(http.get(/\/api\/v1\/identity\/request\//, () => HttpResponse.json(body)));
       expect(await rejection(client.identityRequests.get(codes))).toBeInstanceOf(NotFoundError);
     }
+  });
+
+  test("JSend's words alone, as a record's own status (a health record saying error beside its database), are the record's: its unknown value is named, not read as a failure", async () => {
+    const { client } = await everyOperation();
+    const word = fc.constantFrom('error', 'fail', ' Error ', 'FAIL');
+    const record = fc.record({ timestamp: fc.integer({ min: 1, max: 2_000_000_000 }), database: fc.constantFrom('error', 'connected') });
+    await fc.assert(
+      fc.asyncProperty(word, record, async (status, fields) => {
+        server.use(http.get(/\/api\/v1\/status\/health$/, () => HttpResponse.json({ status, ...fields })));
+        const error = await rejection(client.status.health());
+        expect(error).toBeInstanceOf(InvalidResponseError);
+        expect((error as InvalidResponseError).issues).toEqual(['status']);
+      }),
+      { numRuns: 30 },
+    );
   });
 
   test('one that says it succeeded (success true, in any form) is opened as before', async () => {

@@ -98,11 +98,16 @@ describe.each(kinds)('the Redis store at start, with %s', (kind) => {
   });
 });
 
-test("a client that answers CONFIG GET in bytes (ioredis's callBuffer, a wrapper) is read as text by the sender: appendonly no is said", async () => {
+test("a client that answers CONFIG GET in bytes (ioredis's callBuffer, a wrapper) is read as text by the sender: appendonly no is said; a hidden parameter is not judged", async () => {
   const bytes: RedisClientLike = { call: async () => [Buffer.from('appendonly'), Buffer.from('no')] };
   expect(await new RedisInboxStore(bytes, { prefix: prefix() }).warnings()).toEqual([expect.stringContaining('appendonly no')]);
   const durable: RedisClientLike = { call: async () => [Buffer.from('appendonly'), Buffer.from('yes')] };
   expect(await new RedisInboxStore(durable, { prefix: prefix() }).warnings()).toEqual([]);
+  // A server that hides the parameter (an empty list, or an empty map through a proxy) says nothing of it: not judged.
+  for (const hidden of [[], {}, null]) {
+    const silent: RedisClientLike = { call: async () => hidden };
+    expect(await new RedisInboxStore(silent, { prefix: prefix() }).warnings()).toEqual([]);
+  }
 });
 
 describe.each(kinds)('the reconciler on Redis, with %s', (kind) => {
