@@ -35,9 +35,19 @@ export function mapFailure(e: unknown, fallback: OidcErrorCode): OidcError {
   if (e instanceof OidcError) return e;
   if (e instanceof ResponseBodyError) return oauthError(fallback, e);
   if (!(e instanceof OperationProcessingError)) return fail(fallback, e instanceof Error ? e.message : 'failed', { cause: e });
-  const [code, claim] = idTokenFailure(e.code, (e.cause ?? {}) as FailureCause) ?? [fallback];
-  return fail(code, e.message, claim === undefined ? {} : { claim });
+  const cause = (e.cause ?? {}) as FailureCause;
+  const [code, claim] = idTokenFailure(e.code, cause) ?? [fallback];
+  return fail(
+    code,
+    code === 'ERR_OIDC_NONCE' && cause.claims?.['nonce'] === undefined ? NO_NONCE : e.message,
+    claim === undefined ? {} : { claim },
+  );
 }
+
+/** Why an ID token without the nonce the sign-in sent is refused, and what to set when the service is meant to ignore it. */
+const NO_NONCE =
+  'the ID token carries no nonce, though the sign-in sent one: the service ignores nonce (the spec marks it optional). ' +
+  'If it is meant to, set nonce: false on the OIDC client; PKCE still binds the code to the sign-in';
 
 /** What oauth4webapi puts in an `OperationProcessingError`'s `cause`, as far as the sorting reads it. */
 interface FailureCause {
@@ -49,7 +59,8 @@ interface FailureCause {
 
 /**
  * The claims oauth4webapi requires of every ID token this SDK receives, in the order it looks for
- * them: the registered ones, then `nonce` (this SDK always sends one, so it is always required).
+ * them: the registered ones, then `nonce` (required whenever the sign-in sent one, as it does unless
+ * `nonce: false`).
  * `auth_time` is required only when `max_age` was sent.
  */
 const REQUIRED_CLAIMS = ['aud', 'exp', 'iat', 'iss', 'sub', 'nonce'] as const;

@@ -224,7 +224,11 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
     async finishSignIn(callback, transaction, o = {}) {
       // The transaction comes back from a session store: check its shape before trusting it.
       const t = (transaction ?? {}) as Partial<OidcTransaction>;
-      if (![t.state, t.nonce, t.codeVerifier, t.redirectUri, t.issuer].every(isString) || typeof t.createdAt !== 'number') {
+      if (
+        ![t.state, t.codeVerifier, t.redirectUri, t.issuer].every(isString) ||
+        !(t.nonce === undefined || isString(t.nonce)) ||
+        typeof t.createdAt !== 'number'
+      ) {
         throw new OidcError('ERR_OIDC_TRANSACTION', 'the transaction is not one startSignIn returned');
       }
       const result = await core.finish(callbackParams(callback, options.redirectUri), transaction, async () => {

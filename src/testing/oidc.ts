@@ -101,6 +101,8 @@ export interface AuthorizationServerContext {
   claimListForm: () => ResolvedReadings['claimsSupported'];
   /** The unit of the ID token's `iat`, `exp`, `nbf` and `auth_time`: the `tokenTimes` reading, as for every JWT the service signs. */
   tokenTimes: () => ResolvedReadings['tokenTimes'];
+  /** Whether the ID token carries the request's `nonce` back: the `idTokenNonce` reading. */
+  idTokenNonce: () => ResolvedReadings['idTokenNonce'];
 }
 
 /**
@@ -427,7 +429,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
           // Valid from its issue, as many providers write it (node-oidc-provider does not): a
           // reader of another unit, or of another clock, finds it not yet valid.
           nbf: inTokenUnit(Math.floor(nowMs / 1000), unit),
-          ...(transaction.nonce ? { nonce: transaction.nonce } : {}),
+          ...(transaction.nonce && ctx.idTokenNonce() === 'echoed' ? { nonce: transaction.nonce } : {}),
         },
         { nowMs, ttlSeconds: 600, unit },
       );

@@ -236,6 +236,13 @@ export interface FakeReadings {
    * (`unescaped`: a `%2B` in a parameter comes back a raw `+`, which a query reads as a space).
    */
   returnUrl?: 'as-given' | 'appended' | 'concatenated' | 'unescaped';
+  /**
+   * What a sign-in's ID token does with the `nonce` of the authorization request, a parameter the
+   * spec marks optional: carries it back (`echoed`, the default, as OpenID Connect Core requires of
+   * a provider that received one) or leaves it out (`ignored`). The SDK must be told of the
+   * second (`nonce: false`): its refusal, `ERR_OIDC_NONCE`, names the option.
+   */
+  idTokenNonce?: 'echoed' | 'ignored';
 }
 
 /**
@@ -292,6 +299,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   specFormat: 'json',
   errorStatus: 'status',
   returnUrl: 'as-given',
+  idTokenNonce: 'echoed',
 });
 
 /**
@@ -346,6 +354,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   specFormat: ['json', 'yaml'],
   errorStatus: ['status', 'ok'],
   returnUrl: ['as-given', 'appended', 'concatenated', 'unescaped'],
+  idTokenNonce: ['echoed', 'ignored'],
 });
 
 /**

@@ -114,6 +114,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
     claimPlacement: () => state.readings.signInClaims,
     claimListForm: () => state.readings.claimsSupported,
     tokenTimes: () => state.readings.tokenTimes,
+    idTokenNonce: () => state.readings.idTokenNonce,
     person: (prefill) => ({
       ...defaultValues({
         first_name: 'Jane',

@@ -189,16 +189,32 @@ describe('OIDC browser helper', () => {
     await expect(signIn.handleCallback(await visit(url))).rejects.toMatchObject({ code: 'ERR_OIDC_STATE' });
   });
 
-  test('a stored sign-in whose nonce was taken out still needs an ID token: an answer without one is ERR_OIDC_ID_TOKEN', async () => {
+  test('a sign-in without a nonce (nonce: false) still needs an ID token: an answer without one is ERR_OIDC_ID_TOKEN', async () => {
+    const { signIn, visit, service } = await browserSetup({ nonce: false });
+    const url = await signIn.authorizationUrl();
+    expect(url.searchParams.has('nonce')).toBe(false);
+    const callback = await visit(url);
+    const noIdToken = () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', expires_in: 300 });
+    server.use(http.post(`${service.authUrl}/oauth/oidc/token`, noIdToken, { once: true }));
+    await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN' });
+  });
+
+  test('a stored sign-in whose nonce was taken out does not turn the nonce check off: ERR_OIDC_TRANSACTION, and nothing is exchanged', async () => {
     const { signIn, storage, visit, service } = await browserSetup();
     const url = await signIn.authorizationUrl();
     const key = `acme-identity.oidc.${url.searchParams.get('state')}`;
     const { nonce: _nonce, ...withoutNonce } = JSON.parse(storage.getItem(key) ?? '{}') as Record<string, unknown>;
     storage.setItem(key, JSON.stringify(withoutNonce));
     const callback = await visit(url);
-    const noIdToken = () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', expires_in: 300 });
-    server.use(http.post(`${service.authUrl}/oauth/oidc/token`, noIdToken, { once: true }));
-    await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_ID_TOKEN' });
+    let exchanged = false;
+    server.use(
+      http.post(`${service.authUrl}/oauth/oidc/token`, () => {
+        exchanged = true;
+        return HttpResponse.json({ error: 'invalid_grant' }, { status: 400 });
+      }),
+    );
+    await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_TRANSACTION' });
+    expect(exchanged).toBe(false);
   });
 
   test('redirect() sends the page away; handleCallback() reads location.href; sessionStorage is the default', async () => {

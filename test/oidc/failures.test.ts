@@ -45,13 +45,15 @@ describe('mapFailure', () => {
     ['a list as iss', failure(INVALID_RESPONSE, { claims: { ...good, iss: ['https://i.example'] } }), 'ERR_OIDC_ID_TOKEN', 'iss'],
     // Another code's cause is not read: a header in it does not make a signature refusal.
     ['a parse error whose cause has a header', failure(PARSE_ERROR, { header: { alg: 'HS256' } }), 'ERR_OIDC_TOKEN', undefined],
-  ])('%s', (_name, error, code, claim) => {
+  ])('%s', (name, error, code, claim) => {
     const mapped = mapFailure(error, 'ERR_OIDC_TOKEN');
     expect(mapped).toBeInstanceOf(OidcError);
     expect(mapped.code).toBe(code);
     expect(mapped.claim).toBe(claim);
     // The cause (which holds the claims or the token response) is never attached.
     expect(mapped.cause).toBeUndefined();
+    // Only a nonce left out says what to set (a service that ignores it); one that differs is no setting's to fix.
+    expect(mapped.message.includes('nonce: false'), mapped.message).toBe(name === 'no nonce');
   });
 
   test('an error that is not oauth4webapi’s (a network failure) keeps its cause; an OidcError passes through', () => {

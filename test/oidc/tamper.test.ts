@@ -158,6 +158,17 @@ describe('OIDC helper: a tampered or reused transaction', () => {
     await refused(client.finishSignIn(callback, { ...transaction, nonce: 'another-nonce' }), 'ERR_OIDC_NONCE', { claim: 'nonce' });
   });
 
+  test('with `nonce: false`, an ID token that carries a nonce nobody sent is refused', async () => {
+    const s = await oidcSetup();
+    rewriteIdToken(
+      s,
+      resigned(s, (c) => ({ ...c, nonce: 'unasked' })),
+    );
+    const { client, transaction, callback } = await started(s, s.client({ nonce: false }));
+    expect(transaction).not.toHaveProperty('nonce');
+    await refused(client.finishSignIn(callback, transaction), 'ERR_OIDC_NONCE', { claim: 'nonce' });
+  });
+
   test('a transaction older than transactionMaxAgeMs', async () => {
     const s = await oidcSetup();
     const { client, transaction, callback } = await started(s);
@@ -494,7 +505,7 @@ describe('OIDC helper: errors keep secrets out', () => {
       resigned(s, (c) => ({ ...c, aud: 'another-client' })),
     );
     const { client, transaction, callback } = await started(s);
-    seen.push(callback.searchParams.get('code')!, transaction.codeVerifier, transaction.nonce);
+    seen.push(callback.searchParams.get('code')!, transaction.codeVerifier, String(transaction.nonce));
     const errors = [
       await rejection(client.finishSignIn(callback, transaction)),
       await rejection(s.client().finishSignIn(callback, { ...transaction, nonce: 'n'.repeat(30) })),

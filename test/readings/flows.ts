@@ -18,7 +18,7 @@ import {
   readClaims,
   type AcmeIdentityClient,
 } from '../../src/index.js';
-import { createOidcClient } from '../../src/oidc/index.js';
+import { createOidcClient, type OidcOptions } from '../../src/oidc/index.js';
 import { createIdentityInbox, MemoryInboxStore, type InboxDelivery } from '../../src/inbox/index.js';
 import { remoteJwks } from '../../src/sd-jwt/index.js';
 import { DEFAULT_CLIENT, DEFAULT_OIDC_CLIENT, openApiDocument, type FakeReadings, type FakeService } from '../../src/testing/index.js';
@@ -86,7 +86,12 @@ function inboxOn(client: AcmeIdentityClient, keys: ReturnType<typeof remoteJwks>
   return Object.assign(inbox, { handed });
 }
 
-export async function flows(client: AcmeIdentityClient, service: FakeService, readings: FakeReadings) {
+export async function flows(
+  client: AcmeIdentityClient,
+  service: FakeService,
+  readings: FakeReadings,
+  signInOptions: Partial<OidcOptions> = {},
+) {
   const { events, refusals, configure } = receiving(service);
   const keys = remoteJwks(service.authUrl);
   const tokenRequests = received(service, /^\/auth\/api-token/).length;
@@ -259,6 +264,7 @@ export async function flows(client: AcmeIdentityClient, service: FakeService, re
     authUrl: service.authUrl,
     clientId: DEFAULT_OIDC_CLIENT.clientId,
     redirectUri: DEFAULT_OIDC_CLIENT.redirectUris[0]!,
+    ...signInOptions,
   });
   const signIn = await oidc.startSignIn({ claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } });
   const journey = await service.fetch(new Request(signIn.url));

@@ -10,14 +10,14 @@ import { AuthenticationError } from '../../src/index.js';
 import { READING_CHOICES, type FakeReadings } from '../../src/testing/index.js';
 import { harness, person, rejection } from '../helpers.js';
 import { flows } from './flows.js';
-import { describeReadings, pairwise, readingsArbitrary } from './space.js';
+import { MUST_BE_TOLD, describeReadings, pairwise, readingsArbitrary } from './space.js';
 
 /**
  * Every reading other than the fake's own, one at a time: those the SDK reads without being told.
- * The X-Request-Timestamp format is the one the SDK must be told (below).
+ * Those the SDK must be told (the X-Request-Timestamp format, an ID token without the nonce) are below.
  */
 const single: [string, FakeReadings][] = Object.entries(READING_CHOICES)
-  .filter(([name]) => name !== 'timestampFormat')
+  .filter(([name]) => !MUST_BE_TOLD.has(name))
   .flatMap(([name, values]) =>
     (values as readonly unknown[]).slice(1).map((value): [string, FakeReadings] => [`${name}=${String(value)}`, { [name]: value }]),
   );
@@ -104,8 +104,18 @@ describe('the SDK under every reading of what the spec leaves open', () => {
     },
   );
 
-  test('"every choice read otherwise" names every choice (but the timestamp format, which the SDK must be told): a new reading joins it', () => {
-    const choices = Object.keys(READING_CHOICES).filter((name) => name !== 'timestampFormat');
+  test('an ID token that leaves the nonce out: every sign-in refused as ERR_OIDC_NONCE naming nonce: false, and fine once it is set', async () => {
+    const { client, service, makeClient } = await harness({
+      fake: { readings: { idTokenNonce: 'ignored' }, webhookRetry: { attempts: 1 } },
+    });
+    const error = await rejection(flows(client, service, {}));
+    expect(error).toMatchObject({ code: 'ERR_OIDC_NONCE', claim: 'nonce' });
+    expect((error as Error).message).toContain('nonce: false');
+    await flows(makeClient({}), service, {}, { nonce: false });
+  });
+
+  test('"every choice read otherwise" names every choice (but those the SDK must be told): a new reading joins it', () => {
+    const choices = Object.keys(READING_CHOICES).filter((name) => !MUST_BE_TOLD.has(name));
     expect(Object.keys(ALL_OTHERWISE).sort()).toEqual(choices.sort());
   });
 
@@ -126,7 +136,7 @@ describe('the SDK under readings in combination (#39): every pair of choices, an
         for (const [b, y] of entries.slice(i + 1)) seen.add(`${a}=${String(x)}|${b}=${String(y)}`);
     }
     let pairs = 0;
-    const axes = Object.entries(READING_CHOICES).filter(([name]) => name !== 'timestampFormat');
+    const axes = Object.entries(READING_CHOICES).filter(([name]) => !MUST_BE_TOLD.has(name));
     for (const [i, [a, xs]] of axes.entries()) {
       for (const [b, ys] of axes.slice(i + 1)) {
         for (const x of xs as readonly unknown[]) {

@@ -1,17 +1,24 @@
 /**
  * The space of readings a service may choose (#39): every choice the fake can make, combined.
  * `pairwise` covers every pair of values of every two choices in a few dozen services; the
- * arbitrary draws services from the whole space for fast-check. The X-Request-Timestamp format is
- * left out: it is the one choice the SDK must be told (its refusal names the option).
+ * arbitrary draws services from the whole space for fast-check. The choices the SDK must be told
+ * (each refusal names its option) are left out: {@link MUST_BE_TOLD}.
  */
 import fc from 'fast-check';
 import { READING_CHOICES, type FakeReadings } from '../../src/testing/index.js';
 
 type Choice = keyof FakeReadings;
 
+/**
+ * The choices the SDK cannot detect and must be told, its refusal naming the option: the
+ * X-Request-Timestamp format (`timestampFormat`) and a service whose ID tokens leave out the nonce
+ * (`nonce: false`).
+ */
+export const MUST_BE_TOLD: ReadonlySet<string> = new Set(['timestampFormat', 'idTokenNonce']);
+
 /** The choices a service reads in combination, each with every value it can take. */
 export const AXES: readonly (readonly [Choice, readonly unknown[]])[] = Object.entries(READING_CHOICES)
-  .filter(([name]) => name !== 'timestampFormat')
+  .filter(([name]) => !MUST_BE_TOLD.has(name))
   .map(([name, values]) => [name as Choice, values as readonly unknown[]] as const);
 
 /** A pair of values of two choices, as one string: `i:a|j:b` (i < j, values by index). */
