@@ -15,6 +15,7 @@
  *
  *   npx tsx scripts/hand-mutants.ts                   every set (hours on two cores)
  *   npx tsx scripts/hand-mutants.ts webhooks sd-jwt   the sets named
+ *   npx tsx scripts/hand-mutants.ts --check           no run: every row still applies (in `npm run check`)
  *
  * Each mutant prints as killed (with the first test that failed), SURVIVED, equivalent (survived,
  * and its row says why that is expected), STALE (its `from` is no longer in the file exactly
@@ -22,8 +23,10 @@
  * not parse, the run exceeded 15 minutes, or vitest failed without a failing test (a test path
  * that names no file). A broken mutant is never counted as killed: only a failing test kills.
  * Exits 1 on a survivor not marked equivalent, an equivalent one that was killed (its reason is
- * wrong), a stale row or a broken one. Not part of `npm test`: run the set of the module you
- * changed, as you would its StrykerJS group.
+ * wrong), a stale row or a broken one. The runs are not part of `npm test`: run the set of the
+ * module you changed, as you would its StrykerJS group. `--check` is: it fails on a row that no
+ * longer applies, or names a test path that is gone, so a refactor rewrites the rows it moved
+ * past instead of leaving them to be found stale months later.
  */
 import { spawnSync } from 'node:child_process';
 import { transformSync } from 'esbuild';
@@ -88,15 +91,24 @@ function parseError(path: string, code: string): string | undefined {
   }
 }
 
+/** Why a row cannot be run on the sources as they are, or undefined when it can. */
+function staleness(mutant: Mutant, source: string): string | undefined {
+  const froms = [mutant.from].flat();
+  const missing = froms.find((from) => source.split(from).length !== 2);
+  if (missing !== undefined) return `not found exactly once: ${JSON.stringify(missing.slice(0, 60))}`;
+  if (froms.length !== [mutant.to].flat().length) return 'from and to differ in length';
+  // `tests` are vitest's arguments: its paths are the ones under test/ (a `-t` pattern is not).
+  const gone = mutant.tests.find((test) => test.startsWith('test/') && !existsSync(join(ROOT, test)));
+  return gone === undefined ? undefined : `names a test path that is gone: ${gone}`;
+}
+
 function run(mutant: Mutant): { verdict: Verdict; detail: string } {
   const path = join(SCRATCH, mutant.file);
   const original = readFileSync(path, 'utf8');
+  const stale = staleness(mutant, original);
+  if (stale !== undefined) return { verdict: 'STALE', detail: stale };
   const froms = [mutant.from].flat();
   const tos = [mutant.to].flat();
-  const missing = froms.find((from) => original.split(from).length !== 2);
-  if (missing !== undefined || froms.length !== tos.length) {
-    return { verdict: 'STALE', detail: `not found exactly once: ${JSON.stringify((missing ?? '').slice(0, 60))}` };
-  }
   let mutated = original;
   froms.forEach((from, i) => {
     mutated = mutated.replace(from, () => tos[i] ?? '');
@@ -131,23 +143,52 @@ function run(mutant: Mutant): { verdict: Verdict; detail: string } {
   }
 }
 
-const names = process.argv.slice(2);
+const args = process.argv.slice(2);
+const names = args.filter((arg) => arg !== '--check');
 const sets = names.length > 0 ? names : readdirSync(SETS).map((file) => file.replace(/\.json$/, ''));
-let failed = 0;
-try {
-  prepareScratch();
+
+/** `--check`: every row of every set named still applies to the working tree's sources; nothing is run. */
+function check(): number {
+  let rows = 0;
+  let stale = 0;
   for (const set of sets) {
-    const mutants = readSet(set);
-    console.log(`▶ ${set}: ${mutants.length} mutants`);
-    for (const mutant of mutants) {
-      const { verdict, detail } = run(mutant);
-      if (verdict !== 'killed' && verdict !== 'equivalent') failed += 1;
-      const shown = JSON.stringify([mutant.from].flat()[0]?.trim().slice(0, 70));
-      console.log(`${verdict}: ${mutant.file}: ${shown}${detail ? `  [${detail}]` : ''}`);
+    for (const mutant of readSet(set)) {
+      rows += 1;
+      const why = staleness(mutant, readFileSync(join(ROOT, mutant.file), 'utf8'));
+      if (why === undefined) continue;
+      stale += 1;
+      console.log(`STALE: ${set}: ${mutant.file}: ${why}`);
     }
   }
-} finally {
-  git('worktree', 'remove', '--force', SCRATCH);
+  console.log(
+    stale === 0 ? `${rows} hand mutants, each still applies` : `${stale} of ${rows} hand mutants no longer apply: rewrite or remove them`,
+  );
+  return stale === 0 ? 0 : 1;
 }
-console.log(failed === 0 ? 'every mutant killed or shown equivalent' : `${failed} mutant(s) to look at`);
-process.exitCode = failed === 0 ? 0 : 1;
+
+if (args.includes('--check')) {
+  process.exitCode = check();
+} else {
+  runSets();
+}
+
+function runSets(): void {
+  let failed = 0;
+  try {
+    prepareScratch();
+    for (const set of sets) {
+      const mutants = readSet(set);
+      console.log(`▶ ${set}: ${mutants.length} mutants`);
+      for (const mutant of mutants) {
+        const { verdict, detail } = run(mutant);
+        if (verdict !== 'killed' && verdict !== 'equivalent') failed += 1;
+        const shown = JSON.stringify([mutant.from].flat()[0]?.trim().slice(0, 70));
+        console.log(`${verdict}: ${mutant.file}: ${shown}${detail ? `  [${detail}]` : ''}`);
+      }
+    }
+  } finally {
+    git('worktree', 'remove', '--force', SCRATCH);
+  }
+  console.log(failed === 0 ? 'every mutant killed or shown equivalent' : `${failed} mutant(s) to look at`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}

@@ -390,6 +390,35 @@ describe('workers woken by LISTEN/NOTIFY (PostgreSQL)', () => {
     }
   }, 120_000);
 
+  test('an entry revived from the dead wakes the listening workers, as a new one does', async () => {
+    const name = await schema();
+    const listening = await store(name);
+    const storing = await store(name);
+    let wakes = 0;
+    const unsubscribe = await listening.subscribe(() => {
+      wakes += 1;
+    });
+    try {
+      const now = Date.now();
+      // Once listening, then for the new entry.
+      expect(await storing.add(entry('arc_revived', now), now)).toBe('added');
+      await expect.poll(() => wakes, { timeout: 10_000, interval: 20 }).toBe(2);
+      const [claim] = await storing.claim('worker', 1, 60_000, now);
+      if (!claim) throw new Error('the entry was not claimed');
+      await storing.bury(claim, {
+        record: claim.record,
+        reason: 'ERR_INBOX_TOKEN_EXPIRED',
+        errorCode: 'ERR_TIMEOUT',
+        message: 'm',
+        deadAt: now,
+      });
+      expect(await storing.add(entry('arc_revived', now), now)).toBe('revived');
+      await expect.poll(() => wakes, { timeout: 10_000, interval: 20 }).toBe(3);
+    } finally {
+      await unsubscribe();
+    }
+  });
+
   test('a pool whose clients cannot listen: said once at warn, and the inbox polls', async () => {
     const name = await schema();
     const real = pool();
