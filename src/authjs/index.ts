@@ -45,6 +45,13 @@ export interface AcmeIdentityProviderOptions {
   id?: string;
   /** @default 'acme identity' */
   name?: string;
+  /**
+   * Auth.js's `nonce` check: a nonce sent and required back in the ID token. `false` for a service
+   * that ignores the optional nonce (its ID tokens carry none, and Auth.js refuses every sign-in);
+   * PKCE and state still bind the callback to the sign-in, as with the OIDC client's `nonce: false`.
+   * @default true
+   */
+  nonce?: boolean;
 }
 
 /** An Auth.js OIDC provider configuration (`OIDCConfig` of `@auth/core/providers`). */
@@ -81,7 +88,7 @@ export function AcmeIdentity(options: AcmeIdentityProviderOptions): AcmeIdentity
     issuer: options.authUrl.replace(/\/+$/, ''),
     clientId: options.clientId,
     clientSecret: options.clientSecret,
-    checks: ['pkce', 'state', 'nonce'],
+    checks: options.nonce === false ? ['pkce', 'state'] : ['pkce', 'state', 'nonce'],
     authorization: { params: authorizationParams(options.signIn ?? {}) },
     client: { token_endpoint_auth_method: 'client_secret_basic' },
     profile: acmeIdentityProfile,

@@ -110,6 +110,13 @@ describe('acmeIdentityProvider', () => {
     expect(() => AcmeIdentity({ ...base(), clientSecret: '' })).toThrow(expect.objectContaining({ option: 'clientSecret' }));
   });
 
+  test("Auth.js's nonce check is on unless nonce: false, for a service that ignores the optional nonce", () => {
+    const options = { authUrl: sandbox.authUrl, clientId: 'c', clientSecret: 's' };
+    expect(AcmeIdentity(options).checks).toEqual(['pkce', 'state', 'nonce']);
+    expect(AcmeIdentity({ ...options, nonce: true }).checks).toEqual(['pkce', 'state', 'nonce']);
+    expect(AcmeIdentity({ ...options, nonce: false }).checks).toEqual(['pkce', 'state']);
+  });
+
   test('claims go in the forms the spec shows, as the SDK sends them: {essential: false} as null, {essential: true} as itself', () => {
     const provider = AcmeIdentity({
       ...base(),
