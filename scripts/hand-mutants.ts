@@ -166,12 +166,7 @@ function check(): number {
   return stale === 0 ? 0 : 1;
 }
 
-if (args.includes('--check')) {
-  process.exitCode = check();
-} else {
-  runSets();
-}
-
+/** Every set named (all of them when none is): each mutant applied in the scratch copy, its tests run, its verdict printed. */
 function runSets(): void {
   let failed = 0;
   try {
@@ -192,3 +187,6 @@ function runSets(): void {
   console.log(failed === 0 ? 'every mutant killed or shown equivalent' : `${failed} mutant(s) to look at`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
+
+if (args.includes('--check')) process.exitCode = check();
+else runSets();
