@@ -6,7 +6,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../examples/browser-sign-in/chromium.js';
-import { startSandbox, type Sandbox } from '../src/testing/index.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../src/testing/index.js';
 
 export interface SignInStage {
   /** The application's origin, `http://127.0.0.1:<port>`. */
@@ -18,8 +18,14 @@ export interface SignInStage {
   close(): Promise<void>;
 }
 
-/** Starts the stage; `callbackPaths` are the application's redirect URIs, registered with the sandbox. */
-export async function signInStage(callbackPaths: string[]): Promise<SignInStage> {
+/**
+ * Starts the stage; `callbackPaths` are the application's redirect URIs, registered with the
+ * sandbox, and `sandboxOptions` the rest of the sandbox's options (its readings, say).
+ */
+export async function signInStage(
+  callbackPaths: string[],
+  sandboxOptions: Omit<SandboxOptions, 'redirectUris'> = {},
+): Promise<SignInStage> {
   let app: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => app(req, res));
   const stopServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
@@ -29,7 +35,7 @@ export async function signInStage(callbackPaths: string[]): Promise<SignInStage>
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let sandbox: Sandbox | undefined;
   try {
-    sandbox = await startSandbox({ redirectUris: callbackPaths.map((path) => origin + path) });
+    sandbox = await startSandbox({ ...sandboxOptions, redirectUris: callbackPaths.map((path) => origin + path) });
     const browser = await launchChromium();
     const started = sandbox;
     return {

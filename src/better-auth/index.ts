@@ -47,6 +47,12 @@ export interface AcmeIdentityGenericOAuthOptions {
   name?: string;
   /** Where the service sends the person back, when not better-auth's `{baseURL}/callback/{providerId}`. */
   redirectURI?: string;
+  /**
+   * `false` for a service that leaves the optional `nonce` out of its ID tokens: better-auth then
+   * sends none and binds no ID token to its request (`disableIdTokenNonceBinding`), and PKCE and
+   * `state` still bind the callback to it. Without it every sign-in is refused. @default true
+   */
+  nonce?: boolean;
 }
 
 /** The user fields better-auth stores (`OAuthMappedUser`): a name and email from the decoded claims. */
@@ -70,6 +76,8 @@ export interface AcmeIdentityGenericOAuthConfig {
   scopes: string[];
   authorizationUrlParams: Record<string, string>;
   redirectURI?: string;
+  /** Set (by `nonce: false`) for a service whose ID tokens leave the nonce out. */
+  disableIdTokenNonceBinding?: true;
   mapProfileToUser(profile: Readonly<Record<string, unknown>>): AcmeIdentityMappedUser;
 }
 
@@ -160,6 +168,7 @@ export function acmeIdentity(options: AcmeIdentityGenericOAuthOptions): AcmeIden
     scopes: String(scope).split(' '),
     authorizationUrlParams: text,
     ...(options.redirectURI === undefined ? {} : { redirectURI: options.redirectURI }),
+    ...(options.nonce === false ? { disableIdTokenNonceBinding: true } : {}),
     mapProfileToUser: acmeIdentityUser,
   };
 }

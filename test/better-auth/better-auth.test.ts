@@ -12,10 +12,16 @@ import express from 'express';
 import { decodeJwt } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { acmeIdentity, acmeIdentityProfile, acmeIdentityProvider, acmeIdentityUser } from '../../src/better-auth/index.js';
+import {
+  type AcmeIdentityGenericOAuthConfig,
+  acmeIdentity,
+  acmeIdentityProfile,
+  acmeIdentityProvider,
+  acmeIdentityUser,
+} from '../../src/better-auth/index.js';
 import { DEFAULT_OIDC_BACKEND_CLIENT, type Sandbox } from '../../src/testing/index.js';
 import { claimKey } from '../../src/claims/index.js';
-import { signInStage, type SignInStage } from '../sign-in-stage.js';
+import { type SignInStage, signInStage } from '../sign-in-stage.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -32,34 +38,40 @@ beforeAll(async () => {
     clientSecret: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret!,
     signIn: { claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } },
   });
+  serveBetterAuth(stage, [acme], database);
+});
+afterAll(() => stage?.close());
+
+/** better-auth on the stage's server, with these providers, keeping its rows in `rows`. */
+function serveBetterAuth(on: SignInStage, providers: AcmeIdentityGenericOAuthConfig[], rows: typeof database) {
   const auth = betterAuth({
-    baseURL: origin,
+    baseURL: on.origin,
     secret: 'test-better-auth-secret-0123456789abcdef',
-    database: memoryAdapter(database),
-    plugins: [genericOAuth({ config: [acme] })],
+    database: memoryAdapter(rows),
+    logger: { disabled: true },
+    plugins: [genericOAuth({ config: providers })],
   });
   const app = express();
   app.all('/api/auth/*splat', toNodeHandler(auth));
   app.get('/', (_req, res) => {
     res.type('html').send('<!doctype html><title>home</title>');
   });
-  stage.serve(app);
-});
-afterAll(() => stage?.close());
+  on.serve(app);
+}
 
-/** From the application's page, through better-auth's sign-in, to the service's consent page. */
-async function toConsent(tab: Page) {
-  await tab.goto(`${origin}/`);
-  const { url } = await tab.evaluate(async () => {
+/** From the application's page, through better-auth's sign-in with `provider`, to the service's consent page. */
+async function toConsent(tab: Page, on: SignInStage = stage, provider = 'acme-identity') {
+  await tab.goto(`${on.origin}/`);
+  const { url } = await tab.evaluate(async (id) => {
     const response = await fetch('/api/auth/sign-in/social', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'acme-identity', callbackURL: '/', errorCallbackURL: '/' }),
+      body: JSON.stringify({ provider: id, callbackURL: '/', errorCallbackURL: '/' }),
     });
     return (await response.json()) as { url: string };
-  });
+  }, provider);
   await tab.goto(url);
-  await tab.waitForURL((next) => next.href.startsWith(`${sandbox.authUrl}/oauth/oidc/authorize`));
+  await tab.waitForURL((next) => next.href.startsWith(`${on.sandbox.authUrl}/oauth/oidc/authorize`));
   return new URL(url);
 }
 
@@ -95,6 +107,50 @@ describe('better-auth provider, in Chromium', () => {
     expect(new URL(tab.url()).searchParams.get('error')).toBe('access_denied');
     expect(await tab.evaluate(async () => (await fetch('/api/auth/get-session')).json())).toBeNull();
     await tab.close();
+  });
+});
+
+describe('better-auth provider, against a service that leaves the optional nonce out of its ID tokens', () => {
+  let lax: SignInStage;
+  const rows: typeof database = { user: [], session: [], account: [], verification: [] };
+  beforeAll(async () => {
+    lax = await signInStage(['/api/auth/callback/acme-identity', '/api/auth/callback/acme-told'], {
+      fake: { readings: { idTokenNonce: 'ignored' } },
+    });
+    const { clientId, clientSecret } = DEFAULT_OIDC_BACKEND_CLIENT;
+    const options = { authUrl: lax.sandbox.authUrl, clientId, clientSecret };
+    serveBetterAuth(lax, [acmeIdentity(options), acmeIdentity({ ...options, providerId: 'acme-told', nonce: false })], rows);
+  });
+  afterAll(() => lax?.close());
+
+  /** Signs in with `provider` and approves; the page the person lands on, and the session better-auth made. */
+  async function signIn(provider: string) {
+    const tab = await browser.newPage();
+    const authorize = await toConsent(tab, lax, provider);
+    await Promise.all([
+      tab.waitForURL((url) => url.origin === lax.origin && !url.pathname.startsWith('/api/auth/')),
+      tab.click('#approve'),
+    ]);
+    const landed = new URL(tab.url());
+    const session = await tab.evaluate(async () => (await fetch('/api/auth/get-session')).json());
+    await tab.close();
+    return { authorize, landed, session };
+  }
+
+  test('by default every sign-in is refused: better-auth binds the ID token to the nonce it sent', async () => {
+    const { authorize, landed, session } = await signIn('acme-identity');
+    expect(authorize.searchParams.get('nonce')).toBeTruthy();
+    expect(landed.searchParams.get('error')).toBeTruthy();
+    expect(session).toBeNull();
+  });
+
+  test('with nonce: false, no nonce is sent and the sign-in completes, PKCE and state still sent', async () => {
+    const { authorize, landed, session } = await signIn('acme-told');
+    expect(authorize.searchParams.has('nonce')).toBe(false);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('state')).toBeTruthy();
+    expect(landed.searchParams.has('error')).toBe(false);
+    expect(session).toMatchObject({ user: { email: 'jane.citizen@example.com' } });
   });
 });
 
