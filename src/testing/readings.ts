@@ -85,6 +85,12 @@ export interface FakeReadings {
   expiresInUnit?: 'seconds' | 'milliseconds';
   /** What a webhook redelivery carries: the same bytes (`same`, the default) or a freshly minted `access_token` in each attempt (`fresh-token`). */
   redelivery?: 'same' | 'fresh-token';
+  /**
+   * Whether a cancellation's webhook carries an `access_token` (`sent`, the default) or none
+   * (`omitted`): "Payload includes access_request_code and access_token" is written for the events
+   * in general, and a cancelled request has no identity to fetch with one.
+   */
+  cancelledToken?: 'sent' | 'omitted';
   /** The service's signing key: one (`stable`, the default), or rotated after its JWKS was first read (`rotated`): what it signs from then on names a new `kid`. */
   keyRotation?: 'stable' | 'rotated';
   /**
@@ -274,6 +280,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   expiresForm: 'rfc2822',
   expiresInUnit: 'seconds',
   redelivery: 'same',
+  cancelledToken: 'sent',
   keyRotation: 'stable',
   optionalInputs: 'prose',
   times: 'integer',
@@ -329,6 +336,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   expiresForm: ['rfc2822', 'iso8601', 'naive'],
   expiresInUnit: ['seconds', 'milliseconds'],
   redelivery: ['same', 'fresh-token'],
+  cancelledToken: ['sent', 'omitted'],
   keyRotation: ['stable', 'rotated'],
   optionalInputs: ['prose', 'schema'],
   times: ['integer', 'decimal', 'iso8601'],

@@ -75,7 +75,11 @@ async function hmac(key: Uint8Array<ArrayBuffer>, content: string, hash: Resolve
 }
 
 /** The body the `webhookKind` reading writes for a payload. */
-function webhookBody(payload: WebhookPayload, reading: ResolvedReadings['webhookKind'], nowMs: number): Record<string, unknown> {
+function webhookBody(
+  payload: Omit<WebhookPayload, 'access_token'>,
+  reading: ResolvedReadings['webhookKind'],
+  nowMs: number,
+): Record<string, unknown> {
   const { event, ...fields } = payload;
   switch (reading) {
     case 'event':
@@ -119,7 +123,10 @@ export async function webhookRequest(
 ): Promise<{ body: string; headers: Record<string, string> }> {
   const readings = target.readings ?? DEFAULT_READINGS;
   const nowMs = (target.now ?? Date.now)();
-  const body = JSON.stringify(webhookBody(payload, readings.webhookKind, nowMs));
+  // A cancellation's token left out where the `cancelledToken` reading says so.
+  const { access_token: _, ...rest } = payload;
+  const sent = payload.event === 'cancelled' && readings.cancelledToken === 'omitted' ? rest : payload;
+  const body = JSON.stringify(webhookBody(sent, readings.webhookKind, nowMs));
   const text = utf8(target.secret);
   const afterPrefix = target.secret.replace(/^whsec_/, '');
   const someBytes = (bytes: Uint8Array<ArrayBuffer> | undefined) => (bytes && bytes.length > 0 ? bytes : undefined);

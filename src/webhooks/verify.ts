@@ -42,7 +42,10 @@ export interface IdentityActionsEvent {
   readonly rawKind?: string;
   /** Equals the `access_request_code` returned when the request was created. */
   readonly accessRequestCode: string;
-  /** The JWT to send as `X-Access-Token`, exactly as received. Not enumerable. */
+  /**
+   * The JWT to send as `X-Access-Token`, exactly as received. Not enumerable. `''` for a
+   * cancellation sent without one (the only event that may lack it: nothing is fetched for it).
+   */
   readonly accessToken: string;
   /**
    * Identifies the event this delivery reports: base64url SHA-256 of its `access_request_code` and
@@ -81,14 +84,24 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 /**
  * The payload's two documented fields, checked by hand: a schema library for two strings would
  * be most of this entry's size in an edge bundle. Unknown fields are kept. Names the fields at fault.
+ *
+ * A cancellation may come without `access_token` (absent or `null`): the spec lists the token
+ * among the payload's fields for the events in general, and a cancelled request has no identity
+ * to fetch with one. Only a delivery whose fields say it is a cancellation may lack it: any other
+ * could be an approval, which is nothing without its token. Its token is then `''`.
  */
-function parsePayload(json: unknown): Payload {
+function parsePayload(json: unknown, kind: WebhookEventKind): Payload {
   if (!isObject(json)) throw fail('ERR_WEBHOOK_PAYLOAD', 'the payload is not an Identity Actions event ((body))');
   const code = typeof json['access_request_code'] === 'string' && json['access_request_code'] !== '';
-  const token = typeof json['access_token'] === 'string' && JWT.test(json['access_token']);
-  if (code && token) return json as Payload;
+  const sent = json['access_token'];
+  const missing = sent === undefined || sent === null;
+  const tokenless = missing && kind === 'cancelled';
+  const token = tokenless || (typeof sent === 'string' && JWT.test(sent));
+  if (code && token) return tokenless ? ({ ...json, access_token: '' } as Payload) : (json as Payload);
   const bad = [code ? '' : 'access_request_code', token ? '' : 'access_token'].filter(Boolean);
-  throw fail('ERR_WEBHOOK_PAYLOAD', `the payload is not an Identity Actions event (${bad.join(', ')})`);
+  // Without a token and not saying it is a cancellation: it could be an approval that lost its token.
+  const why = missing && kind !== 'cancelled' ? ': only a delivery that says it is a cancellation may come without access_token' : '';
+  throw fail('ERR_WEBHOOK_PAYLOAD', `the payload is not an Identity Actions event (${bad.join(', ')})${why}`);
 }
 
 const KIND_FIELDS = new Set(['event', 'type', 'eventtype', 'status', 'action', 'kind']);
@@ -166,9 +179,10 @@ function readDelivery(json: unknown) {
   const path = fieldsPath(json);
   // The objects from the top down to the fields: the top alone when they are there.
   const along = path.length === 0 ? [json] : objectsAlong(json, path);
-  const { access_token: accessToken, ...fields } = parsePayload(along[path.length]);
-  const payload = withFields(json, path, fields);
+  // The kind first: whether the payload may lack a token depends on it.
   const { kind, rawKind } = eventKind(...along);
+  const { access_token: accessToken, ...fields } = parsePayload(along[path.length], kind);
+  const payload = withFields(json, path, fields);
   return { accessToken, accessRequestCode: fields.access_request_code, payload, kind, rawKind };
 }
 

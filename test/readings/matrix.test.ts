@@ -44,6 +44,7 @@ const ALL_OTHERWISE: FakeReadings = {
   expiresForm: 'naive',
   expiresInUnit: 'milliseconds',
   redelivery: 'fresh-token',
+  cancelledToken: 'omitted',
   keyRotation: 'rotated',
   optionalInputs: 'schema',
   timeUnit: 'milliseconds',

@@ -305,9 +305,65 @@ describe('webhooks: what a refusal carries', () => {
   test('a payload refusal names the fields at fault, or (body) when the body is not an object', async () => {
     const missing = JSON.stringify({ event: 'approved', access_request_code: 'arc_1' });
     const error = await rejection(verifier().verify(missing, { 'x-webhook-signature': mac(missing).digest('hex') }));
-    expect((error as Error).message).toMatch(/\(access_token\)$/);
+    expect((error as Error).message).toMatch(
+      /\(access_token\): only a delivery that says it is a cancellation may come without access_token$/,
+    );
+    // A cancellation may lack its token: one that lacks its code names only the code.
+    const codeless = JSON.stringify({ event: 'cancelled', access_token: null });
+    const cancellation = await rejection(verifier().verify(codeless, { 'x-webhook-signature': mac(codeless).digest('hex') }));
+    expect((cancellation as Error).message).toMatch(/\(access_request_code\)$/);
     const list = await rejection(verifier().verify('[1]', { 'x-webhook-signature': mac('[1]').digest('hex') }));
     expect((list as Error).message).toMatch(/\(\(body\)\)$/);
+  });
+
+  /** Where a delivery's fields sit: at the top, or in one of the envelopes the verifier reads. */
+  const PLACES = {
+    top: (kind: object, fields: object) => ({ ...kind, ...fields }),
+    data: (kind: object, fields: object) => ({ ...kind, data: fields }),
+    'data.object': (kind: object, fields: object) => ({ ...kind, data: { object: fields } }),
+    payload: (kind: object, fields: object) => ({ ...kind, payload: fields }),
+  };
+  /** The token as a payload may carry it, or not. */
+  const TOKENS = {
+    absent: {},
+    null: { access_token: null },
+    empty: { access_token: '' },
+    'not a JWT': { access_token: 'x' },
+    JWT: { access_token: TOKEN },
+  };
+  const KIND_WORDS = {
+    cancelled: ['cancelled', 'identity.request.canceled', 'REQUEST_CANCELLED'],
+    approved: ['approved', 'identity.request.approved'],
+    none: [],
+  };
+
+  test('property: only a delivery that says it is a cancellation may come without access_token (absent or null), wherever its fields sit', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(KIND_WORDS) as (keyof typeof KIND_WORDS)[])),
+        fc.constantFrom('event', 'type', 'event_type', 'status', 'action', 'kind'),
+        fc.nat(2),
+        fc.constantFrom(...(Object.keys(PLACES) as (keyof typeof PLACES)[])),
+        fc.constantFrom(...(Object.keys(TOKENS) as (keyof typeof TOKENS)[])),
+        async (said, field, pick, place, tokenForm) => {
+          const words: readonly string[] = KIND_WORDS[said];
+          const kind = words.length === 0 ? {} : { [field]: words[pick % words.length] };
+          const body = JSON.stringify(PLACES[place](kind, { access_request_code: 'arc_1', ...TOKENS[tokenForm] }));
+          const verified = verifier().verify(body, { 'x-webhook-signature': mac(body).digest('hex') });
+          const tokenless = tokenForm === 'absent' || tokenForm === 'null';
+          if (tokenForm !== 'JWT' && !(tokenless && said === 'cancelled')) {
+            const error = await rejection(verified);
+            expect(error).toMatchObject({ code: 'ERR_WEBHOOK_PAYLOAD', message: expect.stringContaining('(access_token)') });
+            return;
+          }
+          const event = await verified;
+          expect(event.accessToken).toBe(tokenless ? '' : TOKEN);
+          expect(event.kind).toBe(said === 'none' ? 'unknown' : said);
+          expect(event.accessRequestCode).toBe('arc_1');
+        },
+      ),
+      { seed: 45, numRuns: 300 },
+    );
   });
 
   test('a token with anything before or after its three parts is not an access_token', async () => {
