@@ -152,6 +152,13 @@ export interface FakeReadings {
    * clock's text).
    */
   webhookTimestamp?: 'seconds' | 'milliseconds' | 'microseconds' | 'iso8601';
+  /**
+   * The header the `timestamped` reading sends its signed timestamp in (the spec shows no such
+   * header): `X-Webhook-Timestamp` (`x-webhook-timestamp`, the default), the spec's own
+   * `X-Request-Timestamp` (`x-request-timestamp`, the header its identity endpoints take), or
+   * `X-Timestamp` (`x-timestamp`).
+   */
+  webhookStampHeader?: 'x-webhook-timestamp' | 'x-request-timestamp' | 'x-timestamp';
   /** An error's `code` and `type`: as the spec writes them (`upper`: `E1005`, `NOT_FOUND`) or in lower case (`lower`: `e1005`, `not_found`, as services modelled on Stripe's types write them). */
   errorCase?: 'upper' | 'lower';
   /**
@@ -292,6 +299,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   neverExpires: 'omitted',
   tokenTimes: 'seconds',
   webhookTimestamp: 'seconds',
+  webhookStampHeader: 'x-webhook-timestamp',
   errorCase: 'upper',
   disclosureHash: 'base64url',
   disclosureForm: 'object',
@@ -348,6 +356,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   neverExpires: ['omitted', 'zero'],
   tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
   webhookTimestamp: ['seconds', 'milliseconds', 'microseconds', 'iso8601'],
+  webhookStampHeader: ['x-webhook-timestamp', 'x-request-timestamp', 'x-timestamp'],
   errorCase: ['upper', 'lower'],
   disclosureHash: ['base64url', 'json'],
   disclosureForm: ['object', 'compact', 'array'],

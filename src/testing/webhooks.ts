@@ -168,8 +168,8 @@ export async function webhookRequest(
       headers['x-webhook-signature'] = await stripeSet(key);
       break;
     case 'timestamped':
-      // The timestamp in a header of its own, signed before the body.
-      headers['x-webhook-timestamp'] = t;
+      // The timestamp in a header of its own (the `webhookStampHeader` reading's), signed before the body.
+      headers[readings.webhookStampHeader] = t;
       headers['x-webhook-signature'] = `${named}${toHex(await plain(`${t}.${body}`))}`;
       break;
     case 'rotation':

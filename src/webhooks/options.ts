@@ -55,10 +55,11 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
    * Also require a timestamp header and sign `${timestamp}.${body}` (UNIX seconds), refusing one
    * more than `toleranceSeconds` away from the clock in either direction. Not needed to read such
    * a service: without it, a delivery carrying `X-Webhook-Timestamp` (the signature header's name
-   * with Timestamp for Signature) is checked as an HMAC of the body and of
-   * `${timestamp}.${body}`, until a verified delivery shows which one the service signs; from then
-   * on only that one, a signed timestamp held to `toleranceSeconds` and required. Set it to require
-   * the timestamp from the first delivery.
+   * with Timestamp for Signature), `X-Request-Timestamp` or `X-Timestamp` is checked as an HMAC of
+   * the body and of `${timestamp}.${body}`, until a verified delivery shows which one the service
+   * signs, and in which header; from then on only that one, a signed timestamp held to
+   * `toleranceSeconds` and required. Set it to require the timestamp from the first delivery, or
+   * for a header of another name.
    */
   timestamp?: { header: string; toleranceSeconds?: number };
   /** Secrets shorter than this many bytes are refused when the verifier is created. @default 16 */
@@ -128,11 +129,15 @@ function timestampOption(timestamp: WebhookVerifierOptions['timestamp']): Signat
 }
 
 /**
- * The timestamp header a service signing `<timestamp>.<body>` would send beside `signatureHeader`:
- * its name with `Timestamp` for `Signature` (`X-Webhook-Timestamp`), or `X-Webhook-Timestamp`.
+ * The headers a service signing `<timestamp>.<body>` may send the timestamp in beside
+ * `signatureHeader` ("signed content: not shown"): its name with `Timestamp` for `Signature`
+ * (`X-Webhook-Timestamp`), `X-Webhook-Timestamp` itself, the spec's own `X-Request-Timestamp` (the
+ * header its identity endpoints take) and `X-Timestamp`; each once, whatever its case.
  */
-function stampHeaderOf(signatureHeader: string): string {
-  return /signature/i.test(signatureHeader) ? signatureHeader.replace(/signature/i, 'Timestamp') : 'X-Webhook-Timestamp';
+function stampHeadersOf(signatureHeader: string): string[] {
+  const derived = /signature/i.test(signatureHeader) ? signatureHeader.replace(/signature/i, 'Timestamp') : 'X-Webhook-Timestamp';
+  const names = [derived, 'X-Webhook-Timestamp', 'X-Request-Timestamp', 'X-Timestamp'];
+  return names.filter((name, i) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === i);
 }
 
 /** How signatures are read and checked, from the options, each checked. */
@@ -160,7 +165,7 @@ export function signatureSettings(
     maxSignatures,
     toleranceSeconds: nonNegativeOption('toleranceSeconds', options.toleranceSeconds, 300),
     timestamp: timestampOption(options.timestamp),
-    stampHeader: options.timestamp === undefined ? { name: stampHeaderOf(signatureHeader), signs: 'unknown' } : undefined,
+    stampHeader: options.timestamp === undefined ? { names: stampHeadersOf(signatureHeader), signs: 'unknown' } : undefined,
     now: options.now ?? Date.now,
     secrets,
     standardSecrets,

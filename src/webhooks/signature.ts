@@ -54,13 +54,14 @@ export interface Check {
 
 /**
  * Without the `timestamp` option, the header a service that signs `<timestamp>.<body>` sends beside
- * the signature ("signed content: not shown"): the signature header's name with `Timestamp` for
- * `Signature` (`X-Webhook-Timestamp`). `signs` is what the deliveries verified so far showed:
- * `unknown` until one verifies with the header, then `stamped` (the timestamp is signed: held to
- * `toleranceSeconds`, and required) or `body` (sent beside a body signed alone: not read again).
+ * the signature ("signed content: not shown"): one of `names` (the signature header's name with
+ * `Timestamp` for `Signature`, `X-Webhook-Timestamp`, `X-Request-Timestamp`, `X-Timestamp`).
+ * `signs` is what the deliveries verified so far showed: `unknown` until one verifies with such a
+ * header, then `stamped` (the timestamp is signed: held to `toleranceSeconds`, and required, in the
+ * one header `names` then holds) or `body` (sent beside a body signed alone: not read again).
  */
 interface StampHeader {
-  name: string;
+  names: readonly string[];
   signs: 'unknown' | 'stamped' | 'body';
 }
 
@@ -340,19 +341,24 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
   // A timestamp the delivery must sign: the option's, or the header the deliveries showed signed.
   const required =
     settings.timestamp ??
-    (stampHeader?.signs === 'stamped' ? { header: stampHeader.name, toleranceSeconds: settings.toleranceSeconds } : undefined);
+    (stampHeader?.signs === 'stamped' ? { header: stampHeader.names[0] ?? '', toleranceSeconds: settings.toleranceSeconds } : undefined);
   if (required) {
     const stamp = checkStamp(header(headers, required.header), required.toleranceSeconds, `${required.header} header`, settings.now);
     return [{ ...plain, prefix: `${stamp}.` }];
   }
   if (stampHeader?.signs !== 'unknown') return [plain];
-  const value = header(headers, stampHeader.name);
-  // Undecided: a header that names no time (digits, or an ISO 8601 date with its zone) cannot be
-  // what a service signs before the body.
-  if (value === undefined || stampSeconds(value) === undefined) return [plain];
+  // Undecided: each header present that names a time (digits, or an ISO 8601 date with its zone)
+  // may be what the service signs before the body; one that names none cannot be.
+  const stamps: { header: string; value: string }[] = [];
+  for (const name of stampHeader.names) {
+    const value = header(headers, name);
+    if (value !== undefined && stampSeconds(value) !== undefined) stamps.push({ header: name, value });
+  }
+  const [first] = stamps;
+  if (!first) return [plain];
   return [
-    { ...plain, stamp: { header: stampHeader.name, value, signed: false } },
-    { ...plain, prefix: `${value}.`, stamp: { header: stampHeader.name, value, signed: true } },
+    { ...plain, stamp: { ...first, signed: false } },
+    ...stamps.map((stamp) => ({ ...plain, prefix: `${stamp.value}.`, stamp: { ...stamp, signed: true } })),
   ];
 }
 
@@ -365,13 +371,15 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
 export function learnStampForm({ stamp }: Check, settings: SignatureSettings): void {
   if (!stamp) return;
   if (stamp.signed) checkStamp(stamp.value, settings.toleranceSeconds, `${stamp.header} header`, settings.now);
-  if (settings.stampHeader?.signs === 'unknown') settings.stampHeader.signs = stamp.signed ? 'stamped' : 'body';
+  if (settings.stampHeader?.signs !== 'unknown') return;
+  // Signed: that header, and no other, from now on. Sent beside a body signed alone: none.
+  settings.stampHeader = stamp.signed ? { names: [stamp.header], signs: 'stamped' } : { names: settings.stampHeader.names, signs: 'body' };
 }
 
 /** Why no check matched: the body, and the timestamp header's form too when it was tried. */
 export function mismatchMessage(checks: readonly Check[]): string {
-  const stamped = checks.find((check) => check.stamp?.signed)?.stamp;
-  return `the signature does not match the body${stamped ? ` nor ${stamped.header}'s value, a dot and the body` : ''}`;
+  const tried = [...new Set(checks.flatMap((check) => (check.stamp?.signed ? [`${check.stamp.header}'s value`] : [])))];
+  return `the signature does not match the body${tried.length > 0 ? ` nor ${tried.join(' or ')}, a dot and the body` : ''}`;
 }
 
 /** One of Stripe's sets: `t=<unix>,v1=<hex>[,v1=<hex>…]`, an HMAC-SHA256 of `"<t>.<body>"`; other versions (v0) are not ours. */

@@ -55,6 +55,7 @@ const ALL_OTHERWISE: FakeReadings = {
   neverExpires: 'zero',
   tokenTimes: 'milliseconds',
   webhookTimestamp: 'milliseconds',
+  webhookStampHeader: 'x-request-timestamp',
   errorCase: 'lower',
   disclosureHash: 'json',
   disclosureForm: 'compact',

@@ -150,6 +150,37 @@ describe('a timestamp header signed before the body, found without the timestamp
     await expect(verifier({ signatureHeader: 'X-Mac' }).verify(payload, other)).resolves.toBeDefined();
   });
 
+  test("property: the timestamp is found in X-Webhook-Timestamp, X-Request-Timestamp (the spec's own header) or X-Timestamp, in any case; once a delivery shows which, that one alone is required", async () => {
+    const names = ['X-Webhook-Timestamp', 'X-Request-Timestamp', 'X-Timestamp'];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...names), fc.constantFrom(...names), fc.boolean(), async (signed, other, upper) => {
+        const v = verifier();
+        const named = (name: string, t: number) => ({ [upper ? name.toUpperCase() : name.toLowerCase()]: String(t) });
+        const payload = body('arc_1');
+        // Another header beside it with another time: never what decides.
+        const first = {
+          ...(other === signed ? {} : named(other, T + 7)),
+          ...named(signed, T),
+          'x-webhook-signature': mac(`${T}.${payload}`),
+        };
+        await expect(v.verify(payload, first)).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+        const next = body('arc_2');
+        // Learnt: the timestamp signed in that header; in another one, or in none, it is missing.
+        const moved = { ...named(other === signed ? 'X-Unread-Timestamp' : other, T), 'x-webhook-signature': mac(`${T}.${next}`) };
+        expect((await refusal(v.verify(next, moved))).code).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
+        await expect(v.verify(next, { ...named(signed, T), 'x-webhook-signature': mac(`${T}.${next}`) })).resolves.toBeDefined();
+      }),
+      { seed: 46, numRuns: 40 },
+    );
+  });
+
+  test('a mismatch names every timestamp header tried', async () => {
+    const payload = body('arc_1');
+    const headers = { 'x-request-timestamp': String(T), 'x-timestamp': String(T), 'x-webhook-signature': mac('another body') };
+    const error = await refusal(verifier().verify(payload, headers));
+    expect(error.message).toContain("X-Request-Timestamp's value or X-Timestamp's value, a dot and the body");
+  });
+
   test("scheme: 'stripe' or 'standard' never reads the header, nor checks a plain HMAC", async () => {
     const payload = body('arc_1');
     for (const scheme of ['stripe', 'standard'] as const) {
