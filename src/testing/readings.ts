@@ -22,9 +22,10 @@ export interface FakeReadings {
    * `t=…,v1=…` over `"<t>.<body>"` (`stripe`), Standard Webhooks' headers (`standard`), or two
    * Stripe sets separated by a space, the first by a secret the client never had (`rotation`: a
    * sender in the middle of rotating its secret), or `sha256=` and hex of `"<t>.<body>"` with the
-   * timestamp in a header of its own, `X-Webhook-Timestamp` (`timestamped`).
+   * timestamp in a header of its own, `X-Webhook-Timestamp` (`timestamped`), or Slack's `v0=` and
+   * hex of `"v0:<t>:<body>"`, the timestamp in a header of its own (`slack`, Zoom's form too).
    */
-  webhookSignature?: 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard' | 'rotation' | 'timestamped';
+  webhookSignature?: 'prefixed-hex' | 'hex' | 'base64' | 'stripe' | 'standard' | 'rotation' | 'timestamped' | 'slack';
   /** Status records: at the top level, as the spec's status tables show them (`bare`, the default), or inside the general `{data, correlation_id}` rule (`wrapped`). */
   statusEnvelope?: 'bare' | 'wrapped';
   /** Token responses: inside `{data, correlation_id}` (`wrapped`, the default, the spec's general rule) or at the top level (`bare`). */
@@ -153,7 +154,7 @@ export interface FakeReadings {
    */
   webhookTimestamp?: 'seconds' | 'milliseconds' | 'microseconds' | 'iso8601';
   /**
-   * The header the `timestamped` reading sends its signed timestamp in (the spec shows no such
+   * The header the `timestamped` and `slack` readings send their signed timestamp in (the spec shows no such
    * header): `X-Webhook-Timestamp` (`x-webhook-timestamp`, the default), the spec's own
    * `X-Request-Timestamp` (`x-request-timestamp`, the header its identity endpoints take), or
    * `X-Timestamp` (`x-timestamp`).
@@ -323,7 +324,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
  */
 export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly NonNullable<FakeReadings[K]>[] } = Object.freeze({
   webhookKind: ['event', 'type', 'dotted', 'status', 'none', 'envelope', 'object', 'payload'],
-  webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard', 'rotation', 'timestamped'],
+  webhookSignature: ['prefixed-hex', 'hex', 'base64', 'stripe', 'standard', 'rotation', 'timestamped', 'slack'],
   statusEnvelope: ['bare', 'wrapped'],
   tokenEnvelope: ['wrapped', 'bare'],
   numbers: ['number', 'string'],

@@ -172,6 +172,11 @@ export async function webhookRequest(
       headers[readings.webhookStampHeader] = t;
       headers['x-webhook-signature'] = `${named}${toHex(await plain(`${t}.${body}`))}`;
       break;
+    case 'slack':
+      // Slack's form (Zoom's too): v0= and the hex HMAC of "v0:<timestamp>:<body>", the timestamp in a header of its own.
+      headers[readings.webhookStampHeader] = t;
+      headers['x-webhook-signature'] = `v0=${toHex(await hmac(key, `v0:${t}:${body}`))}`;
+      break;
     case 'rotation':
       // A sender in the middle of rotating its secret: a set by the secret it is retiring (one the client never had), then one by the current.
       headers['x-webhook-signature'] = `${await stripeSet(utf8(`retired:${target.secret}`))} ${await stripeSet(key)}`;

@@ -40,12 +40,14 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
    * Which signature convention the service uses; the spec shows only that `X-Webhook-Signature`
    * carries an HMAC. `auto` tells them apart by their headers:
    * - `hmac`: an HMAC of the raw body in `signatureHeader` (hex, `sha256=` hex, or base64);
-   * - `stripe`: `t=<unix>,v1=<hex>` in `signatureHeader`, an HMAC-SHA256 of `"<t>.<body>"`;
+   * - `stripe`: `t=<unix>,v1=<hex>` in `signatureHeader`, an HMAC-SHA256 of `"<t>.<body>"`; and
+   *   Slack's form (Zoom's too), `v0=<hex>` alone, an HMAC-SHA256 of `"v0:<timestamp>:<body>"`, the
+   *   timestamp in `X-Webhook-Timestamp`, `X-Request-Timestamp` or `X-Timestamp` (or the `timestamp` option's header);
    * - `standard`: Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature:
    *   v1,<base64>`, or the same with `svix-`), an HMAC-SHA256 of `"<id>.<timestamp>.<body>"` keyed
    *   with the secret's base64 after `whsec_` (its text is tried too, until a verified delivery
    *   shows which of the two the sender keys with: then only that one).
-   * The timestamp of `stripe` and `standard` must be within `toleranceSeconds` of the clock.
+   * The timestamp of `stripe` (Slack's too) and `standard` must be within `toleranceSeconds` of the clock.
    * @default 'auto'
    */
   scheme?: 'auto' | 'hmac' | 'stripe' | 'standard';
@@ -157,6 +159,7 @@ export function signatureSettings(
   const encoding = options.encoding ?? 'auto';
   if (!['auto', 'hex', 'base64'].includes(encoding)) throw new ConfigurationError('encoding', "must be 'auto', 'hex' or 'base64'");
   const signatureHeader = headerName('signatureHeader', options.signatureHeader ?? 'X-Webhook-Signature');
+  const stampNames = stampHeadersOf(signatureHeader);
   return {
     algorithm,
     encoding,
@@ -165,7 +168,8 @@ export function signatureSettings(
     maxSignatures,
     toleranceSeconds: nonNegativeOption('toleranceSeconds', options.toleranceSeconds, 300),
     timestamp: timestampOption(options.timestamp),
-    stampHeader: options.timestamp === undefined ? { names: stampHeadersOf(signatureHeader), signs: 'unknown' } : undefined,
+    stampHeader: options.timestamp === undefined ? { names: stampNames, signs: 'unknown' } : undefined,
+    stampNames,
     now: options.now ?? Date.now,
     secrets,
     standardSecrets,

@@ -79,6 +79,8 @@ export interface SignatureSettings {
   timestamp: { header: string; toleranceSeconds: number } | undefined;
   /** Without the `timestamp` option: the header it would name, found on the deliveries themselves. */
   stampHeader: StampHeader | undefined;
+  /** Every header a timestamp is looked for in, without the `timestamp` option (its name with Timestamp for Signature, X-Webhook-Timestamp, X-Request-Timestamp, X-Timestamp). */
+  stampNames: readonly string[];
   now: () => number;
   /**
    * The keys of the plain HMAC and Stripe's sets (each secret's bytes, and a `whsec_` secret's
@@ -214,7 +216,7 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
 
   const checks: Check[] = [];
   if (chosen('hmac') && groups.hmac.length > 0) checks.push(...hmacChecks(body, headers, groups.hmac, settings));
-  if (chosen('stripe')) for (const set of groups.stripe) checks.push(stripeCheck(body, set, settings));
+  if (chosen('stripe')) for (const set of groups.stripe) checks.push(stripeCheck(body, set, headers, settings));
   if (chosen('standard') && groups.standard.length > 0) checks.push(standardCheck(body, headers, groups.standard, settings));
   if (checks.length > 0) return checks;
   const empty = groups.hmac.length + groups.stripe.length + groups.standard.length === 0;
@@ -382,16 +384,23 @@ export function mismatchMessage(checks: readonly Check[]): string {
   return `the signature does not match the body${tried.length > 0 ? ` nor ${tried.join(' or ')}, a dot and the body` : ''}`;
 }
 
-/** One of Stripe's sets: `t=<unix>,v1=<hex>[,v1=<hex>…]`, an HMAC-SHA256 of `"<t>.<body>"`; other versions (v0) are not ours. */
-function stripeCheck(body: Check['body'], items: readonly string[], settings: SignatureSettings): Check {
+/**
+ * One of Stripe's sets: `t=<unix>,v1=<hex>[,v1=<hex>…]`, an HMAC-SHA256 of `"<t>.<body>"`; other
+ * versions (Stripe's v0) are not ours. A set of `v0=<hex>` alone, without `t=`, is Slack's form
+ * ({@link slackCheck}).
+ */
+function stripeCheck(body: Check['body'], items: readonly string[], headers: unknown, settings: SignatureSettings): Check {
   const stamps: string[] = [];
   const v1: string[] = [];
+  const v0: string[] = [];
   for (const item of items) {
     const split = item.indexOf('=');
     const key = item.slice(0, split);
     if (key === 't') stamps.push(item.slice(split + 1));
     else if (key === 'v1') v1.push(item.slice(split + 1));
+    else if (key === 'v0') v0.push(item.slice(split + 1));
   }
+  if (stamps.length === 0 && v1.length === 0 && v0.length > 0) return slackCheck(body, v0, headers, settings);
   if (stamps.length !== 1 || v1.length === 0 || !v1.every((mac) => HEX.test(mac) && mac.length === 64)) {
     throw malformed(
       `the ${settings.signatureHeader} header has t= but not one timestamp and 1 to ${settings.maxSignatures} hex v1= signatures in each set`,
@@ -399,6 +408,24 @@ function stripeCheck(body: Check['body'], items: readonly string[], settings: Si
   }
   const stamp = checkStamp(stamps[0], settings.toleranceSeconds, 'timestamp t=', settings.now);
   return { prefix: `${stamp}.`, body, macs: v1.map(fromHex), hash: 'SHA-256', secrets: settings.secrets };
+}
+
+/**
+ * Slack's convention (Zoom's too): `v0=<hex>`, an HMAC-SHA256 of `"v0:<timestamp>:<body>"`, the
+ * timestamp in a header of its own: the `timestamp` option's, else the first of the headers a
+ * timestamp is looked for in ({@link SignatureSettings.stampNames}) that the delivery carries. The
+ * timestamp is signed, so it is required and held to `toleranceSeconds` before any MAC.
+ */
+function slackCheck(body: Check['body'], macs: readonly string[], headers: unknown, settings: SignatureSettings): Check {
+  if (!macs.every((mac) => HEX.test(mac) && mac.length === 64)) {
+    throw malformed(`the ${settings.signatureHeader} header's v0= signatures are not each 64 hex digits`);
+  }
+  const names = settings.timestamp ? [settings.timestamp.header] : settings.stampNames;
+  const name = names.find((candidate) => header(headers, candidate) !== undefined);
+  const tolerance = settings.timestamp?.toleranceSeconds ?? settings.toleranceSeconds;
+  const value = name === undefined ? undefined : header(headers, name);
+  const stamp = checkStamp(value, tolerance, `${name ?? names.join(' or ')} header`, settings.now);
+  return { prefix: `v0:${stamp}:`, body, macs: macs.map(fromHex), hash: 'SHA-256', secrets: settings.secrets };
 }
 
 /** Standard Webhooks: `v1,<base64>` entries, an HMAC-SHA256 of `"<webhook-id>.<webhook-timestamp>.<body>"`; other versions (v1a, asymmetric) are not ours. */

@@ -34,7 +34,7 @@ import { asAnswered, credentialInput, person, received, rejection, server } from
 const WEBHOOK_URL = 'https://rp.example/webhooks/acme';
 
 /** Signature conventions that sign a timestamp, which a receiver holds to its clock. */
-const TIMESTAMPED = new Set(['stripe', 'standard', 'rotation', 'timestamped']);
+const TIMESTAMPED = new Set(['stripe', 'standard', 'rotation', 'timestamped', 'slack']);
 
 /**
  * The README's receiver: verify, keep the event, answer 200. `toleranceSeconds` is what the

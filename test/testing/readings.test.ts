@@ -106,6 +106,13 @@ describe('readings: the webhook as each convention writes it', () => {
     expect(ms.headers['x-webhook-timestamp']).toBe(String(NOW));
   });
 
+  test("slack: the timestamp in the webhookStampHeader reading's header, and v0= and the hex HMAC of 'v0:<t>:<body>'", async () => {
+    const { body, headers } = await request({ webhookSignature: 'slack', webhookStampHeader: 'x-request-timestamp' });
+    const t = Math.floor(NOW / 1000);
+    expect(headers['x-request-timestamp']).toBe(String(t));
+    expect(headers['x-webhook-signature']).toBe(`v0=${createHmac('sha256', SECRET).update(`v0:${t}:${body}`).digest('hex')}`);
+  });
+
   test('webhookKey: decoded keys every convention with the base64 after whsec_; text keys Standard Webhooks with the text', async () => {
     const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
     const hex = await request({ webhookSignature: 'hex', webhookKey: 'decoded' });

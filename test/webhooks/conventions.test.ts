@@ -132,7 +132,7 @@ describe("webhook signatures: Stripe's t=…,v1=… in X-Webhook-Signature", () 
     expect([refused.code, refused.message]).toEqual(['ERR_WEBHOOK_TIMESTAMP', expect.stringMatching(/nor an ISO 8601 date with its zone/)]);
   });
 
-  test.each(['stripe', 'standard', 'timestamped', 'rotation'] as const)(
+  test.each(['stripe', 'standard', 'timestamped', 'rotation', 'slack'] as const)(
     '%s: a delivery the fake stamps in each webhookTimestamp reading verifies',
     async (webhookSignature) => {
       for (const webhookTimestamp of READING_CHOICES.webhookTimestamp) {

@@ -215,3 +215,60 @@ describe('a timestamp header signed before the body, found without the timestamp
     );
   });
 });
+
+describe('Slack\'s form (Zoom\'s too): v0= and the hex HMAC of "v0:<timestamp>:<body>", the timestamp in a header of its own', () => {
+  const slack = (payload: string, t: number | string, header = 'x-webhook-timestamp') => ({
+    [header]: String(t),
+    'x-webhook-signature': `v0=${mac(`v0:${t}:${payload}`)}`,
+  });
+
+  test('property: verified exactly when the MAC covers v0, the timestamp and the body, the timestamp is within tolerance, in any of the headers looked in', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: -900, max: 900 }),
+        fc.constantFrom('x-webhook-timestamp', 'x-request-timestamp', 'x-timestamp'),
+        fc.constantFrom('slack', 'no version', 'dot'),
+        async (offset, header, form) => {
+          const payload = body('arc_s');
+          const t = T + offset;
+          const signed = { slack: `v0:${t}:${payload}`, 'no version': `${t}:${payload}`, dot: `v0:${t}.${payload}` }[form];
+          const verified = verifier().verify(payload, { [header]: String(t), 'x-webhook-signature': `v0=${mac(signed)}` });
+          if (Math.abs(offset) > 300) expect((await refusal(verified)).code).toBe('ERR_WEBHOOK_TIMESTAMP');
+          else if (form === 'slack') await expect(verified).resolves.toMatchObject({ accessRequestCode: 'arc_s' });
+          else expect((await refusal(verified)).code).toBe('ERR_WEBHOOK_SIGNATURE');
+        },
+      ),
+      { seed: 47, numRuns: 60 },
+    );
+  });
+
+  test("the timestamp is required, and read in the timestamp option's header when it is set", async () => {
+    const payload = body('arc_1');
+    const missing = await refusal(verifier().verify(payload, { 'x-webhook-signature': slack(payload, T)['x-webhook-signature'] }));
+    expect(missing.code).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
+    expect(missing.message).toContain('X-Webhook-Timestamp or X-Request-Timestamp or X-Timestamp');
+    const option = verifier({ timestamp: { header: 'X-Slack-Request-Timestamp' } });
+    await expect(option.verify(payload, slack(payload, T, 'x-slack-request-timestamp'))).resolves.toBeDefined();
+    expect((await refusal(option.verify(payload, slack(payload, T)))).code).toBe('ERR_WEBHOOK_MISSING_TIMESTAMP');
+    // The option's tolerance, not the verifier's, holds the timestamp it names.
+    const wide = verifier({ timestamp: { header: 'X-Slack-Request-Timestamp', toleranceSeconds: 900 } });
+    await expect(wide.verify(payload, slack(payload, T - 600, 'x-slack-request-timestamp'))).resolves.toBeDefined();
+  });
+
+  test("v0= entries that are not 64 hex digits are malformed; beside t= they are Stripe's v0, never read", async () => {
+    const payload = body('arc_1');
+    const short = await refusal(verifier().verify(payload, { 'x-webhook-timestamp': String(T), 'x-webhook-signature': 'v0=abcd' }));
+    expect(short.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    const stripeV0 = {
+      'x-webhook-timestamp': String(T),
+      'x-webhook-signature': `t=${T},v0=${mac(`v0:${T}:${payload}`)},v1=${'ab'.repeat(32)}`,
+    };
+    expect((await refusal(verifier().verify(payload, stripeV0))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    // A Stripe set of t= and v0= alone (its test mode) is no Slack signature, however its MAC was made.
+    const stripeOnlyV0 = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': `t=${T},v0=${mac(`v0:${T}:${payload}`)}` };
+    expect((await refusal(verifier().verify(payload, stripeOnlyV0))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    // Another version alone is neither form.
+    const v2 = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': `v2=${mac(`v0:${T}:${payload}`)}` };
+    expect((await refusal(verifier().verify(payload, v2))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+  });
+});
