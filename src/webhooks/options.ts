@@ -159,7 +159,6 @@ export function signatureSettings(
   const encoding = options.encoding ?? 'auto';
   if (!['auto', 'hex', 'base64'].includes(encoding)) throw new ConfigurationError('encoding', "must be 'auto', 'hex' or 'base64'");
   const signatureHeader = headerName('signatureHeader', options.signatureHeader ?? 'X-Webhook-Signature');
-  const stampNames = stampHeadersOf(signatureHeader);
   return {
     algorithm,
     encoding,
@@ -168,8 +167,8 @@ export function signatureSettings(
     maxSignatures,
     toleranceSeconds: nonNegativeOption('toleranceSeconds', options.toleranceSeconds, 300),
     timestamp: timestampOption(options.timestamp),
-    stampHeader: options.timestamp === undefined ? { names: stampNames, signs: 'unknown' } : undefined,
-    stampNames,
+    stampHeader: options.timestamp === undefined ? { signs: 'unknown' } : undefined,
+    stampNames: stampHeadersOf(signatureHeader),
     now: options.now ?? Date.now,
     secrets,
     standardSecrets,

@@ -53,17 +53,13 @@ export interface Check {
 }
 
 /**
- * Without the `timestamp` option, the header a service that signs `<timestamp>.<body>` sends beside
- * the signature ("signed content: not shown"): one of `names` (the signature header's name with
- * `Timestamp` for `Signature`, `X-Webhook-Timestamp`, `X-Request-Timestamp`, `X-Timestamp`).
- * `signs` is what the deliveries verified so far showed: `unknown` until one verifies with such a
- * header, then `stamped` (the timestamp is signed: held to `toleranceSeconds`, and required, in the
- * one header `names` then holds) or `body` (sent beside a body signed alone: not read again).
+ * Without the `timestamp` option, what the deliveries verified so far showed of a timestamp header
+ * a service that signs `<timestamp>.<body>` sends beside the signature ("signed content: not
+ * shown"), one of {@link SignatureSettings.stampNames}: `unknown` until one verifies with such a
+ * header, then `stamped` (the timestamp in header `name` is signed: held to `toleranceSeconds`, and
+ * required) or `body` (sent beside a body signed alone: not read again).
  */
-interface StampHeader {
-  names: readonly string[];
-  signs: 'unknown' | 'stamped' | 'body';
-}
+type StampHeader = { signs: 'unknown' } | { signs: 'stamped'; name: string } | { signs: 'body' };
 
 /** What reading a delivery's signatures needs: the verifier's settings, fixed when it is created. */
 export interface SignatureSettings {
@@ -77,7 +73,7 @@ export interface SignatureSettings {
   toleranceSeconds: number;
   /** The `timestamp` option: a timestamp header signed before the body by the plain HMAC. */
   timestamp: { header: string; toleranceSeconds: number } | undefined;
-  /** Without the `timestamp` option: the header it would name, found on the deliveries themselves. */
+  /** Without the `timestamp` option: what the deliveries showed of a timestamp header ({@link StampHeader}). */
   stampHeader: StampHeader | undefined;
   /** Every header a timestamp is looked for in, without the `timestamp` option (its name with Timestamp for Signature, X-Webhook-Timestamp, X-Request-Timestamp, X-Timestamp). */
   stampNames: readonly string[];
@@ -343,7 +339,7 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
   // A timestamp the delivery must sign: the option's, or the header the deliveries showed signed.
   const required =
     settings.timestamp ??
-    (stampHeader?.signs === 'stamped' ? { header: stampHeader.names[0] ?? '', toleranceSeconds: settings.toleranceSeconds } : undefined);
+    (stampHeader?.signs === 'stamped' ? { header: stampHeader.name, toleranceSeconds: settings.toleranceSeconds } : undefined);
   if (required) {
     const stamp = checkStamp(header(headers, required.header), required.toleranceSeconds, `${required.header} header`, settings.now);
     return [{ ...plain, prefix: `${stamp}.` }];
@@ -352,7 +348,7 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
   // Undecided: each header present that names a time (digits, or an ISO 8601 date with its zone)
   // may be what the service signs before the body; one that names none cannot be.
   const stamps: { header: string; value: string }[] = [];
-  for (const name of stampHeader.names) {
+  for (const name of settings.stampNames) {
     const value = header(headers, name);
     if (value !== undefined && stampSeconds(value) !== undefined) stamps.push({ header: name, value });
   }
@@ -375,7 +371,7 @@ export function learnStampForm({ stamp }: Check, settings: SignatureSettings): v
   if (stamp.signed) checkStamp(stamp.value, settings.toleranceSeconds, `${stamp.header} header`, settings.now);
   if (settings.stampHeader?.signs !== 'unknown') return;
   // Signed: that header, and no other, from now on. Sent beside a body signed alone: none.
-  settings.stampHeader = stamp.signed ? { names: [stamp.header], signs: 'stamped' } : { names: settings.stampHeader.names, signs: 'body' };
+  settings.stampHeader = stamp.signed ? { signs: 'stamped', name: stamp.header } : { signs: 'body' };
 }
 
 /** Why no check matched: the body, and the timestamp header's form too when it was tried. */
