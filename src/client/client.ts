@@ -527,7 +527,8 @@ export class AcmeIdentityClient {
     if (parsed.success) return parsed.data;
     // Named from the body's root: what an envelope held, refused as a whole, is named by where it sat (`data`).
     const issues = S.issuePaths(parsed.error, opened.path);
-    throw new InvalidResponseError(response.status, correlationId, 'the body is not of the documented shape', issues);
+    const reasons = S.issueReasons(parsed.error, opened.path);
+    throw new InvalidResponseError(response.status, correlationId, `the body is not of the documented shape${reasons}`, issues);
   }
 }
 

@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import type { components } from '../../generated/schema.js';
 import { decodedDisclosure, disclosureArray, withDisclosureString } from '../internal/disclosure.js';
 import { booleanOf } from '../internal/guards.js';
-import { unixSeconds, unixTimeOf } from '../internal/times.js';
+import { requestTimeOf, unixSeconds, unixTimeOf } from '../internal/times.js';
 
 /**
  * The service's data shapes, as its OpenAPI document (`{base_url}/docs/spec`) names them: each
@@ -33,6 +33,9 @@ function ofKinds<T>(kinds: readonly string[], schema: z.ZodMiniType<T, unknown>)
     schema,
   );
 }
+/** Marks the issues {@link readBy} raises: their message is this module's words, never the value. */
+const READER = 'acmeReader';
+
 /**
  * A value the service may write in several forms, read by `read` (one rule of `internal/`, the
  * same wherever the SDK reads that kind of value): what it reads is the value; what it reads as
@@ -44,7 +47,7 @@ function readBy<T>(read: (value: unknown) => T | undefined, expected: string): z
     z.transform((value: unknown, ctx) => {
       const readValue = read(value);
       if (readValue !== undefined) return readValue;
-      ctx.issues.push({ code: 'custom', message: expected, input: value });
+      ctx.issues.push({ code: 'custom', message: expected, input: value, params: { [READER]: true } });
       return z.NEVER;
     }),
   );
@@ -115,6 +118,20 @@ export const IdentityRequestCreated: ShapeOf<Schemas['IdentityRequestCreated']> 
   redirect_url: z.string(),
 });
 
+/**
+ * A time of an identity request (`time_expires`, `opened_at`, `completed_at`), read as
+ * {@link unixTime} reads one, or 0 or less ("not set", as inbox/rules.ts reads it). A positive
+ * number before 2001 (`requestTimeOf`) is refused: `time_expires` ("expiry time", an integer)
+ * written as the seconds left or the hours asked for would otherwise be a request that expired in
+ * 1970, and a live request's return page would say it expired.
+ */
+const requestTime = z.exactOptional(
+  readBy(
+    requestTimeOf,
+    'a UNIX time (seconds since 1970, or a finer unit, or a date with its zone), or 0 for none; a number below 1,000,000,000 names a time before 2001, which is no time of a request: a duration (seconds or hours from now) is not read as one',
+  ),
+);
+
 export const IdentityRequestDetails: ShapeOf<Schemas['IdentityRequestDetails']> = z.looseObject({
   first_name: str,
   last_name: str,
@@ -122,9 +139,9 @@ export const IdentityRequestDetails: ShapeOf<Schemas['IdentityRequestDetails']> 
   phone: str,
   phone_country_code: int,
   purpose: str,
-  time_expires: unixTime,
-  opened_at: unixTime,
-  completed_at: unixTime,
+  time_expires: requestTime,
+  opened_at: requestTime,
+  completed_at: requestTime,
   request_code: str,
   redirect_url: str,
   send_email: bool,
@@ -245,8 +262,21 @@ export const WHEN_EMPTY: ReadonlyMap<ShapeOf<unknown>, Readonly<Record<string, u
  * the body's root (`at`: where the value sat in it, `data.` for one inside an envelope).
  */
 export function issuePaths(error: z.core.$ZodError, at = ''): string[] {
-  return error.issues.map((issue) => {
-    const path = [...at.split('.').filter(Boolean), ...issue.path.map(String)];
-    return path.length > 0 ? path.join('.') : '(root)';
-  });
+  return error.issues.map((issue) => pathOf(issue, at));
+}
+
+function pathOf(issue: z.core.$ZodIssue, at: string): string {
+  const path = [...at.split('.').filter(Boolean), ...issue.path.map(String)];
+  return path.length > 0 ? path.join('.') : '(root)';
+}
+
+/**
+ * Why a value was refused, where one of this module's readers ({@link readBy}) refused it: each
+ * path with what the reader expects, in its own words (never the value); `''` when none did.
+ */
+export function issueReasons(error: z.core.$ZodError, at = ''): string {
+  const reasons = error.issues
+    .filter((issue) => issue.code === 'custom' && issue.params?.[READER] === true)
+    .map((issue) => `${pathOf(issue, at)}: expected ${issue.message}`);
+  return reasons.length > 0 ? ` (${reasons.join('; ')})` : '';
 }

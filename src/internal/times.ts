@@ -96,6 +96,24 @@ export function unixTimeOf(value: unknown): number | undefined {
   return 'ms' in date ? Math.floor(date.ms / 1000) : undefined;
 }
 
+/**
+ * The first UNIX second of 2001-09-09, the first with ten digits: no time of this service (a
+ * request's expiry, its opening, its completion) comes before it. A positive number below it names
+ * no time of this service but a duration: the seconds or hours an "expiry time" may be written as.
+ */
+const EARLIEST_SERVICE_TIME = 1_000_000_000;
+
+/**
+ * The UNIX second a time of an identity request names (`time_expires`, `opened_at`,
+ * `completed_at`), read as {@link unixTimeOf} reads it, or 0 or less (which says "not set");
+ * `undefined` for what names none, and for a positive time before {@link EARLIEST_SERVICE_TIME}:
+ * "expiry time" written as the seconds left or the hours asked for is not guessed at.
+ */
+export function requestTimeOf(value: unknown): number | undefined {
+  const seconds = unixTimeOf(value);
+  return seconds !== undefined && seconds > 0 && seconds < EARLIEST_SERVICE_TIME ? undefined : seconds;
+}
+
 /** Clock offsets smaller than this are within a `Date` header's one-second resolution: none. */
 export const MIN_SKEW_MS = 2_000;
 /** From a token's `iat` a second more (3 s): it is truncated to seconds and was stamped before the answer travelled. */

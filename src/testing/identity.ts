@@ -178,14 +178,23 @@ function optional(name: string, value: unknown, readings: ResolvedReadings | und
   return readings?.absent === 'null' ? { [name]: null } : {};
 }
 
-/** `time_expires`, or for a request that never expires (`expiry_hours: 0`) what the `neverExpires` reading writes: nothing, or 0. */
-function expiry(timeExpires: number | undefined, readings: ResolvedReadings | undefined): Record<string, unknown> {
-  if (timeExpires !== undefined) return { time_expires: timeExpires };
-  return readings?.neverExpires === 'zero' ? { time_expires: 0 } : optional('time_expires', undefined, readings);
+/**
+ * `time_expires` as the `requestExpiry` reading writes it (the UNIX time it ends, the seconds left
+ * until then, or the hours it was created for), or for a request that never expires
+ * (`expiry_hours: 0`) what the `neverExpires` reading writes: nothing, or 0.
+ */
+function expiry(record: IdentityRecord, nowMs: number, readings: ResolvedReadings | undefined): Record<string, unknown> {
+  const { timeExpires } = record;
+  if (timeExpires === undefined) {
+    return readings?.neverExpires === 'zero' ? { time_expires: 0 } : optional('time_expires', undefined, readings);
+  }
+  if (readings?.requestExpiry === 'remaining') return { time_expires: Math.max(0, timeExpires - Math.floor(nowMs / 1000)) };
+  if (readings?.requestExpiry === 'hours') return { time_expires: record.input.expiry_hours ?? 24 };
+  return { time_expires: timeExpires };
 }
 
-/** GET /identity/request/...: the spec's identity request details. */
-export function requestDetails(record: IdentityRecord, readings?: ResolvedReadings): Record<string, unknown> {
+/** GET /identity/request/...: the spec's identity request details, at `nowMs` on the service's clock. */
+export function requestDetails(record: IdentityRecord, nowMs: number, readings?: ResolvedReadings): Record<string, unknown> {
   const { input } = record;
   return {
     first_name: input.first_name,
@@ -194,7 +203,7 @@ export function requestDetails(record: IdentityRecord, readings?: ResolvedReadin
     phone: input.phone,
     phone_country_code: input.phone_country_code,
     purpose: input.purpose,
-    ...expiry(record.timeExpires, readings),
+    ...expiry(record, nowMs, readings),
     ...optional('opened_at', record.openedAt, readings),
     ...optional('completed_at', record.completedAt, readings),
     request_code: readings?.requestCode === 'access_request_code' ? record.accessRequestCode : record.identitySessionCode,

@@ -115,6 +115,15 @@ export interface FakeReadings {
   digestEncoding?: 'base64url' | 'base64' | 'hex';
   /** How a request that never expires (`expiry_hours: 0`, "disables expiry") writes `time_expires`, which is not shown: left out (`omitted`, the default) or 0 (`zero`). */
   neverExpires?: 'omitted' | 'zero';
+  /**
+   * What the request details' `time_expires` ("expiry time", an integer) holds: the UNIX time the
+   * request expires (`instant`, the default, as the credential's `time_expires` is "Unix timestamp
+   * of expiry"), the seconds left until then (`remaining`), or the hours it was created for
+   * (`hours`, its `expiry_hours`). The SDK cannot read the last two as a time: `identityRequests.get`
+   * refuses such an answer (`ERR_INVALID_RESPONSE` naming `time_expires`), so a live request is never
+   * taken as expired in 1970.
+   */
+  requestExpiry?: 'instant' | 'remaining' | 'hours';
   /** What `DELETE /identity/request/…` answers: the spec's `{data: {message}}` (`message`), 200 with no body (`empty`), or 204 No Content (`no-content`). */
   deleteAnswer?: 'message' | 'empty' | 'no-content';
   /**
@@ -298,6 +307,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   revokeAnswer: 'revoked',
   verifyAnswer: 'status',
   neverExpires: 'omitted',
+  requestExpiry: 'instant',
   tokenTimes: 'seconds',
   webhookTimestamp: 'seconds',
   webhookStampHeader: 'x-webhook-timestamp',
@@ -355,6 +365,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   revokeAnswer: ['revoked', 'empty', 'no-content'],
   verifyAnswer: ['status', 'signature', 'verdict', 'word', 'decoded', 'wrapped'],
   neverExpires: ['omitted', 'zero'],
+  requestExpiry: ['instant', 'remaining', 'hours'],
   tokenTimes: ['seconds', 'milliseconds', 'microseconds'],
   webhookTimestamp: ['seconds', 'milliseconds', 'microseconds', 'iso8601'],
   webhookStampHeader: ['x-webhook-timestamp', 'x-request-timestamp', 'x-timestamp'],

@@ -98,7 +98,7 @@ function identityRoutes(state: FakeState): Record<'create' | 'get' | 'delete' | 
     },
     async get(request, ctx, [arc, isc]) {
       const client = await authenticateIdentity(state, request, ctx.now);
-      return ok(ctx, requestDetails(findRecord(state.identity, client.clientId, arc, isc), state.readings));
+      return ok(ctx, requestDetails(findRecord(state.identity, client.clientId, arc, isc), ctx.now, state.readings));
     },
     async delete(request, ctx, [arc, isc]) {
       const client = await authenticateIdentity(state, request, ctx.now);

@@ -53,6 +53,37 @@ describe('a UNIX time, in every form that names one instant', () => {
   });
 });
 
+describe("a request's times: no time before 2001 (a duration where an instant belongs)", () => {
+  test('property: a positive number below 1,000,000,000 in any form (seconds or hours left, in a finer unit too) is refused naming its field; 0 stays "not set"', () => {
+    const fields = fc.constantFrom('time_expires', 'opened_at', 'completed_at');
+    // Seconds or hours; or milliseconds of 12 digits and more, read as milliseconds (internal/times.ts's unitsPerSecond).
+    const duration = fc.oneof(
+      fc.integer({ min: 1, max: 999_999_999 }),
+      fc.integer({ min: 100_000_000, max: 999_999_999 }).map((seconds) => seconds * 1000),
+    );
+    fc.assert(
+      fc.property(fields, duration, fc.boolean(), (field, value, asDigits) => {
+        const parsed = read({ [field]: asDigits ? String(value) : value });
+        expect(parsed.success, `${field}: ${value}`).toBe(false);
+        expect(parsed.error?.issues[0]?.path).toEqual([field]);
+        expect(parsed.error?.issues[0]?.message).toContain('before 2001');
+        expect(read({ [field]: asDigits ? '0' : 0 }).data?.[field as 'time_expires']).toBe(0);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('property: from 2001 on, every time reads as itself; the boundary is the first second with ten digits', () => {
+    fc.assert(
+      fc.property(seconds, (at) => {
+        expect(read({ opened_at: at }).data?.opened_at).toBe(at);
+      }),
+    );
+    expect(read({ time_expires: 1_000_000_000 }).data?.time_expires).toBe(1_000_000_000);
+    expect(read({ time_expires: 999_999_999 }).success).toBe(false);
+  });
+});
+
 describe('a whole number (phone_country_code), as a number or its digits', () => {
   test('property: an integer or its digits (spaces around allowed) reads as itself; a fraction, in either form, is refused naming the field', () => {
     fc.assert(

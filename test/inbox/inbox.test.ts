@@ -1,7 +1,7 @@
 /** The identity inbox on its memory store, against the fake: persisted before 200, retried within the token's life, handed over once. */
 import { http, HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
-import { ConfigurationError, InboxError } from '../../src/index.js';
+import { ConfigurationError, InboxError, InvalidResponseError } from '../../src/index.js';
 import {
   createIdentityInbox,
   MemoryInboxStore,
@@ -10,7 +10,7 @@ import {
   type InboxEvent,
 } from '../../src/inbox/index.js';
 import { readClaim, remoteJwks } from '../../src/sd-jwt/index.js';
-import { DEFAULT_CLIENT } from '../../src/testing/index.js';
+import { DEFAULT_CLIENT, type FakeReadings } from '../../src/testing/index.js';
 import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks/index.js';
 import { harness, person, rejection, server } from '../helpers.js';
 
@@ -40,7 +40,7 @@ class DurableStore extends MemoryInboxStore {
 }
 
 /** A fake, a client and an inbox behind a receiver, all on one clock the test moves. */
-async function setup(options: Partial<IdentityInboxOptions> = {}, fake: { webhookTokenTtlSeconds?: number } = {}) {
+async function setup(options: Partial<IdentityInboxOptions> = {}, fake: { webhookTokenTtlSeconds?: number; readings?: FakeReadings } = {}) {
   let clock = Date.now();
   const now = () => clock;
   const h = await harness({ fake: { now, webhookRetry: { attempts: 3, baseDelayMs: 1 }, ...fake }, client: { now, maxRetries: 0 } });
@@ -380,6 +380,26 @@ describe('identity inbox (memory store)', () => {
     expect(lines.join('\n')).not.toContain(lost.access_request_code);
     expect(await inbox.reconcile()).toEqual([]);
   });
+
+  test.each(['remaining', 'hours'] as const)(
+    'a service writing time_expires as a duration (%s): the request is never taken as expired in 1970, and the refusal names the field',
+    async (requestExpiry) => {
+      const { client, inbox, lines } = await setup({}, { readings: { requestExpiry } });
+      const { data } = await client.identityRequests.create(someone({ expiry_hours: 1 }));
+      const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+      await inbox.expect(codes);
+      const refused = await rejection(client.identityRequests.get(codes));
+      expect(refused).toBeInstanceOf(InvalidResponseError);
+      expect((refused as InvalidResponseError).issues.join(' ')).toContain('time_expires');
+      expect((refused as Error).message).toContain('before 2001');
+      expect(await inbox.reconcile()).toEqual([]);
+      expect(await inbox.askService(data.access_request_code)).toBeUndefined();
+      expect(lines.filter((line) => line.includes('no webhook for a request that'))).toEqual([]);
+      expect(lines.some((line) => line.includes('reconciler could not read a request') && line.includes('ERR_INVALID_RESPONSE'))).toBe(
+        true,
+      );
+    },
+  );
 
   test('the reconciler reports a request that expired unopened', async () => {
     const { client, inbox, advance, lines } = await setup();

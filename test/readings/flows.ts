@@ -14,6 +14,7 @@ import {
   CredentialVerificationFailedError,
   IdentityFlowError,
   NotFoundError,
+  type InvalidResponseError,
   readClaim,
   readClaims,
   type AcmeIdentityClient,
@@ -101,19 +102,26 @@ export async function flows(
     claims: ['acmeidentity.name', 'acmeidentity.email_verified', 'sanctionscheck.is_pep', 'acmeidentity.valid', 'acmeidentity.credential'],
   });
   const { data } = await client.identityRequests.create(jane);
-  const details = await client.identityRequests.get({
-    accessRequestCode: data.access_request_code,
-    identitySessionCode: data.identity_session_code,
-  });
-  expect(details.data.first_name).toBe('Jane');
-  // UNIX seconds, whatever the service wrote: 24 hours from now (the spec's default expiry).
-  expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeGreaterThan(-3_600);
-  expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeLessThan(3_600);
+  const codes = { accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code };
+  // time_expires written as a duration (the seconds left, the hours asked for) names no time: refused, naming the field.
+  const expiryAsDuration = readings.requestExpiry === 'remaining' || readings.requestExpiry === 'hours';
+  if (expiryAsDuration) {
+    const refused = await rejection(client.identityRequests.get(codes));
+    expect(refused).toMatchObject({ code: 'ERR_INVALID_RESPONSE', message: expect.stringContaining('before 2001') });
+    expect((refused as InvalidResponseError).issues.filter((path) => path.endsWith('time_expires'))).toHaveLength(1);
+  } else {
+    const details = await client.identityRequests.get(codes);
+    expect(details.data.first_name).toBe('Jane');
+    // UNIX seconds, whatever the service wrote: 24 hours from now (the spec's default expiry).
+    expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeGreaterThan(-3_600);
+    expect(details.data.time_expires! - (Date.now() / 1000 + 86_400)).toBeLessThan(3_600);
+  }
 
-  // The return page's view of the request, through the identity inbox: not started, never expired or completed in 1970.
+  // The return page's view of the request, through the identity inbox: not started, never expired or
+  // completed in 1970 (none at all where the details are refused).
   const inbox = inboxOn(client, keys);
-  await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
-  expect(await inbox.askService(data.access_request_code)).toBe('not-started');
+  await inbox.expect(codes);
+  expect(await inbox.askService(data.access_request_code)).toBe(expiryAsDuration ? undefined : 'not-started');
 
   // Webhook to verified identity, the README's loop: every event handled, whatever its kind.
   await service.approve(data.access_request_code);
@@ -146,7 +154,7 @@ export async function flows(
   expect(identity.expiresAt - Date.now() / 1000).toBeLessThan(3_600 + 900);
 
   // The same event through the identity inbox: kept, fetched, verified and handed over once.
-  expect(await inbox.askService(data.access_request_code)).toBe('completed');
+  expect(await inbox.askService(data.access_request_code)).toBe(expiryAsDuration ? undefined : 'completed');
   expect(await inbox.receive(approved!)).toBe('added');
   await inbox.runOnce();
   expect(inbox.handed).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);

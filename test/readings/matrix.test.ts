@@ -10,14 +10,15 @@ import { AuthenticationError } from '../../src/index.js';
 import { READING_CHOICES, type FakeReadings } from '../../src/testing/index.js';
 import { harness, person, rejection } from '../helpers.js';
 import { flows } from './flows.js';
-import { MUST_BE_TOLD, describeReadings, pairwise, readingsArbitrary } from './space.js';
+import { REFUSED, SET_APART, describeReadings, pairwise, readingsArbitrary } from './space.js';
 
 /**
  * Every reading other than the fake's own, one at a time: those the SDK reads without being told.
- * Those the SDK must be told (the X-Request-Timestamp format, an ID token without the nonce) are below.
+ * Those the SDK must be told (the X-Request-Timestamp format, an ID token without the nonce) and
+ * those it refuses (a request's expiry written as a duration) are below.
  */
 const single: [string, FakeReadings][] = Object.entries(READING_CHOICES)
-  .filter(([name]) => !MUST_BE_TOLD.has(name))
+  .filter(([name]) => !SET_APART.has(name))
   .flatMap(([name, values]) =>
     (values as readonly unknown[]).slice(1).map((value): [string, FakeReadings] => [`${name}=${String(value)}`, { [name]: value }]),
   );
@@ -116,8 +117,20 @@ describe('the SDK under every reading of what the spec leaves open', () => {
     await flows(makeClient({}), service, {}, { nonce: false });
   });
 
+  test.each(
+    [...REFUSED].flatMap((name) =>
+      (READING_CHOICES[name as keyof FakeReadings] as readonly unknown[]).slice(1).flatMap((value): [string, FakeReadings][] => [
+        [`${name}=${String(value)}`, { [name]: value }],
+        [`${name}=${String(value)} among every choice read otherwise`, { ...ALL_OTHERWISE, [name]: value }],
+      ]),
+    ),
+  )('a reading the SDK refuses, naming what it cannot read (%s); every other flow as before', async (_name, readings) => {
+    const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
+    await flows(client, service, readings);
+  });
+
   test('"every choice read otherwise" names every choice (but those the SDK must be told): a new reading joins it', () => {
-    const choices = Object.keys(READING_CHOICES).filter((name) => !MUST_BE_TOLD.has(name));
+    const choices = Object.keys(READING_CHOICES).filter((name) => !SET_APART.has(name));
     expect(Object.keys(ALL_OTHERWISE).sort()).toEqual(choices.sort());
   });
 
@@ -138,7 +151,7 @@ describe('the SDK under readings in combination (#39): every pair of choices, an
         for (const [b, y] of entries.slice(i + 1)) seen.add(`${a}=${String(x)}|${b}=${String(y)}`);
     }
     let pairs = 0;
-    const axes = Object.entries(READING_CHOICES).filter(([name]) => !MUST_BE_TOLD.has(name));
+    const axes = Object.entries(READING_CHOICES).filter(([name]) => !SET_APART.has(name));
     for (const [i, [a, xs]] of axes.entries()) {
       for (const [b, ys] of axes.slice(i + 1)) {
         for (const x of xs as readonly unknown[]) {
