@@ -79,16 +79,25 @@ describe('reading answers', () => {
 
   test("a value one of the SDK's readers refuses is named with what it expects, never the value; a type mismatch with its path alone", async () => {
     const client = clientAnswering(() =>
-      Response.json({ data: { time_expires: 123_456_789, send_email: 'perhaps', first_name: 42 }, correlation_id: 'c' }),
+      Response.json({
+        data: { time_expires: 123_456_789, send_email: 'perhaps', first_name: 42, phone_country_code: [61] },
+        correlation_id: 'c',
+      }),
     );
     const error = await rejection(client.identityRequests.get({ accessRequestCode: 'a', identitySessionCode: 'i' }));
     expect(error).toBeInstanceOf(InvalidResponseError);
-    expect((error as InvalidResponseError).issues).toEqual(['data.first_name', 'data.time_expires', 'data.send_email']);
+    expect((error as InvalidResponseError).issues).toEqual([
+      'data.first_name',
+      'data.phone_country_code',
+      'data.time_expires',
+      'data.send_email',
+    ]);
     const { message } = error as Error;
     expect(message).toContain('data.time_expires: expected a UNIX time');
     expect(message).toContain('before 2001');
     expect(message).toContain('data.send_email: expected a boolean');
     expect(message).not.toContain('data.first_name:');
+    expect(message).not.toContain('data.phone_country_code:');
     for (const value of ['123456789', 'perhaps', '42']) expect(message).not.toContain(value);
   });
 
