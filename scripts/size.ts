@@ -231,15 +231,17 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // A request time of 0 not set (requestTime): 0.05 KB. A JWT's exp written as digits read by the
     // one rule for a JWT's times (numericDate, shared with the client's clock): 0.09 KB.
     // #44's IVs drawn 128 at a time (a getRandomValues call per seal was 3.5 µs): 10,608 B, budget 10.4 KB.
-    budgetBytes: 10.4 * KB,
+    // The identity_session_code a webhook may carry, kept with the entry and fetched with when no
+    // code was recorded (a request nobody expected was set aside as unknown): 10,680 B, budget 10.45 KB.
+    budgetBytes: 10.45 * KB,
   },
   // #42's return page: the status endpoint beside the inbox (JSON, long poll, Server-Sent Events).
   // #46's page side in named steps (requestOutcomes, createReturnPage) took it to 11,006 B; #44's
   // sealing on node:crypto to 11,406 B; the request times and the JWT time rule above to 11,585 B.
   // Times in microseconds and nanoseconds read as the instants they name (internal/times.ts's
   // unitsPerSecond: an exp in microseconds was a time thousands of years ahead): 11,635 B, budget 11.4 KB.
-  // #44's IVs drawn 128 at a time: 11,698 B, budget 11.5 KB.
-  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 11.5 * KB },
+  // #44's IVs drawn 128 at a time: 11,698 B, budget 11.5 KB. A webhook's identity_session_code kept: 11,770 B, budget 11.55 KB.
+  { name: 'inbox: with createReturnPage', code: `export * from './src/inbox/index.ts';`, budgetBytes: 11.55 * KB },
 ];
 
 /** What the peers' users load, bundled the same way: printed beside ours, never enforced. */

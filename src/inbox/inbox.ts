@@ -97,7 +97,7 @@ export interface IdentityInbox {
    * @throws {ConfigurationError} for an event without `accessRequestCode` or `accessToken`.
    */
   receive(
-    event: WebhookEventLike & { deliveryId?: string; payload?: Readonly<Record<string, unknown>> },
+    event: WebhookEventLike & { deliveryId?: string; identitySessionCode?: string; payload?: Readonly<Record<string, unknown>> },
   ): Promise<'added' | 'revived' | 'duplicate' | 'test'>;
   /**
    * Records a request you created (its two codes), so workers know its session code and the
@@ -297,6 +297,9 @@ async function receiveDelivery(
   const record: InboxRecord = {
     id,
     kind: event.kind ?? 'unknown',
+    ...(typeof event.identitySessionCode === 'string' && event.identitySessionCode !== ''
+      ? { identitySessionCode: event.identitySessionCode }
+      : {}),
     deliveryId: event.deliveryId ?? id,
     token: key ? await seal(await key, event.accessToken, tokenName(id)) : event.accessToken,
     tokenExpiresAt: tokenExpiry(event.accessToken, serviceNow(), tokenLifetimeMs),

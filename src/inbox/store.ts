@@ -10,6 +10,11 @@ export interface InboxRecord {
   readonly id: string;
   /** The event's kind when it was received (`approved`, `cancelled`, `unknown`). */
   readonly kind: string;
+  /**
+   * The request's `identity_session_code` as the webhook carried it, when it did: the workers
+   * use it for a request not recorded with `expect()` (and not found by `sessionCode`).
+   */
+  readonly identitySessionCode?: string | undefined;
   /** The delivery's id (SHA-256 of its body): a redelivery has the same one. */
   readonly deliveryId: string;
   /** The webhook's X-Access-Token, sealed (AES-GCM) unless the inbox was told to keep it in clear. */

@@ -166,11 +166,12 @@ async function settle<T>(context: WorkerContext<T>, claim: InboxClaim): Promise<
   }
   // A store across a network read the request's record with the claim; another is asked now.
   const expected = claim.expected === undefined ? await context.store.expected(record.id) : claim.expected;
-  const identitySessionCode = expected?.identitySessionCode ?? (await context.sessionCode?.(record.id));
+  // The code the application recorded; else the one it looks up; else the one the webhook carried.
+  const identitySessionCode = expected?.identitySessionCode ?? (await context.sessionCode?.(record.id)) ?? record.identitySessionCode;
   if (!identitySessionCode) {
     return failed(context, claim, {
       code: 'ERR_INBOX_UNKNOWN_REQUEST',
-      message: 'no identity session code for this request: call expect() at create, or give sessionCode',
+      message: 'no identity session code for this request (nor in its webhook): call expect() at create, or give sessionCode',
       permanent: false,
     });
   }

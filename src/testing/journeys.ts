@@ -75,6 +75,8 @@ export function createJourneys(state: FakeState): Journeys {
         { access_token: found.accessToken, access_request_code: found.accessRequestCode },
         { nowMs, ttlSeconds: state.options.webhookTokenTtlSeconds ?? 3600, unit: state.readings.tokenTimes },
       ),
+      // The request's other code too, where the `webhookCodes` reading sends it.
+      ...(state.readings.webhookCodes === 'both' ? { identity_session_code: found.identitySessionCode } : {}),
     };
     state.events.push(payload);
     return payload;

@@ -92,6 +92,13 @@ export interface FakeReadings {
    * in general, and a cancelled request has no identity to fetch with one.
    */
   cancelledToken?: 'sent' | 'omitted';
+  /**
+   * The codes a webhook's payload carries: the spec's `access_request_code` alone (`access`), or
+   * the request's `identity_session_code` beside it (`both`: "the complete payload schema: not
+   * shown"). The SDK reads the second as the event's `identitySessionCode`, and the identity inbox
+   * fetches with it a request nobody recorded with `expect()`.
+   */
+  webhookCodes?: 'access' | 'both';
   /** The service's signing key: one (`stable`, the default), or rotated after its JWKS was first read (`rotated`): what it signs from then on names a new `kid`. */
   keyRotation?: 'stable' | 'rotated';
   /**
@@ -298,6 +305,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   expiresInUnit: 'seconds',
   redelivery: 'same',
   cancelledToken: 'sent',
+  webhookCodes: 'access',
   keyRotation: 'stable',
   optionalInputs: 'prose',
   times: 'integer',
@@ -356,6 +364,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   expiresInUnit: ['seconds', 'milliseconds'],
   redelivery: ['same', 'fresh-token'],
   cancelledToken: ['sent', 'omitted'],
+  webhookCodes: ['access', 'both'],
   keyRotation: ['stable', 'rotated'],
   optionalInputs: ['prose', 'schema'],
   times: ['integer', 'decimal', 'iso8601'],

@@ -16,6 +16,8 @@ export interface WebhookPayload {
   access_request_code: string;
   /** JWT with the claims `access_token` and `access_request_code`, sent back as X-Access-Token. */
   access_token: string;
+  /** Not in the spec's payload: sent where the `webhookCodes` reading is `both`. */
+  identity_session_code?: string;
 }
 
 /** One attempt to deliver a webhook. */

@@ -43,6 +43,12 @@ export interface IdentityActionsEvent {
   /** Equals the `access_request_code` returned when the request was created. */
   readonly accessRequestCode: string;
   /**
+   * The request's `identity_session_code`, when the payload carries it beside the documented
+   * fields ("the complete payload schema: not shown"): what fetching the identity needs besides
+   * the token. Absent when the payload has none (the spec's payload does not list it).
+   */
+  readonly identitySessionCode?: string;
+  /**
    * The JWT to send as `X-Access-Token`, exactly as received. Not enumerable. `''` for a
    * cancellation sent without one (the only event that may lack it: nothing is fetched for it).
    */
@@ -183,7 +189,9 @@ function readDelivery(json: unknown) {
   const { kind, rawKind } = eventKind(...along);
   const { access_token: accessToken, ...fields } = parsePayload(along[path.length], kind);
   const payload = withFields(json, path, fields);
-  return { accessToken, accessRequestCode: fields.access_request_code, payload, kind, rawKind };
+  const sessionCode = fields['identity_session_code'];
+  const identitySessionCode = typeof sessionCode === 'string' && sessionCode !== '' ? sessionCode : undefined;
+  return { accessToken, accessRequestCode: fields.access_request_code, identitySessionCode, payload, kind, rawKind };
 }
 
 /**
@@ -195,15 +203,23 @@ class VerifiedEvent implements IdentityActionsEvent {
   declare readonly kind: WebhookEventKind;
   declare readonly rawKind?: string;
   declare readonly accessRequestCode: string;
+  declare readonly identitySessionCode?: string;
   declare readonly payload: Readonly<Record<string, unknown>>;
   declare readonly deliveryId: string;
   readonly #accessToken: string;
 
-  constructor(delivery: Omit<IdentityActionsEvent, 'accessToken' | 'rawKind'> & { rawKind: string | undefined }, accessToken: string) {
-    // Assigned in this order, and rawKind only when the payload wrote one, as the event prints.
+  constructor(
+    delivery: Omit<IdentityActionsEvent, 'accessToken' | 'rawKind' | 'identitySessionCode'> & {
+      rawKind: string | undefined;
+      identitySessionCode: string | undefined;
+    },
+    accessToken: string,
+  ) {
+    // Assigned in this order, rawKind and identitySessionCode only when the payload wrote them, as the event prints.
     this.kind = delivery.kind;
     if (delivery.rawKind !== undefined) this.rawKind = delivery.rawKind;
     this.accessRequestCode = delivery.accessRequestCode;
+    if (delivery.identitySessionCode !== undefined) this.identitySessionCode = delivery.identitySessionCode;
     this.payload = delivery.payload;
     this.deliveryId = delivery.deliveryId;
     this.#accessToken = accessToken;
@@ -531,12 +547,12 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
       learnStampForm(matched.check, signing);
       learnKeyForm(matched, signing, forms);
 
-      const { accessToken, accessRequestCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));
+      const { accessToken, accessRequestCode, identitySessionCode, payload, kind, rawKind } = readDelivery(parseBody(body, bytes));
       const meaning = eventMeaning(accessRequestCode, kind, rawKind);
       // Hashed at once on node:crypto; elsewhere Web Crypto's digest is awaited.
       const deliveryId = node ? nodeDigest(node, meaning) : await bodyDigest(meaning, null);
       if (store) await claimDelivery(store, deliveryId, lease);
-      return new VerifiedEvent({ kind, rawKind, accessRequestCode, payload, deliveryId }, accessToken);
+      return new VerifiedEvent({ kind, rawKind, accessRequestCode, identitySessionCode, payload, deliveryId }, accessToken);
     } catch (error) {
       return refused(error);
     }

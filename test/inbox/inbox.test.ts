@@ -10,7 +10,7 @@ import {
   type InboxEvent,
 } from '../../src/inbox/index.js';
 import { readClaim, remoteJwks } from '../../src/sd-jwt/index.js';
-import { DEFAULT_CLIENT, type FakeReadings } from '../../src/testing/index.js';
+import { DEFAULT_CLIENT, type FakeReadings, webhookRequest } from '../../src/testing/index.js';
 import { createWebhookReceiver, createWebhookVerifier } from '../../src/webhooks/index.js';
 import { harness, person, rejection, server } from '../helpers.js';
 
@@ -361,6 +361,58 @@ describe('identity inbox (memory store)', () => {
     expect(await inbox.runOnce()).toBe(1);
     expect(delivered).toMatchObject([{ kind: 'approved', id: request.access_request_code }]);
     expect(asked).toEqual([]);
+  });
+
+  test('a webhook that carries the identity_session_code (webhookCodes: both) is fetched with it when nothing else names the code', async () => {
+    const { service, client, inbox, delivered } = await setup({}, { readings: { webhookCodes: 'both' } });
+    const { data } = await client.identityRequests.create(someone());
+    await service.approve(data.access_request_code);
+    await service.webhooksSettled();
+    expect(await inbox.runOnce()).toBe(1);
+    expect(delivered).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);
+    expect(await inbox.deadLetters()).toEqual([]);
+  });
+
+  test("the code the application gave wins over the webhook's: expect() first, then sessionCode, then the webhook", async () => {
+    const asked: string[] = [];
+    const { service, client, inbox, delivered } = await setup(
+      {
+        sessionCode: (arc) => {
+          asked.push(arc);
+          return arc === looked ? lookedUp : undefined;
+        },
+      },
+      { readings: { webhookCodes: 'both' } },
+    );
+    // Three requests: one recorded with expect(), one the lookup knows, one only its webhook names.
+    const expected = await client.identityRequests.create(someone());
+    await inbox.expect({ accessRequestCode: expected.data.access_request_code, identitySessionCode: expected.data.identity_session_code });
+    const viaLookup = await client.identityRequests.create(someone());
+    const looked = viaLookup.data.access_request_code;
+    const lookedUp = viaLookup.data.identity_session_code;
+    const onlyWebhook = await client.identityRequests.create(someone());
+    for (const request of [expected, viaLookup, onlyWebhook]) await service.approve(request.data.access_request_code);
+    await service.webhooksSettled();
+    expect(await inbox.runOnce()).toBe(3);
+    expect(delivered.map((delivery) => delivery.id).sort()).toEqual(
+      [expected, viaLookup, onlyWebhook].map((request) => request.data.access_request_code).sort(),
+    );
+    expect(asked.sort()).toEqual([looked, onlyWebhook.data.access_request_code].sort());
+  });
+
+  test("a webhook's identity_session_code is not taken over expect()'s: a wrong one in a verified delivery changes nothing", async () => {
+    const { service, client, inbox, delivered } = await setup();
+    const { data } = await client.identityRequests.create(someone());
+    await inbox.expect({ accessRequestCode: data.access_request_code, identitySessionCode: data.identity_session_code });
+    await service.approve(data.access_request_code, { webhook: 'skip' });
+    // The approval as the service signed it, then verified; received with another request's session code beside it.
+    const payload = service.events.at(-1)!;
+    const { body, headers } = await webhookRequest({ secret: DEFAULT_CLIENT.webhookSecret }, payload);
+    const event = await createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, replayStore: false }).verify(body, headers);
+    const { kind, accessRequestCode, accessToken } = event;
+    expect(await inbox.receive({ kind, accessRequestCode, accessToken, identitySessionCode: 'isc_another_request' })).toBe('added');
+    expect(await inbox.runOnce()).toBe(1);
+    expect(delivered).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);
   });
 
   test('the reconciler reports a completed request whose webhook never came, after the grace period, once', async () => {

@@ -163,6 +163,13 @@ export async function flows(
   expect(delivered.identity.proof).toBe('signature');
   expect(readClaim(delivered.identity.claims, 'acmeidentity.name')).toEqual({ first_name: 'Jane', last_name: 'Citizen' });
   expect(await inbox.receive(approved!)).toBe('duplicate');
+  // The session code a webhook carries beside the spec's fields is the event's, and fetches a request nobody expected.
+  expect(approved!.identitySessionCode).toBe(readings.webhookCodes === 'both' ? data.identity_session_code : undefined);
+  const unexpecting = inboxOn(client, keys);
+  expect(await unexpecting.receive(approved!)).toBe('added');
+  await unexpecting.runOnce();
+  if (readings.webhookCodes === 'both') expect(unexpecting.handed).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);
+  else expect(unexpecting.handed).toEqual([]);
 
   // One event, one handover: the service sends the approval again (with a fresh access_token).
   await service.resendWebhook(data.access_request_code);

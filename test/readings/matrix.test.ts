@@ -46,6 +46,7 @@ const ALL_OTHERWISE: FakeReadings = {
   expiresInUnit: 'milliseconds',
   redelivery: 'fresh-token',
   cancelledToken: 'omitted',
+  webhookCodes: 'both',
   keyRotation: 'rotated',
   optionalInputs: 'schema',
   timeUnit: 'milliseconds',

@@ -366,6 +366,30 @@ describe('webhooks: what a refusal carries', () => {
     );
   });
 
+  test("property: an identity_session_code beside the fields is the event's identitySessionCode, wherever they sit; one that is no text, or empty, is none, and the payload keeps it either way", async () => {
+    const CODES = { absent: undefined, text: 'isc_1', empty: '', number: 7, null: null, object: { code: 'isc_1' } };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(PLACES) as (keyof typeof PLACES)[])),
+        fc.constantFrom(...(Object.keys(CODES) as (keyof typeof CODES)[])),
+        async (place, form) => {
+          const code = CODES[form];
+          const fields = {
+            access_request_code: 'arc_1',
+            access_token: TOKEN,
+            ...(form === 'absent' ? {} : { identity_session_code: code }),
+          };
+          const body = JSON.stringify(PLACES[place]({ event: 'approved' }, fields));
+          const event = await verifier().verify(body, { 'x-webhook-signature': mac(body).digest('hex') });
+          expect(event.identitySessionCode).toBe(form === 'text' ? 'isc_1' : undefined);
+          expect(Object.hasOwn(event, 'identitySessionCode')).toBe(form === 'text');
+          expect(JSON.stringify(event.payload).includes('identity_session_code')).toBe(form !== 'absent');
+        },
+      ),
+      { seed: 46, numRuns: 100 },
+    );
+  });
+
   test('a token with anything before or after its three parts is not an access_token', async () => {
     for (const token of [` ${TOKEN}`, `${TOKEN} `, `!${TOKEN}`, `${TOKEN}.x`, `${TOKEN}\n`]) {
       const body = JSON.stringify({ event: 'approved', access_request_code: 'arc_1', access_token: token });
