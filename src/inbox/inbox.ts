@@ -297,9 +297,8 @@ async function receiveDelivery(
   const record: InboxRecord = {
     id,
     kind: event.kind ?? 'unknown',
-    ...(typeof event.identitySessionCode === 'string' && event.identitySessionCode !== ''
-      ? { identitySessionCode: event.identitySessionCode }
-      : {}),
+    // The code the webhook carried, if any (an empty one names nothing: the worker reads it as none).
+    ...(typeof event.identitySessionCode === 'string' ? { identitySessionCode: event.identitySessionCode } : {}),
     deliveryId: event.deliveryId ?? id,
     token: key ? await seal(await key, event.accessToken, tokenName(id)) : event.accessToken,
     tokenExpiresAt: tokenExpiry(event.accessToken, serviceNow(), tokenLifetimeMs),
