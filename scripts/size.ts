@@ -112,6 +112,8 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
     // The judging clock in microseconds kept exact (ms × unit / 1000 passed 2^53): 10,154 B, budget 10,200 B.
     // The nonce option (a service that ignores the optional nonce refused every sign-in; the refusal
     // now names nonce: false, and a transaction that lost its nonce is refused): 10,344 B, budget 10,400 B.
+    // The scope and claim names asked for kept in the transaction (a backend that finishes the
+    // sign-in reads userinfo when the ID token lacks one): 10,379 B, budget unchanged.
     budgetBytes: 10400,
     goalBelow: OPENID_CLIENT_PAGE,
   },
@@ -211,14 +213,18 @@ if (location.search.includes('code=')) signIn.handleCallback().then((r) => conso
   // rounded away by JSON.parse): 0.06 KB, authjs's and better-auth's budgets 0.1 KB up. An OAuth
   // error's text in the message only as printable (a forged log line from a crafted callback or
   // answer): 0.15 KB, each of the three 0.15 KB up. The nonce option and its refusal's message
-  // (a service that ignores nonce): 0.19 KB, each of the three 0.2 KB up.
-  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 15.55 * KB },
+  // (a service that ignores nonce): 0.19 KB, each of the three 0.2 KB up. The claims a sign-in
+  // asked for read from userinfo when the ID token lacks them (finishSignIn's userinfo: 'missing',
+  // oauth4webapi's userinfo request in every entry that finishes a sign-in): better-auth 0.27 KB,
+  // passport 0.45 KB; authjs 0.75 KB with its profile completed from the ID token (jose's
+  // decodeJwt). Budgets up: better-auth's 0.35 KB, passport's 0.55 KB, authjs's 0.85 KB.
+  { name: 'authjs: the provider, its startup check', code: `export * from './src/authjs/index.ts';`, budgetBytes: 16.4 * KB },
   // #43's {essential: false} (sent as null) took better-auth's 0.06 KB past 14 KB. Its own
   // nonce: false (better-auth's disableIdTokenNonceBinding) 0.03 KB, its budget 0.05 KB up.
-  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 15.9 * KB },
+  { name: 'better-auth: the provider, its startup check', code: `export * from './src/better-auth/index.ts';`, budgetBytes: 16.25 * KB },
   // #46's discovery document checked for its three endpoints when read took passport's 0.04 KB past 14 KB;
   // one boolean rule for claims and REST answers ("Yes"/"No" in both) 0.03 KB more.
-  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 15.45 * KB },
+  { name: 'passport: the strategy', code: `export * from './src/passport/index.ts';`, budgetBytes: 16.0 * KB },
   {
     name: 'inbox: createIdentityInbox + MemoryInboxStore',
     code: `export { createIdentityInbox, MemoryInboxStore } from './src/inbox/index.ts';`,

@@ -19,7 +19,9 @@
  * ```
  * @module
  */
+import { decodeJwt } from 'jose/jwt/decode';
 import { ConfigurationError } from '../errors/index.js';
+import type { IdTokenClaims } from '../oidc/flow.js';
 import {
   type AcmeIdentityProfile,
   type AcmeIdentityUser,
@@ -28,6 +30,7 @@ import {
   checkSignIn,
   type ProviderSignIn,
 } from '../oidc/providers.js';
+import { completedClaims, type UserInfo } from '../oidc/userinfo.js';
 
 export interface AcmeIdentityProviderOptions {
   /** `{auth_url}`, the issuer: its discovery document is read from here. */
@@ -52,6 +55,18 @@ export interface AcmeIdentityProviderOptions {
    * @default true
    */
   nonce?: boolean;
+  /**
+   * Where Auth.js reads the person's claims. Where the service delivers the claims a sign-in asked
+   * for is not shown: in the ID token, from the userinfo endpoint, or some in each (OpenID Connect
+   * Core §5.4 has a provider that issues an access token return scope claims from userinfo only).
+   * - `'both'`: Auth.js verifies the ID token, then calls userinfo (Auth.js's `idToken: false`,
+   *   checking userinfo answers for the ID token's subject); `profile` gets userinfo's answer,
+   *   and the provider's `profile` completes it with the ID token's claims (the ID token's value
+   *   kept where both hold one). One request more per sign-in.
+   * - `'id-token'`: the ID token's claims only; claims the service sends from userinfo alone are missed.
+   * @default 'both'
+   */
+  claimsFrom?: 'both' | 'id-token';
 }
 
 /** An Auth.js OIDC provider configuration (`OIDCConfig` of `@auth/core/providers`). */
@@ -65,7 +80,19 @@ export interface AcmeIdentityProviderConfig {
   checks: ('pkce' | 'state' | 'nonce')[];
   authorization: { params: Record<string, unknown> };
   client: { token_endpoint_auth_method: 'client_secret_basic' };
-  profile(profile: AcmeIdentityProfile): AcmeIdentityUser;
+  /** `false`: Auth.js reads userinfo after verifying the ID token (`claimsFrom: 'both'`). */
+  idToken: boolean;
+  /** The user Auth.js keeps, from its profile completed with the ID token's claims (see {@link AcmeIdentityProviderOptions.claimsFrom}). */
+  profile(profile: AcmeIdentityProfile, tokens?: { readonly id_token?: unknown }): AcmeIdentityUser;
+}
+
+/**
+ * The user from the profile Auth.js hands over (userinfo's answer, or the ID token's claims) with
+ * each member the ID token holds and the profile lacks. Auth.js verified the ID token before.
+ */
+function userOf(profile: AcmeIdentityProfile, tokens?: { readonly id_token?: unknown }): AcmeIdentityUser {
+  if (typeof tokens?.id_token !== 'string') return acmeIdentityProfile(profile);
+  return acmeIdentityProfile(completedClaims(decodeJwt(tokens.id_token) as IdTokenClaims, profile as UserInfo));
 }
 
 /**
@@ -91,7 +118,8 @@ export function AcmeIdentity(options: AcmeIdentityProviderOptions): AcmeIdentity
     checks: options.nonce === false ? ['pkce', 'state'] : ['pkce', 'state', 'nonce'],
     authorization: { params: authorizationParams(options.signIn ?? {}) },
     client: { token_endpoint_auth_method: 'client_secret_basic' },
-    profile: acmeIdentityProfile,
+    idToken: options.claimsFrom === 'id-token',
+    profile: userOf,
   };
 }
 

@@ -136,6 +136,10 @@ export interface OidcTransaction {
   readonly createdAt: number;
   /** {@link SignInParams.maxAge}, checked against the ID token's `auth_time`. */
   readonly maxAge?: number | undefined;
+  /** The scope asked for, to know which standard claims the sign-in asked for (OpenID Connect Core §5.4). */
+  readonly scope?: readonly string[];
+  /** The claim names the `claims` parameter asked for: each scope's list, and the `acme` keys. */
+  readonly claims?: readonly string[];
   readonly data?: unknown;
 }
 
@@ -354,6 +358,9 @@ async function authorizationRequest(
     codeVerifier: generateRandomCodeVerifier(),
     createdAt,
     maxAge: params.maxAge,
+    scope,
+    // Checked by paramIssues: each value a list of names, or the acme keys as a list or an object.
+    claims: Object.values(params.claims ?? {}).flatMap((names: ClaimsRequest) => (Array.isArray(names) ? names : Object.keys(names))),
     data: params.data,
   };
   const url = new URL(as.authorization_endpoint);

@@ -34,11 +34,11 @@ import {
 import { ConfigurationError, OidcError } from '../errors/index.js';
 import { claimList } from '../claims/index.js';
 import { isString } from './failures.js';
-import { createCore, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
+import { createCore, type OidcCore, type OidcOptions, type OidcTransaction, type SignInParams, type SignInResult } from './flow.js';
 import { verifySignature } from '../internal/jws-node.js';
 import { mapChallenge } from './challenge.js';
 import { cachedKeys, jwsVerifier } from './jws.js';
-import { http, userinfo, type UserInfo } from './userinfo.js';
+import { completedClaims, http, lacksRequestedClaims, userinfo, type UserInfo } from './userinfo.js';
 
 /**
  * How the client authenticates at the token endpoint. The spec does not show it; the fake
@@ -94,13 +94,43 @@ export class MemoryStateStore implements StateStore {
 }
 
 export interface FinishSignInOptions {
-  /** Also call the userinfo endpoint, checking it answers for the ID token's subject. @default false */
-  userinfo?: boolean;
+  /**
+   * When to call the userinfo endpoint after the ID token is checked (userinfo's answer must be for
+   * the ID token's subject):
+   * - `'missing'`: when the ID token lacks a claim the sign-in asked for (a name in `claims`, or
+   *   every claim of a standard scope asked for), and discovery lists a `userinfo_endpoint`. Where
+   *   the service delivers requested claims is not shown, and OpenID Connect Core §5.4 has scope
+   *   claims returned from userinfo only;
+   * - `true`: always; `false`: never.
+   *
+   * Whenever it is called, its answer is `userinfo`, and each member it holds that the ID token
+   * lacks (but the ID token's own protocol claims) completes `claims`.
+   * @default 'missing'
+   */
+  userinfo?: boolean | 'missing';
 }
 
-/** A finished sign-in, with the userinfo claims when asked for. */
+/** A finished sign-in, with the userinfo claims when they were read. */
 export interface FinishedSignIn extends SignInResult {
   readonly userinfo?: UserInfo;
+}
+
+/**
+ * `result` with userinfo's claims when `when` says to read them: see {@link FinishSignInOptions.userinfo}.
+ * @throws {OidcError} `ERR_OIDC_USERINFO` when the endpoint refuses the token or answers for another subject.
+ */
+async function withUserinfo(
+  core: OidcCore,
+  result: SignInResult,
+  transaction: OidcTransaction,
+  when: FinishSignInOptions['userinfo'] = 'missing',
+): Promise<FinishedSignIn> {
+  const read =
+    when === true ||
+    (when === 'missing' && lacksRequestedClaims(transaction, result.claims) && (await core.metadata()).userinfo_endpoint !== undefined);
+  if (!read) return result;
+  const info = await userinfo(core, result);
+  return { ...result, claims: completedClaims(result.claims, info), userinfo: info };
 }
 
 export interface OidcClient {
@@ -243,7 +273,7 @@ export function createOidcClient(options: OidcClientOptions): OidcClient {
         }
         if (!first) throw new OidcError('ERR_OIDC_STATE', 'this sign-in was already finished: a state is used once');
       });
-      return o.userinfo ? { ...result, userinfo: await userinfo(core, result) } : result;
+      return withUserinfo(core, result, transaction, o.userinfo);
     },
     userinfo: (result) => userinfo(core, result),
   };

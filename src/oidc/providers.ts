@@ -9,6 +9,7 @@ import { InvalidInputError } from '../errors/index.js';
 import { setOwn } from '../internal/guards.js';
 import { wireOidcClaims } from './flow.js';
 import { createOidcClient, type SignInParams } from './index.js';
+import { PROTOCOL_CLAIMS } from './userinfo.js';
 
 /** What each sign-in asks for, as an integration's options take it. */
 export type ProviderSignIn = Pick<
@@ -28,24 +29,6 @@ export interface AcmeIdentityUser {
   /** Each requested claim key, decoded by the SDK's claim decoders (`readClaim`). */
   acme: Record<string, unknown>;
 }
-
-const STANDARD = new Set([
-  'iss',
-  'sub',
-  'aud',
-  'exp',
-  'iat',
-  'nbf',
-  'auth_time',
-  'nonce',
-  'acr',
-  'amr',
-  'azp',
-  'at_hash',
-  'c_hash',
-  'sid',
-  'jti',
-]);
 
 /**
  * The claims of an ID token as the user a framework keeps: `name` from the service's name claim, and every claim decoded.
@@ -69,7 +52,7 @@ export function acmeIdentityProfile(profile: AcmeIdentityProfile): AcmeIdentityU
   const acme: Record<string, unknown> = {};
   // Every claim wherever the issuer wrote it: its dotted name, an `acme` object, or its path.
   for (const key of claimKeysIn(profile)) {
-    if (STANDARD.has(key)) continue;
+    if (PROTOCOL_CLAIMS.has(key)) continue;
     let value: unknown;
     try {
       value = readClaim(profile, key);

@@ -50,8 +50,12 @@ type Session = Record<string, unknown> & { save?(callback: (error?: unknown) => 
 export interface AcmeIdentityStrategyOptions extends OidcClientOptions {
   /** What each sign-in asks for (scope, claims, ruleset…), or a function of the request. @default { scope: ['openid'] } */
   signIn?: SignInParams | ((request: PassportRequest) => SignInParams | Promise<SignInParams>);
-  /** Also call the userinfo endpoint after the callback. @default false */
-  userinfo?: boolean;
+  /**
+   * When to call the userinfo endpoint after the callback, as `finishSignIn`'s option: when the ID
+   * token lacks a claim the sign-in asked for (`'missing'`), always (`true`) or never (`false`).
+   * @default 'missing'
+   */
+  userinfo?: boolean | 'missing';
   /** Where transactions wait. @default the session (`req.session`, from express-session), under `acme-identity` */
   transactionStore?: TransactionStore;
   /** The strategy's name in `passport.authenticate(name)`. @default 'acme-identity' */
@@ -173,7 +177,7 @@ export class AcmeIdentityStrategy {
     }
     let result: FinishedSignIn;
     try {
-      result = await this.oidc.finishSignIn(params, transaction, { userinfo: this.options.userinfo === true });
+      result = await this.oidc.finishSignIn(params, transaction, { userinfo: this.options.userinfo ?? 'missing' });
     } catch (error) {
       // The person cancelled, or the service refused: a failure of the sign-in, for failureRedirect.
       if (error instanceof OidcError && (error.code === 'ERR_OIDC_AUTHORIZATION' || error.code === 'ERR_OIDC_STATE')) {

@@ -103,6 +103,8 @@ export interface AuthorizationServerContext {
   tokenTimes: () => ResolvedReadings['tokenTimes'];
   /** Whether the ID token carries the request's `nonce` back: the `idTokenNonce` reading. */
   idTokenNonce: () => ResolvedReadings['idTokenNonce'];
+  /** Where the requested claims are delivered, the ID token, userinfo or both: the `signInClaimsAt` reading. */
+  claimsAt: () => ResolvedReadings['signInClaimsAt'];
 }
 
 /**
@@ -417,6 +419,9 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
       const person = ctx.person(transaction.prefill);
       const claims: Record<string, unknown> = { sub: issued.sub };
       for (const key of transaction.claims) if (person[key] !== undefined) placeClaim(claims, key, person[key], ctx.claimPlacement());
+      const at = ctx.claimsAt();
+      const inIdToken = at === 'userinfo' ? { sub: issued.sub } : claims;
+      const atUserinfo = at === 'id-token' ? { sub: issued.sub } : claims;
       const nowMs = ctx.now();
       const unit = ctx.tokenTimes();
       const idToken = await signJwt(
@@ -424,7 +429,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
         {
           iss: ctx.issuer,
           aud: client.clientId,
-          ...claims,
+          ...inIdToken,
           auth_time: inTokenUnit(Math.floor(issued.authTime / 1000), unit),
           // Valid from its issue, as many providers write it (node-oidc-provider does not): a
           // reader of another unit, or of another clock, finds it not yet valid.
@@ -434,7 +439,7 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
         { nowMs, ttlSeconds: 600, unit },
       );
       const accessToken = `oat_${randomId(24)}`;
-      accessTokens.set(accessToken, { claims, expiresAt: nowMs + 900_000, revoked: false });
+      accessTokens.set(accessToken, { claims: atUserinfo, expiresAt: nowMs + 900_000, revoked: false });
       issued.accessTokens.push(accessToken);
       return Response.json(
         { access_token: accessToken, token_type: 'Bearer', expires_in: 900, id_token: idToken, scope: transaction.scope.join(' ') },

@@ -273,6 +273,15 @@ export interface FakeReadings {
    * second (`nonce: false`): its refusal, `ERR_OIDC_NONCE`, names the option.
    */
   idTokenNonce?: 'echoed' | 'ignored';
+  /**
+   * Where a sign-in delivers the claims it asked for (not shown: the spec names the userinfo
+   * endpoint and nothing of its answer): in the ID token and from userinfo (`both`, the default),
+   * from userinfo only, the ID token holding `sub` and its protocol claims (`userinfo`, as OpenID
+   * Connect Core §5.4 has it for scope claims whenever an access token is issued, and as
+   * node-oidc-provider does by default), or in the ID token only, userinfo answering `sub`
+   * (`id-token`). The SDK's `finishSignIn` reads userinfo when the ID token lacks a claim asked for.
+   */
+  signInClaimsAt?: 'both' | 'userinfo' | 'id-token';
 }
 
 /**
@@ -334,6 +343,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   errorStatus: 'status',
   returnUrl: 'as-given',
   idTokenNonce: 'echoed',
+  signInClaimsAt: 'both',
 });
 
 /**
@@ -393,6 +403,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   errorStatus: ['status', 'ok'],
   returnUrl: ['as-given', 'appended', 'concatenated', 'unescaped'],
   idTokenNonce: ['echoed', 'ignored'],
+  signInClaimsAt: ['both', 'userinfo', 'id-token'],
 });
 
 /**

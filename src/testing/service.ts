@@ -115,6 +115,7 @@ function authServerRoutes(state: FakeState, journeyRoutes: readonly RouteEntry[]
     claimListForm: () => state.readings.claimsSupported,
     tokenTimes: () => state.readings.tokenTimes,
     idTokenNonce: () => state.readings.idTokenNonce,
+    claimsAt: () => state.readings.signInClaimsAt,
     person: (prefill) => ({
       ...defaultValues({
         first_name: 'Jane',

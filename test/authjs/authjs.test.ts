@@ -91,6 +91,67 @@ describe('Auth.js provider, in Chromium', () => {
   });
 });
 
+describe('Auth.js provider, against a service that delivers the claims asked for from userinfo only', () => {
+  let apart: SignInStage;
+  beforeAll(async () => {
+    apart = await signInStage(['/auth/callback/acme-identity', '/auth/callback/acme-id-token'], {
+      fake: { readings: { signInClaimsAt: 'userinfo' } },
+    });
+    const { clientId, clientSecret } = DEFAULT_OIDC_BACKEND_CLIENT;
+    const options = {
+      authUrl: apart.sandbox.authUrl,
+      clientId,
+      clientSecret: clientSecret!,
+      signIn: { claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } },
+    } as const;
+    const app = express();
+    app.set('trust proxy', true);
+    app.use(
+      '/auth',
+      ExpressAuth({
+        providers: [AcmeIdentity(options) as never, AcmeIdentity({ ...options, id: 'acme-id-token', claimsFrom: 'id-token' }) as never],
+        secret: 'test-auth-secret-0123456789abcdef0123456789',
+        trustHost: true,
+        callbacks: {
+          // The user the provider's profile made: the claims wherever the service delivered them.
+          jwt: ({ token, user }) => (user ? { ...token, acme: (user as { acme?: unknown }).acme } : token),
+          session: ({ session, token }) => ({ ...session, acme: token['acme'] }),
+        },
+      }),
+    );
+    app.get('/', (_req, res) => {
+      res.type('html').send('<!doctype html><title>home</title>');
+    });
+    apart.serve(app);
+  });
+  afterAll(() => apart?.close());
+
+  /** Signs in with `provider` and approves; the session Auth.js made. */
+  async function sessionAfter(provider: string) {
+    const tab = await apart.browser.newPage();
+    await tab.goto(`${apart.origin}/auth/signin`);
+    await tab.click(`form[action$="/auth/signin/${provider}"] button`);
+    await tab.waitForURL((url) => url.href.startsWith(`${apart.sandbox.authUrl}/oauth/oidc/authorize`));
+    await Promise.all([
+      tab.waitForURL((url) => url.origin === apart.origin && !url.pathname.startsWith('/auth/callback')),
+      tab.click('#approve'),
+    ]);
+    const session = await tab.evaluate(async () => (await fetch('/auth/session')).json());
+    await tab.close();
+    return session;
+  }
+
+  test("by default Auth.js reads userinfo after the ID token, and the session holds the claims; claimsFrom: 'id-token' reads the ID token alone and misses them", async () => {
+    expect(await sessionAfter('acme-identity')).toMatchObject({
+      user: { name: 'Jane Citizen' },
+      acme: { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false },
+    });
+    const idTokenOnly = await sessionAfter('acme-id-token');
+    expect(idTokenOnly.acme).toEqual({});
+    expect(idTokenOnly.user?.name ?? null).toBeNull();
+  });
+});
+
 describe('acmeIdentityProvider', () => {
   const base = () => ({ authUrl: sandbox.authUrl, clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId, clientSecret: 'x' });
 
@@ -108,6 +169,34 @@ describe('acmeIdentityProvider', () => {
     });
     await expect(acmeIdentityProvider({ ...base(), signIn: { scope: ['email'] } })).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
     expect(() => AcmeIdentity({ ...base(), clientSecret: '' })).toThrow(expect.objectContaining({ option: 'clientSecret' }));
+  });
+
+  test("the profile is userinfo's answer completed with the ID token's claims, the ID token's value kept where both hold one", () => {
+    const provider = AcmeIdentity({ authUrl: sandbox.authUrl, clientId: 'c', clientSecret: 's' });
+    expect(provider.idToken).toBe(false);
+    expect(AcmeIdentity({ authUrl: sandbox.authUrl, clientId: 'c', clientSecret: 's', claimsFrom: 'id-token' }).idToken).toBe(true);
+    const payload = {
+      iss: sandbox.authUrl,
+      sub: 'person_1',
+      'sanctionscheck.is_pep': 'No',
+      'acmeidentity.name': '{"first_name":"Jane","last_name":"Citizen"}',
+    };
+    const idToken = `e30.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.sig`;
+    // A service that sends the claims in the ID token only: userinfo answers `sub`.
+    expect(provider.profile({ sub: 'person_1' }, { id_token: idToken })).toMatchObject({
+      id: 'person_1',
+      name: 'Jane Citizen',
+      acme: { 'sanctionscheck.is_pep': false, 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' } },
+    });
+    // Userinfo's own value for a claim the ID token also holds is not the one kept.
+    expect(
+      provider.profile({ sub: 'person_1', 'sanctionscheck.is_pep': 'Yes', email: 'j@example.com' }, { id_token: idToken }),
+    ).toMatchObject({
+      email: 'j@example.com',
+      acme: { 'sanctionscheck.is_pep': false },
+    });
+    // Without tokens (a profile handed over by hand), the profile alone.
+    expect(provider.profile({ sub: 'person_1', 'sanctionscheck.is_pep': 'Yes' }).acme).toEqual({ 'sanctionscheck.is_pep': true });
   });
 
   test("Auth.js's nonce check is on unless nonce: false, for a service that ignores the optional nonce", () => {

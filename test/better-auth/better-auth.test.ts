@@ -154,6 +154,36 @@ describe('better-auth provider, against a service that leaves the optional nonce
   });
 });
 
+describe('better-auth provider, against a service that delivers the claims asked for from userinfo only', () => {
+  let apart: SignInStage;
+  const rows: typeof database = { user: [], session: [], account: [], verification: [] };
+  beforeAll(async () => {
+    apart = await signInStage(['/api/auth/oauth2/callback/acme-identity', '/api/auth/callback/acme-identity'], {
+      fake: { readings: { signInClaimsAt: 'userinfo' } },
+    });
+    const { clientId, clientSecret } = DEFAULT_OIDC_BACKEND_CLIENT;
+    const signIn = { claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } } as const;
+    serveBetterAuth(apart, [acmeIdentity({ authUrl: apart.sandbox.authUrl, clientId, clientSecret: clientSecret!, signIn })], rows);
+  });
+  afterAll(() => apart?.close());
+
+  test('better-auth reads userinfo when the ID token has no email, and the user has the decoded name and the email from there', async () => {
+    const tab = await browser.newPage();
+    await toConsent(tab, apart);
+    await Promise.all([
+      tab.waitForURL((url) => url.origin === apart.origin && !url.pathname.startsWith('/api/auth/')),
+      tab.click('#approve'),
+    ]);
+    expect(new URL(tab.url()).searchParams.has('error')).toBe(false);
+    const session = await tab.evaluate(async () => (await fetch('/api/auth/get-session')).json());
+    await tab.close();
+    expect(session).toMatchObject({ user: { name: 'Jane Citizen', email: 'jane.citizen@example.com', emailVerified: true } });
+    // The ID token better-auth keeps holds the subject alone: the claims are userinfo's (docs/sign-in-frameworks.md).
+    const account = rows['account']!.at(-1) as { idToken: string };
+    expect(acmeIdentityProfile(decodeJwt(account.idToken)).acme).toEqual({});
+  });
+});
+
 describe('acmeIdentityProvider', () => {
   const base = () => ({ authUrl: sandbox.authUrl, clientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId, clientSecret: 'x' });
 

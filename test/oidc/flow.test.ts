@@ -317,6 +317,117 @@ describe('OIDC helper: the flow against the fake', () => {
     },
   );
 
+  describe('where the service delivers the claims asked for (the signInClaimsAt reading)', () => {
+    const keys = ['acmeidentity.name', 'sanctionscheck.is_pep'] as const;
+    const jane = { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false };
+
+    test.each([
+      ['both', 'flat', 0, 'list'],
+      ['userinfo', 'flat', 1, 'list'],
+      ['userinfo', 'acme', 1, 'list'],
+      ['userinfo', 'nested', 1, 'object'],
+      ['id-token', 'nested', 0, 'object'],
+    ] as const)(
+      'signInClaimsAt=%s, signInClaims=%s: the claims are read by default, userinfo only when the ID token lacks them (%i call; acme claims as a %s)',
+      async (at, placement, calls, form) => {
+        const s = await oidcSetup({ fake: { readings: { signInClaimsAt: at, signInClaims: placement } } });
+        const oidc = s.client();
+        const acme = form === 'list' ? [...keys] : { 'acmeidentity.name': null, 'sanctionscheck.is_pep': { essential: true } };
+        const { url, transaction } = await oidc.startSignIn({ claims: { acme } });
+        expect(transaction).toMatchObject({ scope: ['openid'], claims: [...keys] });
+        const result = await oidc.finishSignIn(await s.visit(url), transaction);
+        expect(readClaims(result.claims, [...keys])).toEqual(jane);
+        expect(s.calls(/\/userinfo$/)).toBe(calls);
+        expect(result.userinfo !== undefined).toBe(calls === 1);
+        // The ID token's own claims stay the ID token's.
+        expect(result.claims).toMatchObject({ iss: s.service.authUrl, aud: DEFAULT_OIDC_CLIENT.clientId, nonce: transaction.nonce });
+        // Userinfo itself, asked for: the claims, but where the service keeps them in the ID token alone.
+        expect(readClaims(await oidc.userinfo(result), [...keys])).toEqual(at === 'id-token' ? {} : jane);
+      },
+    );
+
+    test('userinfo: false reads no userinfo, and the claims are what the ID token holds; true reads it whatever the ID token holds', async () => {
+      const s = await oidcSetup({ fake: { readings: { signInClaimsAt: 'userinfo' } } });
+      const oidc = s.client();
+      let { url, transaction } = await oidc.startSignIn({ claims: { acme: [...keys] } });
+      const bare = await oidc.finishSignIn(await s.visit(url), transaction, { userinfo: false });
+      expect(readClaims(bare.claims, [...keys])).toEqual({});
+      expect(bare.userinfo).toBeUndefined();
+      expect(s.calls(/\/userinfo$/)).toBe(0);
+      ({ url, transaction } = await oidc.startSignIn({ claims: { acme: [...keys] } }));
+      const read = await oidc.finishSignIn(await s.visit(url), transaction, { userinfo: true });
+      expect(readClaims(read.claims, [...keys])).toEqual(jane);
+      expect(s.calls(/\/userinfo$/)).toBe(1);
+    });
+
+    test("a userinfo that answers with protocol claims and other values adds only what the ID token lacks: never iss, nonce, acr or another subject's", async () => {
+      const s = await oidcSetup({ fake: { readings: { signInClaimsAt: 'userinfo' } } });
+      const oidc = s.client();
+      const { url, transaction } = await oidc.startSignIn({ claims: { acme: [...keys] } });
+      const callback = await s.visit(url);
+      server.use(
+        http.get(
+          `${s.service.authUrl}/oauth/oidc/userinfo`,
+          async ({ request }) => {
+            const genuine = (await (await s.service.fetch(request)).json()) as Record<string, unknown>;
+            return HttpResponse.json({
+              ...genuine,
+              iss: 'https://evil.example',
+              aud: 'someone-else',
+              nonce: 'forged',
+              acr: 'urn:forged',
+              amr: ['forged'],
+              azp: 'someone-else',
+              auth_time: 1,
+              exp: 9_999_999_999,
+              'acmeidentity.given_name': 'Mallory',
+            });
+          },
+          { once: true },
+        ),
+      );
+      const result = await oidc.finishSignIn(callback, transaction);
+      expect(readClaims(result.claims, [...keys])).toEqual(jane);
+      expect(result.claims).toMatchObject({ iss: s.service.authUrl, aud: DEFAULT_OIDC_CLIENT.clientId, nonce: transaction.nonce });
+      expect(result.claims['exp']).not.toBe(9_999_999_999);
+      expect(result.claims['auth_time']).not.toBe(1);
+      for (const forged of ['acr', 'amr', 'azp']) expect(result.claims).not.toHaveProperty([forged]);
+      // A claim the ID token lacks and the sign-in did not ask for is still userinfo's to give.
+      expect(result.claims['acmeidentity.given_name']).toBe('Mallory');
+      expect(result.userinfo).toMatchObject({ iss: 'https://evil.example' });
+    });
+
+    test("by default, a userinfo answering for another subject fails the sign-in (ERR_OIDC_USERINFO), never completing one person's claims with another's", async () => {
+      const s = await oidcSetup({ fake: { readings: { signInClaimsAt: 'userinfo' } } });
+      const oidc = s.client();
+      const { url, transaction } = await oidc.startSignIn({ claims: { acme: [...keys] } });
+      const callback = await s.visit(url);
+      server.use(
+        http.get(`${s.service.authUrl}/oauth/oidc/userinfo`, () => HttpResponse.json({ sub: 'someone-else', ...jane }), { once: true }),
+      );
+      expect(await rejection(oidc.finishSignIn(callback, transaction))).toMatchObject({ code: 'ERR_OIDC_USERINFO' });
+    });
+
+    test("a discovery document without userinfo_endpoint: nothing to read, the ID token's claims as they are", async () => {
+      const s = await oidcSetup({ fake: { readings: { signInClaimsAt: 'userinfo' } } });
+      const oidc = s.client({ fetch: discovery(({ userinfo_endpoint: _endpoint, ...rest }) => rest) });
+      const { url, transaction } = await oidc.startSignIn({ claims: { acme: [...keys] } });
+      const result = await oidc.finishSignIn(await s.visit(url), transaction);
+      expect(readClaims(result.claims, [...keys])).toEqual({});
+      expect(result.userinfo).toBeUndefined();
+    });
+
+    test('a transaction kept before the sign-in named its claims (no scope, no claims) reads no userinfo by default', async () => {
+      const s = await oidcSetup({ fake: { readings: { signInClaimsAt: 'userinfo' } } });
+      const oidc = s.client();
+      const { url, transaction } = await oidc.startSignIn({ scope: ['openid', 'profile'], claims: { acme: [...keys] } });
+      const { scope: _scope, claims: _claims, ...older } = transaction;
+      const result = await oidc.finishSignIn(await s.visit(url), older);
+      expect(result.userinfo).toBeUndefined();
+      expect(s.calls(/\/userinfo$/)).toBe(0);
+    });
+  });
+
   test('a token response without an ID token is ERR_OIDC_ID_TOKEN: the sign-in needs one, whatever else the answer holds', async () => {
     const s = await oidcSetup();
     const { url, transaction } = await s.client().startSignIn();

@@ -15,7 +15,8 @@ import {
   type TransactionStore,
   type VerifyFunction,
 } from '../../src/passport/index.js';
-import { DEFAULT_OIDC_CLIENT } from '../../src/testing/index.js';
+import { DEFAULT_OIDC_CLIENT, type FakeServiceOptions } from '../../src/testing/index.js';
+import { readClaims } from '../../src/claims/index.js';
 import { oidcSetup, REDIRECT } from '../oidc/setup.js';
 
 /** What the strategy called Passport's action with. */
@@ -31,8 +32,12 @@ function run(strategy: AcmeIdentityStrategy, request: PassportRequest): Promise<
 }
 
 /** A strategy on a fresh fake service; `signIn` runs the first leg and the person's approval, and gives the callback's request. */
-async function stage(options: Partial<AcmeIdentityStrategyOptions> = {}, verify: VerifyFunction = ({ claims }) => ({ id: claims.sub })) {
-  const setup = await oidcSetup();
+async function stage(
+  options: Partial<AcmeIdentityStrategyOptions> = {},
+  verify: VerifyFunction = ({ claims }) => ({ id: claims.sub }),
+  fake: FakeServiceOptions = {},
+) {
+  const setup = await oidcSetup({ fake });
   const strategy = new AcmeIdentityStrategy(
     { authUrl: setup.service.authUrl, clientId: DEFAULT_OIDC_CLIENT.clientId, redirectUri: REDIRECT, now: setup.now, ...options },
     verify,
@@ -156,6 +161,27 @@ describe('the Passport strategy, as Passport runs it', () => {
       expect((await run(strategy, await signIn({ session: {} }))).action).toBe('success');
       expect({ asked, userinfo: 'userinfo' in (seen[0] ?? {}) }).toEqual({ asked, userinfo: asked === true });
       if (asked) expect(seen[0]?.userinfo).toMatchObject({ sub: seen[0]?.claims.sub });
+    }
+  });
+
+  test('a service that delivers the claims asked for from userinfo only: by default the verify function gets them in claims; userinfo: false leaves them out', async () => {
+    const keys = ['acmeidentity.name', 'sanctionscheck.is_pep'] as const;
+    for (const asked of [undefined, false] as const) {
+      const seen: FinishedSignIn[] = [];
+      const { strategy, signIn } = await stage(
+        { signIn: { claims: { acme: [...keys] } }, ...(asked === undefined ? {} : { userinfo: asked }) },
+        (result) => {
+          seen.push(result);
+          return { id: result.claims.sub };
+        },
+        { readings: { signInClaimsAt: 'userinfo' } },
+      );
+      expect((await run(strategy, await signIn({ session: {} }))).action).toBe('success');
+      const read = readClaims(seen[0]!.claims, [...keys]);
+      expect({ asked, read }).toEqual({
+        asked,
+        read: asked === false ? {} : { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false },
+      });
     }
   });
 });

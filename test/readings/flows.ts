@@ -293,11 +293,17 @@ export async function flows(
   const signIn = await oidc.startSignIn({ claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } });
   const journey = await service.fetch(new Request(signIn.url));
   expect(journey.status).toBe(302);
-  const signedIn = await oidc.finishSignIn(journey.headers.get('location')!, signIn.transaction, { userinfo: true });
-  for (const claims of [signedIn.claims, signedIn.userinfo!]) {
-    expect(readClaims(claims, ['acmeidentity.name', 'sanctionscheck.is_pep'])).toEqual({
-      'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' },
-      'sanctionscheck.is_pep': false,
-    });
+  // By default, userinfo is read only when the ID token lacks a claim asked for (the signInClaimsAt
+  // reading `userinfo`), and its claims complete the ID token's.
+  const userinfoRequests = received(service, /\/userinfo$/).length;
+  const signedIn = await oidc.finishSignIn(journey.headers.get('location')!, signIn.transaction);
+  const janeClaims = { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false };
+  expect(readClaims(signedIn.claims, ['acmeidentity.name', 'sanctionscheck.is_pep'])).toEqual(janeClaims);
+  const claimsAtUserinfoOnly = readings.signInClaimsAt === 'userinfo';
+  expect(received(service, /\/userinfo$/).length - userinfoRequests).toBe(claimsAtUserinfoOnly ? 1 : 0);
+  expect(signedIn.userinfo !== undefined).toBe(claimsAtUserinfoOnly);
+  if (readings.signInClaimsAt !== 'id-token') {
+    const again = await oidc.userinfo(signedIn);
+    expect(readClaims(again, ['acmeidentity.name', 'sanctionscheck.is_pep'])).toEqual(janeClaims);
   }
 }

@@ -74,6 +74,7 @@ const ALL_OTHERWISE: FakeReadings = {
   specFormat: 'yaml',
   errorStatus: 'ok',
   returnUrl: 'concatenated',
+  signInClaimsAt: 'userinfo',
 };
 
 describe('the SDK under every reading of what the spec leaves open', () => {

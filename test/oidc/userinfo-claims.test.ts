@@ -1,0 +1,160 @@
+/**
+ * The rules that decide when a sign-in reads userinfo, and what userinfo may add to the ID token's
+ * claims (oidc/userinfo.ts), proven over generated claims: a service may deliver the claims a
+ * sign-in asked for in the ID token, from userinfo, or split between them (not shown).
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import type { IdTokenClaims } from '../../src/oidc/flow.js';
+import { completedClaims, lacksRequestedClaims, type UserInfo } from '../../src/oidc/userinfo.js';
+
+/** The ID token's own claims, which userinfo never supplies. */
+const PROTOCOL = [
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'nbf',
+  'jti',
+  'nonce',
+  'auth_time',
+  'acr',
+  'amr',
+  'azp',
+  'at_hash',
+  'c_hash',
+  's_hash',
+  'sid',
+];
+
+/** An ID token's claims: its protocol claims, and `claims`. */
+const token = (claims: Record<string, unknown>): IdTokenClaims => ({
+  iss: 'https://auth.example',
+  aud: 'rp',
+  iat: 0,
+  exp: 1,
+  sub: 'p',
+  ...claims,
+});
+
+/** Member names as an adversary picks them: protocol claims, prototype names, claim keys and anything else. */
+const name = fc.oneof(
+  fc.constantFrom(...PROTOCOL),
+  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'acme', 'acmeidentity', 'email', 'given_name'),
+  fc.constantFrom('acmeidentity.name', 'sanctionscheck.is_pep', 'document.passport.number'),
+  fc.string({ maxLength: 12 }),
+);
+/** A claims object: parsed JSON, as both the ID token's payload and userinfo's answer are. */
+const claimsObject = fc
+  .dictionary(name, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 12 })
+  .map((claims) => JSON.parse(JSON.stringify(claims)) as Record<string, unknown>);
+
+describe('completedClaims: what userinfo adds to the ID token', () => {
+  test('every member of the ID token is kept as it is; every member userinfo adds is one the ID token lacks and not a protocol claim', () => {
+    fc.assert(
+      fc.property(claimsObject, claimsObject, (idToken, info) => {
+        const completed = completedClaims(idToken as IdTokenClaims, info as UserInfo);
+        expect(Object.getPrototypeOf(completed)).toBe(Object.prototype);
+        for (const key of Object.keys(idToken)) expect(Object.getOwnPropertyDescriptor(completed, key)?.value).toBe(idToken[key]);
+        for (const key of Object.keys(completed)) {
+          if (Object.hasOwn(idToken, key)) continue;
+          expect(PROTOCOL).not.toContain(key);
+          expect(Object.hasOwn(info, key)).toBe(true);
+          expect(Object.getOwnPropertyDescriptor(completed, key)?.value).toBe(info[key]);
+        }
+        // Nothing userinfo holds is dropped but a protocol claim or a member the ID token has.
+        for (const key of Object.keys(info)) {
+          if (!PROTOCOL.includes(key)) expect(Object.hasOwn(completed, key)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  test('a protocol claim userinfo adds is never taken, whatever the ID token lacks', () => {
+    fc.assert(
+      fc.property(fc.subarray(PROTOCOL, { minLength: 1 }), fc.jsonValue(), (names, value) => {
+        const info = Object.fromEntries(names.map((n) => [n, value])) as UserInfo;
+        expect(completedClaims(token({}), info)).toEqual(token({}));
+      }),
+    );
+  });
+});
+
+/** Claim keys a sign-in asks for, and how an ID token may write one (under its dotted name, in an `acme` object, as a path). */
+const claimKey = fc.constantFrom(
+  'acmeidentity.name',
+  'acmeidentity.given_name',
+  'sanctionscheck.is_pep',
+  'acmeidentity.email_verified',
+  'phonenumber.phone',
+);
+const written = (keys: readonly string[], form: 'flat' | 'acme' | 'nested'): Record<string, unknown> => {
+  if (form === 'acme') return keys.length ? { acme: Object.fromEntries(keys.map((k) => [k, 'x'])) } : {};
+  const claims: Record<string, Record<string, unknown> | string> = {};
+  for (const key of keys) {
+    if (form === 'flat') claims[key] = 'x';
+    else {
+      const [credential, field] = key.split('.') as [string, string];
+      claims[credential] = { ...(claims[credential] as object), [field]: 'x' };
+    }
+  }
+  return claims;
+};
+const form = fc.constantFrom('flat' as const, 'acme' as const, 'nested' as const);
+
+describe('lacksRequestedClaims: when a sign-in reads userinfo', () => {
+  test('an ID token holding every claim asked for, wherever it writes them, lacks nothing; one missing claim makes it lack', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(claimKey, { minLength: 1 }), form, fc.nat(), (asked, how, drop) => {
+        const all = token({ sub: 'p', ...written(asked, how) });
+        expect(lacksRequestedClaims({ scope: ['openid'], claims: asked }, all)).toBe(false);
+        const missing = asked[drop % asked.length]!;
+        const partial = {
+          sub: 'p',
+          ...written(
+            asked.filter((k) => k !== missing),
+            how,
+          ),
+        } as IdTokenClaims;
+        expect(lacksRequestedClaims({ scope: ['openid'], claims: asked }, partial)).toBe(true);
+      }),
+    );
+  });
+
+  test('a standard scope asked for is answered by any one of its claims (OpenID Connect Core §5.4); none of them makes the ID token lack', () => {
+    const scopes = {
+      profile: ['name', 'given_name', 'updated_at'],
+      email: ['email', 'email_verified'],
+      phone: ['phone_number'],
+      address: ['address'],
+    };
+    fc.assert(
+      fc.property(fc.constantFrom(...(Object.keys(scopes) as (keyof typeof scopes)[])), fc.nat(), (scope, pick) => {
+        const claim = scopes[scope][pick % scopes[scope].length]!;
+        const transaction = { scope: ['openid', scope], claims: [] };
+        expect(lacksRequestedClaims(transaction, token({ sub: 'p', [claim]: 'x' }))).toBe(false);
+        expect(lacksRequestedClaims(transaction, token({ sub: 'p', 'acmeidentity.name': 'x' }))).toBe(true);
+      }),
+    );
+    // openid and scopes OpenID Connect gives no claims ask for none.
+    expect(lacksRequestedClaims({ scope: ['openid', 'offline_access'], claims: [] }, token({ sub: 'p' }))).toBe(false);
+  });
+
+  test('a transaction from a session store without the lists, or with lists holding anything, asks only for the names it holds', () => {
+    const standardScopes = ['profile', 'email', 'phone', 'address'];
+    const listOf = fc.oneof(
+      fc.anything(),
+      fc.array(fc.oneof(fc.anything(), fc.constantFrom(...standardScopes, 'openid', '__proto__', 'constructor', 'sub', 'x'))),
+    );
+    fc.assert(
+      fc.property(listOf, listOf, (scope, claims) => {
+        const strings = (list: unknown) => (Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string') : []);
+        // Against an ID token holding `sub` alone: a standard scope, or a claim other than `sub`, is lacking.
+        const expected = strings(scope).some((s) => standardScopes.includes(s)) || strings(claims).some((n) => n !== 'sub');
+        expect(lacksRequestedClaims({ scope, claims } as never, token({ sub: 'p' }))).toBe(expected);
+      }),
+    );
+    expect(lacksRequestedClaims({} as never, token({ sub: 'p' }))).toBe(false);
+  });
+});
