@@ -13,7 +13,7 @@ import { RETURN_PARAMETER } from '../internal/return-reference.js';
 import { MAX_TIMER_MS } from '../internal/sleep.js';
 import { open, seal } from '../internal/sealing.js';
 import type { ExpectedRequest, InboxStore, RequestState } from './store.js';
-import { requestTime } from './rules.js';
+import { requestTimeMs } from './rules.js';
 
 /** What `returnUrls` gives: the two URLs to create the request with, and the reference to `expect` it with. */
 export interface ReturnUrls {
@@ -196,10 +196,10 @@ async function askService(context: OutcomesContext, accessRequestCode: string): 
   if (!request) return undefined;
   try {
     const { data } = await context.readRequest(request);
-    if (requestTime(data.completed_at) !== undefined) return 'completed';
+    if (requestTimeMs(data.completed_at) !== undefined) return 'completed';
     // No expiry time in the answer (or one that says "never"): never taken as expired.
-    if ((requestTime(data.time_expires) ?? Number.POSITIVE_INFINITY) <= context.serviceNow()) return 'expired';
-    return requestTime(data.opened_at) !== undefined ? 'in-progress' : 'not-started';
+    if ((requestTimeMs(data.time_expires) ?? Number.POSITIVE_INFINITY) <= context.serviceNow()) return 'expired';
+    return requestTimeMs(data.opened_at) !== undefined ? 'in-progress' : 'not-started';
   } catch (error) {
     context.observer.log('warn', 'could not read a request for its return page', {
       errorCode: error instanceof AcmeIdentityError ? error.code : 'ERR_UNKNOWN',

@@ -57,12 +57,12 @@ export function missingReport(
   serviceNowMs: number,
   graceMs: number,
 ): MissingDelivery | undefined {
-  const completed = requestTime(details.completed_at);
+  const completed = requestTimeMs(details.completed_at);
   if (completed !== undefined && completed + graceMs <= serviceNowMs) {
     return { accessRequestCode, reason: 'completed', at: completed };
   }
-  const expiry = requestTime(details.time_expires);
-  if (requestTime(details.opened_at) === undefined && expiry !== undefined && expiry <= serviceNowMs) {
+  const expiry = requestTimeMs(details.time_expires);
+  if (requestTimeMs(details.opened_at) === undefined && expiry !== undefined && expiry <= serviceNowMs) {
     return { accessRequestCode, reason: 'expired', at: expiry };
   }
   return undefined;
@@ -75,7 +75,7 @@ export function missingReport(
  * "never" (`expiry_hours: 0` disables expiry, and how the service then writes `time_expires` is not
  * shown), not "long ago": a request is never taken as completed, opened or expired by it.
  */
-export function requestTime(seconds: number | undefined): number | undefined {
+export function requestTimeMs(seconds: number | undefined): number | undefined {
   return seconds !== undefined && seconds > 0 ? seconds * 1000 : undefined;
 }
 
