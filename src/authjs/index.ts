@@ -62,7 +62,7 @@ export interface AcmeIdentityProviderOptions {
    * - `'both'`: Auth.js verifies the ID token, then calls userinfo (Auth.js's `idToken: false`,
    *   checking userinfo answers for the ID token's subject); `profile` gets userinfo's answer,
    *   and the provider's `profile` completes it with the ID token's claims (the ID token's value
-   *   kept where both hold one). One request more per sign-in.
+   *   kept where both hold one, objects both hold merged member by member). One request more per sign-in.
    * - `'id-token'`: the ID token's claims only; claims the service sends from userinfo alone are missed.
    * @default 'both'
    */

@@ -104,7 +104,8 @@ export interface FinishSignInOptions {
    * - `true`: always; `false`: never.
    *
    * Whenever it is called, its answer is `userinfo`, and each member it holds that the ID token
-   * lacks (but the ID token's own protocol claims) completes `claims`.
+   * lacks (but the ID token's own protocol claims) completes `claims`; an object both hold (an
+   * `acme` object, a credential's) is completed the same way, member by member.
    * @default 'missing'
    */
   userinfo?: boolean | 'missing';

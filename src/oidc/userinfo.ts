@@ -3,6 +3,7 @@ import { allowInsecureRequests, customFetch, processUserInfoResponse, userInfoRe
 import { claimKeysIn } from '../claims/decoders.js';
 import type { IdTokenClaims, OidcCore, OidcTransaction, SignInResult } from './flow.js';
 import { mapChallenge } from './challenge.js';
+import { isObject, setOwn } from '../internal/guards.js';
 
 /** The userinfo endpoint's claims: `sub`, plus the requested claims. */
 export type UserInfo = UserInfoResponse & Readonly<Record<string, unknown>>;
@@ -97,12 +98,23 @@ export function lacksRequestedClaims(transaction: Pick<OidcTransaction, 'scope' 
 }
 
 /**
- * The ID token's claims completed from userinfo: each top-level member userinfo holds and the ID
- * token lacks, but the ID token's own protocol claims. Where both hold a member, the signed ID
- * token's value is kept.
+ * The ID token's claims completed from userinfo: each member userinfo holds and the ID token lacks,
+ * but the ID token's own protocol claims. Where both hold a member, the signed ID token's value is
+ * kept; where both hold an object there (an `acme` object, a credential's), the two are merged the
+ * same way, as a provider may put some of its claims in each (OpenID Connect Core §5.5).
  */
 export function completedClaims(claims: IdTokenClaims, info: UserInfo): IdTokenClaims {
-  const added = Object.entries(info).filter(([name]) => !PROTOCOL_CLAIMS.has(name));
-  // The ID token's members last: each one it holds is its own.
-  return { ...Object.fromEntries(added), ...claims } as IdTokenClaims;
+  const added = Object.fromEntries(Object.entries(info).filter(([name]) => !PROTOCOL_CLAIMS.has(name)));
+  return merged(claims, added) as IdTokenClaims;
+}
+
+/** `info`'s members with `ours` over them: ours kept wherever both hold one, objects both hold merged alike. */
+function merged(ours: Record<string, unknown>, info: Record<string, unknown>): Record<string, unknown> {
+  // Userinfo's members first, then each of ours over its own: a member named `__proto__` is a claim.
+  const out = { ...info };
+  for (const [name, value] of Object.entries(ours)) {
+    const theirs = Object.hasOwn(out, name) ? out[name] : undefined;
+    setOwn(out, name, isObject(value) && isObject(theirs) ? merged(value, theirs) : value);
+  }
+  return out;
 }

@@ -103,7 +103,7 @@ export interface AuthorizationServerContext {
   tokenTimes: () => ResolvedReadings['tokenTimes'];
   /** Whether the ID token carries the request's `nonce` back: the `idTokenNonce` reading. */
   idTokenNonce: () => ResolvedReadings['idTokenNonce'];
-  /** Where the requested claims are delivered, the ID token, userinfo or both: the `signInClaimsAt` reading. */
+  /** Where the requested claims are delivered, the ID token, userinfo, both, or split between them: the `signInClaimsAt` reading. */
   claimsAt: () => ResolvedReadings['signInClaimsAt'];
 }
 
@@ -317,6 +317,17 @@ function placeClaim(claims: Record<string, unknown>, key: string, value: unknown
   at[path.at(-1) as string] = value;
 }
 
+/**
+ * The claims asked for that the ID token holds, by the `signInClaimsAt` reading: every one (`both`,
+ * `id-token`), none (`userinfo`), or the first half of them (`split`: userinfo holds them all, so
+ * an `acme` object, or a credential's, is in both, with fewer members in the ID token's).
+ */
+function idTokenKeys(at: ResolvedReadings['signInClaimsAt'], keys: readonly string[]): readonly string[] {
+  if (at === 'userinfo') return [];
+  if (at === 'split') return keys.slice(0, Math.ceil(keys.length / 2));
+  return keys;
+}
+
 export function createAuthorizationServer(ctx: AuthorizationServerContext) {
   const transactions = new Map<string, AuthorizationTransaction>();
   const codes = new Map<string, IssuedCode>();
@@ -417,11 +428,15 @@ export function createAuthorizationServer(ctx: AuthorizationServerContext) {
 
       const { transaction } = issued;
       const person = ctx.person(transaction.prefill);
-      const claims: Record<string, unknown> = { sub: issued.sub };
-      for (const key of transaction.claims) if (person[key] !== undefined) placeClaim(claims, key, person[key], ctx.claimPlacement());
+      /** The subject and the person's values of `keys`, placed as the `signInClaims` reading says. */
+      const placed = (keys: readonly string[]) => {
+        const claims: Record<string, unknown> = { sub: issued.sub };
+        for (const key of keys) if (person[key] !== undefined) placeClaim(claims, key, person[key], ctx.claimPlacement());
+        return claims;
+      };
       const at = ctx.claimsAt();
-      const inIdToken = at === 'userinfo' ? { sub: issued.sub } : claims;
-      const atUserinfo = at === 'id-token' ? { sub: issued.sub } : claims;
+      const inIdToken = placed(idTokenKeys(at, transaction.claims));
+      const atUserinfo = placed(at === 'id-token' ? [] : transaction.claims);
       const nowMs = ctx.now();
       const unit = ctx.tokenTimes();
       const idToken = await signJwt(

@@ -278,10 +278,13 @@ export interface FakeReadings {
    * endpoint and nothing of its answer): in the ID token and from userinfo (`both`, the default),
    * from userinfo only, the ID token holding `sub` and its protocol claims (`userinfo`, as OpenID
    * Connect Core §5.4 has it for scope claims whenever an access token is issued, and as
-   * node-oidc-provider does by default), or in the ID token only, userinfo answering `sub`
-   * (`id-token`). The SDK's `finishSignIn` reads userinfo when the ID token lacks a claim asked for.
+   * node-oidc-provider does by default), in the ID token only, userinfo answering `sub`
+   * (`id-token`), or split: the ID token holding the first half of the claims asked for and
+   * userinfo every one (`split`, as a provider may put some claims in each, OpenID Connect Core
+   * §5.5), so an `acme` object or a credential's object is in both, the ID token's with fewer
+   * members. The SDK's `finishSignIn` reads userinfo when the ID token lacks a claim asked for.
    */
-  signInClaimsAt?: 'both' | 'userinfo' | 'id-token';
+  signInClaimsAt?: 'both' | 'userinfo' | 'id-token' | 'split';
 }
 
 /**
@@ -403,7 +406,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   errorStatus: ['status', 'ok'],
   returnUrl: ['as-given', 'appended', 'concatenated', 'unescaped'],
   idTokenNonce: ['echoed', 'ignored'],
-  signInClaimsAt: ['both', 'userinfo', 'id-token'],
+  signInClaimsAt: ['both', 'userinfo', 'id-token', 'split'],
 });
 
 /**

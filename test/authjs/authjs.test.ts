@@ -195,6 +195,14 @@ describe('acmeIdentityProvider', () => {
       email: 'j@example.com',
       acme: { 'sanctionscheck.is_pep': false },
     });
+    // Claims split between them, each in an `acme` object: the two objects merged, the ID token's value kept.
+    const split = { iss: sandbox.authUrl, sub: 'person_1', acme: { 'sanctionscheck.is_pep': 'No' } };
+    const splitToken = `e30.${Buffer.from(JSON.stringify(split)).toString('base64url')}.sig`;
+    const splitInfo = { sub: 'person_1', acme: { 'sanctionscheck.is_pep': 'Yes', 'acmeidentity.given_name': 'Jane' } };
+    expect(provider.profile(splitInfo, { id_token: splitToken }).acme).toEqual({
+      'sanctionscheck.is_pep': false,
+      'acmeidentity.given_name': 'Jane',
+    });
     // Without tokens (a profile handed over by hand), the profile alone.
     expect(provider.profile({ sub: 'person_1', 'sanctionscheck.is_pep': 'Yes' }).acme).toEqual({ 'sanctionscheck.is_pep': true });
   });

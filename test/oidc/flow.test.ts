@@ -327,6 +327,9 @@ describe('OIDC helper: the flow against the fake', () => {
       ['userinfo', 'acme', 1, 'list'],
       ['userinfo', 'nested', 1, 'object'],
       ['id-token', 'nested', 0, 'object'],
+      // The ID token's `acme` object holds the name alone, userinfo's both: the two objects merged.
+      ['split', 'acme', 1, 'list'],
+      ['split', 'flat', 1, 'object'],
     ] as const)(
       'signInClaimsAt=%s, signInClaims=%s: the claims are read by default, userinfo only when the ID token lacks them (%i call; acme claims as a %s)',
       async (at, placement, calls, form) => {

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { readClaim } from '../../src/claims/index.js';
 import type { IdTokenClaims } from '../../src/oidc/flow.js';
 import { completedClaims, lacksRequestedClaims, type UserInfo } from '../../src/oidc/userinfo.js';
 
@@ -45,27 +46,102 @@ const name = fc.oneof(
   fc.constantFrom('acmeidentity.name', 'sanctionscheck.is_pep', 'document.passport.number'),
   fc.string({ maxLength: 12 }),
 );
-/** A claims object: parsed JSON, as both the ID token's payload and userinfo's answer are. */
-const claimsObject = fc
-  .dictionary(name, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 12 })
-  .map((claims) => JSON.parse(JSON.stringify(claims)) as Record<string, unknown>);
+/**
+ * A claims object: parsed JSON, as both the ID token's payload and userinfo's answer are, its
+ * members often objects of the same names on both sides (an `acme` object, a credential's).
+ */
+const { claims: claimsObject } = fc.letrec<{ claims: Record<string, unknown> }>((tie) => ({
+  claims: fc
+    .dictionary(name, fc.oneof({ maxDepth: 3 }, fc.jsonValue({ maxDepth: 2 }), tie('claims')), { maxKeys: 8 })
+    .map((claims) => JSON.parse(JSON.stringify(claims)) as Record<string, unknown>),
+}));
+
+/** A member's own value (never one read through the prototype). */
+const own = (object: Record<string, unknown>, key: string): unknown => Object.getOwnPropertyDescriptor(object, key)?.value;
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The rule `completed` keeps at one level of the claims: each member of the ID token's as it is,
+ * but an object where userinfo offers an object too, which is completed the same way; each other
+ * member one userinfo offers, as it is; nothing userinfo offers dropped. Userinfo offers every
+ * member but, at the top, a protocol claim.
+ */
+function expectCompleted(completed: unknown, ours: Record<string, unknown>, info: Record<string, unknown>, top: boolean): void {
+  expect(isPlainObject(completed) && Object.getPrototypeOf(completed) === Object.prototype).toBe(true);
+  const result = completed as Record<string, unknown>;
+  const offered = (key: string) => Object.hasOwn(info, key) && !(top && PROTOCOL.includes(key));
+  for (const key of Object.keys(ours)) {
+    const [mine, theirs] = [own(ours, key), own(info, key)];
+    if (offered(key) && isPlainObject(mine) && isPlainObject(theirs)) expectCompleted(own(result, key), mine, theirs, false);
+    else expect(own(result, key)).toBe(mine);
+  }
+  for (const key of Object.keys(result)) {
+    if (Object.hasOwn(ours, key)) continue;
+    expect(offered(key)).toBe(true);
+    expect(own(result, key)).toBe(own(info, key));
+  }
+  for (const key of Object.keys(info)) if (offered(key)) expect(Object.hasOwn(result, key)).toBe(true);
+}
+
+/** Claim keys a sign-in asks for, and how an ID token may write one (under its dotted name, in an `acme` object, as a path). */
+const claimKey = fc.constantFrom(
+  'acmeidentity.name',
+  'acmeidentity.given_name',
+  'sanctionscheck.is_pep',
+  'acmeidentity.email_verified',
+  'phonenumber.phone',
+);
+const written = (
+  keys: readonly string[],
+  form: 'flat' | 'acme' | 'nested',
+  value: (key: string) => unknown = () => 'x',
+): Record<string, unknown> => {
+  if (form === 'acme') return keys.length ? { acme: Object.fromEntries(keys.map((k) => [k, value(k)])) } : {};
+  const claims: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (form === 'flat') claims[key] = value(key);
+    else {
+      const [credential, field] = key.split('.') as [string, string];
+      claims[credential] = { ...(claims[credential] as object), [field]: value(key) };
+    }
+  }
+  return claims;
+};
+const form = fc.constantFrom('flat' as const, 'acme' as const, 'nested' as const);
+/** Each claim's value as the ID token writes it, and as userinfo does: read, they differ. */
+const SIDES: Readonly<Record<string, readonly [unknown, unknown]>> = {
+  'acmeidentity.name': [
+    JSON.stringify({ first_name: 'Ida', last_name: 'Token' }),
+    JSON.stringify({ first_name: 'Una', last_name: 'Info' }),
+  ],
+  'acmeidentity.given_name': ['Ida', 'Una'],
+  'sanctionscheck.is_pep': ['Yes', 'No'],
+  'acmeidentity.email_verified': [true, false],
+  'phonenumber.phone': ['+61400000001', '+61400000002'],
+};
 
 describe('completedClaims: what userinfo adds to the ID token', () => {
-  test('every member of the ID token is kept as it is; every member userinfo adds is one the ID token lacks and not a protocol claim', () => {
+  test('every member of the ID token is kept as it is, objects both hold merged alike; every member userinfo adds is one the ID token lacks and not a protocol claim', () => {
     fc.assert(
       fc.property(claimsObject, claimsObject, (idToken, info) => {
-        const completed = completedClaims(idToken as IdTokenClaims, info as UserInfo);
-        expect(Object.getPrototypeOf(completed)).toBe(Object.prototype);
-        for (const key of Object.keys(idToken)) expect(Object.getOwnPropertyDescriptor(completed, key)?.value).toBe(idToken[key]);
-        for (const key of Object.keys(completed)) {
-          if (Object.hasOwn(idToken, key)) continue;
-          expect(PROTOCOL).not.toContain(key);
-          expect(Object.hasOwn(info, key)).toBe(true);
-          expect(Object.getOwnPropertyDescriptor(completed, key)?.value).toBe(info[key]);
-        }
-        // Nothing userinfo holds is dropped but a protocol claim or a member the ID token has.
-        for (const key of Object.keys(info)) {
-          if (!PROTOCOL.includes(key)) expect(Object.hasOwn(completed, key)).toBe(true);
+        expectCompleted(completedClaims(idToken as IdTokenClaims, info as UserInfo), idToken, info, true);
+      }),
+    );
+  });
+
+  test("claims split between the ID token and userinfo, in any one form, are all read from the completed claims: the ID token's value where both write one", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(claimKey, { minLength: 1 }), form, fc.nat(), (asked, how, cut) => {
+        // The ID token writes the first part of the claims asked for, userinfo every one, each its own values.
+        const inIdToken = asked.slice(0, cut % (asked.length + 1));
+        const idToken = token(written(inIdToken, how, (key) => SIDES[key]?.[0]));
+        const info = { sub: 'p', ...written(asked, how, (key) => SIDES[key]?.[1]) } as UserInfo;
+        const completed = completedClaims(idToken, info);
+        for (const key of asked) {
+          expect(readClaim(completed, key)).toEqual(readClaim(inIdToken.includes(key) ? idToken : info, key));
+          // Told apart: each claim's two values read differently.
+          expect(readClaim(idToken, key)).not.toEqual(readClaim(info, key));
         }
       }),
     );
@@ -80,28 +156,6 @@ describe('completedClaims: what userinfo adds to the ID token', () => {
     );
   });
 });
-
-/** Claim keys a sign-in asks for, and how an ID token may write one (under its dotted name, in an `acme` object, as a path). */
-const claimKey = fc.constantFrom(
-  'acmeidentity.name',
-  'acmeidentity.given_name',
-  'sanctionscheck.is_pep',
-  'acmeidentity.email_verified',
-  'phonenumber.phone',
-);
-const written = (keys: readonly string[], form: 'flat' | 'acme' | 'nested'): Record<string, unknown> => {
-  if (form === 'acme') return keys.length ? { acme: Object.fromEntries(keys.map((k) => [k, 'x'])) } : {};
-  const claims: Record<string, Record<string, unknown> | string> = {};
-  for (const key of keys) {
-    if (form === 'flat') claims[key] = 'x';
-    else {
-      const [credential, field] = key.split('.') as [string, string];
-      claims[credential] = { ...(claims[credential] as object), [field]: 'x' };
-    }
-  }
-  return claims;
-};
-const form = fc.constantFrom('flat' as const, 'acme' as const, 'nested' as const);
 
 describe('lacksRequestedClaims: when a sign-in reads userinfo', () => {
   test('an ID token holding every claim asked for, wherever it writes them, lacks nothing; one missing claim makes it lack', () => {

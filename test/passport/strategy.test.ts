@@ -164,24 +164,27 @@ describe('the Passport strategy, as Passport runs it', () => {
     }
   });
 
-  test('a service that delivers the claims asked for from userinfo only: by default the verify function gets them in claims; userinfo: false leaves them out', async () => {
-    const keys = ['acmeidentity.name', 'sanctionscheck.is_pep'] as const;
-    for (const asked of [undefined, false] as const) {
-      const seen: FinishedSignIn[] = [];
-      const { strategy, signIn } = await stage(
-        { signIn: { claims: { acme: [...keys] } }, ...(asked === undefined ? {} : { userinfo: asked }) },
-        (result) => {
-          seen.push(result);
-          return { id: result.claims.sub };
-        },
-        { readings: { signInClaimsAt: 'userinfo' } },
-      );
-      expect((await run(strategy, await signIn({ session: {} }))).action).toBe('success');
-      const read = readClaims(seen[0]!.claims, [...keys]);
-      expect({ asked, read }).toEqual({
-        asked,
-        read: asked === false ? {} : { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false },
-      });
-    }
-  });
+  test.each(['userinfo', 'split'] as const)(
+    'a service that delivers the claims asked for from userinfo (signInClaimsAt=%s, in an acme object): by default the verify function gets them in claims; userinfo: false leaves out what the ID token lacks',
+    async (at) => {
+      const keys = ['acmeidentity.name', 'sanctionscheck.is_pep'] as const;
+      const jane = { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false };
+      for (const asked of [undefined, false] as const) {
+        const seen: FinishedSignIn[] = [];
+        const { strategy, signIn } = await stage(
+          { signIn: { claims: { acme: [...keys] } }, ...(asked === undefined ? {} : { userinfo: asked }) },
+          (result) => {
+            seen.push(result);
+            return { id: result.claims.sub };
+          },
+          { readings: { signInClaimsAt: at, signInClaims: 'acme' } },
+        );
+        expect((await run(strategy, await signIn({ session: {} }))).action).toBe('success');
+        const read = readClaims(seen[0]!.claims, [...keys]);
+        // Split, the ID token holds the first half of them: the name.
+        const inIdToken = at === 'split' ? { 'acmeidentity.name': jane['acmeidentity.name'] } : {};
+        expect({ asked, read }).toEqual({ asked, read: asked === false ? inIdToken : jane });
+      }
+    },
+  );
 });

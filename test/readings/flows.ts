@@ -290,20 +290,24 @@ export async function flows(
     redirectUri: DEFAULT_OIDC_CLIENT.redirectUris[0]!,
     ...signInOptions,
   });
-  const signIn = await oidc.startSignIn({ claims: { acme: ['acmeidentity.name', 'sanctionscheck.is_pep'] } });
+  // Two claims of one credential, apart in the list: split between the ID token and userinfo, each
+  // of its objects (`acme`, `acmeidentity`) holds a part.
+  const asked = ['acmeidentity.name', 'sanctionscheck.is_pep', 'acmeidentity.given_name'] as const;
+  const signIn = await oidc.startSignIn({ claims: { acme: [...asked] } });
   const journey = await service.fetch(new Request(signIn.url));
   expect(journey.status).toBe(302);
   // By default, userinfo is read only when the ID token lacks a claim asked for (the signInClaimsAt
-  // reading `userinfo`), and its claims complete the ID token's.
+  // readings `userinfo` and `split`), and its claims complete the ID token's.
   const userinfoRequests = received(service, /\/userinfo$/).length;
   const signedIn = await oidc.finishSignIn(journey.headers.get('location')!, signIn.transaction);
-  const janeClaims = { 'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' }, 'sanctionscheck.is_pep': false };
-  expect(readClaims(signedIn.claims, ['acmeidentity.name', 'sanctionscheck.is_pep'])).toEqual(janeClaims);
-  const claimsAtUserinfoOnly = readings.signInClaimsAt === 'userinfo';
-  expect(received(service, /\/userinfo$/).length - userinfoRequests).toBe(claimsAtUserinfoOnly ? 1 : 0);
-  expect(signedIn.userinfo !== undefined).toBe(claimsAtUserinfoOnly);
-  if (readings.signInClaimsAt !== 'id-token') {
-    const again = await oidc.userinfo(signedIn);
-    expect(readClaims(again, ['acmeidentity.name', 'sanctionscheck.is_pep'])).toEqual(janeClaims);
-  }
+  const janeClaims = {
+    'acmeidentity.name': { first_name: 'Jane', last_name: 'Citizen' },
+    'sanctionscheck.is_pep': false,
+    'acmeidentity.given_name': 'Jane',
+  };
+  expect(readClaims(signedIn.claims, [...asked])).toEqual(janeClaims);
+  const idTokenLacksClaims = readings.signInClaimsAt === 'userinfo' || readings.signInClaimsAt === 'split';
+  expect(received(service, /\/userinfo$/).length - userinfoRequests).toBe(idTokenLacksClaims ? 1 : 0);
+  expect(signedIn.userinfo !== undefined).toBe(idTokenLacksClaims);
+  if (readings.signInClaimsAt !== 'id-token') expect(readClaims(await oidc.userinfo(signedIn), [...asked])).toEqual(janeClaims);
 }
