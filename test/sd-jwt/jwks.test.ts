@@ -218,23 +218,31 @@ describe('remoteJwks', () => {
     expect(await verify(next.privateKey)).toBe('accepted');
   });
 
-  test("a key of the fetched set that Web Crypto cannot import is a JwksError naming the key set's URL, not discovery's", async () => {
-    const issuer = 'https://issuer.example';
-    const pair = await generateKeyPair('ES256');
-    const jwksUri = 'https://keys.issuer.example/jwks.json';
-    const keys = remoteJwks(issuer, {
-      fetch: async (url) =>
-        url.endsWith('/openid-configuration')
-          ? Response.json({ issuer, jwks_uri: jwksUri })
-          : Response.json({ keys: [{ ...(await exportJWK(pair.publicKey)), x: 'AAAA', kid: 'k1', alg: 'ES256' }] }),
-    });
-    const jwt = await new SignJWT({ iss: issuer, exp: Math.floor(Date.now() / 1000) + 600 })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-      .sign(pair.privateKey);
-    const error = await rejection(verifySdJwt(`${jwt}~`, { keys }));
-    expect(error).toBeInstanceOf(JwksError);
-    expect(error).toMatchObject({ url: jwksUri, message: expect.stringMatching(/^https:\/\/keys\.issuer\.example\/jwks\.json: key "k1"/) });
-  });
+  test.each([
+    ['k1', ' "k1"'],
+    [undefined, ''],
+  ])(
+    "a key of the fetched set that Web Crypto cannot import is a JwksError naming the key set's URL, not discovery's, and the key's kid (%s) when it has one",
+    async (kid, named) => {
+      const issuer = 'https://issuer.example';
+      const pair = await generateKeyPair('ES256');
+      const jwksUri = 'https://keys.issuer.example/jwks.json';
+      const keys = remoteJwks(issuer, {
+        fetch: async (url) =>
+          url.endsWith('/openid-configuration')
+            ? Response.json({ issuer, jwks_uri: jwksUri })
+            : Response.json({
+                keys: [{ ...(await exportJWK(pair.publicKey)), x: 'AAAA', ...(kid === undefined ? {} : { kid }), alg: 'ES256' }],
+              }),
+      });
+      const jwt = await new SignJWT({ iss: issuer, exp: Math.floor(Date.now() / 1000) + 600 })
+        .setProtectedHeader({ alg: 'ES256', ...(kid === undefined ? {} : { kid }) })
+        .sign(pair.privateKey);
+      const error = await rejection(verifySdJwt(`${jwt}~`, { keys }));
+      expect(error).toBeInstanceOf(JwksError);
+      expect(error).toMatchObject({ url: jwksUri, message: `${jwksUri}: key${named} cannot be imported as a ES256 verification key` });
+    },
+  );
 
   test('refetches once when a token names an unknown kid (key rotation)', async () => {
     let clock = Date.now();
