@@ -327,7 +327,7 @@ describe('OIDC helper: the flow against the fake', () => {
       ['userinfo', 'acme', 1, 'list'],
       ['userinfo', 'nested', 1, 'object'],
       ['id-token', 'nested', 0, 'object'],
-      // The ID token's `acme` object holds the name alone, userinfo's both: the two objects merged.
+      // Split: the ID token holds the name alone, userinfo both (in `acme` objects, merged).
       ['split', 'acme', 1, 'list'],
       ['split', 'flat', 1, 'object'],
     ] as const)(

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { readClaim } from '../../src/claims/index.js';
+import { isObject } from '../../src/internal/guards.js';
 import type { IdTokenClaims } from '../../src/oidc/flow.js';
 import { completedClaims, lacksRequestedClaims, type UserInfo } from '../../src/oidc/userinfo.js';
 
@@ -58,8 +59,6 @@ const { claims: claimsObject } = fc.letrec<{ claims: Record<string, unknown> }>(
 
 /** A member's own value (never one read through the prototype). */
 const own = (object: Record<string, unknown>, key: string): unknown => Object.getOwnPropertyDescriptor(object, key)?.value;
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The rule `completed` keeps at one level of the claims: each member of the ID token's as it is,
@@ -68,12 +67,12 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * member but, at the top, a protocol claim.
  */
 function expectCompleted(completed: unknown, ours: Record<string, unknown>, info: Record<string, unknown>, top: boolean): void {
-  expect(isPlainObject(completed) && Object.getPrototypeOf(completed) === Object.prototype).toBe(true);
+  expect(isObject(completed) && Object.getPrototypeOf(completed) === Object.prototype).toBe(true);
   const result = completed as Record<string, unknown>;
   const offered = (key: string) => Object.hasOwn(info, key) && !(top && PROTOCOL.includes(key));
   for (const key of Object.keys(ours)) {
     const [mine, theirs] = [own(ours, key), own(info, key)];
-    if (offered(key) && isPlainObject(mine) && isPlainObject(theirs)) expectCompleted(own(result, key), mine, theirs, false);
+    if (offered(key) && isObject(mine) && isObject(theirs)) expectCompleted(own(result, key), mine, theirs, false);
     else expect(own(result, key)).toBe(mine);
   }
   for (const key of Object.keys(result)) {
