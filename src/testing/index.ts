@@ -5,7 +5,7 @@
  * `npx acme-identity-sandbox` runs) or {@link serveFakeService}.
  */
 export { createFakeService } from './service.js';
-export { DEFAULT_CLIENT } from './options.js';
+export { DEFAULT_CLIENT, DEFAULT_HEX_WEBHOOK_SECRET } from './options.js';
 export type {
   Fault,
   FakeClientRegistration,

@@ -31,6 +31,12 @@ export const DEFAULT_CLIENT: Readonly<FakeClientRegistration> & { webhookSecret:
   subscriptions: [IDENTITY_ACTIONS],
 });
 
+/**
+ * The default registration's webhook secret under the `webhookKey: 'hex'` reading, where the
+ * service shows its secrets in hex and signs with the 32 bytes they spell. A test-only value.
+ */
+export const DEFAULT_HEX_WEBHOOK_SECRET = '5ca1ab1e0123456789abcdef0123456789abcdeffedcba9876543210fedcba98';
+
 /** Formats the fake accepts for `X-Request-Timestamp`; the spec does not show one. */
 export type TimestampFormat = 'unix-seconds' | 'unix-ms' | 'iso8601';
 

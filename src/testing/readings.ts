@@ -240,9 +240,12 @@ export interface FakeReadings {
    * for the plain HMAC and Stripe's sets; the base64 after `whsec_` for Standard Webhooks, when it
    * is base64); `decoded` keys every convention with the base64 (or base64url) after `whsec_`, as
    * a sender that issues Standard Webhooks' secrets may; `text` keys every one with the secret's
-   * text, Standard Webhooks included.
+   * text, Standard Webhooks included; `hex` keys every one with the bytes the secret's hex digits
+   * (after an optional `whsec_`) spell, as a service that shows its secrets in hex may (the default
+   * registration's webhook secret is then `DEFAULT_HEX_WEBHOOK_SECRET`; a registration whose
+   * secret is not hex is a `TypeError` when the fake is created).
    */
-  webhookKey?: 'convention' | 'decoded' | 'text';
+  webhookKey?: 'convention' | 'decoded' | 'text' | 'hex';
   /**
    * The form of `{base_url}/docs/spec`, "the machine-readable description of the REST API": an
    * OpenAPI document as JSON (`json`, the default) or as YAML (`yaml`, `application/yaml`), as
@@ -401,7 +404,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   fileEncoding: ['base64', 'base64url', 'mime', 'data-url'],
   claimsSupported: ['array', 'string'],
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
-  webhookKey: ['convention', 'decoded', 'text'],
+  webhookKey: ['convention', 'decoded', 'text', 'hex'],
   specFormat: ['json', 'yaml'],
   errorStatus: ['status', 'ok'],
   returnUrl: ['as-given', 'appended', 'concatenated', 'unescaped'],

@@ -182,7 +182,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       clientId: DEFAULT_CLIENT.clientId,
       clientSecret: DEFAULT_CLIENT.clientSecret,
       tenantId: DEFAULT_CLIENT.tenantId,
-      webhookSecret: DEFAULT_CLIENT.webhookSecret,
+      // The fake's own registration: its webhook secret is in hex under the `webhookKey: 'hex'` reading.
+      webhookSecret: service.clients[0]?.webhookSecret ?? DEFAULT_CLIENT.webhookSecret,
       oidcClientId: DEFAULT_OIDC_CLIENT.clientId,
       oidcBackendClientId: DEFAULT_OIDC_BACKEND_CLIENT.clientId,
       oidcBackendClientSecret: DEFAULT_OIDC_BACKEND_CLIENT.clientSecret,

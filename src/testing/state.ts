@@ -6,6 +6,7 @@ import type { IdentityRecord } from './identity.js';
 import { createSigningKeys, type SigningKeys } from './keys.js';
 import {
   DEFAULT_CLIENT,
+  DEFAULT_HEX_WEBHOOK_SECRET,
   type Fault,
   type FakeClientRegistration,
   type FakeServiceOptions,
@@ -16,7 +17,7 @@ import {
 } from './options.js';
 import { resolveReadings, type ResolvedReadings } from './readings.js';
 import type { DisclosureEncoding } from './sd-jwt.js';
-import type { WebhookDelivery, WebhookPayload } from './webhooks.js';
+import { HEX_SECRET_RULE, hexSecretKey, type WebhookDelivery, type WebhookPayload } from './webhooks.js';
 
 /** What the fake knows: its configuration (read-only) and its state (changed by requests and tests). */
 export interface FakeState {
@@ -63,6 +64,25 @@ export interface FakeState {
   keyRotated: boolean;
 }
 
+/**
+ * The client registrations: the options', or the default one, whose webhook secret is
+ * {@link DEFAULT_HEX_WEBHOOK_SECRET} under the `webhookKey: 'hex'` reading (a service that keys
+ * with a secret's hex digits shows its secrets in hex).
+ * @throws {TypeError} under that reading, for a registration whose webhook secret is not hex.
+ */
+function registrations(options: FakeServiceOptions, readings: ResolvedReadings): FakeClientRegistration[] {
+  const hex = readings.webhookKey === 'hex';
+  const clients = options.clients ?? [hex ? { ...DEFAULT_CLIENT, webhookSecret: DEFAULT_HEX_WEBHOOK_SECRET } : DEFAULT_CLIENT];
+  for (const client of clients) {
+    if (hex && client.webhookSecret !== undefined && !hexSecretKey(client.webhookSecret)) {
+      throw new TypeError(
+        `fake service: the reading webhookKey=hex signs with a secret's hex digits, and client ${client.clientId}'s webhook secret is not ${HEX_SECRET_RULE}`,
+      );
+    }
+  }
+  return clients.map((client) => ({ ...client }));
+}
+
 /** A fresh state: new keys, nothing stored, every option settled to its value. */
 export async function createState(options: FakeServiceOptions): Promise<FakeState> {
   const readings = resolveReadings(options.readings);
@@ -76,7 +96,7 @@ export async function createState(options: FakeServiceOptions): Promise<FakeStat
     authUrl,
     issuer: readings.issuer === 'slash' ? `${authUrl}/` : authUrl,
     basePath: new URL(baseUrl).pathname,
-    clients: (options.clients ?? [DEFAULT_CLIENT]).map((client) => ({ ...client })),
+    clients: registrations(options, readings),
     readings,
     now: readings.clockSkewSeconds === 0 ? clock : () => clock() + readings.clockSkewSeconds * 1000,
     accessTtl: options.accessTokenTtlSeconds ?? 900,

@@ -1,6 +1,6 @@
 /** The fake service's side of 'Identity Actions' webhooks: signing, delivery and retries. */
 import { sleep } from '../internal/sleep.js';
-import { fromBase64, randomId, toBase64, toHex, utf8 } from '../internal/encoding.js';
+import { fromBase64, fromHex, randomId, toBase64, toHex, utf8 } from '../internal/encoding.js';
 import { DEFAULT_READINGS, type ResolvedReadings } from './readings.js';
 
 /** The subscription a client needs for identity request webhooks (spec, "Events"). */
@@ -49,6 +49,15 @@ async function refusalCode(response: Response): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** What the `webhookKey: 'hex'` reading asks of a webhook secret, as its refusal says it. */
+export const HEX_SECRET_RULE = 'hex digits (an even count, after an optional whsec_)';
+
+/** The bytes a webhook secret's hex digits spell (after an optional `whsec_`), as the `webhookKey: 'hex'` reading keys with; nothing for a secret in any other form. */
+export function hexSecretKey(secret: string): Uint8Array<ArrayBuffer> | undefined {
+  const digits = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  return digits.length > 0 && digits.length % 2 === 0 && /^[0-9a-f]+$/i.test(digits) ? fromHex(digits) : undefined;
 }
 
 export interface WebhookRetryOptions {
@@ -136,11 +145,20 @@ export async function webhookRequest(
   const standardKey = someBytes(fromBase64(afterPrefix)) ?? text;
   // What the `decoded` reading keys with: the base64 (or base64url) after `whsec_`, decoded.
   const decoded = target.secret.startsWith('whsec_') ? someBytes(fromBase64(afterPrefix.replace(/-/g, '+').replace(/_/g, '/'))) : undefined;
-  const keys = {
-    convention: { other: text, standard: standardKey },
-    decoded: { other: decoded ?? text, standard: decoded ?? standardKey },
-    text: { other: text, standard: text },
-  }[readings.webhookKey];
+  const keyings = {
+    convention: () => ({ other: text, standard: standardKey }),
+    decoded: () => ({ other: decoded ?? text, standard: decoded ?? standardKey }),
+    text: () => ({ other: text, standard: text }),
+    hex: () => {
+      const bytes = hexSecretKey(target.secret);
+      if (!bytes)
+        throw new TypeError(
+          `fake service: the reading webhookKey=hex signs with a secret's hex digits, and the webhook secret is not ${HEX_SECRET_RULE}`,
+        );
+      return { other: bytes, standard: bytes };
+    },
+  };
+  const keys = keyings[readings.webhookKey]();
   const key = keys.other;
   const stamps = {
     seconds: Math.floor(nowMs / 1000),

@@ -15,7 +15,8 @@ import { MAC_BYTES, type SignatureSettings } from './signature.js';
 /**
  * A signing secret: text (its UTF-8 bytes are the key) or the key bytes. A `whsec_` secret whose
  * rest is base64 is also tried as those decoded bytes (Standard Webhooks keys with them first),
- * until a verified delivery shows which of the two the sender keys with.
+ * and a secret of hex digits (at least `minSecretBytes` of them once decoded, after an optional
+ * `whsec_`) as the bytes they spell, until a verified delivery shows which form the sender keys with.
  */
 export type WebhookSecret = string | Uint8Array;
 

@@ -1,7 +1,7 @@
 /** Verification of 'Identity Actions' webhooks: HMAC over the raw body with Web Crypto, then the payload. */
 import { ConfigurationError, InvalidInputError, WebhookVerificationError } from '../errors/index.js';
 import { countOption, positiveOption } from '../errors/options.js';
-import { concatBytes, toBase64Url, utf8 } from '../internal/encoding.js';
+import { concatBytes, fromHex, toBase64Url, utf8 } from '../internal/encoding.js';
 import { nodeCrypto, type NodeCrypto } from '../internal/node-crypto.js';
 import { liteLog } from '../internal/log-lite.js';
 import { isObject } from '../internal/guards.js';
@@ -372,27 +372,47 @@ function decodedKey(secret: unknown): Uint8Array<ArrayBuffer> | undefined {
   return decoded && decoded.length > 0 ? decoded : undefined;
 }
 
+/** Hex digits, an even count of them: the form a secret shown in hex has. */
+const HEX_SECRET = /^(?:[0-9a-fA-F]{2})+$/;
+
+/**
+ * The bytes a secret's hex digits (after an optional `whsec_`) spell, when it is written in hex
+ * and they are at least `minBytes` long: the key of a sender that shows its secrets in hex and
+ * signs with the bytes (as Adyen's HMAC keys are used); nothing for any other secret.
+ */
+function hexKey(secret: unknown, minBytes: number): Uint8Array<ArrayBuffer> | undefined {
+  if (typeof secret !== 'string') return undefined;
+  const text = secret.replace(/^whsec_/, '');
+  return HEX_SECRET.test(text) && text.length / 2 >= minBytes ? fromHex(text) : undefined;
+}
+
 /**
  * Each secret's candidate key forms, for the plain HMAC and Stripe's sets (`text`) and for
- * Standard Webhooks (`standard`):
+ * Standard Webhooks (`standard`). The spec shows neither the secret's form nor the key, so a
+ * secret is tried in each form it can have, its convention's own first, until a verified delivery
+ * shows which one the sender keys with ({@link learnKeyForm}):
  * - Standard Webhooks keys with the base64 after `whsec_`, so that form comes first; the secret's
  *   own bytes are tried too;
  * - the other conventions key with the secret's bytes (Stripe signs with its whole `whsec_…`
  *   text), so those come first; a `whsec_` secret's decoded base64 is tried too, for a sender that
- *   issues Standard Webhooks' secrets and signs another convention with them (the spec shows
- *   neither the secret's form nor the key).
+ *   issues Standard Webhooks' secrets and signs another convention with them;
+ * - in every convention, last, the bytes a secret written in hex spells ({@link hexKey}).
  */
-function keyForms(secrets: readonly unknown[], secretBytes: readonly Uint8Array<ArrayBuffer>[]): { text: KeyForms; standard: KeyForms } {
+function keyForms(
+  secrets: readonly unknown[],
+  secretBytes: readonly Uint8Array<ArrayBuffer>[],
+  minBytes: number,
+): { text: KeyForms; standard: KeyForms } {
   const decoded = secrets.map(decodedKey);
+  const hex = secrets.map((secret) => hexKey(secret, minBytes));
+  const present = (...forms: (Uint8Array<ArrayBuffer> | undefined)[]) => forms.filter((form) => form !== undefined);
   return {
     text: secretBytes.map((bytes, i) => {
-      const key = decoded[i];
-      return key && typeof secrets[i] === 'string' && secrets[i].startsWith('whsec_') ? [bytes, key] : [bytes];
+      const secret = secrets[i];
+      const whsec = typeof secret === 'string' && secret.startsWith('whsec_');
+      return present(bytes, whsec ? decoded[i] : undefined, hex[i]);
     }),
-    standard: secretBytes.map((bytes, i) => {
-      const key = decoded[i];
-      return key ? [key, bytes] : [bytes];
-    }),
+    standard: secretBytes.map((bytes, i) => present(decoded[i], bytes, hex[i])),
   };
 }
 
@@ -529,8 +549,9 @@ export function createWebhookVerifier(options: WebhookVerifierOptions): WebhookV
   const node = nodeCrypto();
   const store = options.replayStore === false ? undefined : (options.replayStore ?? new MemoryReplayStore());
   const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]) as readonly unknown[];
-  const secretBytes = secretKeys(secrets, countOption('minSecretBytes', options.minSecretBytes, 16));
-  const forms = keyForms(secrets, secretBytes);
+  const minSecretBytes = countOption('minSecretBytes', options.minSecretBytes, 16);
+  const secretBytes = secretKeys(secrets, minSecretBytes);
+  const forms = keyForms(secrets, secretBytes, minSecretBytes);
   const signing = signatureSettings(options, forms.text.flat(), forms.standard.flat(), secretBytes.length);
   const keysFor = webCryptoKeys();
 

@@ -45,7 +45,9 @@ function receiving(service: FakeService) {
   const events: IdentityActionsEvent[] = [];
   const refusals: unknown[] = [];
   const receiverWith = (options: Partial<WebhookVerifierOptions>) => {
-    const verifier = createWebhookVerifier({ secret: DEFAULT_CLIENT.webhookSecret, logLevel: 'off', ...options });
+    // The secret the fake issued (in hex under the `webhookKey: 'hex'` reading), as the README says to configure it.
+    const secret = service.clients[0]?.webhookSecret ?? DEFAULT_CLIENT.webhookSecret;
+    const verifier = createWebhookVerifier({ secret, logLevel: 'off', ...options });
     const watched = {
       ...verifier,
       verifyRequest: (request: Request) =>

@@ -3,10 +3,13 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
 import {
+  DEFAULT_CLIENT,
+  DEFAULT_HEX_WEBHOOK_SECRET,
   DEFAULT_READINGS,
   createFakeService,
   parseReadings,
   resolveReadings,
+  startSandbox,
   webhookRequest,
   type WebhookPayload,
 } from '../../src/testing/index.js';
@@ -139,6 +142,42 @@ describe('readings: the webhook as each convention writes it', () => {
       createHmac('sha256', Buffer.from(urlSafe.slice('whsec_'.length), 'base64url'))
         .update(url.body)
         .digest('hex'),
+    );
+  });
+
+  test("webhookKey: hex keys every convention with the bytes the secret's hex digits spell, and refuses a secret that is not hex", async () => {
+    const key = Buffer.from('5ca1ab1e'.repeat(8), 'hex');
+    for (const secret of [key.toString('hex'), `whsec_${key.toString('hex').toUpperCase()}`]) {
+      const sign = (webhookSignature: 'hex' | 'standard') =>
+        webhookRequest({ secret, readings: resolveReadings({ webhookSignature, webhookKey: 'hex' }), now: () => NOW }, payload);
+      const plain = await sign('hex');
+      expect(plain.headers['x-webhook-signature']).toBe(createHmac('sha256', key).update(plain.body).digest('hex'));
+      const standard = await sign('standard');
+      const id = standard.headers['webhook-id'];
+      expect(standard.headers['webhook-signature']).toBe(
+        `v1,${createHmac('sha256', key)
+          .update(`${id}.${NOW / 1000}.${standard.body}`)
+          .digest('base64')}`,
+      );
+    }
+    await expect(request({ webhookKey: 'hex' })).rejects.toThrow(/webhookKey=hex .*not hex digits/);
+    await expect(webhookRequest({ secret: 'abc', readings: resolveReadings({ webhookKey: 'hex' }) }, payload)).rejects.toThrow(TypeError);
+  });
+
+  test('webhookKey: hex gives the default registration a secret in hex, and refuses a registration whose secret is not', async () => {
+    const service = await createFakeService({ readings: { webhookKey: 'hex' } });
+    expect(service.clients[0]?.webhookSecret).toBe(DEFAULT_HEX_WEBHOOK_SECRET);
+    expect(DEFAULT_HEX_WEBHOOK_SECRET).toMatch(/^(?:[0-9a-f]{2}){32}$/);
+    expect((await createFakeService()).clients[0]?.webhookSecret).toBe(DEFAULT_CLIENT.webhookSecret);
+    // The sandbox gives the developer the secret its fake signs with.
+    const sandbox = await startSandbox({ fake: { readings: { webhookKey: 'hex' } } });
+    try {
+      expect(sandbox.credentials.webhookSecret).toBe(DEFAULT_HEX_WEBHOOK_SECRET);
+    } finally {
+      await sandbox.close();
+    }
+    await expect(createFakeService({ readings: { webhookKey: 'hex' }, clients: [DEFAULT_CLIENT] })).rejects.toThrow(
+      /client sandbox-client's webhook secret is not hex digits/,
     );
   });
 

@@ -4,8 +4,10 @@
  * sender uses; from then on one HMAC per delivery, not two. The plain HMAC and Stripe's sets try
  * the text first and the decoded base64 too (a sender that issues Standard Webhooks' secrets may key
  * every convention with it), and learn apart: a plain HMAC delivery decides nothing about the
- * Standard Webhooks form.
+ * Standard Webhooks form. A secret written in hex is also tried, in every convention, as the bytes
+ * its digits spell (a service that shows its secrets in hex may sign with them).
  */
+import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, test, vi } from 'vitest';
@@ -31,6 +33,18 @@ const signedBy = (key: Buffer | string, id: string, payload: string) => ({
 });
 /** Standard Webhooks' form, keyed by the secret's text rather than its decoded base64. */
 const standardByText = (payload: string, id = 'msg_2') => signedBy(SECRET, id, payload);
+
+/** The base64 after the secret's whsec_, decoded: Standard Webhooks' key. */
+const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
+/** A plain HMAC of the body under `key`, in hex. */
+const hexBy = (key: Buffer | string, payload: string) => ({
+  'x-webhook-signature': createHmac('sha256', key).update(payload).digest('hex'),
+});
+/** Stripe's set for the body under `key`. */
+const stripeBy = (key: Buffer | string, payload: string) => {
+  const t = NOW / 1000;
+  return { 'x-webhook-signature': `t=${t},v1=${createHmac('sha256', key).update(`${t}.${payload}`).digest('hex')}` };
+};
 
 const verifier = () => createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off' });
 
@@ -109,16 +123,6 @@ describe('a whsec_ secret’s key form, decided once', () => {
     await expect(v.verify(payload, signed(inner, 'msg_2'))).resolves.toBeDefined();
   });
 
-  /** The base64 after the secret's whsec_, decoded: Standard Webhooks' key. */
-  const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
-  const hexBy = (key: Buffer | string, payload: string) => ({
-    'x-webhook-signature': createHmac('sha256', key).update(payload).digest('hex'),
-  });
-  const stripeBy = (key: Buffer | string, payload: string) => {
-    const t = NOW / 1000;
-    return { 'x-webhook-signature': `t=${t},v1=${createHmac('sha256', key).update(`${t}.${payload}`).digest('hex')}` };
-  };
-
   test.each([
     ['a plain HMAC of the body', hexBy],
     ["Stripe's set", stripeBy],
@@ -171,5 +175,84 @@ describe('a whsec_ secret’s key form, decided once', () => {
     const v = verifier();
     await Promise.all([v.verify(body('arc_1'), hexBy(SECRET, body('arc_1'))), v.verify(body('arc_2'), hexBy(SECRET, body('arc_2')))]);
     await expect(v.verify(body('arc_3'), standard(body('arc_3'), 'msg_3'))).resolves.toBeDefined();
+  });
+});
+
+describe('a secret written in hex, tried as the bytes its digits spell', () => {
+  /** Each convention's signature of `payload` under `key`, as its sender writes it. */
+  const conventions: [string, (key: Buffer, payload: string, id: string) => Record<string, string>][] = [
+    ['a plain HMAC of the body', (key, payload) => hexBy(key, payload)],
+    ["Stripe's set", (key, payload) => stripeBy(key, payload)],
+    ['Standard Webhooks', (key, payload, id) => signedBy(key, id, payload)],
+  ];
+  /** A secret of `bytes` written in hex: either case, with or without whsec_. */
+  const hexSecret = fc
+    .record({ bytes: fc.uint8Array({ minLength: 16, maxLength: 64 }), upper: fc.boolean(), whsec: fc.boolean() })
+    .map(({ bytes, upper, whsec }) => {
+      const digits = Buffer.from(bytes).toString('hex');
+      return { key: Buffer.from(bytes), secret: `${whsec ? 'whsec_' : ''}${upper ? digits.toUpperCase() : digits}` };
+    });
+
+  test.each(conventions)(
+    '%s keyed with those bytes verifies; learnt, then one HMAC a delivery, and the text form refused',
+    async (_name, sign) => {
+      await fc.assert(
+        fc.asyncProperty(hexSecret, async ({ key, secret }) => {
+          const v = createWebhookVerifier({ secret, replayStore: false, now: () => NOW, logLevel: 'off' });
+          await expect(v.verify(body('arc_1'), sign(key, body('arc_1'), 'msg_1'))).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+          const hmacs = macWork();
+          await expect(v.verify(body('arc_2'), sign(key, body('arc_2'), 'msg_2'))).resolves.toMatchObject({ accessRequestCode: 'arc_2' });
+          expect(hmacs).toHaveBeenCalledTimes(1);
+          hmacs.mockRestore();
+          await expect(v.verify(body('arc_3'), sign(Buffer.from(secret), body('arc_3'), 'msg_3'))).rejects.toMatchObject({
+            code: 'ERR_WEBHOOK_SIGNATURE',
+          });
+        }),
+        { numRuns: 25 },
+      );
+    },
+  );
+
+  test('a secret of hex digits is still its text first: a sender keying with the text is learnt, and the hex form is then refused', async () => {
+    const key = Buffer.alloc(32, 0xab);
+    const secret = key.toString('hex');
+    const v = createWebhookVerifier({ secret, replayStore: false, now: () => NOW, logLevel: 'off' });
+    const hmacs = macWork();
+    await expect(v.verify(body('arc_1'), hexBy(secret, body('arc_1')))).resolves.toBeDefined();
+    // Both forms are tried (every pair is compared) until one verifies: the text did.
+    expect(hmacs).toHaveBeenCalledTimes(2);
+    await expect(v.verify(body('arc_2'), hexBy(key, body('arc_2')))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+  });
+
+  test.each([
+    ['an odd count of digits', `${'ab'.repeat(20)}c`],
+    ['digits spelling fewer bytes than minSecretBytes (15 of 16)', 'ab'.repeat(15)],
+    ['a letter that is not a hex digit among them', `${'ab'.repeat(20)}g0`],
+    ['whsec_ further in than the start', `ab${'whsec_'}${'cd'.repeat(20)}`],
+  ])('%s: not a hex secret, its text the only key of the plain HMAC (one HMAC)', async (_name, secret) => {
+    const v = createWebhookVerifier({ secret, replayStore: false, now: () => NOW, logLevel: 'off' });
+    const digits = secret.replace(/[^0-9a-f]/gi, '');
+    const spelt = Buffer.from(digits.slice(0, digits.length - (digits.length % 2)), 'hex');
+    const hmacs = macWork();
+    await expect(v.verify(body('arc_1'), hexBy(spelt, body('arc_1')))).rejects.toMatchObject({ code: 'ERR_WEBHOOK_SIGNATURE' });
+    expect(hmacs).toHaveBeenCalledTimes(1);
+    await expect(v.verify(body('arc_2'), hexBy(secret, body('arc_2')))).resolves.toBeDefined();
+  });
+
+  test('minSecretBytes sets how few bytes the digits may spell: 20 digits are tried as 10 bytes under minSecretBytes: 10', async () => {
+    const key = Buffer.alloc(10, 0x5c);
+    const secret = key.toString('hex');
+    const v = createWebhookVerifier({ secret, minSecretBytes: 10, replayStore: false, now: () => NOW, logLevel: 'off' });
+    await expect(v.verify(body('arc_1'), hexBy(key, body('arc_1')))).resolves.toBeDefined();
+  });
+
+  test('key bytes given as bytes are the key alone, whatever they spell as text', async () => {
+    const bytes = Buffer.from('ab'.repeat(20));
+    const v = createWebhookVerifier({ secret: new Uint8Array(bytes), replayStore: false, now: () => NOW, logLevel: 'off' });
+    const hmacs = macWork();
+    await expect(v.verify(body('arc_1'), hexBy(Buffer.from('ab'.repeat(20), 'hex'), body('arc_1')))).rejects.toMatchObject({
+      code: 'ERR_WEBHOOK_SIGNATURE',
+    });
+    expect(hmacs).toHaveBeenCalledTimes(1);
   });
 });
