@@ -905,6 +905,13 @@ describe("webhook signatures: an empty request, the edges of Stripe's sets, and 
     expect((await refusal(verifier().verify(payload, { 'x-webhook-signature': header }))).code).toBe('ERR_WEBHOOK_TIMESTAMP');
   });
 
+  test("a hash's name is a prefix only at the start of an entry: xsha1=<hex> is no MAC, not an HMAC-SHA-1 to configure", async () => {
+    const payload = body();
+    const error = await refusal(verifier().verify(payload, { 'x-webhook-signature': `xsha1=${hmac(payload, { hash: 'sha1' })}` }));
+    expect(error.code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    expect(error.message).toMatch(/^the signature is not a hex or base64 HMAC-SHA-256/);
+  });
+
   test('a delivery with two valid signatures is learnt from the first the header lists, on either crypto path', async () => {
     const v = verifier();
     const payload = body();

@@ -118,6 +118,40 @@ describe('a timestamp header signed before the body, found without the timestamp
     expect(stale.status === 'rejected' && stale.reason).toMatchObject({ code: 'ERR_WEBHOOK_TIMESTAMP' });
   });
 
+  test('deliveries checked at once learn from the first that verifies: a later one that verified another way decides nothing', async () => {
+    const v = verifier();
+    // On Web Crypto both are checked before either learns: the second's MACs are held until the first has settled. On
+    // node:crypto the first decides at once, and the second, its body signed alone, is then refused.
+    const subtleVerify = crypto.subtle.verify.bind(crypto.subtle);
+    let first: Promise<unknown> = Promise.resolve();
+    vi.spyOn(crypto.subtle, 'verify').mockImplementation(async (algorithm, key, signature, data) => {
+      const verified = await subtleVerify(algorithm, key, signature, data);
+      if (new TextDecoder().decode(data as Uint8Array).includes('arc_2')) await first.catch(() => undefined);
+      return verified;
+    });
+    first = v.verify(body('arc_1'), stamped(body('arc_1')));
+    await Promise.allSettled([first, v.verify(body('arc_2'), beside(body('arc_2')))]);
+    await expect(first).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+    // Decided by the first: the timestamp is signed, and a body signed alone beside it is refused.
+    await expect(v.verify(body('arc_3'), stamped(body('arc_3')))).resolves.toMatchObject({ accessRequestCode: 'arc_3' });
+    expect((await refusal(v.verify(body('arc_4'), beside(body('arc_4'))))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+  });
+
+  test('a date with its zone and the spaces a plain object of headers may keep around it is the instant it names, signed as it came', async () => {
+    const payload = body('arc_1');
+    const spaced = ` ${new Date(NOW).toISOString()}\t`;
+    await expect(
+      verifier().verify(payload, { 'x-webhook-timestamp': spaced, 'x-webhook-signature': mac(`${spaced}.${payload}`) }),
+    ).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+  });
+
+  test('a mismatch where no timestamp header was tried says the body alone', async () => {
+    const error = await refusal(verifier().verify(body('arc_1'), { 'x-webhook-signature': mac('another body') }));
+    expect([error.code, error.message]).toEqual(['ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body']);
+    const tried = await refusal(verifier().verify(body('arc_1'), beside('another body')));
+    expect(tried.message).toBe("the signature does not match the body nor X-Webhook-Timestamp's value, a dot and the body");
+  });
+
   test('a mismatch names the header whose form was tried; a header that is no time (a date without its zone) is not tried; one with its zone is', async () => {
     const payload = body('arc_1');
     const wrong = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': mac('another body') };
@@ -267,6 +301,9 @@ describe('Slack\'s form (Zoom\'s too): v0= and the hex HMAC of "v0:<timestamp>:<
     // A Stripe set of t= and v0= alone (its test mode) is no Slack signature, however its MAC was made.
     const stripeOnlyV0 = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': `t=${T},v0=${mac(`v0:${T}:${payload}`)}` };
     expect((await refusal(verifier().verify(payload, stripeOnlyV0))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    // Every v0= entry must be one: a valid one beside another that is not is no signature to pick from.
+    const mixed = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': `v0=${mac(`v0:${T}:${payload}`)},v0=abcd` };
+    expect((await refusal(verifier().verify(payload, mixed))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
     // Another version alone is neither form.
     const v2 = { 'x-webhook-timestamp': String(T), 'x-webhook-signature': `v2=${mac(`v0:${T}:${payload}`)}` };
     expect((await refusal(verifier().verify(payload, v2))).code).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
