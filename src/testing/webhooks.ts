@@ -51,13 +51,18 @@ async function refusalCode(response: Response): Promise<string | undefined> {
   }
 }
 
-/** What the `webhookKey: 'hex'` reading asks of a webhook secret, as its refusal says it. */
-export const HEX_SECRET_RULE = 'hex digits (an even count, after an optional whsec_)';
-
-/** The bytes a webhook secret's hex digits spell (after an optional `whsec_`), as the `webhookKey: 'hex'` reading keys with; nothing for a secret in any other form. */
-export function hexSecretKey(secret: string): Uint8Array<ArrayBuffer> | undefined {
+/**
+ * The bytes a webhook secret's hex digits spell (after an optional `whsec_`): what the
+ * `webhookKey: 'hex'` reading keys with.
+ * @param whose the secret as the refusal names it (`client sandbox-client's webhook secret`)
+ * @throws {TypeError} for a secret in any other form, naming the reading and `whose`.
+ */
+export function hexSecretKey(secret: string, whose: string): Uint8Array<ArrayBuffer> {
   const digits = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-  return digits.length > 0 && digits.length % 2 === 0 && /^[0-9a-f]+$/i.test(digits) ? fromHex(digits) : undefined;
+  if (digits.length > 0 && digits.length % 2 === 0 && /^[0-9a-f]+$/i.test(digits)) return fromHex(digits);
+  throw new TypeError(
+    `fake service: the reading webhookKey=hex signs with a secret's hex digits, and ${whose} is not hex digits (an even count, after an optional whsec_)`,
+  );
 }
 
 export interface WebhookRetryOptions {
@@ -145,20 +150,14 @@ export async function webhookRequest(
   const standardKey = someBytes(fromBase64(afterPrefix)) ?? text;
   // What the `decoded` reading keys with: the base64 (or base64url) after `whsec_`, decoded.
   const decoded = target.secret.startsWith('whsec_') ? someBytes(fromBase64(afterPrefix.replace(/-/g, '+').replace(/_/g, '/'))) : undefined;
-  const keyings = {
-    convention: () => ({ other: text, standard: standardKey }),
-    decoded: () => ({ other: decoded ?? text, standard: decoded ?? standardKey }),
-    text: () => ({ other: text, standard: text }),
-    hex: () => {
-      const bytes = hexSecretKey(target.secret);
-      if (!bytes)
-        throw new TypeError(
-          `fake service: the reading webhookKey=hex signs with a secret's hex digits, and the webhook secret is not ${HEX_SECRET_RULE}`,
-        );
-      return { other: bytes, standard: bytes };
-    },
-  };
-  const keys = keyings[readings.webhookKey]();
+  // What the `hex` reading keys with: decoded, and the secret checked to be hex, only under that reading.
+  const hex = readings.webhookKey === 'hex' ? hexSecretKey(target.secret, 'the webhook secret') : text;
+  const keys = {
+    convention: { other: text, standard: standardKey },
+    decoded: { other: decoded ?? text, standard: decoded ?? standardKey },
+    text: { other: text, standard: text },
+    hex: { other: hex, standard: hex },
+  }[readings.webhookKey];
   const key = keys.other;
   const stamps = {
     seconds: Math.floor(nowMs / 1000),
