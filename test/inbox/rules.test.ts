@@ -705,6 +705,29 @@ describe('inbox: what it refuses and reports', () => {
     ]);
   });
 
+  test("property: a delivery whose test field names no tool (empty text, or not text) is a delivery like any other: stored, not answered 'test'", async () => {
+    const notATool = fc.oneof(
+      fc.constant(''),
+      fc.boolean(),
+      fc.integer(),
+      fc.constant(null),
+      fc.array(fc.string({ minLength: 1 }), { minLength: 1 }),
+      fc.object(),
+    );
+    await fc.assert(
+      fc.asyncProperty(notATool, async (source) => {
+        const { inbox, events } = setup();
+        await inbox.expect({ accessRequestCode: 'arc_1', identitySessionCode: 'isc_arc_1' });
+        const payload = { acme_identity_test: source };
+        const delivery = { kind: 'approved', accessRequestCode: 'arc_1', accessToken: tokenExpiring(T0 / 1000 + 60), payload } as const;
+        expect(await inbox.receive(delivery)).toBe('added');
+        expect(await inbox.stats()).toMatchObject({ pending: 1 });
+        expect(events.filter((event) => event.outcome === 'test')).toEqual([]);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   test('a delivery for a request never recorded: tried once more, then set aside, said at warn with the reason and the error code', async () => {
     const { inbox, lines, clock } = setup();
     await inbox.receive({ kind: 'approved', accessRequestCode: 'arc_u', accessToken: tokenExpiring(T0 / 1000 + 3_600) });
