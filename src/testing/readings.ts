@@ -235,6 +235,13 @@ export interface FakeReadings {
    */
   webhookHash?: 'SHA-256' | 'SHA-384' | 'SHA-512';
   /**
+   * How the prefix of the webhook's plain HMAC (the `prefixed-hex` and `timestamped` forms) names
+   * its hash, "HMAC algorithm: not shown": `sha256=` (`sha256`, the default, as GitHub writes it),
+   * `sha-256=` (`sha-256`, the hash's own name), `hmac-sha256=` (`hmac-sha256`) or `HMAC-SHA256=`
+   * (`HMAC-SHA256`), each with the bits of the `webhookHash` reading.
+   */
+  webhookHashName?: 'sha256' | 'sha-256' | 'hmac-sha256' | 'HMAC-SHA256';
+  /**
    * The key the webhook's HMAC is made with, "HMAC algorithm: not shown" (nor the secret's form):
    * `convention` (the default) keys each convention as its own definition does (the secret's text
    * for the plain HMAC and Stripe's sets; the base64 after `whsec_` for Standard Webhooks, when it
@@ -344,6 +351,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   fileEncoding: 'base64',
   claimsSupported: 'array',
   webhookHash: 'SHA-256',
+  webhookHashName: 'sha256',
   webhookKey: 'convention',
   specFormat: 'json',
   errorStatus: 'status',
@@ -404,6 +412,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   fileEncoding: ['base64', 'base64url', 'mime', 'data-url'],
   claimsSupported: ['array', 'string'],
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
+  webhookHashName: ['sha256', 'sha-256', 'hmac-sha256', 'HMAC-SHA256'],
   webhookKey: ['convention', 'decoded', 'text', 'hex'],
   specFormat: ['json', 'yaml'],
   errorStatus: ['status', 'ok'],

@@ -169,10 +169,16 @@ export async function webhookRequest(
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   /** Stripe's `t=…,v1=…` set, signed with `signingKey`. */
   const stripeSet = async (signingKey: Uint8Array<ArrayBuffer>) => `t=${t},v1=${toHex(await hmac(signingKey, `${t}.${body}`))}`;
-  /** The plain HMAC, by the `webhookHash` reading, and the prefix that names it (`sha256=`). */
+  /** The plain HMAC, by the `webhookHash` reading, and the prefix that names it (`sha256=`, by the `webhookHashName` reading). */
   const hash = readings.webhookHash;
   const plain = (content: string) => hmac(key, content, hash);
-  const named = `sha${hash.slice(4)}=`;
+  const bits = hash.slice(4);
+  const named = {
+    sha256: `sha${bits}=`,
+    'sha-256': `sha-${bits}=`,
+    'hmac-sha256': `hmac-sha${bits}=`,
+    'HMAC-SHA256': `HMAC-SHA${bits}=`,
+  }[readings.webhookHashName];
   switch (readings.webhookSignature) {
     case 'prefixed-hex':
       headers['x-webhook-signature'] = `${named}${toHex(await plain(body))}`;

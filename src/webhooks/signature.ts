@@ -34,7 +34,7 @@ export const fail = (code: WebhookErrorCode, message: string, cause?: unknown) =
 const malformed = (what: string) =>
   fail(
     'ERR_WEBHOOK_MALFORMED_SIGNATURE',
-    `${what} (forms read: an HMAC of the body as hex, sha256=hex or base64; Stripe's t=…,v1=…; Standard Webhooks' v1,<base64>; the scheme option picks one)`,
+    `${what} (forms read: an HMAC of the body as hex, sha256=hex (or hmac-sha256=, sha-256=) or base64; Stripe's t=…,v1=…; Standard Webhooks' v1,<base64>; the scheme option picks one)`,
   );
 
 /** One signature check: the signed content (`prefix`, then the body), the MACs that claim it, and the keys and hash to check them with. */
@@ -197,7 +197,7 @@ export function signatureChecks(body: Uint8Array<ArrayBuffer> | string, headers:
   }
   // A header longer than `maxSignatures` of the longest entries cannot hold that many valid ones: it is not even split.
   const widest = settings.algorithm === 'auto' ? 'SHA-512' : settings.algorithm;
-  const longest = Math.max(`${NODE_NAMES[widest]}=`.length + MAC_BYTES[widest] * 2 + 2, STRIPE_SET_LENGTH);
+  const longest = Math.max(LONGEST_NAME + MAC_BYTES[widest] * 2 + 2, STRIPE_SET_LENGTH);
   if ((value?.length ?? 0) + (standardValue?.length ?? 0) > maxSignatures * longest) {
     throw malformed(`the signature headers are longer than ${maxSignatures} signatures can be`);
   }
@@ -258,8 +258,14 @@ function checkStamp(stamp: string | undefined, tolerated: number, name: string, 
   return stamp;
 }
 
-/** A `sha256=`, `sha384=`, `sha512=` or `sha1=` prefix, in any case: it names the MAC's hash. */
-const NAMED_HASH = /^(sha(?:1|256|384|512))=/i;
+/**
+ * A `sha256=`, `sha384=`, `sha512=` or `sha1=` prefix, in any case, written with a dash
+ * (`sha-256=`) or after `hmac-` or `hmac_` (`hmac-sha256=`, as some senders name the MAC): it
+ * names the MAC's hash ("HMAC algorithm: not shown").
+ */
+const NAMED_HASH = /^(?:hmac[-_]?)?(sha-?(?:1|256|384|512))=/i;
+/** The longest prefix {@link NAMED_HASH} reads (`hmac-sha-512=`), for the header's length limit. */
+const LONGEST_NAME = 13;
 /** Each hash by the name its prefix gives it: {@link NODE_NAMES} read the other way. */
 const HASH_NAMED: Readonly<Record<string, Hash>> = Object.fromEntries(
   (Object.keys(NODE_NAMES) as Hash[]).map((hash): [string, Hash] => [NODE_NAMES[hash], hash]),
@@ -289,7 +295,7 @@ interface PlainMac {
 function plainMac(entry: string, read: readonly Hash[], encoding: SignatureSettings['encoding']): PlainMac {
   const named = NAMED_HASH.exec(entry);
   const text = named ? entry.slice(named[0].length) : entry;
-  const namedHash = named && HASH_NAMED[(named[1] as string).toLowerCase()];
+  const namedHash = named && HASH_NAMED[(named[1] as string).toLowerCase().replace('-', '')];
   if (namedHash && !read.includes(namedHash)) {
     throw malformed(`the signature is named ${named[0]}, an HMAC-${namedHash}: set algorithm: '${namedHash}'`);
   }

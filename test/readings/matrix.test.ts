@@ -66,6 +66,7 @@ const ALL_OTHERWISE: FakeReadings = {
   emailFailureDetails: 'codes',
   claimsSupported: 'string',
   webhookHash: 'SHA-512',
+  webhookHashName: 'hmac-sha256',
   webhookKey: 'decoded',
   revokeAnswer: 'no-content',
   verifyAnswer: 'signature',

@@ -164,6 +164,23 @@ describe('readings: the webhook as each convention writes it', () => {
     await expect(webhookRequest({ secret: 'abc', readings: resolveReadings({ webhookKey: 'hex' }) }, payload)).rejects.toThrow(TypeError);
   });
 
+  test("webhookHashName: the plain HMAC's prefix names the webhookHash reading's hash as written, over the MAC node:crypto makes", async () => {
+    const names = {
+      sha256: 'sha{bits}=',
+      'sha-256': 'sha-{bits}=',
+      'hmac-sha256': 'hmac-sha{bits}=',
+      'HMAC-SHA256': 'HMAC-SHA{bits}=',
+    } as const;
+    for (const webhookHash of ['SHA-256', 'SHA-384', 'SHA-512'] as const) {
+      const bits = webhookHash.slice(4);
+      for (const [webhookHashName, form] of Object.entries(names)) {
+        const signed = await request({ webhookHash, webhookHashName: webhookHashName as keyof typeof names });
+        const mac = createHmac(`sha${bits}`, SECRET).update(signed.body).digest('hex');
+        expect(signed.headers['x-webhook-signature'], `${webhookHash} ${webhookHashName}`).toBe(`${form.replace('{bits}', bits)}${mac}`);
+      }
+    }
+  });
+
   test('webhookKey: hex gives the default registration a secret in hex, and refuses a registration whose secret is not', async () => {
     const service = await createFakeService({ readings: { webhookKey: 'hex' } });
     expect(service.clients[0]?.webhookSecret).toBe(DEFAULT_HEX_WEBHOOK_SECRET);

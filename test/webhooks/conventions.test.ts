@@ -912,6 +912,56 @@ describe("webhook signatures: an empty request, the edges of Stripe's sets, and 
     expect(error.message).toMatch(/^the signature is not a hex or base64 HMAC-SHA-256/);
   });
 
+  /** A hash's name as a sender may write it before its MAC: `sha256`, `sha-256`, `hmac-sha256`, `HMAC_SHA-256`, in any case. */
+  const hashName = (bits: string) =>
+    fc
+      .record({
+        hmac: fc.constantFrom('', 'hmac', 'hmac-', 'hmac_'),
+        dash: fc.boolean(),
+        upper: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+      })
+      .map(({ hmac: before, dash, upper }) =>
+        [...`${before}sha${dash ? '-' : ''}${bits}`].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''),
+      );
+
+  test('property: an HMAC named sha256=, sha-256=, hmac-sha256= or hmac_sha-256= (any case) verifies under the hash it names, and only its MAC does', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .constantFrom(['256', 'sha256'], ['384', 'sha384'], ['512', 'sha512'])
+          .chain(([bits, hash]) => hashName(bits).map((name) => ({ name, hash }))),
+        fc.string({ maxLength: 40 }),
+        async ({ name, hash }, code) => {
+          const payload = body({ event: 'approved', code });
+          const event = await verifier().verify(payload, { 'x-webhook-signature': `${name}=${hmac(payload, { hash })}` });
+          expect(event.kind).toBe('approved');
+          const forged = await refusal(verifier().verify(payload, { 'x-webhook-signature': `${name}=${hmac(`${payload} `, { hash })}` }));
+          expect(forged.code).toBe('ERR_WEBHOOK_SIGNATURE');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test("a named hash the verifier is not set to read is refused naming the algorithm to set, whatever the name's spelling", async () => {
+    const payload = body();
+    for (const name of ['sha512', 'sha-512', 'hmac-sha512', 'HMAC_SHA-512']) {
+      const error = await refusal(
+        verifier({ algorithm: 'SHA-256' }).verify(payload, { 'x-webhook-signature': `${name}=${hmac(payload, { hash: 'sha512' })}` }),
+      );
+      expect(error.code, name).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+      expect(error.message, name).toContain(`the signature is named ${name}=, an HMAC-SHA-512: set algorithm: 'SHA-512'`);
+    }
+  });
+
+  test('a name read only as a whole: hmac--sha256=, sha--256=, hmacsha-256x= or xhmac-sha256= before a MAC is no name, the entry malformed', async () => {
+    const payload = body();
+    for (const name of ['hmac--sha256', 'sha--256', 'hmacsha-256x', 'xhmac-sha256', 'hmac-sha', 'hmac-256', 'sha-2566']) {
+      const error = await refusal(verifier().verify(payload, { 'x-webhook-signature': `${name}=${hmac(payload)}` }));
+      expect(error.code, name).toBe('ERR_WEBHOOK_MALFORMED_SIGNATURE');
+    }
+  });
+
   test('a delivery with two valid signatures is learnt from the first the header lists, on either crypto path', async () => {
     const v = verifier();
     const payload = body();

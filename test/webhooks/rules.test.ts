@@ -75,11 +75,11 @@ describe('webhooks: the signature header', () => {
   test('a header exactly as long as maxSignatures entries can be is read; one character more is refused unread', async () => {
     // With SHA-256 set, the longest entry is Stripe's set of one signature: `t=` and its
     // timestamp (35 characters at most: an ISO 8601 date with nine digits of fraction and an
-    // offset), `,v1=` and 64 hex digits, two separators: 107. Without it, an HMAC-SHA512's:
-    // `sha512=` and 128 hex digits, two separators: 137.
+    // offset), `,v1=` and 64 hex digits, two separators: 107. Without it, an HMAC-SHA512's with
+    // the longest name read, `hmac-sha-512=`, and 128 hex digits, two separators: 143.
     for (const [algorithm, length] of [
       ['SHA-256', 107],
-      ['auto', 137],
+      ['auto', 143],
     ] as const) {
       const exact = `sha256=${HEX}`.padEnd(length, ' ');
       const one = verifier({ maxSignatures: 1, algorithm });
