@@ -242,6 +242,12 @@ export interface FakeReadings {
    */
   webhookHashName?: 'sha256' | 'sha-256' | 'hmac-sha256' | 'HMAC-SHA256';
   /**
+   * What joins the timestamp and the body in the `timestamped` form's signed content ("signed
+   * content: not shown"): a dot, `"<t>.<body>"` (`dot`, the default, as Stripe joins them), a
+   * colon, `"<t>:<body>"` (`colon`), or nothing, `"<t><body>"` (`none`, as Discord and Twitch sign).
+   */
+  webhookStampJoin?: 'dot' | 'colon' | 'none';
+  /**
    * The key the webhook's HMAC is made with, "HMAC algorithm: not shown" (nor the secret's form):
    * `convention` (the default) keys each convention as its own definition does (the secret's text
    * for the plain HMAC and Stripe's sets; the base64 after `whsec_` for Standard Webhooks, when it
@@ -352,6 +358,7 @@ export const DEFAULT_READINGS: Readonly<ResolvedReadings> = Object.freeze({
   claimsSupported: 'array',
   webhookHash: 'SHA-256',
   webhookHashName: 'sha256',
+  webhookStampJoin: 'dot',
   webhookKey: 'convention',
   specFormat: 'json',
   errorStatus: 'status',
@@ -413,6 +420,7 @@ export const READING_CHOICES: { readonly [K in keyof FakeReadings]-?: readonly N
   claimsSupported: ['array', 'string'],
   webhookHash: ['SHA-256', 'SHA-384', 'SHA-512'],
   webhookHashName: ['sha256', 'sha-256', 'hmac-sha256', 'HMAC-SHA256'],
+  webhookStampJoin: ['dot', 'colon', 'none'],
   webhookKey: ['convention', 'decoded', 'text', 'hex'],
   specFormat: ['json', 'yaml'],
   errorStatus: ['status', 'ok'],

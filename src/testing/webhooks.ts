@@ -193,9 +193,10 @@ export async function webhookRequest(
       headers['x-webhook-signature'] = await stripeSet(key);
       break;
     case 'timestamped':
-      // The timestamp in a header of its own (the `webhookStampHeader` reading's), signed before the body.
+      // The timestamp in a header of its own (the `webhookStampHeader` reading's), signed before the body, joined by the `webhookStampJoin` reading's.
       headers[readings.webhookStampHeader] = t;
-      headers['x-webhook-signature'] = `${named}${toHex(await plain(`${t}.${body}`))}`;
+      headers['x-webhook-signature'] =
+        `${named}${toHex(await plain(`${t}${{ dot: '.', colon: ':', none: '' }[readings.webhookStampJoin]}${body}`))}`;
       break;
     case 'slack':
       // Slack's form (Zoom's too): v0= and the hex HMAC of "v0:<timestamp>:<body>", the timestamp in a header of its own.

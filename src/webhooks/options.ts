@@ -10,7 +10,7 @@ import { utf8 } from '../internal/encoding.js';
 import { isObject } from '../internal/guards.js';
 import type { LiteLogOptions } from '../internal/log-lite.js';
 import type { ReplayStore } from './replay.js';
-import { MAC_BYTES, type SignatureSettings } from './signature.js';
+import { MAC_BYTES, STAMP_JOINS, type SignatureSettings } from './signature.js';
 
 /**
  * A signing secret: text (its UTF-8 bytes are the key) or the key bytes. A `whsec_` secret whose
@@ -55,16 +55,17 @@ export interface WebhookVerifierOptions extends LiteLogOptions {
   /** How far the timestamp signed by the `stripe` and `standard` schemes may be from the clock, either way. @default 300 */
   toleranceSeconds?: number;
   /**
-   * Also require a timestamp header and sign `${timestamp}.${body}` (UNIX seconds), refusing one
-   * more than `toleranceSeconds` away from the clock in either direction. Not needed to read such
-   * a service: without it, a delivery carrying `X-Webhook-Timestamp` (the signature header's name
-   * with Timestamp for Signature), `X-Request-Timestamp` or `X-Timestamp` is checked as an HMAC of
-   * the body and of `${timestamp}.${body}`, until a verified delivery shows which one the service
-   * signs, and in which header; from then on only that one, a signed timestamp held to
+   * Also require a timestamp header and sign `${timestamp}${join}${body}` (`join` a dot unless
+   * set: `'.'`, `':'` or `''`), refusing a timestamp more than `toleranceSeconds` away from the
+   * clock in either direction. Not needed to read such a service: without it, a delivery carrying
+   * `X-Webhook-Timestamp` (the signature header's name with Timestamp for Signature),
+   * `X-Request-Timestamp` or `X-Timestamp` is checked as an HMAC of the body and of the timestamp
+   * and the body joined by a dot, a colon or nothing, until a verified delivery shows which one the
+   * service signs, and in which header; from then on only that one, a signed timestamp held to
    * `toleranceSeconds` and required. Set it to require the timestamp from the first delivery, or
    * for a header of another name.
    */
-  timestamp?: { header: string; toleranceSeconds?: number };
+  timestamp?: { header: string; toleranceSeconds?: number; join?: '.' | ':' | '' };
   /** Secrets shorter than this many bytes are refused when the verifier is created. @default 16 */
   minSecretBytes?: number;
   /**
@@ -121,13 +122,16 @@ function headerName(option: string, name: unknown): string {
   return name;
 }
 
-/** The `timestamp` option, checked: a header's name, and a tolerance of 0 seconds or more (300 when not given). */
+/** The `timestamp` option, checked: a header's name, a tolerance of 0 seconds or more (300 when not given), and what joins it to the body (a dot when not given). */
 function timestampOption(timestamp: WebhookVerifierOptions['timestamp']): SignatureSettings['timestamp'] {
   if (timestamp === undefined) return undefined;
-  if (!isObject(timestamp)) throw new ConfigurationError('timestamp', 'must be { header, toleranceSeconds? }');
+  if (!isObject(timestamp)) throw new ConfigurationError('timestamp', 'must be { header, toleranceSeconds?, join? }');
+  const join = timestamp.join ?? '.';
+  if (!STAMP_JOINS.includes(join)) throw new ConfigurationError('timestamp.join', "must be '.', ':' or ''");
   return {
     header: headerName('timestamp.header', timestamp.header),
     toleranceSeconds: nonNegativeOption('timestamp.toleranceSeconds', timestamp.toleranceSeconds, 300),
+    join,
   };
 }
 

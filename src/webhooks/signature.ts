@@ -47,9 +47,10 @@ export interface Check {
   secrets: readonly Uint8Array<ArrayBuffer>[];
   /**
    * A plain HMAC's timestamp header found without the `timestamp` option ({@link StampHeader}): its
-   * name and text, and whether this check signed it before the body. Read only once this check matched.
+   * name and text, and whether this check signed it before the body, and joined by what (`join`,
+   * only when signed). Read only once this check matched.
    */
-  stamp?: { header: string; value: string; signed: boolean };
+  stamp?: { header: string; value: string; signed: false } | { header: string; value: string; signed: true; join: StampJoin };
 }
 
 /**
@@ -59,7 +60,15 @@ export interface Check {
  * header, then `stamped` (the timestamp in header `name` is signed: held to `toleranceSeconds`, and
  * required) or `body` (sent beside a body signed alone: not read again).
  */
-type StampHeader = { signs: 'unknown' } | { signs: 'stamped'; name: string } | { signs: 'body' };
+type StampHeader = { signs: 'unknown' } | { signs: 'stamped'; name: string; join: StampJoin } | { signs: 'body' };
+
+/**
+ * What joins a timestamp header's value and the body in the signed content ("signed content: not
+ * shown"): a dot (`<timestamp>.<body>`, as Stripe joins them), a colon, or nothing (the two
+ * concatenated, as Discord and Twitch sign theirs).
+ */
+export type StampJoin = '.' | ':' | '';
+export const STAMP_JOINS: readonly StampJoin[] = ['.', ':', ''];
 
 /** What reading a delivery's signatures needs: the verifier's settings, fixed when it is created. */
 export interface SignatureSettings {
@@ -71,8 +80,8 @@ export interface SignatureSettings {
   maxSignatures: number;
   /** For Stripe's and Standard Webhooks' signed timestamps, in seconds. */
   toleranceSeconds: number;
-  /** The `timestamp` option: a timestamp header signed before the body by the plain HMAC. */
-  timestamp: { header: string; toleranceSeconds: number } | undefined;
+  /** The `timestamp` option: a timestamp header signed before the body by the plain HMAC, joined to it by `join`. */
+  timestamp: { header: string; toleranceSeconds: number; join: StampJoin } | undefined;
   /** Without the `timestamp` option: what the deliveries showed of a timestamp header ({@link StampHeader}). */
   stampHeader: StampHeader | undefined;
   /** Every header a timestamp is looked for in, without the `timestamp` option (its name with Timestamp for Signature, X-Webhook-Timestamp, X-Request-Timestamp, X-Timestamp). */
@@ -345,14 +354,17 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
   // A timestamp the delivery must sign: the option's, or the header the deliveries showed signed.
   const required =
     settings.timestamp ??
-    (stampHeader?.signs === 'stamped' ? { header: stampHeader.name, toleranceSeconds: settings.toleranceSeconds } : undefined);
+    (stampHeader?.signs === 'stamped'
+      ? { header: stampHeader.name, toleranceSeconds: settings.toleranceSeconds, join: stampHeader.join }
+      : undefined);
   if (required) {
     const stamp = checkStamp(header(headers, required.header), required.toleranceSeconds, `${required.header} header`, settings.now);
-    return [{ ...plain, prefix: `${stamp}.` }];
+    return [{ ...plain, prefix: `${stamp}${required.join}` }];
   }
   if (stampHeader?.signs !== 'unknown') return [plain];
   // Undecided: each header present that names a time (digits, or an ISO 8601 date with its zone)
-  // may be what the service signs before the body; one that names none cannot be.
+  // may be what the service signs before the body, joined to it by any of STAMP_JOINS; one that
+  // names none cannot be.
   const stamps: { header: string; value: string }[] = [];
   for (const name of settings.stampNames) {
     const value = header(headers, name);
@@ -360,10 +372,11 @@ function stampedChecks(plain: Check, headers: unknown, settings: SignatureSettin
   }
   const [first] = stamps;
   if (!first) return [plain];
-  return [
-    { ...plain, stamp: { ...first, signed: false } },
-    ...stamps.map((stamp) => ({ ...plain, prefix: `${stamp.value}.`, stamp: { ...stamp, signed: true } })),
-  ];
+  const checks: Check[] = [{ ...plain, stamp: { ...first, signed: false } }];
+  for (const stamp of stamps) {
+    for (const join of STAMP_JOINS) checks.push({ ...plain, prefix: `${stamp.value}${join}`, stamp: { ...stamp, signed: true, join } });
+  }
+  return checks;
 }
 
 /**
@@ -376,14 +389,14 @@ export function learnStampForm({ stamp }: Check, settings: SignatureSettings): v
   if (!stamp) return;
   if (stamp.signed) checkStamp(stamp.value, settings.toleranceSeconds, `${stamp.header} header`, settings.now);
   if (settings.stampHeader?.signs !== 'unknown') return;
-  // Signed: that header, and no other, from now on. Sent beside a body signed alone: none.
-  settings.stampHeader = stamp.signed ? { signs: 'stamped', name: stamp.header } : { signs: 'body' };
+  // Signed: that header joined so, and no other, from now on. Sent beside a body signed alone: none.
+  settings.stampHeader = stamp.signed ? { signs: 'stamped', name: stamp.header, join: stamp.join } : { signs: 'body' };
 }
 
 /** Why no check matched: the body, and the timestamp header's form too when it was tried. */
 export function mismatchMessage(checks: readonly Check[]): string {
   const tried = [...new Set(checks.flatMap((check) => (check.stamp?.signed ? [`${check.stamp.header}'s value`] : [])))];
-  return `the signature does not match the body${tried.length > 0 ? ` nor ${tried.join(' or ')}, a dot and the body` : ''}`;
+  return `the signature does not match the body${tried.length > 0 ? ` nor ${tried.join(' or ')} and the body (joined by a dot, a colon or nothing)` : ''}`;
 }
 
 /**

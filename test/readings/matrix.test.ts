@@ -67,6 +67,7 @@ const ALL_OTHERWISE: FakeReadings = {
   claimsSupported: 'string',
   webhookHash: 'SHA-512',
   webhookHashName: 'hmac-sha256',
+  webhookStampJoin: 'colon',
   webhookKey: 'decoded',
   revokeAnswer: 'no-content',
   verifyAnswer: 'signature',
@@ -83,6 +84,15 @@ describe('the SDK under every reading of what the spec leaves open', () => {
     const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
     await flows(client, service, readings);
   });
+
+  test.each(['colon', 'none'] as const)(
+    'a timestamp header signed before the body, the two joined by %s (webhookStampJoin only shapes the timestamped form)',
+    async (webhookStampJoin) => {
+      const readings: FakeReadings = { webhookSignature: 'timestamped', webhookStampJoin };
+      const { client, service } = await harness({ fake: { readings, webhookRetry: { attempts: 1 } } });
+      await flows(client, service, readings);
+    },
+  );
 
   test.each([600, -600])(
     'no Date header and a service clock %i s off: the clock is learnt from the token it issues',

@@ -181,6 +181,20 @@ describe('readings: the webhook as each convention writes it', () => {
     }
   });
 
+  test('webhookStampJoin: the timestamped form signs the timestamp and the body joined by a dot, a colon or nothing, the timestamp in its header', async () => {
+    for (const [webhookStampJoin, join] of [
+      ['dot', '.'],
+      ['colon', ':'],
+      ['none', ''],
+    ] as const) {
+      const signed = await request({ webhookSignature: 'timestamped', webhookStampJoin });
+      const t = signed.headers['x-webhook-timestamp'];
+      expect(t).toBe(String(NOW / 1000));
+      const mac = createHmac('sha256', SECRET).update(`${t}${join}${signed.body}`).digest('hex');
+      expect(signed.headers['x-webhook-signature'], webhookStampJoin).toBe(`sha256=${mac}`);
+    }
+  });
+
   test('webhookKey: hex gives the default registration a secret in hex, and refuses a registration whose secret is not', async () => {
     const service = await createFakeService({ readings: { webhookKey: 'hex' } });
     expect(service.clients[0]?.webhookSecret).toBe(DEFAULT_HEX_WEBHOOK_SECRET);

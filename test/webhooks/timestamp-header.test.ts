@@ -21,10 +21,13 @@ const verifier = (options: Partial<WebhookVerifierOptions> = {}) =>
   createWebhookVerifier({ secret: SECRET, replayStore: false, now: () => NOW, logLevel: 'off', ...options });
 
 const mac = (content: string, encoding: 'hex' | 'base64' = 'hex') => createHmac('sha256', SECRET).update(content).digest(encoding);
-/** The timestamp in X-Webhook-Timestamp, `sha256=` and the hex HMAC of `"<t>.<body>"` (the fake's `timestamped` reading). */
-const stamped = (payload: string, t: number | string = T) => ({
+/**
+ * The timestamp in X-Webhook-Timestamp, `sha256=` and the hex HMAC of `"<t>.<body>"` (the fake's
+ * `timestamped` reading), or of the two joined by `join`.
+ */
+const stamped = (payload: string, t: number | string = T, join = '.') => ({
   'x-webhook-timestamp': String(t),
-  'x-webhook-signature': `sha256=${mac(`${t}.${payload}`)}`,
+  'x-webhook-signature': `sha256=${mac(`${t}${join}${payload}`)}`,
 });
 /** The same header beside an HMAC of the body alone. */
 const beside = (payload: string, t: number | string = T) => ({ 'x-webhook-timestamp': String(t), 'x-webhook-signature': mac(payload) });
@@ -89,14 +92,51 @@ describe('a timestamp header signed before the body, found without the timestamp
   test('a service that sends the header beside a body signed alone is read so, then checked once per delivery', async () => {
     const v = verifier();
     const hmacs = macWork();
-    // A stale header decides nothing about a body signed alone: it was never signed.
+    // A stale header decides nothing about a body signed alone: it was never signed. Undecided, the
+    // body is checked alone and after the header joined by a dot, a colon and nothing: four MACs.
     await expect(v.verify(body('arc_1'), beside(body('arc_1'), T - 10_000))).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
-    expect(hmacs).toHaveBeenCalledTimes(2);
+    expect(hmacs).toHaveBeenCalledTimes(4);
     hmacs.mockClear();
     await expect(v.verify(body('arc_2'), beside(body('arc_2')))).resolves.toBeDefined();
     expect(hmacs).toHaveBeenCalledTimes(1);
     // Learnt: the timestamp is not signed, so a MAC over it is not this service's.
     expect((await refusal(v.verify(body('arc_3'), stamped(body('arc_3'))))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+  });
+
+  test('the timestamp and the body joined by a colon or by nothing verify too, and the join is learnt: after it, only that one is checked', async () => {
+    for (const [join, others] of [
+      [':', ['.', '']],
+      ['', ['.', ':']],
+      ['.', [':', '']],
+    ] as const) {
+      const v = verifier();
+      await expect(v.verify(body('arc_1'), stamped(body('arc_1'), T, join))).resolves.toMatchObject({ accessRequestCode: 'arc_1' });
+      const hmacs = macWork();
+      hmacs.mockClear();
+      await expect(v.verify(body('arc_2'), stamped(body('arc_2'), T, join))).resolves.toBeDefined();
+      expect(hmacs, JSON.stringify(join)).toHaveBeenCalledTimes(1);
+      for (const other of others) {
+        const error = await refusal(v.verify(body('arc_3'), stamped(body('arc_3'), T, other)));
+        expect(error.code, `${JSON.stringify(join)} then ${JSON.stringify(other)}`).toBe('ERR_WEBHOOK_SIGNATURE');
+      }
+    }
+  });
+
+  test("the timestamp option's join: a dot unless set, the one set alone read, anything else a ConfigurationError", async () => {
+    const payload = body('arc_1');
+    const option = (join?: '.' | ':' | '') =>
+      verifier({ timestamp: { header: 'X-Webhook-Timestamp', ...(join === undefined ? {} : { join }) } });
+    await expect(option().verify(payload, stamped(payload))).resolves.toBeDefined();
+    expect((await refusal(option().verify(payload, stamped(payload, T, ':')))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    for (const join of [':', ''] as const) {
+      await expect(option(join).verify(payload, stamped(payload, T, join))).resolves.toBeDefined();
+      expect((await refusal(option(join).verify(payload, stamped(payload)))).code).toBe('ERR_WEBHOOK_SIGNATURE');
+    }
+    for (const join of ['-', '..', ' ', 1]) {
+      expect(() => verifier({ timestamp: { header: 'X-Webhook-Timestamp', join: join as never } })).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONFIG', option: 'timestamp.join' }),
+      );
+    }
   });
 
   test('a refused delivery teaches nothing: after a stale signed timestamp, a body signed alone still verifies', async () => {
@@ -149,7 +189,9 @@ describe('a timestamp header signed before the body, found without the timestamp
     const error = await refusal(verifier().verify(body('arc_1'), { 'x-webhook-signature': mac('another body') }));
     expect([error.code, error.message]).toEqual(['ERR_WEBHOOK_SIGNATURE', 'the signature does not match the body']);
     const tried = await refusal(verifier().verify(body('arc_1'), beside('another body')));
-    expect(tried.message).toBe("the signature does not match the body nor X-Webhook-Timestamp's value, a dot and the body");
+    expect(tried.message).toBe(
+      "the signature does not match the body nor X-Webhook-Timestamp's value and the body (joined by a dot, a colon or nothing)",
+    );
   });
 
   test('a mismatch names the header whose form was tried; a header that is no time (a date without its zone) is not tried; one with its zone is', async () => {
@@ -212,7 +254,9 @@ describe('a timestamp header signed before the body, found without the timestamp
     const payload = body('arc_1');
     const headers = { 'x-request-timestamp': String(T), 'x-timestamp': String(T), 'x-webhook-signature': mac('another body') };
     const error = await refusal(verifier().verify(payload, headers));
-    expect(error.message).toContain("X-Request-Timestamp's value or X-Timestamp's value, a dot and the body");
+    expect(error.message).toContain(
+      "X-Request-Timestamp's value or X-Timestamp's value and the body (joined by a dot, a colon or nothing)",
+    );
   });
 
   test("scheme: 'stripe' or 'standard' never reads the header, nor checks a plain HMAC", async () => {
@@ -230,14 +274,16 @@ describe('a timestamp header signed before the body, found without the timestamp
         fc.integer({ min: -900, max: 900 }),
         fc.constantFrom('stamped', 'beside', 'neither'),
         fc.boolean(),
-        async (offset, form, millis) => {
+        fc.constantFrom('.', ':', ''),
+        fc.constantFrom('-', ';', ' ', '..'),
+        async (offset, form, millis, join, other) => {
           const payload = body('arc_p');
           const t = millis ? (T + offset) * 1000 : T + offset;
-          // `neither`: the timestamp and the body signed without the dot between them, a form not read.
+          // `neither`: the timestamp and the body joined by what is not read (a dash, a semicolon, a space, two dots).
           const forms = {
-            stamped: () => stamped(payload, t),
+            stamped: () => stamped(payload, t, join),
             beside: () => beside(payload, t),
-            neither: () => ({ 'x-webhook-timestamp': String(t), 'x-webhook-signature': mac(`${t}${payload}`) }),
+            neither: () => ({ 'x-webhook-timestamp': String(t), 'x-webhook-signature': mac(`${t}${other}${payload}`) }),
           };
           const headers = forms[form]();
           const verified = verifier().verify(payload, headers);
