@@ -192,12 +192,13 @@ export async function webhookRequest(
     case 'stripe':
       headers['x-webhook-signature'] = await stripeSet(key);
       break;
-    case 'timestamped':
-      // The timestamp in a header of its own (the `webhookStampHeader` reading's), signed before the body, joined by the `webhookStampJoin` reading's.
+    case 'timestamped': {
+      // The timestamp in a header of its own (the `webhookStampHeader` reading's), signed before the body, joined to it as the `webhookStampJoin` reading says.
+      const join = { dot: '.', colon: ':', none: '' }[readings.webhookStampJoin];
       headers[readings.webhookStampHeader] = t;
-      headers['x-webhook-signature'] =
-        `${named}${toHex(await plain(`${t}${{ dot: '.', colon: ':', none: '' }[readings.webhookStampJoin]}${body}`))}`;
+      headers['x-webhook-signature'] = `${named}${toHex(await plain(`${t}${join}${body}`))}`;
       break;
+    }
     case 'slack':
       // Slack's form (Zoom's too): v0= and the hex HMAC of "v0:<timestamp>:<body>", the timestamp in a header of its own.
       headers[readings.webhookStampHeader] = t;

@@ -273,8 +273,8 @@ function checkStamp(stamp: string | undefined, tolerated: number, name: string, 
  * names the MAC's hash ("HMAC algorithm: not shown").
  */
 const NAMED_HASH = /^(?:hmac[-_]?)?(sha-?(?:1|256|384|512))=/i;
-/** The longest prefix {@link NAMED_HASH} reads (`hmac-sha-512=`), for the header's length limit. */
-const LONGEST_NAME = 13;
+/** The length of the longest prefix {@link NAMED_HASH} reads, for the header's length limit. */
+const LONGEST_NAME = 'hmac-sha-512='.length;
 /** Each hash by the name its prefix gives it: {@link NODE_NAMES} read the other way. */
 const HASH_NAMED: Readonly<Record<string, Hash>> = Object.fromEntries(
   (Object.keys(NODE_NAMES) as Hash[]).map((hash): [string, Hash] => [NODE_NAMES[hash], hash]),

@@ -43,10 +43,13 @@ describe('sleep', () => {
   test('once it has resolved, it stops listening to the signal', async () => {
     vi.useFakeTimers();
     const controller = new AbortController();
+    const added = vi.spyOn(controller.signal, 'addEventListener');
     const removed = vi.spyOn(controller.signal, 'removeEventListener');
     const waiting = sleep(5, controller.signal);
     await vi.advanceTimersByTimeAsync(5);
     await expect(waiting).resolves.toBeUndefined();
     expect(removed).toHaveBeenCalledWith('abort', expect.any(Function));
+    // The listener it added, not another.
+    expect(removed.mock.calls[0]?.[1]).toBe(added.mock.calls[0]?.[1]);
   });
 });
