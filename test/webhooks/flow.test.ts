@@ -2,7 +2,7 @@
 import { decodeJwt } from 'jose';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, test } from 'vitest';
-import { IdentityFlowError, NotFoundError } from '../../src/index.js';
+import { IdentityFlowError, NotFoundError, type VerifiedIdentityOptions } from '../../src/index.js';
 import { readClaim, remoteJwks } from '../../src/sd-jwt/index.js';
 import { DEFAULT_CLIENT, signWebhook } from '../../src/testing/index.js';
 import { createWebhookReceiver, createWebhookVerifier, type IdentityActionsEvent } from '../../src/webhooks/index.js';
@@ -94,6 +94,24 @@ describe('asynchronous identity flow', () => {
     expect(
       await rejection(client.identityResponses.getVerified(approved, { identitySessionCode: data.identity_session_code })),
     ).toMatchObject({ step: 'fetch' });
+  });
+
+  test("the check that a cancelled request exists is made with the call's options: its correlation id is sent", async () => {
+    const { client, service, events } = await receiving();
+    const { data } = await client.identityRequests.create(person());
+    await service.cancel(data.access_request_code);
+    await service.webhooksSettled();
+    const unlabelled = { kind: 'unknown', accessRequestCode: events[0]!.accessRequestCode, accessToken: events[0]!.accessToken };
+    const error = await rejection(
+      client.identityResponses.getVerified(unlabelled, {
+        identitySessionCode: data.identity_session_code,
+        correlationId: 'corr-cancelled',
+      }),
+    );
+    expect(error).toMatchObject({ step: 'cancelled' });
+    const asked = service.requests.filter((r) => r.path.startsWith('/identity/request/') && r.method === 'GET');
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.map((r) => r.headers['x-correlation-id'])).toEqual(asked.map(() => 'corr-cancelled'));
   });
 
   test('an event of unknown kind for an approved request gives the verified identity', async () => {
@@ -270,6 +288,70 @@ describe('asynchronous identity flow', () => {
       h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, maxRetries: 0 }),
     );
     expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'fetch' });
+  });
+
+  test("a fetch refused as unauthenticated once the token has expired on the service's clock is the token's expiry, at the token step", async () => {
+    const { h, data, payload, exp, clock } = await approvedOnOwnClock();
+    clock.ms = exp * 1000 - 1_000;
+    // The token runs out while it is being sent: the service refuses it as bad authentication (E1003).
+    server.use(
+      http.get(/\/identity\/response\//, () => {
+        clock.ms = exp * 1000 + 1_000;
+        return HttpResponse.json({ error: { type: 'AUTHENTICATION_FAILED', code: 'E1003', message: 'token expired' } }, { status: 401 });
+      }),
+    );
+    const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const error = await rejection(
+      h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, maxRetries: 0 }),
+    );
+    expect(error).toMatchObject({ code: 'ERR_IDENTITY_FLOW', step: 'token', message: expect.stringContaining('expired') });
+    expect((error as IdentityFlowError).cause).toMatchObject({ status: 401 });
+  });
+
+  test("a failed step's message names its cause's code; a token that is no JWT says so", async () => {
+    const { h, data, payload } = await approvedOnOwnClock();
+    const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    server.use(http.get(/\/identity\/response\//, () => HttpResponse.json({ error: 'unavailable' }, { status: 500 }), { once: true }));
+    const fetched = (await rejection(
+      h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code, maxRetries: 0 }),
+    )) as IdentityFlowError;
+    expect(fetched.step).toBe('fetch');
+    expect(fetched.message).toBe(`fetch: GET /identity/response failed (${(fetched.cause as { code: string }).code})`);
+    const refused = (await rejection(
+      h.client.identityResponses.getVerified(event, {
+        identitySessionCode: data.identity_session_code,
+        now: () => Date.now() + 2 * 86_400_000,
+      }),
+    )) as IdentityFlowError;
+    expect(refused).toMatchObject({ step: 'verify', cause: { code: 'ERR_SD_JWT_EXPIRED' } });
+    expect(refused.message).toBe('verify: the identity response was refused (ERR_SD_JWT_EXPIRED)');
+    const garbled = (await rejection(
+      h.client.identityResponses.getVerified({ ...event, accessToken: 'not-a-jwt' }, { identitySessionCode: data.identity_session_code }),
+    )) as IdentityFlowError;
+    expect(garbled).toMatchObject({ step: 'token', message: 'token: the webhook access_token is not a JWT' });
+    expect(garbled.cause).toBeInstanceOf(Error);
+  });
+
+  test('the response\'s request_code may be either code of the request (the spec\'s "original request code"): both are accepted by default', async () => {
+    for (const requestCode of ['identity_session_code', 'access_request_code'] as const) {
+      const h = await harness({ fake: { readings: { requestCode } } });
+      const { data } = await h.client.identityRequests.create(person());
+      const payload = await h.service.approve(data.access_request_code);
+      const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+      const identity = await h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code });
+      expect(identity.claims, requestCode).toBeDefined();
+      // What is given is passed on as given, null too: the call and the verifier each judge it, as they would alone.
+      const nulled = (extra: object) =>
+        ({ identitySessionCode: data.identity_session_code, ...extra }) as unknown as VerifiedIdentityOptions;
+      expect(await rejection(h.client.identityResponses.getVerified(event, nulled({ signal: null }))), requestCode).toMatchObject({
+        step: 'fetch',
+        cause: { code: 'ERR_INVALID_CONFIG', option: 'signal' },
+      });
+      expect(await rejection(h.client.identityResponses.getVerified(event, nulled({ requestCode: null }))), requestCode).toMatchObject({
+        step: 'verify',
+        cause: { code: 'ERR_SD_JWT_REQUEST_CODE' },
+      });
+    }
   });
 
   test('for an event of unknown kind, only a 404 can mean cancelled: a failing fetch of a request that exists is a failed fetch', async () => {
