@@ -6,7 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
-import { IdentityRequestDetails, CredentialRevoked, TokenResponse } from '../../src/client/schemas.js';
+import {
+  CredentialFileData,
+  CredentialRevoked,
+  CredentialSubmitted,
+  IdentityRequestDetails,
+  IdentityResponseData,
+  StatusCurrent,
+  TokenResponse,
+} from '../../src/client/schemas.js';
 import { tokenLifetime } from '../../src/client/lifetime.js';
 
 const read = (details: Record<string, unknown>) => z.safeParse(IdentityRequestDetails, details);
@@ -118,6 +126,8 @@ describe('a boolean, in every form that has one meaning', () => {
       fc.property(forms, ([form, meaning]) => {
         expect(read({ send_email: form }).data?.send_email).toBe(meaning);
         expect(z.safeParse(CredentialRevoked, { revoked: form }).data?.revoked).toBe(meaning);
+        expect(z.safeParse(IdentityResponseData, { partially_complete: form }).data?.partially_complete).toBe(meaning);
+        expect(z.safeParse(StatusCurrent, { maintenance_mode: form }).data?.maintenance_mode).toBe(meaning);
       }),
       { numRuns: 200 },
     );
@@ -182,5 +192,53 @@ describe('a token answer whose lifetime fields hold anything', () => {
       const { ignored } = tokenLifetime(parsed.data as { expires?: string }, undefined, Date.UTC(2026, 10, 27, 12), 0, 300_000);
       expect(ignored, form).toEqual([expect.stringMatching(/^expires is not an RFC 2822 or ISO 8601 date/)]);
     }
+  });
+});
+
+describe("a record's text fields and required fields: anything else is refused, naming the field", () => {
+  /** A value that is no text: a number, a boolean, null, an array or an object. */
+  const notText = fc.oneof(
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.string(), { maxLength: 2 }),
+    fc.dictionary(fc.string(), fc.string()),
+  );
+
+  test("property: each text field of an identity response (the digests' algorithm, the request code, the credential JWT among them) holding no text is refused at that field", () => {
+    const fields = fc.constantFrom('ref', 'iss', 'sub', 'jti', '_sd_alg', 'acmeidentity.credential_jwt', 'request_code');
+    fc.assert(
+      fc.property(fields, notText, (field, value) => {
+        const parsed = z.safeParse(IdentityResponseData, { [field]: value });
+        expect(parsed.success, `${field}: ${JSON.stringify(value)}`).toBe(false);
+        expect(parsed.error?.issues[0]?.path).toEqual([field]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('property: a disclosure object without its claim, or with a claim that is no text, is refused at that disclosure', () => {
+    fc.assert(
+      fc.property(fc.option(notText, { nil: undefined }), fc.string(), fc.jsonValue(), (claim, salt, value) => {
+        const disclosure = claim === undefined ? { salt, value } : { claim, salt, value };
+        const parsed = z.safeParse(IdentityResponseData, { disclosures: [disclosure] });
+        expect(parsed.success, JSON.stringify(disclosure)).toBe(false);
+        expect(parsed.error?.issues[0]?.path.slice(0, 2)).toEqual(['disclosures', 0]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test("property: a submitted credential's credential_ref and a credential file's file_data are required text", () => {
+    fc.assert(
+      fc.property(fc.option(notText, { nil: undefined }), (value) => {
+        const field = (name: string) => (value === undefined ? {} : { [name]: value });
+        expect(z.safeParse(CredentialSubmitted, field('credential_ref')).success, JSON.stringify(value)).toBe(false);
+        expect(z.safeParse(CredentialFileData, field('file_data')).success, JSON.stringify(value)).toBe(false);
+      }),
+      { numRuns: 60 },
+    );
+    expect(z.safeParse(CredentialSubmitted, { credential_ref: 'cred_1' }).success).toBe(true);
+    expect(z.safeParse(CredentialFileData, { file_data: 'JVBERi0=' }).success).toBe(true);
   });
 });

@@ -415,6 +415,24 @@ describe('identity inbox (memory store)', () => {
     expect(delivered).toMatchObject([{ kind: 'approved', id: data.access_request_code }]);
   });
 
+  test("a webhook's identity_session_code that is no text (an untyped caller's number) is none: never sent as a request's code", async () => {
+    const { service, client, inbox, delivered, lines } = await setup();
+    const { data } = await client.identityRequests.create(someone());
+    await service.approve(data.access_request_code, { webhook: 'skip' });
+    const payload = service.events.at(-1)!;
+    const { body, headers } = await webhookRequest({ secret: DEFAULT_CLIENT.webhookSecret }, payload);
+    const { kind, accessRequestCode, accessToken } = await createWebhookVerifier({
+      secret: DEFAULT_CLIENT.webhookSecret,
+      replayStore: false,
+    }).verify(body, headers);
+    const numbered = { kind, accessRequestCode, accessToken, identitySessionCode: 12_345 as unknown as string };
+    expect(await inbox.receive(numbered)).toBe('added');
+    await inbox.runOnce();
+    expect(delivered).toEqual([]);
+    expect(service.requests.filter((r) => r.path.startsWith('/identity/response/'))).toEqual([]);
+    expect(lines.some((line) => line.includes('"errorCode":"ERR_INBOX_UNKNOWN_REQUEST"'))).toBe(true);
+  });
+
   test('the reconciler reports a completed request whose webhook never came, after the grace period, once', async () => {
     const reports: unknown[] = [];
     const { service, inbox, created, advance, lines } = await setup({ graceSeconds: 300, onMissingDelivery: (m) => reports.push(m) });

@@ -268,6 +268,9 @@ describe('sealed references', () => {
     const longest = await of(999);
     expect(longest.length).toBe(999);
     expect(await page.openReference(longest)).toEqual({ accessRequestCode: 'arc_1', offRamp: false });
+    // The bound is on what the browser brings back, a sender's own parameters included: 1,000 characters still open.
+    expect(await page.openReference(`${longest}?`)).toEqual({ accessRequestCode: 'arc_1', offRamp: false });
+    expect(await page.openReference(`${longest}?s`)).toBeUndefined();
     const longer = await of(1_001);
     expect(longer.length).toBe(1_003);
     const decrypt = vi.spyOn(crypto.subtle, 'decrypt');

@@ -25,6 +25,7 @@ async function browserSetup(extra: Partial<BrowserSignInOptions> = {}) {
     redirectUri: REDIRECT,
     storage,
     now: s.now,
+    fetch: s.fetch,
     ...extra,
   });
   return { ...s, storage, signIn };
@@ -165,6 +166,23 @@ describe('OIDC browser helper', () => {
     callback.searchParams.set('state', 'started-elsewhere');
     await expect(signIn.handleCallback(callback)).rejects.toMatchObject({ code: 'ERR_OIDC_STATE' });
     expect(calls(/token$/)).toBe(0);
+  });
+
+  test('a sign-in is used once even when its callback fails or comes twice at once: the second finds nothing, and the code is exchanged at most once', async () => {
+    const { signIn, storage, visit, calls } = await browserSetup();
+    // Twice at once (a double-submitted page, two tabs restoring the same URL): one finishes.
+    const callback = await visit(await signIn.authorizationUrl());
+    const outcomes = await Promise.allSettled([signIn.handleCallback(callback), signIn.handleCallback(callback)]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({ reason: { code: 'ERR_OIDC_STATE' } });
+    expect(calls(/token$/)).toBe(1);
+    // A callback that fails (its code altered) has spent its sign-in all the same: tried again, nothing waits.
+    const spoilt = await visit(await signIn.authorizationUrl());
+    spoilt.searchParams.set('code', `${spoilt.searchParams.get('code')}x`);
+    await expect(signIn.handleCallback(spoilt)).rejects.toBeInstanceOf(OidcError);
+    expect(storage.items.size).toBe(0);
+    await expect(signIn.handleCallback(spoilt)).rejects.toMatchObject({ code: 'ERR_OIDC_STATE' });
+    expect(calls(/token$/)).toBe(2);
   });
 
   test('a callback given as a path with its query (what a client-side router hands over) is read against the redirect URI', async () => {

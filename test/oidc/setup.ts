@@ -14,24 +14,27 @@ export interface OidcSetup {
   client(extra?: Partial<OidcClientOptions>): ReturnType<typeof createOidcClient>;
   /** The person's browser: opens the authorization URL and returns where the service sends it back. */
   visit(url: URL): Promise<URL>;
-  /** Calls the helper made through the client's `fetch`, by path. */
+  /** Calls the helper made through the client's `fetch` (or {@link OidcSetup.fetch}), by path. */
   calls(pattern: RegExp): number;
+  /** The `fetch` whose calls {@link OidcSetup.calls} counts: for a helper made without {@link OidcSetup.client}. */
+  fetch: typeof fetch;
 }
 
 export async function oidcSetup(options: { fake?: FakeServiceOptions; client?: Partial<OidcClientOptions> } = {}): Promise<OidcSetup> {
   let clock = Date.now();
   const { service } = await harness({ fake: { now: () => clock, ...options.fake } });
   const seen: string[] = [];
+  const recording: typeof fetch = (input, init) => {
+    seen.push(new URL(input instanceof Request ? input.url : input).pathname);
+    return fetch(input, init);
+  };
   const client = (extra: Partial<OidcClientOptions> = {}) =>
     createOidcClient({
       authUrl: service.authUrl,
       clientId: DEFAULT_OIDC_CLIENT.clientId,
       redirectUri: REDIRECT,
       now: () => clock,
-      fetch: (input, init) => {
-        seen.push(new URL(input instanceof Request ? input.url : input).pathname);
-        return fetch(input, init);
-      },
+      fetch: recording,
       ...options.client,
       ...extra,
     });
@@ -48,6 +51,7 @@ export async function oidcSetup(options: { fake?: FakeServiceOptions; client?: P
       return new URL(response.headers.get('location')!);
     },
     calls: (pattern) => seen.filter((path) => pattern.test(path)).length,
+    fetch: recording,
   };
 }
 
