@@ -338,20 +338,32 @@ describe('asynchronous identity flow', () => {
       const { data } = await h.client.identityRequests.create(person());
       const payload = await h.service.approve(data.access_request_code);
       const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
-      const identity = await h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code });
-      expect(identity.claims, requestCode).toBeDefined();
-      // What is given is passed on as given, null too: the call and the verifier each judge it, as they would alone.
-      const nulled = (extra: object) =>
-        ({ identitySessionCode: data.identity_session_code, ...extra }) as unknown as VerifiedIdentityOptions;
-      expect(await rejection(h.client.identityResponses.getVerified(event, nulled({ signal: null }))), requestCode).toMatchObject({
-        step: 'fetch',
-        cause: { code: 'ERR_INVALID_CONFIG', option: 'signal' },
+      // The reading is in force: the response names the code it says.
+      const { data: response } = await h.client.identityResponses.get({
+        accessRequestCode: data.access_request_code,
+        identitySessionCode: data.identity_session_code,
+        accessToken: payload.access_token,
       });
-      expect(await rejection(h.client.identityResponses.getVerified(event, nulled({ requestCode: null }))), requestCode).toMatchObject({
-        step: 'verify',
-        cause: { code: 'ERR_SD_JWT_REQUEST_CODE' },
-      });
+      expect(response.request_code).toBe(requestCode === 'access_request_code' ? data.access_request_code : data.identity_session_code);
+      await expect(
+        h.client.identityResponses.getVerified(event, { identitySessionCode: data.identity_session_code }),
+        requestCode,
+      ).resolves.toMatchObject({ proof: expect.any(String) });
     }
+  });
+
+  test('options given as null are passed on as given: the call and the verifier each judge them, as they would alone', async () => {
+    const { h, data, payload } = await approvedOnOwnClock();
+    const event = { kind: 'approved', accessRequestCode: payload.access_request_code, accessToken: payload.access_token };
+    const nulled = (extra: object) => ({ identitySessionCode: data.identity_session_code, ...extra }) as unknown as VerifiedIdentityOptions;
+    expect(await rejection(h.client.identityResponses.getVerified(event, nulled({ signal: null })))).toMatchObject({
+      step: 'fetch',
+      cause: { code: 'ERR_INVALID_CONFIG', option: 'signal' },
+    });
+    expect(await rejection(h.client.identityResponses.getVerified(event, nulled({ requestCode: null })))).toMatchObject({
+      step: 'verify',
+      cause: { code: 'ERR_SD_JWT_REQUEST_CODE' },
+    });
   });
 
   test('for an event of unknown kind, only a 404 can mean cancelled: a failing fetch of a request that exists is a failed fetch', async () => {
