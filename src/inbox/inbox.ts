@@ -134,7 +134,11 @@ export interface IdentityInbox {
    * after it (`?status=…`) are undone.
    */
   openReference(sealed: string): Promise<OpenedReference | undefined>;
-  /** Processes every entry due now, and resolves how many were settled. For tests, cron jobs and serverless. */
+  /**
+   * Processes every entry due now, and resolves how many were settled. For tests, cron jobs and
+   * serverless. A call made while a pass is under way (a started inbox's, or another call's) waits
+   * for it: an inbox never holds more than `concurrency` entries.
+   */
   runOnce(): Promise<number>;
   /** Polls for due entries every `pollIntervalMs`, and reconciles every `reconcileIntervalMs` (once across instances), until `stop`. */
   start(): void;

@@ -95,28 +95,42 @@ export interface WorkerContext<Transaction> {
   settled(id: string): void;
 }
 
-/** A worker: `runOnce` settles every entry due now, `concurrency` at a time, and resolves how many. */
+/**
+ * A worker: `runOnce` settles every entry due now, `concurrency` at a time, and resolves how many.
+ * Its passes run one after another: a call made while one is under way (a cron job beside
+ * `start()`) waits for it. Two passes at once would hold twice `concurrency` entries, and could
+ * take back an entry this worker still works on once its lease ran out: a store that names a lease
+ * by its worker (Redis) would then let both hand it over.
+ */
 export function createWorker<Transaction>(context: WorkerContext<Transaction>): { runOnce(): Promise<number> } {
-  const { name, store, settings, now, outage } = context;
+  let previous: Promise<unknown> = Promise.resolve();
   return {
-    async runOnce() {
-      let settled = 0;
-      for (;;) {
-        const claims = await store.claim(name, settings.concurrency, settings.leaseMs, now());
-        outage.answered();
-        if (claims.length === 0) return settled;
-        await Promise.all(
-          claims.map((claim) =>
-            heartbeat(context, claim, () => settle(context, claim)).catch((error: unknown) => {
-              // The store failed mid-way: the entry stays where it was, and its lease runs out.
-              outage.failed(error, 'while settling an entry (it is tried again after its lease)');
-            }),
-          ),
-        );
-        settled += claims.length;
-      }
+    runOnce() {
+      const pass = previous.then(() => settleDue(context));
+      previous = pass.catch(() => undefined);
+      return pass;
     },
   };
+}
+
+/** One pass: claims and settles due entries, `concurrency` at a time, until none is due; resolves how many. */
+async function settleDue<T>(context: WorkerContext<T>): Promise<number> {
+  const { name, store, settings, now, outage } = context;
+  let settled = 0;
+  for (;;) {
+    const claims = await store.claim(name, settings.concurrency, settings.leaseMs, now());
+    outage.answered();
+    if (claims.length === 0) return settled;
+    await Promise.all(
+      claims.map((claim) =>
+        heartbeat(context, claim, () => settle(context, claim)).catch((error: unknown) => {
+          // The store failed mid-way: the entry stays where it was, and its lease runs out.
+          outage.failed(error, 'while settling an entry (it is tried again after its lease)');
+        }),
+      ),
+    );
+    settled += claims.length;
+  }
 }
 
 /**

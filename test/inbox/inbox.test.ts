@@ -252,6 +252,40 @@ describe('identity inbox (memory store)', () => {
     expect(await inbox.stats()).toMatchObject({ pending: 0, dead: 0 });
   });
 
+  test('runOnce called while a pass is under way waits for it: an entry whose handler runs past its lease is not taken back by this worker and handed over again (#45)', async () => {
+    let entered!: () => void;
+    const handling = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handed: string[] = [];
+    const { service, inbox, created, advance } = await setup({
+      concurrency: 1,
+      leaseMs: 60_000,
+      onIdentity: async (delivery) => {
+        handed.push(delivery.id);
+        entered();
+        await released;
+      },
+    });
+    const request = await created();
+    await service.approve(request.access_request_code);
+    await service.webhooksSettled();
+    const first = inbox.runOnce();
+    await handling;
+    // The handler is still at work when its lease ends on the inbox's clock; a second pass is asked for.
+    advance(120_000);
+    const second = inbox.runOnce();
+    release();
+    expect(await first).toBe(1);
+    expect(await second).toBe(0);
+    expect(handed).toEqual([request.access_request_code]);
+    expect(await inbox.stats()).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+  });
+
   test('a cancelled request is handed over as cancelled, once', async () => {
     const { service, inbox, delivered, created } = await setup();
     const request = await created();

@@ -4,5 +4,10 @@ import { MemoryInboxStore } from '../../src/inbox/index.js';
 import { storeRules } from './store-rules.js';
 
 describe('MemoryInboxStore', () => {
-  storeRules(async () => new MemoryInboxStore(), { windowOnCallersClock: true, leasesOnCallersClock: true, claimsByTokenExpiry: true });
+  storeRules(async () => new MemoryInboxStore(), {
+    windowOnCallersClock: true,
+    leasesOnCallersClock: true,
+    claimsByTokenExpiry: true,
+    leasePerClaim: true,
+  });
 });

@@ -38,6 +38,12 @@ export interface StoreTraits {
   leasesOnCallersClock?: boolean;
   /** A claim carries its request's expected record (Redis and PostgreSQL: a round trip saved; memory has none to save). */
   expectedWithClaim?: boolean;
+  /**
+   * Each claim holds a lease of its own, even when the same worker takes its own entry back after
+   * the lease ran out. Redis names a lease by its message and worker, so both claims hold it:
+   * there, the inbox's worker never runs two passes at once (worker.ts), and never holds both.
+   */
+  leasePerClaim?: boolean;
 }
 
 /** The rules, as tests, on the stores `make` makes (each test gets a store of its own). */
@@ -312,6 +318,25 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
     await store.complete(theirs!, 60_000, Date.now());
     expect(await store.stats(Date.now())).toMatchObject({ pending: 0, inFlight: 0 });
   });
+
+  if (traits.leasePerClaim) {
+    test('a worker that takes its own entry back after the lease ran out holds it by the new claim only: the first then settles nothing (#45)', async () => {
+      const store = await make();
+      const now = Date.now();
+      await store.add(record('arc_s'), now);
+      const [first] = await store.claim('same', 1, 1_000, now);
+      const [second] = await store.claim('same', 1, 1_000, now + 1_000);
+      expect(second?.record.id).toBe('arc_s');
+      expect(second?.lease).not.toBe(first?.lease);
+      expect(await store.renew('same', first!, 1_000, now + 1_001)).toBe(false);
+      await store.complete(first!, 60_000, now + 1_001);
+      await store.bury(first!, { record: first!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
+      expect(await store.stats(now + 1_001)).toMatchObject({ inFlight: 1, dead: 0 });
+      expect(await store.renew('same', second!, 1_000, now + 1_001)).toBe(true);
+      await store.complete(second!, 60_000, now + 1_002);
+      expect(await store.stats(now + 1_002)).toMatchObject({ pending: 0, inFlight: 0, dead: 0 });
+    });
+  }
 
   test('a claim takes at most max entries; the rest are left for the next', async () => {
     const store = await make();

@@ -82,7 +82,13 @@ const verifying: InboxClient = {
 };
 
 describe('the inbox store rules: PostgreSQL', () => {
-  storeRules(() => store(), { windowOnCallersClock: true, leasesOnCallersClock: true, claimsByTokenExpiry: true, expectedWithClaim: true });
+  storeRules(() => store(), {
+    windowOnCallersClock: true,
+    leasesOnCallersClock: true,
+    claimsByTokenExpiry: true,
+    expectedWithClaim: true,
+    leasePerClaim: true,
+  });
 });
 
 describe('the reconciler on PostgreSQL', () => {
