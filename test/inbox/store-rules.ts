@@ -330,6 +330,7 @@ export function storeRules(make: () => Promise<InboxStore>, traits: StoreTraits 
       expect(second?.lease).not.toBe(first?.lease);
       expect(await store.renew('same', first!, 1_000, now + 1_001)).toBe(false);
       await store.complete(first!, 60_000, now + 1_001);
+      await store.reschedule(first!, { ...first!.record, nextAttemptAt: now + 60_000 });
       await store.bury(first!, { record: first!.record, reason: 'ERR_INBOX_REFUSED', errorCode: 'x', message: 'm', deadAt: now });
       expect(await store.stats(now + 1_001)).toMatchObject({ inFlight: 1, dead: 0 });
       expect(await store.renew('same', second!, 1_000, now + 1_001)).toBe(true);
